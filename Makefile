@@ -1,0 +1,32 @@
+# vulnbench: `make demo` runs the baselines and a real scanner on the bundled suite;
+# `make test` runs every test. Both install what they need.
+GO      ?= go
+BIN     := bin/vulnbench
+DEMO    := suites/demo/demo.jsonl
+DEMODB  := .demo/vulnbench.db
+FUZZTIME ?= 10s
+
+.PHONY: all build demo test deps check bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/vulnbench
+
+deps:
+	./scripts/install-deps.sh
+
+demo: deps build
+	./scripts/demo.sh $(BIN) $(DEMO) $(DEMODB)
+
+# Hygiene first (cheap), then every test; fuzz targets get a short budget each.
+test: deps
+	./scripts/check.sh
+	$(GO) test -count=1 ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCase$$' -fuzztime $(FUZZTIME) ./internal/suite
+
+bench: deps build
+	./bench/run.sh
+
+clean:
+	rm -rf bin .demo

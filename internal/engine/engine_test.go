@@ -1,0 +1,204 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/engine"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// scripted answers according to the case id: "err-*" fails, "panic-*" panics, "slow-*" waits for
+// its context, "hang-*" ignores its context and blocks until release is closed; others are ok.
+type scripted struct {
+	calls   atomic.Int64
+	release chan struct{}
+}
+
+func (s *scripted) Assess(ctx context.Context, c *suite.Case, repeat int) (verdict.Verdict, error) {
+	s.calls.Add(1)
+	switch {
+	case strings.HasPrefix(c.ID, "err-"):
+		return verdict.Verdict{}, errors.New("tool crashed")
+	case strings.HasPrefix(c.ID, "panic-"):
+		panic("boom")
+	case strings.HasPrefix(c.ID, "slow-"):
+		<-ctx.Done()
+		return verdict.Verdict{}, ctx.Err()
+	case strings.HasPrefix(c.ID, "hang-"):
+		<-s.release
+		return verdict.Verdict{Status: verdict.OK, Label: suite.Ben}, nil
+	}
+	return verdict.Verdict{Status: verdict.OK, Label: suite.Vul, Score: verdict.Float(float64(repeat) / 10)}, nil
+}
+
+func cases(ids ...string) engine.Source {
+	return func(fn func(*suite.Case) error) error {
+		for _, id := range ids {
+			if err := fn(&suite.Case{ID: id, Kind: suite.KindFunction, Label: suite.Vul, Code: "x"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func openStore(t *testing.T) (*store.Store, string) {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	id := "run-1"
+	if err := st.CreateRun(context.Background(), &store.Run{ID: id, CreatedAt: time.Now(), State: store.StateRunning,
+		SuitePath: "s.jsonl", SuiteHash: "h", Subject: "scripted", Repeats: 2, Units: 10, Manifest: []byte("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	return st, id
+}
+
+type row struct {
+	Case   string
+	Repeat int
+	Status verdict.Status
+	Reason string
+}
+
+func rows(t *testing.T, st *store.Store, runID string) []row {
+	t.Helper()
+	var out []row
+	if err := st.Verdicts(context.Background(), runID, func(v verdict.Verdict) error {
+		reason := v.Reason
+		if i := strings.IndexByte(reason, '\n'); i >= 0 {
+			reason = reason[:i]
+		}
+		out = append(out, row{v.CaseID, v.Repeat, v.Status, reason})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Case != out[j].Case {
+			return out[i].Case < out[j].Case
+		}
+		return out[i].Repeat < out[j].Repeat
+	})
+	return out
+}
+
+func TestRunStoresEveryUnitAndKeepsGoingAfterFaults(t *testing.T) {
+	st, id := openStore(t)
+	subj := &scripted{release: make(chan struct{})}
+	defer close(subj.release)
+	res, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 3, Repeats: 2, Timeout: 200 * time.Millisecond},
+		cases("a", "err-b", "panic-c", "slow-d", "hang-e"), subj, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []row{
+		{"a", 0, verdict.OK, ""}, {"a", 1, verdict.OK, ""},
+		{"err-b", 0, verdict.Error, "tool crashed"}, {"err-b", 1, verdict.Error, "tool crashed"},
+		{"hang-e", 0, verdict.Error, "timed out after 200ms (raise --timeout)"}, {"hang-e", 1, verdict.Error, "timed out after 200ms (raise --timeout)"},
+		{"panic-c", 0, verdict.Error, "subject panicked: boom"}, {"panic-c", 1, verdict.Error, "subject panicked: boom"},
+		{"slow-d", 0, verdict.Error, "timed out after 200ms (raise --timeout)"}, {"slow-d", 1, verdict.Error, "timed out after 200ms (raise --timeout)"},
+	}
+	if d := cmp.Diff(want, rows(t, st, id)); d != "" {
+		t.Errorf("stored verdicts (-want +got):\n%s", d)
+	}
+	if res.Done != 10 || res.OK != 2 || res.Errors != 8 || res.Interrupted {
+		t.Errorf("result = %+v, want 10 done, 2 ok, 8 errors, not interrupted", res)
+	}
+}
+
+func TestRunSkipsDoneUnits(t *testing.T) {
+	st, id := openStore(t)
+	subj := &scripted{}
+	done := map[store.Unit]bool{{CaseID: "a", Repeat: 0}: true, {CaseID: "b", Repeat: 1}: true}
+	res, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 2, Repeats: 2, Done: done},
+		cases("a", "b", "c"), subj, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := subj.calls.Load(); got != 4 {
+		t.Errorf("subject called %d times, want 4 (6 units, 2 done)", got)
+	}
+	want := []row{{"a", 1, verdict.OK, ""}, {"b", 0, verdict.OK, ""}, {"c", 0, verdict.OK, ""}, {"c", 1, verdict.OK, ""}}
+	if d := cmp.Diff(want, rows(t, st, id)); d != "" {
+		t.Errorf("stored verdicts (-want +got):\n%s", d)
+	}
+	if res.Done != 4 {
+		t.Errorf("done = %d, want 4", res.Done)
+	}
+}
+
+// gate lets a fixed number of cases through, then blocks until the run's context ends.
+type gate struct {
+	left    atomic.Int64
+	reached chan struct{}
+}
+
+func (g *gate) Assess(ctx context.Context, c *suite.Case, _ int) (verdict.Verdict, error) {
+	if g.left.Add(-1) < 0 {
+		select {
+		case g.reached <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return verdict.Verdict{}, ctx.Err()
+	}
+	return verdict.Verdict{Status: verdict.OK, Label: suite.Ben}, nil
+}
+
+func TestStopFinishesInFlightAndCancelAbandonsThem(t *testing.T) {
+	st, id := openStore(t)
+	ids := make([]string, 50)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("c%02d", i)
+	}
+	g := &gate{reached: make(chan struct{}, 1)}
+	g.left.Store(7)
+	stop := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-g.reached // a worker is now blocked in flight
+		close(stop)
+		cancel() // abandon it: nothing half-done may be stored
+	}()
+	res, err := engine.Run(ctx, engine.Config{RunID: id, Concurrency: 2, Stop: stop}, cases(ids...), g, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rows(t, st, id)
+	if len(got) != 7 || res.Done != 7 || !res.Interrupted {
+		t.Fatalf("stored %d verdicts, result %+v; want exactly the 7 completed ones and interrupted", len(got), res)
+	}
+	for _, r := range got {
+		if r.Status != verdict.OK {
+			t.Errorf("abandoned unit stored: %+v", r)
+		}
+	}
+}
+
+type failingSink struct{}
+
+func (failingSink) PutVerdicts(context.Context, string, []verdict.Verdict) error {
+	return errors.New("disk full")
+}
+
+func TestSinkFailureEndsRunWithError(t *testing.T) {
+	_, err := engine.Run(context.Background(), engine.Config{RunID: "r", Concurrency: 2}, cases("a", "b", "c"), &scripted{}, failingSink{})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("err = %v, want the sink's error", err)
+	}
+}

@@ -1,0 +1,72 @@
+// Package predictions replays verdicts made elsewhere: a vulnbench predictions JSONL file or
+// PrimeVul's tab-separated predictions.txt.
+package predictions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// Subject answers each case with the prediction the file holds for it.
+type Subject struct {
+	path  string
+	byID  map[string]verdict.Verdict
+	byIdx map[string]verdict.Verdict
+	delay time.Duration
+}
+
+// Load reads every prediction of path. A malformed file is refused whole, with every problem
+// as FILE:LINE: message. delay makes every answer wait (for tests of interruption and resume).
+func Load(path string, delay time.Duration) (*Subject, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("predictions: %w", err)
+	}
+	defer f.Close()
+	s := &Subject{path: path, byID: map[string]verdict.Verdict{}, byIdx: map[string]verdict.Verdict{}, delay: delay}
+	problems := verdict.ReadPredictions(f, path, func(p verdict.Prediction, _ int) error {
+		if p.CaseID != "" {
+			s.byID[p.CaseID] = p.Verdict
+		} else {
+			s.byIdx[p.Idx] = p.Verdict
+		}
+		return nil
+	})
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return s, nil
+}
+
+// Describe implements subject.Describer.
+func (s *Subject) Describe() map[string]any {
+	return map[string]any{"file": s.path, "predictions": len(s.byID) + len(s.byIdx)}
+}
+
+// Assess implements subject.Subject.
+func (s *Subject) Assess(ctx context.Context, c *suite.Case, _ int) (verdict.Verdict, error) {
+	if s.delay > 0 {
+		t := time.NewTimer(s.delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return verdict.Verdict{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+	if v, ok := s.byID[c.ID]; ok {
+		return v, nil
+	}
+	if idx, ok := c.SourceIdx(); ok {
+		if v, ok := s.byIdx[idx]; ok {
+			return v, nil
+		}
+	}
+	return verdict.Verdict{}, fmt.Errorf("%s has no prediction for case %s", s.path, c.ID)
+}

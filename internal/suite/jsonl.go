@@ -1,0 +1,247 @@
+package suite
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultMaxLine is the longest line a suite may hold: far more than one function or snippet,
+// small enough that a corrupt file cannot exhaust memory.
+const DefaultMaxLine = 8 << 20
+
+// LineError is a problem with one line of an input file. It prints as FILE:LINE: message.
+type LineError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// LineReader reads a JSONL file line by line in constant memory, counting lines, accepting CRLF
+// line endings, refusing over-long lines without reading them whole, and hashing what it reads.
+type LineReader struct {
+	r       *bufio.Reader
+	File    string
+	MaxLine int
+	line    int
+	hash    hash.Hash
+	buf     []byte
+}
+
+// NewLineReader reads r, naming it file in errors.
+func NewLineReader(r io.Reader, file string) *LineReader {
+	h := sha256.New()
+	return &LineReader{r: bufio.NewReaderSize(io.TeeReader(r, h), 64<<10), File: file, MaxLine: DefaultMaxLine, hash: h}
+}
+
+// Next returns the next non-blank line without its line ending, and its 1-based number.
+// The slice is valid until the next call. At the end it returns io.EOF. An over-long line gives a
+// *LineError and the reader moves on to the following line.
+func (lr *LineReader) Next() ([]byte, int, error) {
+	for {
+		lr.buf = lr.buf[:0]
+		tooLong := false
+		size := 0
+		for {
+			chunk, err := lr.r.ReadSlice('\n')
+			size += len(chunk)
+			if !tooLong {
+				if size > lr.MaxLine {
+					tooLong = true
+					lr.buf = lr.buf[:0]
+				} else {
+					lr.buf = append(lr.buf, chunk...)
+				}
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err == io.EOF {
+				if size == 0 {
+					return nil, lr.line, io.EOF
+				}
+				break
+			}
+			if err != nil {
+				return nil, lr.line, &LineError{File: lr.File, Line: lr.line + 1, Err: err}
+			}
+			break
+		}
+		lr.line++
+		if tooLong {
+			return nil, lr.line, &LineError{File: lr.File, Line: lr.line,
+				Err: fmt.Errorf("line is %.1f MiB, over the %d MiB limit for one record", float64(size)/(1<<20), lr.MaxLine>>20)}
+		}
+		b := bytes.TrimRight(lr.buf, "\r\n")
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		return b, lr.line, nil
+	}
+}
+
+// Hash returns the hex SHA-256 of every byte read so far.
+func (lr *LineReader) Hash() string { return hex.EncodeToString(lr.hash.Sum(nil)) }
+
+// DecodeCase parses one suite line strictly: unknown fields are errors, so typos are caught.
+func DecodeCase(b []byte) (*Case, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var c Case
+	if err := dec.Decode(&c); err != nil {
+		return nil, describeJSONError(b, err)
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value on the line")
+	}
+	return &c, nil
+}
+
+func describeJSONError(b []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		(errors.As(err, &se) && se.Offset >= int64(len(b)) && strings.Contains(se.Error(), "unexpected end")):
+		return fmt.Errorf("invalid JSON: the line ends before the object does (truncated?)")
+	case errors.As(err, &se):
+		return fmt.Errorf("invalid JSON at column %d: %v", se.Offset, err)
+	case errors.As(err, &te):
+		return fmt.Errorf("field %q: expected %v, got JSON %s", te.Field, te.Type, te.Value)
+	}
+	return fmt.Errorf("invalid JSON: %v", err)
+}
+
+// Scan reads a suite file, calling fn with every case that passes Case.Check, and returns every
+// problem found (bad lines, and with check set, duplicate ids and broken pairs) as *LineError
+// values, sorted by line. It returns the file's SHA-256. A non-nil error means the file could not
+// be read at all.
+func Scan(path string, check bool, fn func(c *Case, line int) error) (hash string, problems []error, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, fmt.Errorf("open suite: %w", err)
+	}
+	defer f.Close()
+	return ScanReader(f, path, check, fn)
+}
+
+// ScanReader is Scan over an open reader named file.
+func ScanReader(r io.Reader, file string, check bool, fn func(c *Case, line int) error) (string, []error, error) {
+	lr := NewLineReader(r, file)
+	var ck *Checker
+	if check {
+		ck = NewChecker(file)
+	}
+	var problems []error
+	for {
+		b, line, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var le *LineError
+			if errors.As(err, &le) && le.Err != nil && le.Line > 0 && !isReadErr(le.Err) {
+				problems = append(problems, err)
+				continue
+			}
+			return "", problems, err
+		}
+		c, err := DecodeCase(b)
+		if err == nil {
+			err = c.Check()
+		}
+		if err != nil {
+			problems = append(problems, &LineError{File: file, Line: line, Err: err})
+			continue
+		}
+		if ck != nil {
+			problems = append(problems, ck.Add(c, line)...)
+		}
+		if fn != nil {
+			if err := fn(c, line); err != nil {
+				return "", problems, err
+			}
+		}
+	}
+	if ck != nil {
+		problems = append(problems, ck.Finish()...)
+	}
+	sortByLine(problems)
+	return lr.Hash(), problems, nil
+}
+
+func isReadErr(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe)
+}
+
+// Writer writes cases as JSONL.
+type Writer struct {
+	w   *bufio.Writer
+	enc *json.Encoder
+	n   int
+}
+
+// NewWriter writes JSONL to w. Call Flush at the end.
+func NewWriter(w io.Writer) *Writer {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	return &Writer{w: bw, enc: enc}
+}
+
+// Write appends one case.
+func (w *Writer) Write(c *Case) error {
+	w.n++
+	return w.enc.Encode(c)
+}
+
+// Count is the number of cases written.
+func (w *Writer) Count() int { return w.n }
+
+// Flush writes buffered data.
+func (w *Writer) Flush() error { return w.w.Flush() }
+
+// WriteFileAtomic creates path by writing a temporary file beside it and renaming it into place
+// only when write succeeds, so a failure or crash never leaves a partial file behind.
+func WriteFileAtomic(path string, write func(w io.Writer) error) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

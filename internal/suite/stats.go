@@ -1,0 +1,89 @@
+package suite
+
+import "sort"
+
+// Stats counts a suite's cases along each dimension users slice results by.
+type Stats struct {
+	Cases    int            `json:"cases"`
+	Pairs    int            `json:"pairs"`
+	Kind     map[string]int `json:"kind"`
+	Label    map[string]int `json:"label"`
+	CWE      map[string]int `json:"cwe"`
+	Language map[string]int `json:"language"`
+	Project  map[string]int `json:"project"`
+	Split    map[string]int `json:"split"`
+	pairs    map[string]int
+}
+
+// NewStats starts empty counts.
+func NewStats() *Stats {
+	return &Stats{Kind: map[string]int{}, Label: map[string]int{}, CWE: map[string]int{}, Language: map[string]int{},
+		Project: map[string]int{}, Split: map[string]int{}, pairs: map[string]int{}}
+}
+
+// Add counts one case. A case with no value for a dimension counts as "(none)"; a case counts
+// once under each of its CWEs.
+func (s *Stats) Add(c *Case) {
+	s.Cases++
+	s.Kind[string(c.Kind)]++
+	s.Label[string(c.Label)]++
+	if len(c.CWE) == 0 {
+		s.CWE[none]++
+	}
+	for _, w := range c.CWE {
+		s.CWE[w]++
+	}
+	s.Language[orNone(c.Language)]++
+	s.Project[orNone(c.Project)]++
+	s.Split[orNone(c.Split)]++
+	if c.Pair != "" {
+		s.pairs[c.Pair]++
+		if s.pairs[c.Pair] == 2 {
+			s.Pairs++
+		}
+	}
+}
+
+const none = "(none)"
+
+func orNone(s string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+// Dimension is one named count table, for writers.
+type Dimension struct {
+	Name   string
+	Counts []Count // most frequent first, then by key
+}
+
+// Count is one key's count.
+type Count struct {
+	Key string
+	N   int
+}
+
+// Dimensions returns the count tables in a stable order.
+func (s *Stats) Dimensions() []Dimension {
+	dims := []struct {
+		name string
+		m    map[string]int
+	}{{"kind", s.Kind}, {"label", s.Label}, {"split", s.Split}, {"language", s.Language}, {"cwe", s.CWE}, {"project", s.Project}}
+	out := make([]Dimension, 0, len(dims))
+	for _, d := range dims {
+		cs := make([]Count, 0, len(d.m))
+		for k, n := range d.m {
+			cs = append(cs, Count{k, n})
+		}
+		sort.Slice(cs, func(i, j int) bool {
+			if cs[i].N != cs[j].N {
+				return cs[i].N > cs[j].N
+			}
+			return cs[i].Key < cs[j].Key
+		})
+		out = append(out, Dimension{Name: d.name, Counts: cs})
+	}
+	return out
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages vulnbench's demo and tests use, when they are missing.
+set -euo pipefail
+need=()
+command -v flawfinder >/dev/null 2>&1 || need+=(flawfinder)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
+command -v git >/dev/null 2>&1 || need+=(git)
+[ ${#need[@]} -eq 0 ] && exit 0
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root (or sudo) to install: ${need[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+echo "install-deps: installing ${need[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

@@ -1,0 +1,441 @@
+// Package score computes the detection metrics of SPEC section 1 from a suite's ground truth and
+// one repeat's verdicts: binary metrics (vulnerable is positive), pairwise outcomes (P-C, P-V, P-B,
+// P-R, pAcc), VD-S (the false-negative rate at a false-positive-rate tolerance) and per-CWE figures.
+// Scores are fractions in [0,1]. Every ratio whose denominator is zero is 0.
+package score
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// DefaultVDSFPR is the false-positive-rate tolerance r of VD-S that PrimeVul reports (0.5 %).
+const DefaultVDSFPR = 0.005
+
+// The rules for failed verdicts (answers that could not be parsed), chosen by Options.UnparsedAs.
+const (
+	// UnparsedFailed counts a failed verdict as wrong (VEX-Bench): a false negative on a
+	// vulnerable case; on a benign case wrong for accuracy but never a false positive.
+	UnparsedFailed = "failed"
+	// UnparsedBen counts a failed verdict as a prediction of ben (JitVul's paper).
+	UnparsedBen = "ben"
+)
+
+// Case is the ground truth of one case, as scoring needs it.
+type Case struct {
+	ID    string
+	Label suite.Label
+	Pair  string
+	CWE   []string
+}
+
+// CasesFrom returns the ground truth of suite cases.
+func CasesFrom(cs []suite.Case) []Case {
+	out := make([]Case, len(cs))
+	for i := range cs {
+		out[i] = Case{ID: cs[i].ID, Label: cs[i].Label, Pair: cs[i].Pair, CWE: cs[i].CWE}
+	}
+	return out
+}
+
+// Options are the scoring choices.
+type Options struct {
+	// VDSFPR is the FPR tolerance r of VD-S; 0 means DefaultVDSFPR.
+	VDSFPR float64
+	// UnparsedAs is UnparsedFailed (the default, also for "") or UnparsedBen. Compute treats any
+	// other value as UnparsedFailed; Validate rejects it.
+	UnparsedAs string
+}
+
+// Validate reports an option out of range.
+func (o Options) Validate() error {
+	if math.IsNaN(o.VDSFPR) || o.VDSFPR < 0 || o.VDSFPR > 1 {
+		return fmt.Errorf("vds fpr tolerance %v is not in [0,1] (PrimeVul uses 0.005)", o.VDSFPR)
+	}
+	switch o.UnparsedAs {
+	case "", UnparsedFailed, UnparsedBen:
+		return nil
+	}
+	return fmt.Errorf("unparsed-as %q is not %q or %q", o.UnparsedAs, UnparsedFailed, UnparsedBen)
+}
+
+// Stat is a figure over repeats: mean and sample standard deviation (n-1; 0 for one repeat).
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+}
+
+// ResultOf is the shape of a score. C is the type of counts and F the type of fractions:
+// int and float64 for one repeat (Result), Stat and Stat over repeats (Aggregated).
+type ResultOf[C, F any] struct {
+	N        C                      `json:"n"`
+	Status   StatusOf[C]            `json:"status"`
+	Binary   BinaryOf[C, F]         `json:"binary"`
+	Pairwise *PairwiseOf[C, F]      `json:"pairwise,omitempty"`
+	VDS      *VDSOf[C, F]           `json:"vds,omitempty"`
+	ByCWE    map[string]CWEOf[C, F] `json:"by_cwe,omitempty"`
+}
+
+// StatusOf counts the cases by verdict status; missing counts cases without a verdict.
+type StatusOf[C any] struct {
+	OK      C `json:"ok"`
+	Failed  C `json:"failed"`
+	Error   C `json:"error"`
+	Missing C `json:"missing"`
+}
+
+// BinaryOf holds the binary metrics, vulnerable being positive. Error and missing verdicts are left
+// out. FailedVul counts failed verdicts on vulnerable cases (always also in FN); FailedBen counts
+// failed verdicts on benign cases (also in TN under UnparsedBen; under UnparsedFailed in no other
+// count, but in the denominators of accuracy, FPR and TNR).
+type BinaryOf[C, F any] struct {
+	TP        C `json:"tp"`
+	FP        C `json:"fp"`
+	TN        C `json:"tn"`
+	FN        C `json:"fn"`
+	FailedVul C `json:"failed_vul"`
+	FailedBen C `json:"failed_ben"`
+	Accuracy  F `json:"accuracy"`
+	Precision F `json:"precision"`
+	Recall    F `json:"recall"`
+	F1        F `json:"f1"`
+	FPR       F `json:"fpr"`
+	FNR       F `json:"fnr"`
+	TNR       F `json:"tnr"`
+}
+
+// PairwiseOf holds the pairwise outcomes as shares of the scored pairs (they sum to 1).
+// Incomplete counts pairs left out: a twin absent from the suite, or an error or missing verdict.
+type PairwiseOf[C, F any] struct {
+	Pairs      C `json:"pairs"`
+	Incomplete C `json:"incomplete"`
+	PC         F `json:"p_c"`
+	PV         F `json:"p_v"`
+	PB         F `json:"p_b"`
+	PR         F `json:"p_r"`
+	PAcc       F `json:"pacc"`
+}
+
+// VDSOf holds VD-S: FNR is the false-negative rate at the chosen ROC point. Threshold is nil when
+// the point is the one where nothing is predicted vulnerable (an infinite threshold). Degenerate
+// says the scores took at most two distinct values (a 0/1 score). N counts the cases used.
+type VDSOf[C, F any] struct {
+	FPRTolerance F    `json:"fpr_tolerance"`
+	FNR          F    `json:"fnr"`
+	Threshold    *F   `json:"threshold"`
+	Degenerate   bool `json:"degenerate"`
+	N            C    `json:"n"`
+}
+
+// CWEOf holds the figures of the cases of one CWE; Pairs and PAcc count the pairs whose vulnerable
+// case has the CWE.
+type CWEOf[C, F any] struct {
+	N      C `json:"n"`
+	TP     C `json:"tp"`
+	FN     C `json:"fn"`
+	FP     C `json:"fp"`
+	TN     C `json:"tn"`
+	Recall F `json:"recall"`
+	F1     F `json:"f1"`
+	Pairs  C `json:"pairs"`
+	PAcc   F `json:"pacc"`
+}
+
+// The figures of one repeat.
+type (
+	Result       = ResultOf[int, float64]
+	StatusCounts = StatusOf[int]
+	Binary       = BinaryOf[int, float64]
+	Pairwise     = PairwiseOf[int, float64]
+	VDS          = VDSOf[int, float64]
+	CWEScore     = CWEOf[int, float64]
+)
+
+// Aggregated is the score over repeats: every figure is a Stat.
+type Aggregated struct {
+	Repeats int `json:"repeats"`
+	ResultOf[Stat, Stat]
+}
+
+// outcome is what scoring makes of a case's verdict.
+type outcome uint8
+
+const (
+	outMissing outcome = iota
+	outError
+	outFailed
+	outVul // ok, predicted vul
+	outBen // ok, predicted ben
+)
+
+// outcomeOf classifies a verdict. An ok verdict without a valid label is failed (an invalid answer);
+// an unknown status is an error (never scored).
+func outcomeOf(v verdict.Verdict, found bool) outcome {
+	if !found {
+		return outMissing
+	}
+	switch v.Status {
+	case verdict.OK:
+		switch v.Label {
+		case suite.Vul:
+			return outVul
+		case suite.Ben:
+			return outBen
+		}
+		return outFailed
+	case verdict.Failed:
+		return outFailed
+	}
+	return outError
+}
+
+// confusion counts binary outcomes.
+type confusion struct {
+	tp, fp, tn, fn, failedVul, failedBen int
+}
+
+func (c *confusion) add(label suite.Label, o outcome, benMode bool) {
+	vul := label == suite.Vul
+	switch o {
+	case outVul:
+		if vul {
+			c.tp++
+		} else {
+			c.fp++
+		}
+	case outBen:
+		if vul {
+			c.fn++
+		} else {
+			c.tn++
+		}
+	case outFailed:
+		if vul {
+			c.fn++
+			c.failedVul++
+		} else {
+			c.failedBen++
+			if benMode {
+				c.tn++
+			}
+		}
+	}
+}
+
+// pairPred is the label a case's verdict counts as in a pair; ok is false for error and missing.
+func pairPred(label suite.Label, o outcome, benMode bool) (suite.Label, bool) {
+	switch o {
+	case outVul:
+		return suite.Vul, true
+	case outBen:
+		return suite.Ben, true
+	case outFailed:
+		if benMode {
+			return suite.Ben, true
+		}
+		return label.Opposite(), true
+	}
+	return "", false
+}
+
+type pairSlot struct {
+	vul, ben int32 // case indexes, -1 when absent
+	n        int32 // cases sharing the pair id
+}
+
+type cweAcc struct {
+	n     int
+	conf  confusion
+	pairs int
+	pc    int
+}
+
+// Compute scores one repeat. verdicts maps case ids to at most one verdict each; a case without a
+// verdict is missing, and verdicts of ids not in cases are ignored.
+//
+// Rules where the papers differ or are silent:
+//   - Binary: see BinaryOf. Accuracy = (TP+TN)/(TP+FP+TN+FN+B), FPR = FP/(FP+TN+B),
+//     TNR = TN/(FP+TN+B), where B is FailedBen under UnparsedFailed and 0 under UnparsedBen;
+//     precision, recall, FNR as usual; F1 = 2PR/(P+R) = 2TP/(2TP+FP+FN).
+//   - Pairs: two cases sharing Pair, one vul and one ben. A pair id held by one case (or by more than
+//     two, or by two of one label), or with an error or missing verdict, counts as incomplete. A failed
+//     verdict counts as the wrong label for its case under UnparsedFailed and as ben under UnparsedBen.
+//   - VD-S: a case's score is its verdict's Score when set and finite, else 1 for an ok vul and 0 for an
+//     ok ben verdict; a failed verdict scores -Inf and is never predicted vul (under UnparsedFailed a
+//     failed ben case is left out). Thresholds are the distinct finite scores, descending, after +Inf;
+//     the chosen point has the largest FPR <= r, and the lowest threshold among those with that FPR.
+//     A case is predicted vul when its score >= threshold, so tied cases move together. Degenerate
+//     counts distinct finite scores only. Omitted when the cases used lack a vul or a ben case.
+//   - By CWE: a case counts under each of its CWEs with the binary rule; a failed ben case under
+//     UnparsedFailed is in neither FP nor TN.
+func Compute(cases []Case, verdicts map[string]verdict.Verdict, opt Options) Result {
+	r := opt.VDSFPR
+	if r == 0 {
+		r = DefaultVDSFPR
+	}
+	benMode := opt.UnparsedAs == UnparsedBen
+
+	res := Result{N: len(cases)}
+	outs := make([]outcome, len(cases))
+	pts := make([]point, 0, len(cases))
+	var (
+		conf   confusion
+		pairID map[string]int32
+		slots  []pairSlot
+		cwes   map[string]*cweAcc
+	)
+	for i := range cases {
+		c := &cases[i]
+		v, found := verdicts[c.ID]
+		o := outcomeOf(v, found)
+		outs[i] = o
+		switch o {
+		case outMissing:
+			res.Status.Missing++
+		case outError:
+			res.Status.Error++
+		case outFailed:
+			res.Status.Failed++
+		default:
+			res.Status.OK++
+		}
+		conf.add(c.Label, o, benMode)
+
+		switch o {
+		case outVul, outBen:
+			s := 0.0
+			switch {
+			case v.Score != nil && !math.IsNaN(*v.Score) && !math.IsInf(*v.Score, 0):
+				s = *v.Score
+			case o == outVul:
+				s = 1
+			}
+			pts = append(pts, point{s: s, vul: c.Label == suite.Vul})
+		case outFailed:
+			if c.Label == suite.Vul || benMode {
+				pts = append(pts, point{s: math.Inf(-1), vul: c.Label == suite.Vul})
+			}
+		}
+
+		if c.Pair != "" {
+			if pairID == nil {
+				pairID = make(map[string]int32, len(cases)/2)
+				slots = make([]pairSlot, 0, len(cases)/2)
+			}
+			k, ok := pairID[c.Pair]
+			if !ok {
+				k = int32(len(slots))
+				pairID[c.Pair] = k
+				slots = append(slots, pairSlot{vul: -1, ben: -1})
+			}
+			s := &slots[k]
+			s.n++
+			if c.Label == suite.Vul {
+				s.vul = int32(i)
+			} else {
+				s.ben = int32(i)
+			}
+		}
+
+		for _, w := range c.CWE {
+			if cwes == nil {
+				cwes = make(map[string]*cweAcc)
+			}
+			a := cwes[w]
+			if a == nil {
+				a = &cweAcc{}
+				cwes[w] = a
+			}
+			a.n++
+			a.conf.add(c.Label, o, benMode)
+		}
+	}
+
+	res.Binary = binary(conf, benMode)
+	if len(slots) > 0 {
+		res.Pairwise = pairwise(cases, outs, slots, cwes, benMode)
+	}
+	res.VDS = vds(pts, r)
+	if len(cwes) > 0 {
+		res.ByCWE = make(map[string]CWEScore, len(cwes))
+		for w, a := range cwes {
+			res.ByCWE[w] = CWEScore{
+				N: a.n, TP: a.conf.tp, FN: a.conf.fn, FP: a.conf.fp, TN: a.conf.tn,
+				Recall: ratio(a.conf.tp, a.conf.tp+a.conf.fn),
+				F1:     ratio(2*a.conf.tp, 2*a.conf.tp+a.conf.fp+a.conf.fn),
+				Pairs:  a.pairs,
+				PAcc:   ratio(a.pc, a.pairs),
+			}
+		}
+	}
+	return res
+}
+
+func binary(c confusion, benMode bool) Binary {
+	b := 0
+	if !benMode {
+		b = c.failedBen
+	}
+	return Binary{
+		TP: c.tp, FP: c.fp, TN: c.tn, FN: c.fn, FailedVul: c.failedVul, FailedBen: c.failedBen,
+		Accuracy:  ratio(c.tp+c.tn, c.tp+c.fp+c.tn+c.fn+b),
+		Precision: ratio(c.tp, c.tp+c.fp),
+		Recall:    ratio(c.tp, c.tp+c.fn),
+		F1:        ratio(2*c.tp, 2*c.tp+c.fp+c.fn),
+		FPR:       ratio(c.fp, c.fp+c.tn+b),
+		FNR:       ratio(c.fn, c.tp+c.fn),
+		TNR:       ratio(c.tn, c.fp+c.tn+b),
+	}
+}
+
+func pairwise(cases []Case, outs []outcome, slots []pairSlot, cwes map[string]*cweAcc, benMode bool) *Pairwise {
+	var pc, pv, pb, pr, pairs, incomplete int
+	for _, s := range slots {
+		if s.n != 2 || s.vul < 0 || s.ben < 0 {
+			incomplete++
+			continue
+		}
+		v, okv := pairPred(suite.Vul, outs[s.vul], benMode)
+		b, okb := pairPred(suite.Ben, outs[s.ben], benMode)
+		if !okv || !okb {
+			incomplete++
+			continue
+		}
+		pairs++
+		correct := false
+		switch {
+		case v == suite.Vul && b == suite.Ben:
+			pc++
+			correct = true
+		case v == suite.Vul:
+			pv++
+		case b == suite.Ben:
+			pb++
+		default:
+			pr++
+		}
+		for _, w := range cases[s.vul].CWE {
+			a := cwes[w]
+			a.pairs++
+			if correct {
+				a.pc++
+			}
+		}
+	}
+	return &Pairwise{
+		Pairs: pairs, Incomplete: incomplete,
+		PC: ratio(pc, pairs), PV: ratio(pv, pairs), PB: ratio(pb, pairs), PR: ratio(pr, pairs),
+		PAcc: ratio(pc, pairs),
+	}
+}
+
+// ratio is a/b, and 0 when b is 0.
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}

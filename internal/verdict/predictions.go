@@ -1,0 +1,231 @@
+package verdict
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+// MaxProblems is how many problems ReadPredictions lists before it summarises the rest as
+// "and N more problems".
+const MaxProblems = 100
+
+// Prediction is one line of a predictions file. A vulnbench JSONL line sets Verdict.CaseID; a
+// PrimeVul predictions.txt line sets Idx instead (the decimal idx, as suite.Case.SourceIdx gives
+// it) and leaves CaseID empty: the caller maps idx values to cases.
+type Prediction struct {
+	Verdict
+	Idx string
+}
+
+// ReadPredictions reads a predictions file and calls fn with each valid prediction, in file order.
+// Two formats are accepted, told apart by the first non-blank line:
+//
+//   - vulnbench JSONL (the line starts with '{'): one Verdict-shaped object per line, with at
+//     least case_id and a label or a status; status defaults to "ok"; label must be vul or ben
+//     when the status is ok (and when present); score must be in [0,1]. Unknown fields are
+//     refused, so that a misspelt "score" is caught. One (case_id, repeat) may appear once.
+//   - PrimeVul's predictions.txt: idx<TAB>label (0 or 1)[<TAB>probability of the vulnerable
+//     class]; the probability becomes Score. One idx may appear once.
+//
+// CRLF line endings and blank lines are accepted. It returns every problem as a *suite.LineError
+// (FILE:LINE: msg), at most MaxProblems of them and then "and N more problems"; lines with problems
+// are not passed to fn. An error from fn stops the reading and is returned as the last problem,
+// on fn's line.
+func ReadPredictions(r io.Reader, file string, fn func(p Prediction, line int) error) []error {
+	er := &errReader{r: r}
+	lr := suite.NewLineReader(er, file)
+	pr := &problems{file: file}
+	type key struct {
+		id     string
+		repeat int
+	}
+	seen := map[key]int{} // (case_id or idx, repeat) -> line of the first
+	tsv, detected := false, false
+	for {
+		b, line, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			pr.add(err) // a *suite.LineError: an over-long line, or the reader's failure
+			if er.err != nil {
+				break
+			}
+			continue
+		}
+		if !detected {
+			detected = true
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+			tsv = !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{"))
+		}
+		var p Prediction
+		var errs []error
+		if tsv {
+			p, errs = parseTSV(b)
+		} else {
+			p, errs = parseJSON(b)
+		}
+		if len(errs) > 0 {
+			for _, e := range errs {
+				pr.add(&suite.LineError{File: file, Line: line, Err: e})
+			}
+			continue
+		}
+		k, what := key{id: p.CaseID, repeat: p.Repeat}, fmt.Sprintf("case_id %q", p.CaseID)
+		if tsv {
+			k, what = key{id: p.Idx}, "idx "+p.Idx
+		} else if p.Repeat != 0 {
+			what += fmt.Sprintf(" (repeat %d)", p.Repeat)
+		}
+		if first, dup := seen[k]; dup {
+			pr.add(&suite.LineError{File: file, Line: line, Err: fmt.Errorf("duplicate %s (first on line %d)", what, first)})
+			continue
+		}
+		seen[k] = line
+		if fn != nil {
+			if err := fn(p, line); err != nil {
+				pr.add(&suite.LineError{File: file, Line: line, Err: err})
+				break
+			}
+		}
+	}
+	return pr.list()
+}
+
+// errReader remembers the reader's own failure, to tell it apart from an over-long line, after
+// which reading goes on.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
+}
+
+func parseJSON(b []byte) (Prediction, []error) {
+	var p Prediction
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p.Verdict); err != nil {
+		return p, []error{describeJSONError(err)}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return p, []error{errors.New("invalid JSON: more than one JSON value on the line")}
+	}
+	var errs []error
+	v := &p.Verdict
+	if v.CaseID == "" {
+		errs = append(errs, errors.New(`missing field "case_id"`))
+	}
+	if v.Status == "" {
+		v.Status = OK
+	}
+	if !v.Status.Valid() {
+		errs = append(errs, fmt.Errorf(`field "status": %q is not ok, failed or error`, v.Status))
+	}
+	switch {
+	case v.Label == "" && v.Status == OK:
+		errs = append(errs, errors.New(`missing field "label" (vul or ben; or a status of failed or error)`))
+	case v.Label != "" && !v.Label.Valid():
+		errs = append(errs, fmt.Errorf(`field "label": %q is not vul or ben`, v.Label))
+	}
+	if v.Score != nil && !(*v.Score >= 0 && *v.Score <= 1) {
+		errs = append(errs, fmt.Errorf(`field "score": %v is not in [0, 1]`, *v.Score))
+	}
+	if v.Repeat < 0 {
+		errs = append(errs, fmt.Errorf(`field "repeat": %d is negative`, v.Repeat))
+	}
+	return p, errs
+}
+
+func describeJSONError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return errors.New("invalid JSON: the line ends before the object does (truncated?)")
+	case errors.As(err, &se):
+		return fmt.Errorf("invalid JSON at column %d: %v", se.Offset, err)
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Errorf("invalid prediction: expected a JSON object, got %s", te.Value)
+	case errors.As(err, &te):
+		return fmt.Errorf("field %q: expected %v, got JSON %s", te.Field, te.Type, te.Value)
+	}
+	// Unknown fields ("json: unknown field \"x\"") and the like.
+	return fmt.Errorf("invalid prediction: %s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// parseTSV reads idx<TAB>label[<TAB>probability].
+func parseTSV(b []byte) (Prediction, []error) {
+	p := Prediction{Verdict: Verdict{Status: OK}}
+	cols := strings.Split(string(b), "\t")
+	if len(cols) < 2 || len(cols) > 3 {
+		return p, []error{fmt.Errorf("expected idx<TAB>label<TAB>probability (or idx<TAB>label), got %d tab-separated columns", len(cols))}
+	}
+	for i := range cols {
+		cols[i] = strings.TrimSpace(cols[i])
+	}
+	var errs []error
+	idx, err := strconv.ParseUint(cols[0], 10, 63)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("idx %q is not a non-negative integer", clip(cols[0])))
+	}
+	p.Idx = strconv.FormatUint(idx, 10)
+	switch cols[1] {
+	case "1":
+		p.Label = suite.Vul
+	case "0":
+		p.Label = suite.Ben
+	default:
+		errs = append(errs, fmt.Errorf("label %q is not 0 or 1", clip(cols[1])))
+	}
+	if len(cols) == 3 {
+		f, err := strconv.ParseFloat(cols[2], 64)
+		if err != nil || !(f >= 0 && f <= 1) {
+			errs = append(errs, fmt.Errorf("probability %q is not a number in [0, 1]", clip(cols[2])))
+		} else {
+			p.Score = Float(f)
+		}
+	}
+	return p, errs
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}
+
+// problems collects up to MaxProblems errors and counts the rest.
+type problems struct {
+	file string
+	errs []error
+	n    int
+}
+
+func (p *problems) add(err error) {
+	p.n++
+	if len(p.errs) < MaxProblems {
+		p.errs = append(p.errs, err)
+	}
+}
+
+func (p *problems) list() []error {
+	if p.n > len(p.errs) {
+		return append(p.errs, &suite.LineError{File: p.file, Err: fmt.Errorf("and %d more problems", p.n-len(p.errs))})
+	}
+	return p.errs
+}

@@ -1,0 +1,34 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/vulnbench/vulnbench/internal/cli"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"vulnbench": func() {
+			os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+// TestScripts runs the CLI scripts in testdata/script: each is a txtar archive of commands and
+// the files they read.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "../../testdata/script",
+		Setup: func(env *testscript.Env) error {
+			// The demo suite, for scripts that run real subjects on it.
+			b, err := os.ReadFile("../../suites/demo/demo.jsonl")
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(env.WorkDir+"/demo.jsonl", b, 0o644)
+		},
+	})
+}

@@ -1,0 +1,145 @@
+// Package cli is vulnbench's command line: one file per command. It parses flags, calls the
+// library packages and renders their results and events; it is the only package that prints.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, as DESIGN.md section 3 sets them.
+const (
+	ExitOK    = 0
+	ExitFail  = 1 // a failed check or run
+	ExitUsage = 2 // bad flags or arguments
+)
+
+// Version is vulnbench's version, recorded in every run's manifest.
+const Version = "0.1.0-dev"
+
+// exitError carries an exit code with an error; a nil err prints nothing.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// silentFail exits 1 without a message: the command printed what went wrong already.
+var silentFail = &exitError{code: ExitFail}
+
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// Run executes vulnbench with args (without the program name) and returns the exit code.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRoot(e)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := ExitFail
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+		if ee.err == nil {
+			return code
+		}
+	} else if isCobraUsageError(err) {
+		code = ExitUsage
+	}
+	fmt.Fprintf(stderr, "vulnbench: %v\n", err)
+	if code == ExitUsage {
+		fmt.Fprintln(stderr, "Run 'vulnbench --help' (or COMMAND --help) for usage.")
+	}
+	return code
+}
+
+// isCobraUsageError recognises cobra's own argument errors, which it returns as plain errors.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "required flag", "invalid argument", "flag needs an argument", "bad flag syntax"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRoot(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "vulnbench",
+		Short: "Benchmark how well LLMs, agents and scanners find and judge vulnerabilities",
+		Long: `vulnbench builds vulnerability-detection benchmarks (suites of cases), runs subjects on them
+(baselines, scanners, predictions made elsewhere; LLMs and agents to come), stores every verdict as
+it arrives, and scores them exactly as the PrimeVul, JitVul, AppSecBench and VEX-Bench papers define.
+
+A typical session:
+  vulnbench suite validate suites/demo/demo.jsonl
+  vulnbench run --suite suites/demo/demo.jsonl --subject flawfinder
+  vulnbench score --suite suites/demo/demo.jsonl --run RUN_ID
+
+Exit codes: 0 success, 1 a failed check or run, 2 a usage error.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: ExitUsage, err: err}
+	})
+	root.AddCommand(newSuiteCmd(e), newRunCmd(e), newScoreCmd(e), newRunsCmd(e))
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with a usage exit code and a message naming what is expected.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErr("%s takes %s (got %d arguments)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
+
+// checkFormat refuses an output format outside allowed.
+func checkFormat(format string, allowed ...string) error {
+	for _, a := range allowed {
+		if format == a {
+			return nil
+		}
+	}
+	return usageErr("--format %q is not one of %s", format, strings.Join(allowed, ", "))
+}
+
+// reportProblems prints input problems, at most max of them, and returns how many there were.
+func reportProblems(w io.Writer, problems []error, max int) {
+	for i, p := range problems {
+		if max > 0 && i == max {
+			fmt.Fprintf(w, "... and %d more problems\n", len(problems)-max)
+			return
+		}
+		fmt.Fprintln(w, p)
+	}
+}

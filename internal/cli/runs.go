@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vulnbench/vulnbench/internal/store"
+)
+
+func newRunsCmd(e *env) *cobra.Command {
+	var db string
+	c := &cobra.Command{
+		Use:     "runs",
+		Short:   "List the runs in a store, with their state and progress",
+		Example: `  vulnbench runs --db vulnbench.db`,
+		Args:    exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := store.Open(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			runs, err := st.Runs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tCREATED\tSTATE\tDONE\tSUBJECT\tSUITE")
+			for _, r := range runs {
+				n := 0
+				if err := st.Done(cmd.Context(), r.ID, false, func(store.Unit) { n++ }); err != nil {
+					return err
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\n", r.ID, r.CreatedAt.Local().Format(time.DateTime), r.State, n, r.Units, r.Subject, r.SuitePath)
+			}
+			return tw.Flush()
+		},
+	}
+	c.Flags().StringVar(&db, "db", "vulnbench.db", "store to list")
+	return c
+}

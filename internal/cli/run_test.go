@@ -1,0 +1,244 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/cli"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+func run(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var o, e bytes.Buffer
+	code = cli.Run(context.Background(), args, strings.NewReader(""), &o, &e)
+	return code, o.String(), e.String()
+}
+
+const goodSuite = `{"id":"a1","kind":"function","label":"vul","pair":"a","code":"x"}
+{"id":"a2","kind":"function","label":"ben","pair":"a","code":"y"}
+`
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(goodSuite), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.jsonl"), []byte(goodSuite+"{\n"), 0o644)
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--help"}, 0},
+		{[]string{"suite", "validate", "s.jsonl"}, 0},
+		{[]string{"suite", "validate", "bad.jsonl"}, 1},
+		{[]string{"suite", "validate", "missing.jsonl"}, 1},
+		{[]string{"suite", "validate"}, 2},
+		{[]string{"run", "--suite", "s.jsonl"}, 2},
+		{[]string{"run", "--suite", "s.jsonl", "--subject", "nosuch"}, 2},
+		{[]string{"run", "--suite", "s.jsonl", "--subject", "random", "--concurrency", "0"}, 2},
+		{[]string{"run", "--suite", "s.jsonl", "--subject", "random", "--concurrency", "x"}, 2},
+		{[]string{"run", "--suite", "bad.jsonl", "--subject", "random"}, 1},
+		{[]string{"run", "--suite", "s.jsonl", "--subject", "random"}, 0},
+		{[]string{"run", "--resume", "nosuch"}, 1},
+		{[]string{"score", "--suite", "s.jsonl"}, 2},
+		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--unparsed-as", "x"}, 2},
+		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--vds-fpr", "2"}, 2},
+		{[]string{"score", "--suite", "s.jsonl", "--predictions", "missing.jsonl"}, 1},
+		{[]string{"nosuch"}, 2},
+	}
+	for _, tt := range tests {
+		code, _, stderr := run(t, dir, tt.args...)
+		if code != tt.code {
+			t.Errorf("vulnbench %s: exit %d, want %d; stderr:\n%s", strings.Join(tt.args, " "), code, tt.code, stderr)
+		}
+		if code != 0 && !strings.HasPrefix(stderr, "vulnbench: ") && !strings.Contains(stderr, ":") {
+			t.Errorf("vulnbench %s: error without the vulnbench: prefix: %q", strings.Join(tt.args, " "), stderr)
+		}
+	}
+}
+
+// TestMalformedInputStoresNothing feeds run, score and import bad files: each must name
+// FILE:LINE and leave the store and the output untouched.
+func TestMalformedInputStoresNothing(t *testing.T) {
+	dir := t.TempDir()
+	big := `{"id":"big","kind":"function","label":"vul","code":"` + strings.Repeat("A", 10<<20) + `"}` + "\n"
+	suites := []struct {
+		name, body, want string
+	}{
+		{"badjson", goodSuite + "{\"id\":\n", "badjson.jsonl:3: invalid JSON"},
+		{"missing", goodSuite + `{"id":"x","kind":"function","code":"z"}` + "\n", `missing.jsonl:3: case "x": missing field "label"`},
+		{"dupid", goodSuite + `{"id":"a1","kind":"function","label":"vul","code":"z"}` + "\n", `dupid.jsonl:3: duplicate id "a1" (first on line 1)`},
+		{"twovul", strings.Replace(goodSuite, `"ben"`, `"vul"`, 1), `twovul.jsonl:1: pair "a" has 2 vul and 0 ben cases`},
+		{"truncated", goodSuite + `{"id":"t","kind":"func`, "truncated.jsonl:3: invalid JSON: the line ends before the object does"},
+		{"bigline", goodSuite + big, "bigline.jsonl:3: line is 10.0 MiB, over the 8 MiB limit"},
+	}
+	db := filepath.Join(dir, "v.db")
+	for _, s := range suites {
+		path := s.name + ".jsonl"
+		os.WriteFile(filepath.Join(dir, path), []byte(s.body), 0o644)
+		code, _, stderr := run(t, dir, "run", "--suite", path, "--subject", "random", "--db", db)
+		if code != 1 || !strings.Contains(stderr, s.want) || !strings.Contains(stderr, "nothing was run") {
+			t.Errorf("run on %s: exit %d, stderr %q; want exit 1 and %q", path, code, stderr, s.want)
+		}
+	}
+	// CRLF line endings are fine.
+	os.WriteFile(filepath.Join(dir, "crlf.jsonl"), []byte(strings.ReplaceAll(goodSuite, "\n", "\r\n")), 0o644)
+	if code, _, stderr := run(t, dir, "suite", "validate", "crlf.jsonl"); code != 0 {
+		t.Errorf("CRLF suite refused: %s", stderr)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := st.Runs(context.Background())
+	st.Close()
+	if len(runs) != 0 {
+		t.Errorf("malformed suites left %d runs in the store", len(runs))
+	}
+
+	// A bad predictions file scores nothing.
+	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(goodSuite), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.jsonl"), []byte(`{"case_id":"a1","label":"vul"}`+"\n"+`{"case_id":"a2","label":"maybe"}`+"\n"), 0o644)
+	code, stdout, stderr := run(t, dir, "score", "--suite", "s.jsonl", "--predictions", "p.jsonl")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "p.jsonl:2:") {
+		t.Errorf("score with bad predictions: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	// A bad PrimeVul file writes no suite, and an existing one is left as it was.
+	os.WriteFile(filepath.Join(dir, "pv.jsonl"), []byte(`{"idx":1,"project":"p","commit_id":"c","target":1,"func":"int f(){}"}`+"\n"+`{"idx":2,"project":"p","commit_id":"c","target":7,"func":"int g(){}"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "out.jsonl"), []byte("keep me\n"), 0o644)
+	code, _, stderr = run(t, dir, "suite", "import", "primevul", "--in", "pv.jsonl", "--out", "out.jsonl")
+	if b, _ := os.ReadFile(filepath.Join(dir, "out.jsonl")); code != 1 || string(b) != "keep me\n" || !strings.Contains(stderr, "pv.jsonl:2:") {
+		t.Errorf("import of a bad file: exit %d, out.jsonl %q, stderr %q", code, b, stderr)
+	}
+}
+
+func TestMissingBinarySaysHowToInstall(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(goodSuite), 0o644)
+	t.Setenv("PATH", dir)
+	code, _, stderr := run(t, dir, "run", "--suite", "s.jsonl", "--subject", "flawfinder", "--db", "v.db")
+	want := "vulnbench: subject flawfinder needs the flawfinder program, which is not on PATH; install it with: apt-get install flawfinder\n"
+	if code != 1 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 1, %q", code, stderr, want)
+	}
+}
+
+// TestKillAndResume kills the real binary with SIGKILL in the middle of a run, resumes it, and
+// checks that every (case, repeat) has exactly one verdict, equal to what the subject answers.
+func TestKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "vulnbench")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/vulnbench")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	const cases, repeats = 120, 2
+	var s, p strings.Builder
+	want := map[string]string{}
+	for i := 0; i < cases; i++ {
+		label := []string{"vul", "ben"}[i%2]
+		guess := []string{"vul", "ben", "ben"}[i%3]
+		id := fmt.Sprintf("c%03d", i)
+		fmt.Fprintf(&s, `{"id":%q,"kind":"function","label":%q,"pair":"p%d","code":"int f%d(void){return %d;}"}`+"\n", id, label, i/2, i, i)
+		fmt.Fprintf(&p, `{"case_id":%q,"label":%q,"score":%v}`+"\n", id, guess, float64(i)/cases)
+		want[id] = guess
+	}
+	suitePath, predPath, db := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "p.jsonl"), filepath.Join(dir, "v.db")
+	os.WriteFile(suitePath, []byte(s.String()), 0o644)
+	os.WriteFile(predPath, []byte(p.String()), 0o644)
+
+	cmd := exec.Command(bin, "run", "--suite", suitePath, "--subject", "predictions:"+predPath, "--db", db,
+		"--repeats", fmt.Sprint(repeats), "--concurrency", "4", "--delay", "15ms", "--run-id", "k")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until some verdicts are stored (polling the store, the way a user would watch it),
+	// then kill without warning.
+	count := func() int {
+		st, err := store.Open(context.Background(), db)
+		if err != nil {
+			return 0
+		}
+		defer st.Close()
+		n := 0
+		st.Done(context.Background(), "k", false, func(store.Unit) { n++ })
+		return n
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for count() < 40 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no progress after 60 s; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	before := count()
+	if before >= cases*repeats {
+		t.Fatalf("the run finished (%d units) before it was killed: slow it down", before)
+	}
+
+	out, err := exec.Command(bin, "run", "--resume", "k", "--db", db).CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), fmt.Sprintf("resuming, %d of %d units already stored", before, cases*repeats)) {
+		t.Errorf("resume output does not say what was stored (%d):\n%s", before, out)
+	}
+	if !strings.Contains(string(out), fmt.Sprintf("%d units in", cases*repeats-before)) {
+		t.Errorf("resume did not do exactly the %d missing units:\n%s", cases*repeats-before, out)
+	}
+
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	seen := map[string]int{}
+	err = st.Verdicts(context.Background(), "k", func(v verdict.Verdict) error {
+		seen[fmt.Sprintf("%s/%d", v.CaseID, v.Repeat)]++
+		if v.Status != verdict.OK || string(v.Label) != want[v.CaseID] {
+			t.Errorf("%s repeat %d: %s %s, want ok %s", v.CaseID, v.Repeat, v.Status, v.Label, want[v.CaseID])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < cases; i++ {
+		for r := 0; r < repeats; r++ {
+			if k := fmt.Sprintf("c%03d/%d", i, r); seen[k] != 1 {
+				t.Errorf("unit %s has %d verdicts, want 1", k, seen[k])
+			}
+		}
+	}
+	if len(seen) != cases*repeats {
+		t.Errorf("%d units stored, want %d", len(seen), cases*repeats)
+	}
+	r, _ := st.GetRun(context.Background(), "k")
+	if r.State != store.StateDone {
+		t.Errorf("run state %q after resume, want done", r.State)
+	}
+}

@@ -5,7 +5,6 @@ bin=${1:-bin/vulnbench} suite=${2:-suites/demo/demo.jsonl} db=${3:-.demo/vulnben
 mkdir -p "$(dirname "$db")"
 rm -f "$db" "$db-wal" "$db-shm"
 "$bin" suite validate "$suite"
-"$bin" suite stats "$suite" | head -4
 stamp=$(date +%s)
 runs=()
 for subject in random constant:vul constant:ben flawfinder; do

@@ -290,34 +290,48 @@ func tables(cols []Column) []table {
 		ts = append(ts, t)
 	}
 
-	if len(cwes) > 0 {
+	if len(cwes) > 0 && len(cols) == 1 {
 		metrics := []row{{"n", ":n"}, {"recall", ":recall"}, {"F1", ":f1"}, {"pAcc", ":pacc"}}
 		t := table{header: []string{"CWE"}}
-		for _, c := range cols {
-			for _, m := range metrics {
-				h := m.label
-				if len(cols) > 1 {
-					h = columnName(c, len(cols)) + " " + h
-				}
-				t.header = append(t.header, h)
-			}
+		for _, m := range metrics {
+			t.header = append(t.header, m.label)
 		}
 		for _, w := range cwes {
 			line := []string{w}
-			for _, m := range idx {
-				for _, x := range metrics {
-					f, ok := m["cwe:"+w+x.key]
-					if x.key == ":pacc" && ok && m["cwe:"+w+":pairs"].v.Mean == 0 {
-						ok = false // no pair under this CWE
-					}
-					line = append(line, cell(f, ok))
-				}
+			for _, x := range metrics {
+				line = append(line, cweCell(idx[0], w, x.key))
 			}
 			t.rows = append(t.rows, line)
 		}
 		ts = append(ts, t)
 	}
+	if len(cwes) > 0 && len(cols) > 1 {
+		// Side by side, one table per figure keeps the width readable: subjects as columns.
+		for _, x := range []row{{"F1 by CWE", ":f1"}, {"pAcc by CWE", ":pacc"}} {
+			t := table{header: []string{x.label, "n"}}
+			for _, c := range cols {
+				t.header = append(t.header, columnName(c, len(cols)))
+			}
+			for _, w := range cwes {
+				line := []string{w, cweCell(idx[0], w, ":n")}
+				for _, m := range idx {
+					line = append(line, cweCell(m, w, x.key))
+				}
+				t.rows = append(t.rows, line)
+			}
+			ts = append(ts, t)
+		}
+	}
 	return ts
+}
+
+// cweCell is one per-CWE figure; pAcc is "-" where the CWE has no pair.
+func cweCell(m map[string]fig, w, key string) string {
+	f, ok := m["cwe:"+w+key]
+	if key == ":pacc" && ok && m["cwe:"+w+":pairs"].v.Mean == 0 {
+		ok = false
+	}
+	return cell(f, ok)
 }
 
 func columnName(c Column, ncols int) string {

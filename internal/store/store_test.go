@@ -55,7 +55,9 @@ func TestRoundTripResumeAndReopen(t *testing.T) {
 		if err := st.Done(ctx, "r1", skipErrors, func(u store.Unit) { us = append(us, u) }); err != nil {
 			t.Fatal(err)
 		}
-		sort.Slice(us, func(i, j int) bool { return us[i].CaseID+string(rune(us[i].Repeat)) < us[j].CaseID+string(rune(us[j].Repeat)) })
+		sort.Slice(us, func(i, j int) bool {
+			return us[i].CaseID+string(rune(us[i].Repeat)) < us[j].CaseID+string(rune(us[j].Repeat))
+		})
 		return us
 	}
 	if d := cmp.Diff([]store.Unit{{"a", 0}, {"a", 1}}, units(true)); d != "" {
@@ -120,4 +122,3 @@ func TestPostgresDSNIsRefusedClearly(t *testing.T) {
 		t.Errorf("err = %v, want a message pointing to a SQLite path", err)
 	}
 }
-

@@ -37,7 +37,7 @@ done
 echo "== engine: run --subject random --concurrency 2 (fresh store each time)"
 for n in 10000 100000; do
   BEFORE="rm -f $work/run$n.db*"
-  measure "run random, $n cases" $bin run --db "$work/run$n.db" --suite "$work/s$n.jsonl" --subject random --concurrency 2 --run-id bench --format csv
+  measure "run random, $n cases" $bin run --db "$work/run$n.db" --suite "$work/s$n.jsonl" --subject random --concurrency 2 --run-id bench --no-score
   printf '%-44s %7.1f µs per case (wall incl. validation, store, score)\n' "  overhead" "$(echo "$(cat "$work/last.txt")*1000000/$n" | bc -l)"
 done
 BEFORE=""
@@ -45,7 +45,7 @@ BEFORE=""
 echo "== score over 1,000,000 verdicts"
 measure "score --predictions (1M JSONL verdicts)" $bin score --suite "$work/s1M.jsonl" --predictions "$work/p1M.jsonl" --format json
 rm -f "$work/run1M.db"*
-/usr/bin/time -f '%e %M' -o "$work/time.txt" $bin run --db "$work/run1M.db" --suite "$work/s1M.jsonl" --subject random --concurrency 2 --run-id big --format csv >/dev/null 2>&1
+/usr/bin/time -f '%e %M' -o "$work/time.txt" $bin run --db "$work/run1M.db" --suite "$work/s1M.jsonl" --subject random --concurrency 2 --run-id big --no-score >/dev/null 2>&1
 read -r wall kb <"$work/time.txt"
 printf '%-44s %7.2f s   peak RSS %6.1f MiB   (%.1f µs per case)\n' "run random, 1000000 cases (once)" "$wall" "$(echo "$kb/1024" | bc -l)" "$(echo "$wall*1000000/1000000" | bc -l)"
 measure "score --run (1M verdicts from SQLite)" $bin score --db "$work/run1M.db" --suite "$work/s1M.jsonl" --run big --format json

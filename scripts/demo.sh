@@ -12,7 +12,7 @@ for subject in random constant:vul constant:ben flawfinder; do
   [ "$subject" = "${subject%%:*}" ] && id="demo-$subject"
   id="$id-$stamp"
   echo "== $subject" >&2
-  "$bin" run --db "$db" --suite "$suite" --subject "$subject" --run-id "$id" --format csv >/dev/null
+  "$bin" run --db "$db" --suite "$suite" --subject "$subject" --run-id "$id" --no-score >/dev/null
   runs+=(--run "$id")
 done
 echo

@@ -22,7 +22,7 @@ type runOpts struct {
 	concurrency, repeats, minLevel         int
 	seed                                   int64
 	timeout, delay                         time.Duration
-	retryErrors                            bool
+	retryErrors, noScore                   bool
 	scoreFlags
 }
 
@@ -65,6 +65,7 @@ Subjects:
 	f.BoolVar(&o.retryErrors, "retry-errors", false, "with --resume, also redo units whose verdict is an error")
 	f.Int64Var(&o.seed, "seed", 42, "seed for subjects that draw random numbers")
 	f.IntVar(&o.minLevel, "min-level", 1, "flawfinder: lowest hit level (0-5) that makes a case vul")
+	f.BoolVar(&o.noScore, "no-score", false, "skip the score table at the end (score later with vulnbench score)")
 	f.StringVar(&o.out, "out", "", "also write the run's verdicts as predictions JSONL to this file")
 	f.DurationVar(&o.delay, "delay", 0, "wait this long before each predictions answer (for tests)")
 	_ = f.MarkHidden("delay")
@@ -250,22 +251,24 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		return silentFail
 	}
 
-	t, err := loadTruth(o.suite)
-	if err != nil {
-		return err
-	}
-	col, err := runColumn(context.WithoutCancel(ctx), st, run.ID, t, o.scoreFlags.options(), e.stderr)
-	if err != nil {
-		return err
-	}
 	if o.out != "" {
 		if err := writeRunPredictions(ctx, st, run.ID, o.out); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(e.stdout, "run %s: %s on %s\n", run.ID, o.subject, o.suite)
-	if err := writeScores(e.stdout, o.format, col); err != nil {
-		return err
+	if !o.noScore {
+		t, err := loadTruth(o.suite)
+		if err != nil {
+			return err
+		}
+		col, err := runColumn(context.WithoutCancel(ctx), st, run.ID, t, o.scoreFlags.options(), e.stderr)
+		if err != nil {
+			return err
+		}
+		if err := writeScores(e.stdout, o.format, col); err != nil {
+			return err
+		}
 	}
 	if res.OK+res.Failed == 0 && res.Errors > 0 {
 		return &exitError{code: ExitFail, err: errors.New("every case ended in an error; see the reasons with: vulnbench run --out FILE or the store")}

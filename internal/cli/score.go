@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -127,15 +128,26 @@ imported with 'vulnbench suite import primevul'.`,
 type truth struct {
 	path  string
 	cases []score.Case
-	ids   map[string]struct{}
+	index map[string]int32  // case id -> position in cases
 	byIdx map[string]string // PrimeVul idx -> case id
 }
 
 func loadTruth(path string) (*truth, error) {
-	t := &truth{path: path, ids: map[string]struct{}{}, byIdx: map[string]string{}}
+	n, err := suite.CountLines(path)
+	if err != nil {
+		return nil, err
+	}
+	t := &truth{path: path, cases: make([]score.Case, 0, n), index: make(map[string]int32, n), byIdx: map[string]string{}}
+	cweSets := map[string][]string{} // cases share their CWE lists: one slice per distinct list
 	_, problems, err := suite.Scan(path, true, func(c *suite.Case, _ int) error {
-		t.cases = append(t.cases, score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: c.CWE})
-		t.ids[c.ID] = struct{}{}
+		key := strings.Join(c.CWE, ",")
+		cwe, ok := cweSets[key]
+		if !ok {
+			cwe = c.CWE
+			cweSets[key] = cwe
+		}
+		t.index[c.ID] = int32(len(t.cases))
+		t.cases = append(t.cases, score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe})
 		if idx, ok := c.SourceIdx(); ok {
 			t.byIdx[idx] = c.ID
 		}
@@ -150,48 +162,45 @@ func loadTruth(path string) (*truth, error) {
 	return t, nil
 }
 
-// runColumn scores every repeat of a stored run.
-func runColumn(ctx context.Context, st *store.Store, runID string, t *truth, opt score.Options, warn io.Writer) (output.Column, error) {
-	run, err := st.GetRun(ctx, runID)
-	if err != nil {
-		return output.Column{}, err
-	}
-	byRepeat := map[int]map[string]verdict.Verdict{}
-	unknown := 0
-	err = st.Verdicts(ctx, runID, func(v verdict.Verdict) error {
-		if _, ok := t.ids[v.CaseID]; !ok {
-			unknown++
-			return nil
-		}
-		m := byRepeat[v.Repeat]
-		if m == nil {
-			m = make(map[string]verdict.Verdict, len(t.cases))
-			byRepeat[v.Repeat] = m
-		}
-		m[v.CaseID] = v
-		return nil
-	})
-	if err != nil {
-		return output.Column{}, err
-	}
-	if unknown > 0 {
-		fmt.Fprintf(warn, "vulnbench: warning: run %s has %d verdicts for cases not in %s (ignored)\n", runID, unknown, t.path)
-	}
-	repeats := run.Repeats
-	if repeats < 1 {
-		repeats = 1
-	}
-	maps := make([]map[string]verdict.Verdict, repeats)
-	for r := range maps {
-		maps[r] = byRepeat[r]
-	}
-	return column(run.Subject, t, maps, opt), nil
+// answers collects what scoring needs of a run's or a file's verdicts, one slice per repeat.
+type answers struct {
+	t        *truth
+	byRepeat map[int][]score.Answer
+	unknown  int
 }
 
-func column(name string, t *truth, repeats []map[string]verdict.Verdict, opt score.Options) output.Column {
-	results := make([]score.Result, len(repeats))
-	for i, m := range repeats {
-		results[i] = score.Compute(t.cases, m, opt)
+func (a *answers) add(id string, v verdict.Verdict) {
+	i, ok := a.t.index[id]
+	if !ok {
+		a.unknown++
+		return
+	}
+	as := a.byRepeat[v.Repeat]
+	if as == nil {
+		as = make([]score.Answer, len(a.t.cases))
+		a.byRepeat[v.Repeat] = as
+	}
+	as[i] = score.AnswerOf(v)
+}
+
+// column scores every repeat (at least one) and aggregates them when there are several.
+func (a *answers) column(name string, repeats int, opt score.Options) output.Column {
+	keys := make([]int, 0, len(a.byRepeat))
+	for r := range a.byRepeat {
+		keys = append(keys, r)
+	}
+	for r := 0; r < repeats; r++ {
+		if _, ok := a.byRepeat[r]; !ok {
+			keys = append(keys, r) // a repeat with no verdict yet: every case missing
+		}
+	}
+	sort.Ints(keys)
+	if len(keys) == 0 {
+		keys = []int{0}
+	}
+	results := make([]score.Result, len(keys))
+	for i, r := range keys {
+		results[i] = score.Compute(a.t.cases, a.byRepeat[r], opt)
 	}
 	if len(results) == 1 {
 		return output.Column{Name: name, Result: &results[0]}
@@ -200,52 +209,45 @@ func column(name string, t *truth, repeats []map[string]verdict.Verdict, opt sco
 	return output.Column{Name: name, Agg: &agg}
 }
 
+// runColumn scores every repeat of a stored run.
+func runColumn(ctx context.Context, st *store.Store, runID string, t *truth, opt score.Options, warn io.Writer) (output.Column, error) {
+	run, err := st.GetRun(ctx, runID)
+	if err != nil {
+		return output.Column{}, err
+	}
+	a := &answers{t: t, byRepeat: map[int][]score.Answer{}}
+	if err := st.Labels(ctx, runID, func(v verdict.Verdict) error { a.add(v.CaseID, v); return nil }); err != nil {
+		return output.Column{}, err
+	}
+	if a.unknown > 0 {
+		fmt.Fprintf(warn, "vulnbench: warning: run %s has %d verdicts for cases not in %s (ignored)\n", runID, a.unknown, t.path)
+	}
+	return a.column(run.Subject, run.Repeats, opt), nil
+}
+
 func predictionsColumn(path string, t *truth, opt score.Options, warn io.Writer) (output.Column, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return output.Column{}, err
 	}
 	defer f.Close()
-	byRepeat := map[int]map[string]verdict.Verdict{} // a file written by run --out may hold several repeats
-	unknown := 0
+	a := &answers{t: t, byRepeat: map[int][]score.Answer{}} // a file written by run --out may hold several repeats
 	problems := verdict.ReadPredictions(f, path, func(p verdict.Prediction, _ int) error {
 		id := p.CaseID
 		if id == "" {
 			id = t.byIdx[p.Idx]
 		}
-		if _, ok := t.ids[id]; !ok {
-			unknown++
-			return nil
-		}
-		m := byRepeat[p.Repeat]
-		if m == nil {
-			m = make(map[string]verdict.Verdict)
-			byRepeat[p.Repeat] = m
-		}
-		p.Verdict.CaseID = id
-		m[id] = p.Verdict
+		a.add(id, p.Verdict)
 		return nil
 	})
 	if len(problems) > 0 {
 		reportProblems(warn, problems, 20)
 		return output.Column{}, &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems; nothing was scored", path, len(problems))}
 	}
-	if unknown > 0 {
-		fmt.Fprintf(warn, "vulnbench: warning: %s has %d predictions for cases not in %s (ignored)\n", path, unknown, t.path)
+	if a.unknown > 0 {
+		fmt.Fprintf(warn, "vulnbench: warning: %s has %d predictions for cases not in %s (ignored)\n", path, a.unknown, t.path)
 	}
-	keys := make([]int, 0, len(byRepeat))
-	for r := range byRepeat {
-		keys = append(keys, r)
-	}
-	sort.Ints(keys)
-	repeats := []map[string]verdict.Verdict{{}}
-	if len(keys) > 0 {
-		repeats = repeats[:0]
-		for _, r := range keys {
-			repeats = append(repeats, byRepeat[r])
-		}
-	}
-	return column(filepath.Base(path), t, repeats, opt), nil
+	return a.column(filepath.Base(path), 1, opt), nil
 }
 
 func writeScores(w io.Writer, format string, cols ...output.Column) error {

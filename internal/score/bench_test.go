@@ -46,10 +46,11 @@ func BenchmarkCompute1M(b *testing.B) {
 			vs[id] = v
 		}
 	}
+	as := score.Answers(cases, vs)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		r := score.Compute(cases, vs, score.Options{})
+		r := score.Compute(cases, as, score.Options{})
 		if r.N != 2*pairs || r.Pairwise == nil || r.VDS == nil || len(r.ByCWE) != len(cwes) {
 			b.Fatalf("unexpected result: n %d", r.N)
 		}

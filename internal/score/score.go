@@ -171,6 +171,34 @@ const (
 	outBen // ok, predicted ben
 )
 
+// Answer is what scoring keeps of one verdict: small and free of pointers, so that millions of
+// them cost the garbage collector nothing. The zero Answer is a missing verdict.
+type Answer struct {
+	out    outcome
+	scored bool
+	score  float64
+}
+
+// AnswerOf keeps what scoring needs of v. A score that is NaN or infinite counts as no score.
+func AnswerOf(v verdict.Verdict) Answer {
+	a := Answer{out: outcomeOf(v, true)}
+	if v.Score != nil && !math.IsNaN(*v.Score) && !math.IsInf(*v.Score, 0) {
+		a.scored, a.score = true, *v.Score
+	}
+	return a
+}
+
+// Answers lines verdicts (keyed by case id) up with cases; ids not in cases are ignored.
+func Answers(cases []Case, verdicts map[string]verdict.Verdict) []Answer {
+	as := make([]Answer, len(cases))
+	for i := range cases {
+		if v, ok := verdicts[cases[i].ID]; ok {
+			as[i] = AnswerOf(v)
+		}
+	}
+	return as
+}
+
 // outcomeOf classifies a verdict. An ok verdict without a valid label is failed (an invalid answer);
 // an unknown status is an error (never scored).
 func outcomeOf(v verdict.Verdict, found bool) outcome {
@@ -253,8 +281,8 @@ type cweAcc struct {
 	pc    int
 }
 
-// Compute scores one repeat. verdicts maps case ids to at most one verdict each; a case without a
-// verdict is missing, and verdicts of ids not in cases are ignored.
+// Compute scores one repeat. answers[i] is the answer about cases[i] (see Answers and AnswerOf);
+// a zero Answer, or a missing one when answers is shorter than cases, is a missing verdict.
 //
 // Rules where the papers differ or are silent:
 //   - Binary: see BinaryOf. Accuracy = (TP+TN)/(TP+FP+TN+FN+B), FPR = FP/(FP+TN+B),
@@ -271,7 +299,7 @@ type cweAcc struct {
 //     counts distinct finite scores only. Omitted when the cases used lack a vul or a ben case.
 //   - By CWE: a case counts under each of its CWEs with the binary rule; a failed ben case under
 //     UnparsedFailed is in neither FP nor TN.
-func Compute(cases []Case, verdicts map[string]verdict.Verdict, opt Options) Result {
+func Compute(cases []Case, answers []Answer, opt Options) Result {
 	r := opt.VDSFPR
 	if r == 0 {
 		r = DefaultVDSFPR
@@ -289,8 +317,11 @@ func Compute(cases []Case, verdicts map[string]verdict.Verdict, opt Options) Res
 	)
 	for i := range cases {
 		c := &cases[i]
-		v, found := verdicts[c.ID]
-		o := outcomeOf(v, found)
+		var a Answer
+		if i < len(answers) {
+			a = answers[i]
+		}
+		o := a.out
 		outs[i] = o
 		switch o {
 		case outMissing:
@@ -308,8 +339,8 @@ func Compute(cases []Case, verdicts map[string]verdict.Verdict, opt Options) Res
 		case outVul, outBen:
 			s := 0.0
 			switch {
-			case v.Score != nil && !math.IsNaN(*v.Score) && !math.IsInf(*v.Score, 0):
-				s = *v.Score
+			case a.scored:
+				s = a.score
 			case o == outVul:
 				s = 1
 			}

@@ -134,7 +134,7 @@ func TestComputeBinary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := score.Compute(tt.cases, tt.verdicts, tt.opt)
+			r := score.Compute(tt.cases, score.Answers(tt.cases, tt.verdicts), tt.opt)
 			if r.N != len(tt.cases) {
 				t.Errorf("N = %d, want %d", r.N, len(tt.cases))
 			}
@@ -210,7 +210,7 @@ func TestComputePairwise(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := score.Compute(tt.cases, tt.verdicts, tt.opt)
+			r := score.Compute(tt.cases, score.Answers(tt.cases, tt.verdicts), tt.opt)
 			if diff := cmp.Diff(tt.want, r.Pairwise, approx()); diff != "" {
 				t.Errorf("pairwise (-want +got):\n%s", diff)
 			}
@@ -322,7 +322,7 @@ func TestComputeVDS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := score.Compute(tt.cases, tt.verdicts, tt.opt)
+			r := score.Compute(tt.cases, score.Answers(tt.cases, tt.verdicts), tt.opt)
 			if diff := cmp.Diff(tt.want, r.VDS, approx()); diff != "" {
 				t.Errorf("vds (-want +got):\n%s", diff)
 			}
@@ -362,7 +362,7 @@ func TestComputeByCWE(t *testing.T) {
 			"CWE-787": {N: 2, TP: 1, FN: 1, Recall: 0.5, F1: 2.0 / 3, Pairs: 2, PAcc: 0},
 		},
 	}
-	got := score.Compute(cases, vs, score.Options{})
+	got := score.Compute(cases, score.Answers(cases, vs), score.Options{})
 	if diff := cmp.Diff(want, got, approx()); diff != "" {
 		t.Errorf("Compute (-want +got):\n%s", diff)
 	}

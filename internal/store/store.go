@@ -236,7 +236,37 @@ func nullStr(s string) any {
 	return s
 }
 
-// Verdicts calls fn with every verdict of a run, ordered by case and repeat.
+// Labels calls fn with the fields of every verdict of a run that scoring reads (case, repeat,
+// status, label, score), ordered by case and repeat: cheaper than Verdicts for big runs.
+func (s *Store) Labels(ctx context.Context, runID string, fn func(verdict.Verdict) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT case_id, repeat_idx, status, COALESCE(label, ''), score
+		FROM verdicts WHERE run_id = ? ORDER BY case_id, repeat_idx`, runID)
+	if err != nil {
+		return fmt.Errorf("read verdicts of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v verdict.Verdict
+		var status, label string
+		var score sql.NullFloat64
+		if err := rows.Scan(&v.CaseID, &v.Repeat, &status, &label, &score); err != nil {
+			return fmt.Errorf("read verdicts of run %s: %w", runID, err)
+		}
+		v.Status, v.Label = verdict.Status(status), suite.Label(label)
+		if score.Valid {
+			v.Score = verdict.Float(score.Float64)
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read verdicts of run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// Verdicts calls fn with every verdict of a run, whole, ordered by case and repeat.
 func (s *Store) Verdicts(ctx context.Context, runID string, fn func(verdict.Verdict) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT case_id, repeat_idx, status, COALESCE(label, ''), score, COALESCE(cwe, ''), COALESCE(category, ''),
 		COALESCE(explanation, ''), COALESCE(reason, ''), COALESCE(raw, ''), input_tokens, cached_tokens, output_tokens, cost_usd,

@@ -50,6 +50,19 @@ func TestRoundTripResumeAndReopen(t *testing.T) {
 		t.Errorf("verdicts (-stored +read):\n%s", d)
 	}
 
+	var labels []verdict.Verdict
+	if err := st.Labels(ctx, "r1", func(v verdict.Verdict) error { labels = append(labels, v); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	wantLabels := []verdict.Verdict{
+		{CaseID: "a", Repeat: 0, Status: verdict.OK, Label: suite.Vul, Score: verdict.Float(0.25)},
+		{CaseID: "a", Repeat: 1, Status: verdict.Failed},
+		{CaseID: "b", Repeat: 0, Status: verdict.Error},
+	}
+	if d := cmp.Diff(wantLabels, labels); d != "" {
+		t.Errorf("labels (-want +got):\n%s", d)
+	}
+
 	units := func(skipErrors bool) []store.Unit {
 		var us []store.Unit
 		if err := st.Done(ctx, "r1", skipErrors, func(u store.Unit) { us = append(us, u) }); err != nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // Checker makes the suite-wide checks: unique ids, and pairs made of exactly one vul and one ben
@@ -12,17 +11,21 @@ import (
 type Checker struct {
 	file  string
 	ids   map[string]int
-	pairs map[string]*pairInfo
+	pairs map[string]pairInfo
 }
 
+// pairInfo is kept by value, without pointers, so that millions of pairs cost the garbage
+// collector little: the first two lines are enough to point at a problem.
 type pairInfo struct {
-	vul, ben []int // lines
-	kinds    map[Kind]bool
+	vul, ben int32
+	lines    [2]int32
+	kind     Kind
+	mixed    bool
 }
 
 // NewChecker checks cases read from file.
 func NewChecker(file string) *Checker {
-	return &Checker{file: file, ids: map[string]int{}, pairs: map[string]*pairInfo{}}
+	return &Checker{file: file, ids: map[string]int{}, pairs: map[string]pairInfo{}}
 }
 
 // Add records one case found on line and returns the problems it shows at once.
@@ -34,17 +37,21 @@ func (k *Checker) Add(c *Case, line int) []error {
 		k.ids[c.ID] = line
 	}
 	if c.Pair != "" {
-		p := k.pairs[c.Pair]
-		if p == nil {
-			p = &pairInfo{kinds: map[Kind]bool{}}
-			k.pairs[c.Pair] = p
+		p, seen := k.pairs[c.Pair]
+		if !seen {
+			p.kind = c.Kind
+		} else if p.kind != c.Kind {
+			p.mixed = true
+		}
+		if n := p.vul + p.ben; n < 2 {
+			p.lines[n] = int32(line)
 		}
 		if c.Label == Vul {
-			p.vul = append(p.vul, line)
+			p.vul++
 		} else {
-			p.ben = append(p.ben, line)
+			p.ben++
 		}
-		p.kinds[c.Kind] = true
+		k.pairs[c.Pair] = p
 	}
 	return errs
 }
@@ -53,30 +60,25 @@ func (k *Checker) Add(c *Case, line int) []error {
 func (k *Checker) Finish() []error {
 	var errs []error
 	for id, p := range k.pairs {
-		lines := append(append([]int(nil), p.vul...), p.ben...)
-		sort.Ints(lines)
+		if p.vul == 1 && p.ben == 1 && !p.mixed {
+			continue
+		}
+		lines := fmt.Sprintf("lines %d, %d", p.lines[0], p.lines[1])
+		if n := p.vul + p.ben; n > 2 {
+			lines += fmt.Sprintf(" and %d more", n-2)
+		}
 		var msg string
 		switch {
-		case len(p.vul) == 1 && len(p.ben) == 1 && len(p.kinds) == 1:
-			continue
-		case len(p.vul)+len(p.ben) == 1:
-			msg = fmt.Sprintf("pair %q has one case: its %s twin is missing", id, map[bool]string{true: "ben", false: "vul"}[len(p.vul) == 1])
-		case len(p.vul) != 1 || len(p.ben) != 1:
-			msg = fmt.Sprintf("pair %q has %d vul and %d ben cases (lines %s): a pair is one vul and one ben case", id, len(p.vul), len(p.ben), joinInts(lines))
+		case p.vul+p.ben == 1:
+			msg = fmt.Sprintf("pair %q has one case: its %s twin is missing", id, map[bool]string{true: "ben", false: "vul"}[p.vul == 1])
+		case p.vul != 1 || p.ben != 1:
+			msg = fmt.Sprintf("pair %q has %d vul and %d ben cases (%s): a pair is one vul and one ben case", id, p.vul, p.ben, lines)
 		default:
-			msg = fmt.Sprintf("pair %q mixes kinds (lines %s): both cases of a pair have one kind", id, joinInts(lines))
+			msg = fmt.Sprintf("pair %q mixes kinds (%s): both cases of a pair have one kind", id, lines)
 		}
-		errs = append(errs, &LineError{File: k.file, Line: lines[0], Err: errors.New(msg)})
+		errs = append(errs, &LineError{File: k.file, Line: int(p.lines[0]), Err: errors.New(msg)})
 	}
 	return errs
-}
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ", ")
 }
 
 func sortByLine(errs []error) {

@@ -19,6 +19,9 @@ import (
 // small enough that a corrupt file cannot exhaust memory.
 const DefaultMaxLine = 8 << 20
 
+// ErrRead marks a failure of the reader itself (as opposed to a bad line): reading cannot go on.
+var ErrRead = errors.New("read")
+
 // LineError is a problem with one line of an input file. It prints as FILE:LINE: message.
 type LineError struct {
 	File string
@@ -54,7 +57,8 @@ func NewLineReader(r io.Reader, file string) *LineReader {
 
 // Next returns the next non-blank line without its line ending, and its 1-based number.
 // The slice is valid until the next call. At the end it returns io.EOF. An over-long line gives a
-// *LineError and the reader moves on to the following line.
+// *LineError and the reader moves on to the following line; a failure of the underlying reader
+// is a *LineError wrapping ErrRead, and reading cannot go on.
 func (lr *LineReader) Next() ([]byte, int, error) {
 	for {
 		lr.buf = lr.buf[:0]
@@ -81,7 +85,7 @@ func (lr *LineReader) Next() ([]byte, int, error) {
 				break
 			}
 			if err != nil {
-				return nil, lr.line, &LineError{File: lr.File, Line: lr.line + 1, Err: err}
+				return nil, lr.line, &LineError{File: lr.File, Line: lr.line + 1, Err: fmt.Errorf("%w: %w", ErrRead, err)}
 			}
 			break
 		}
@@ -143,43 +147,44 @@ func Scan(path string, check bool, fn func(c *Case, line int) error) (hash strin
 	return ScanReader(f, path, check, fn)
 }
 
-// ScanReader is Scan over an open reader named file.
+// ScanReader is Scan over an open reader named file. Lines are decoded on every CPU; fn is
+// called in file order from the calling goroutine.
 func ScanReader(r io.Reader, file string, check bool, fn func(c *Case, line int) error) (string, []error, error) {
 	lr := NewLineReader(r, file)
 	var ck *Checker
 	if check {
 		ck = NewChecker(file)
 	}
+	type decoded struct {
+		c   *Case
+		err error
+	}
 	var problems []error
-	for {
-		b, line, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var le *LineError
-			if errors.As(err, &le) && le.Err != nil && le.Line > 0 && !isReadErr(le.Err) {
-				problems = append(problems, err)
-				continue
-			}
-			return "", problems, err
-		}
+	err := DecodeLines(lr, 0, func(b []byte, _ int) decoded {
 		c, err := DecodeCase(b)
 		if err == nil {
 			err = c.Check()
 		}
+		return decoded{c, err}
+	}, func(d decoded, line int, err error) error {
 		if err != nil {
-			problems = append(problems, &LineError{File: file, Line: line, Err: err})
-			continue
+			problems = append(problems, err)
+			return nil
+		}
+		if d.err != nil {
+			problems = append(problems, &LineError{File: file, Line: line, Err: d.err})
+			return nil
 		}
 		if ck != nil {
-			problems = append(problems, ck.Add(c, line)...)
+			problems = append(problems, ck.Add(d.c, line)...)
 		}
 		if fn != nil {
-			if err := fn(c, line); err != nil {
-				return "", problems, err
-			}
+			return fn(d.c, line)
 		}
+		return nil
+	})
+	if err != nil {
+		return "", problems, err
 	}
 	if ck != nil {
 		problems = append(problems, ck.Finish()...)
@@ -188,9 +193,33 @@ func ScanReader(r io.Reader, file string, check bool, fn func(c *Case, line int)
 	return lr.Hash(), problems, nil
 }
 
-func isReadErr(err error) bool {
-	var pe *os.PathError
-	return errors.As(err, &pe)
+// CountLines counts the newline-terminated lines of a file (plus a last unterminated one), fast:
+// an upper bound on its records, to size memory once rather than grow it.
+func CountLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	n, last := 0, byte('\n')
+	for {
+		k, err := f.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	return n, nil
 }
 
 // Writer writes cases as JSONL.

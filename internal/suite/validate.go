@@ -26,7 +26,7 @@ func Validate(r io.Reader, file string, sch *jsonschema.Schema) (cases int, prob
 			break
 		}
 		if err != nil {
-			if le := (*LineError)(nil); errors.As(err, &le) && !isReadErr(le.Err) {
+			if le := (*LineError)(nil); errors.As(err, &le) && !errors.Is(err, ErrRead) {
 				problems = append(problems, err)
 				continue
 			}

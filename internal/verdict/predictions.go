@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -39,45 +40,42 @@ type Prediction struct {
 // are not passed to fn. An error from fn stops the reading and is returned as the last problem,
 // on fn's line.
 func ReadPredictions(r io.Reader, file string, fn func(p Prediction, line int) error) []error {
-	er := &errReader{r: r}
-	lr := suite.NewLineReader(er, file)
+	br := bufio.NewReaderSize(r, 64<<10)
+	tsv := !firstIsJSON(br)
+	lr := suite.NewLineReader(br, file)
 	pr := &problems{file: file}
 	type key struct {
 		id     string
 		repeat int
 	}
+	type decoded struct {
+		p    Prediction
+		errs []error
+	}
 	seen := map[key]int{} // (case_id or idx, repeat) -> line of the first
-	tsv, detected := false, false
-	for {
-		b, line, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			pr.add(err) // a *suite.LineError: an over-long line, or the reader's failure
-			if er.err != nil {
-				break
-			}
-			continue
-		}
-		if !detected {
-			detected = true
+	err := suite.DecodeLines(lr, 0, func(b []byte, line int) decoded {
+		if line == 1 {
 			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-			tsv = !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{"))
 		}
-		var p Prediction
-		var errs []error
+		var d decoded
 		if tsv {
-			p, errs = parseTSV(b)
+			d.p, d.errs = parseTSV(b)
 		} else {
-			p, errs = parseJSON(b)
+			d.p, d.errs = parseJSON(b)
 		}
-		if len(errs) > 0 {
-			for _, e := range errs {
+		return d
+	}, func(d decoded, line int, err error) error {
+		if err != nil {
+			pr.add(err) // an over-long line
+			return nil
+		}
+		if len(d.errs) > 0 {
+			for _, e := range d.errs {
 				pr.add(&suite.LineError{File: file, Line: line, Err: e})
 			}
-			continue
+			return nil
 		}
+		p := d.p
 		k, what := key{id: p.CaseID, repeat: p.Repeat}, fmt.Sprintf("case_id %q", p.CaseID)
 		if tsv {
 			k, what = key{id: p.Idx}, "idx "+p.Idx
@@ -86,32 +84,32 @@ func ReadPredictions(r io.Reader, file string, fn func(p Prediction, line int) e
 		}
 		if first, dup := seen[k]; dup {
 			pr.add(&suite.LineError{File: file, Line: line, Err: fmt.Errorf("duplicate %s (first on line %d)", what, first)})
-			continue
+			return nil
 		}
 		seen[k] = line
 		if fn != nil {
 			if err := fn(p, line); err != nil {
 				pr.add(&suite.LineError{File: file, Line: line, Err: err})
-				break
+				return errStop
 			}
 		}
+		return nil
+	})
+	if err != nil && err != errStop {
+		pr.add(err) // the reader's own failure
 	}
 	return pr.list()
 }
 
-// errReader remembers the reader's own failure, to tell it apart from an over-long line, after
-// which reading goes on.
-type errReader struct {
-	r   io.Reader
-	err error
-}
+var errStop = errors.New("stop")
 
-func (e *errReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF {
-		e.err = err
-	}
-	return n, err
+// firstIsJSON tells the format from the first non-blank line: JSONL when it starts with '{'.
+// It only peeks: nothing is consumed.
+func firstIsJSON(br *bufio.Reader) bool {
+	b, _ := br.Peek(br.Size())
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
 }
 
 func parseJSON(b []byte) (Prediction, []error) {

@@ -226,7 +226,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 
 func TestReadPredictionsReadFailure(t *testing.T) {
 	got, errs := readAll(t, &failingReader{}, "p.txt")
-	if diff := cmp.Diff([]string{"p.txt:2: disk on fire"}, errs); diff != "" {
+	if diff := cmp.Diff([]string{"p.txt:2: read: disk on fire"}, errs); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 	if len(got) != 1 {

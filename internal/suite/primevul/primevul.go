@@ -75,8 +75,7 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 		return rep, nil, err
 	}
 	rep.Paired = paired
-	er := &errReader{r: r}
-	lr := suite.NewLineReader(er, file)
+	lr := suite.NewLineReader(r, file)
 	probs := &problems{file: file}
 	seen := map[int64]int{} // idx -> line of its first row
 	var rows []*row         // paired mode only
@@ -87,8 +86,8 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 			break
 		}
 		if err != nil {
-			if er.err != nil {
-				return rep, nil, fmt.Errorf("read %s: %w", file, er.err)
+			if errors.Is(err, suite.ErrRead) {
+				return rep, nil, err
 			}
 			rep.Rows++
 			probs.add(err)
@@ -210,20 +209,6 @@ func write(w *suite.Writer, rw *row, pair string, rep *Report) error {
 		rep.Pairs++
 	}
 	return nil
-}
-
-// errReader remembers the reader's own failure, to tell it apart from problems with the content.
-type errReader struct {
-	r   io.Reader
-	err error
-}
-
-func (e *errReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF {
-		e.err = err
-	}
-	return n, err
 }
 
 // problems collects up to MaxProblems errors and counts the rest.

@@ -398,7 +398,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 func TestImportFailures(t *testing.T) {
 	w := suite.NewWriter(io.Discard)
 	_, _, err := Import(&failingReader{}, "x.jsonl", w, Options{})
-	if err == nil || err.Error() != "read x.jsonl: disk on fire" {
+	if err == nil || err.Error() != "x.jsonl:2: read: disk on fire" {
 		t.Errorf("read failure: got %v", err)
 	}
 	_, _, err = Import(strings.NewReader(""), "x.jsonl", w, Options{Paired: "maybe"})

@@ -38,7 +38,7 @@ echo "== engine: run --subject random --concurrency 2 (fresh store each time)"
 for n in 10000 100000; do
   BEFORE="rm -f $work/run$n.db*"
   measure "run random, $n cases" $bin run --db "$work/run$n.db" --suite "$work/s$n.jsonl" --subject random --concurrency 2 --run-id bench --no-score
-  printf '%-44s %7.1f µs per case (wall incl. validation, store, score)\n' "  overhead" "$(echo "$(cat "$work/last.txt")*1000000/$n" | bc -l)"
+  printf '%-44s %7.1f µs per case (wall: validation pass, judging, storing)\n' "  overhead" "$(echo "$(cat "$work/last.txt")*1000000/$n" | bc -l)"
 done
 BEFORE=""
 

@@ -1,0 +1,47 @@
+package output_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+func TestWriteStatsGolden(t *testing.T) {
+	st := suite.NewStats()
+	for _, c := range []suite.Case{
+		{ID: "1", Kind: suite.KindFunction, Label: suite.Vul, Pair: "p", CWE: []string{"CWE-787"}, Language: "c", Project: "a|b", Split: "test"},
+		{ID: "2", Kind: suite.KindFunction, Label: suite.Ben, Pair: "p", CWE: []string{"CWE-787"}, Language: "c", Project: "a|b", Split: "test"},
+		{ID: "3", Kind: suite.KindVEX, Label: suite.Ben, CVE: "CVE-2024-1000"},
+	} {
+		st.Add(&c)
+	}
+	for _, format := range output.Formats {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := output.WriteStats(&buf, format, st); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "stats."+format+".golden")
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/output -update)", err)
+			}
+			if d := cmp.Diff(string(want), buf.String()); d != "" {
+				t.Errorf("%s (-want +got):\n%s", golden, d)
+			}
+		})
+	}
+	if err := output.WriteStats(&bytes.Buffer{}, "xml", st); err == nil {
+		t.Error("format xml accepted")
+	}
+}

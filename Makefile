@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin/vulnbench
 DEMO    := suites/demo/demo.jsonl
 DEMODB  := .demo/vulnbench.db
-FUZZTIME ?= 10s
+FUZZTIME ?= 8s
 
 .PHONY: all build demo test deps check bench clean
 
@@ -24,6 +24,8 @@ test: deps
 	./scripts/check.sh
 	$(GO) test -count=1 ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCase$$' -fuzztime $(FUZZTIME) ./internal/suite
+	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) ./internal/suite/primevul
+	$(GO) test -run '^$$' -fuzz '^FuzzReadPredictions$$' -fuzztime $(FUZZTIME) ./internal/verdict
 
 bench: deps build
 	./bench/run.sh

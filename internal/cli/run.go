@@ -88,7 +88,19 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 	if o.concurrency < 1 || o.repeats < 1 {
 		return usageErr("--concurrency and --repeats must be at least 1")
 	}
-	st, err := store.Open(ctx, o.db)
+	if o.resume == "" {
+		if o.suite == "" || o.subject == "" {
+			return usageErr("run needs --suite SUITE and --subject SPEC (or --resume RUN_ID)")
+		}
+		if changed("retry-errors") {
+			return usageErr("--retry-errors only applies with --resume")
+		}
+	}
+	open := store.Open
+	if o.resume != "" {
+		open = openExisting
+	}
+	st, err := open(ctx, o.db)
 	if err != nil {
 		return err
 	}
@@ -112,17 +124,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 			o.suite = man.Suite.Path
 		}
 		o.subject, o.repeats, o.seed, o.minLevel = man.Subject, man.Repeats, man.Seed, man.MinLevel
-	} else {
-		if o.suite == "" || o.subject == "" {
-			return usageErr("run needs --suite SUITE and --subject SPEC (or --resume RUN_ID)")
-		}
-		if o.runID != "" {
-			if _, err := st.GetRun(ctx, o.runID); err == nil {
-				return usageErr("run %s already exists in %s: resume it with --resume %s, or pick another --run-id", o.runID, o.db, o.runID)
-			}
-		}
-		if changed("retry-errors") {
-			return usageErr("--retry-errors only applies with --resume")
+	} else if o.runID != "" {
+		if _, err := st.GetRun(ctx, o.runID); err == nil {
+			return usageErr("run %s already exists in %s: resume it with --resume %s, or pick another --run-id", o.runID, o.db, o.runID)
 		}
 	}
 

@@ -1,13 +1,24 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/store"
 )
+
+// openExisting opens a store that must already exist: reading commands never create one.
+func openExisting(ctx context.Context, db string) (*store.Store, error) {
+	if _, err := os.Stat(db); err != nil && !strings.Contains(db, "://") {
+		return nil, &exitError{code: ExitFail, err: fmt.Errorf("no store at %s (runs are stored there by: vulnbench run --db %s)", db, db)}
+	}
+	return store.Open(ctx, db)
+}
 
 func newRunsCmd(e *env) *cobra.Command {
 	var db string
@@ -17,7 +28,7 @@ func newRunsCmd(e *env) *cobra.Command {
 		Example: `  vulnbench runs --db vulnbench.db`,
 		Args:    exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := store.Open(cmd.Context(), db)
+			st, err := openExisting(cmd.Context(), db)
 			if err != nil {
 				return err
 			}

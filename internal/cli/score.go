@@ -92,7 +92,7 @@ imported with 'vulnbench suite import primevul'.`,
 			}
 			var cols []output.Column
 			if len(runs) > 0 {
-				st, err := store.Open(cmd.Context(), db)
+				st, err := openExisting(cmd.Context(), db)
 				if err != nil {
 					return err
 				}

@@ -9,36 +9,29 @@ import (
 
 func printImportReport(w io.Writer, r primevul.Report) {
 	fmt.Fprintf(w, "read %d rows (%s fields)\n", r.Rows, r.Format)
-	if n := len(r.DuplicateIdx); n > 0 {
-		fmt.Fprintf(w, "dropped %d rows with a repeated idx:\n", n)
-		for i, d := range r.DuplicateIdx {
-			if i == 10 {
-				fmt.Fprintf(w, "  ... and %d more\n", n-10)
-				break
-			}
-			fmt.Fprintf(w, "  idx %d on line %d (first on line %d)\n", d.Idx, d.Line, d.First)
-		}
+	dups := make([]string, len(r.DuplicateIdx))
+	for i, d := range r.DuplicateIdx {
+		dups[i] = fmt.Sprintf("idx %d on line %d (first on line %d)", d.Idx, d.Line, d.First)
 	}
-	if n := len(r.Unpaired); n > 0 {
-		fmt.Fprintf(w, "%d cases kept without a twin:\n", n)
-		for i, u := range r.Unpaired {
-			if i == 10 {
-				fmt.Fprintf(w, "  ... and %d more\n", n-10)
-				break
-			}
-			fmt.Fprintf(w, "  %s\n", u)
-		}
+	printList(w, fmt.Sprintf("dropped %d rows with a repeated idx:", len(dups)), dups, len(dups))
+	printList(w, fmt.Sprintf("%d cases kept without a twin:", len(r.Unpaired)), r.Unpaired, len(r.Unpaired))
+	printList(w, fmt.Sprintf("%d line pairs differ between commit grouping (used) and consecutive-line pairing:", r.DisagreementCount),
+		r.Disagreements, r.DisagreementCount)
+}
+
+// printList prints a header and the first ten items of a list of total; nothing when it is empty.
+func printList(w io.Writer, header string, items []string, total int) {
+	if total == 0 {
+		return
 	}
-	if n := r.DisagreementCount; n > 0 {
-		fmt.Fprintf(w, "%d line pairs differ between commit grouping (used) and consecutive-line pairing:\n", n)
-		for i, d := range r.Disagreements {
-			if i == 10 {
-				break
-			}
-			fmt.Fprintf(w, "  %s\n", d)
+	fmt.Fprintln(w, header)
+	for i, s := range items {
+		if i == 10 {
+			break
 		}
-		if n > 10 {
-			fmt.Fprintf(w, "  ... and %d more\n", n-10)
-		}
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	if total > 10 {
+		fmt.Fprintf(w, "  ... and %d more\n", total-10)
 	}
 }

@@ -13,10 +13,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
-// MaxProblems is how many problems ReadPredictions lists before it summarises the rest as
-// "and N more problems".
-const MaxProblems = 100
-
 // Prediction is one line of a predictions file. A vulnbench JSONL line sets Verdict.CaseID; a
 // PrimeVul predictions.txt line sets Idx instead (the decimal idx, as suite.Case.SourceIdx gives
 // it) and leaves CaseID empty: the caller maps idx values to cases.
@@ -36,14 +32,14 @@ type Prediction struct {
 //     class]; the probability becomes Score. One idx may appear once.
 //
 // CRLF line endings and blank lines are accepted. It returns every problem as a *suite.LineError
-// (FILE:LINE: msg), at most MaxProblems of them and then "and N more problems"; lines with problems
+// (FILE:LINE: msg), at most suite.MaxProblems of them and then "and N more problems"; lines with problems
 // are not passed to fn. An error from fn stops the reading and is returned as the last problem,
 // on fn's line.
 func ReadPredictions(r io.Reader, file string, fn func(p Prediction, line int) error) []error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	tsv := !firstIsJSON(br)
 	lr := suite.NewLineReader(br, file)
-	pr := &problems{file: file}
+	pr := &suite.Problems{File: file}
 	type key struct {
 		id     string
 		repeat int
@@ -66,12 +62,12 @@ func ReadPredictions(r io.Reader, file string, fn func(p Prediction, line int) e
 		return d
 	}, func(d decoded, line int, err error) error {
 		if err != nil {
-			pr.add(err) // an over-long line
+			pr.Add(err) // an over-long line
 			return nil
 		}
 		if len(d.errs) > 0 {
 			for _, e := range d.errs {
-				pr.add(&suite.LineError{File: file, Line: line, Err: e})
+				pr.Add(&suite.LineError{File: file, Line: line, Err: e})
 			}
 			return nil
 		}
@@ -83,22 +79,22 @@ func ReadPredictions(r io.Reader, file string, fn func(p Prediction, line int) e
 			what += fmt.Sprintf(" (repeat %d)", p.Repeat)
 		}
 		if first, dup := seen[k]; dup {
-			pr.add(&suite.LineError{File: file, Line: line, Err: fmt.Errorf("duplicate %s (first on line %d)", what, first)})
+			pr.Add(&suite.LineError{File: file, Line: line, Err: fmt.Errorf("duplicate %s (first on line %d)", what, first)})
 			return nil
 		}
 		seen[k] = line
 		if fn != nil {
 			if err := fn(p, line); err != nil {
-				pr.add(&suite.LineError{File: file, Line: line, Err: err})
+				pr.Add(&suite.LineError{File: file, Line: line, Err: err})
 				return errStop
 			}
 		}
 		return nil
 	})
 	if err != nil && err != errStop {
-		pr.add(err) // the reader's own failure
+		pr.Add(err) // the reader's own failure
 	}
-	return pr.list()
+	return pr.List()
 }
 
 var errStop = errors.New("stop")
@@ -205,25 +201,4 @@ func clip(s string) string {
 		return s[:37] + "..."
 	}
 	return s
-}
-
-// problems collects up to MaxProblems errors and counts the rest.
-type problems struct {
-	file string
-	errs []error
-	n    int
-}
-
-func (p *problems) add(err error) {
-	p.n++
-	if len(p.errs) < MaxProblems {
-		p.errs = append(p.errs, err)
-	}
-}
-
-func (p *problems) list() []error {
-	if p.n > len(p.errs) {
-		return append(p.errs, &suite.LineError{File: p.file, Err: fmt.Errorf("and %d more problems", p.n-len(p.errs))})
-	}
-	return p.errs
 }

@@ -170,8 +170,8 @@ func TestReadPredictions(t *testing.T) {
 func TestReadPredictionsCapsProblems(t *testing.T) {
 	_, errs := readAll(t, strings.NewReader(strings.Repeat("1\t5\n", 130)), "p.txt")
 	want := []string{`p.txt:1: label "5" is not 0 or 1`, `p.txt:100: label "5" is not 0 or 1`, "p.txt: and 30 more problems"}
-	if len(errs) != MaxProblems+1 {
-		t.Fatalf("got %d problems, want %d", len(errs), MaxProblems+1)
+	if len(errs) != suite.MaxProblems+1 {
+		t.Fatalf("got %d problems, want %d", len(errs), suite.MaxProblems+1)
 	}
 	if diff := cmp.Diff(want, []string{errs[0], errs[99], errs[100]}); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

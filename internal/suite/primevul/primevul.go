@@ -17,9 +17,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
-// MaxProblems is how many problems Import lists before it summarises the rest as "and N more".
-const MaxProblems = 100
-
 // maxDisagreements is how many pairing disagreements Report.Disagreements lists.
 const maxDisagreements = 20
 
@@ -76,7 +73,7 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 	}
 	rep.Paired = paired
 	lr := suite.NewLineReader(r, file)
-	probs := &problems{file: file}
+	probs := &suite.Problems{File: file}
 	seen := map[int64]int{} // idx -> line of its first row
 	var rows []*row         // paired mode only
 	var orig, v01 int
@@ -90,7 +87,7 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 				return rep, nil, err
 			}
 			rep.Rows++
-			probs.add(err)
+			probs.Add(err)
 			continue
 		}
 		rep.Rows++
@@ -100,7 +97,7 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 		rw, format, errs := parseRow(b)
 		if len(errs) > 0 {
 			for _, e := range errs {
-				probs.add(&suite.LineError{File: file, Line: line, Err: e})
+				probs.Add(&suite.LineError{File: file, Line: line, Err: e})
 			}
 			continue
 		}
@@ -128,13 +125,13 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 			rows = append(rows, rw)
 			continue
 		}
-		if probs.n > 0 {
+		if probs.Len() > 0 {
 			continue // nothing will be kept: only look for more problems
 		}
 		if err := write(w, rw, "", &rep); err != nil {
 			var le *suite.LineError
 			if errors.As(err, &le) {
-				probs.add(err)
+				probs.Add(err)
 				continue
 			}
 			return rep, nil, err
@@ -148,8 +145,8 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 	case v01 > 0:
 		rep.Format = "v0.1"
 	}
-	if probs.n > 0 {
-		return rep, probs.list(), nil
+	if probs.Len() > 0 {
+		return rep, probs.List(), nil
 	}
 	if paired {
 		kept := pairRows(rows, &rep)
@@ -165,14 +162,14 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 			if err := write(w, rw, pair, &rep); err != nil {
 				var le *suite.LineError
 				if errors.As(err, &le) {
-					probs.add(err)
+					probs.Add(err)
 					continue
 				}
 				return rep, nil, err
 			}
 		}
-		if probs.n > 0 {
-			return rep, probs.list(), nil
+		if probs.Len() > 0 {
+			return rep, probs.List(), nil
 		}
 	}
 	return rep, nil, nil
@@ -209,31 +206,6 @@ func write(w *suite.Writer, rw *row, pair string, rep *Report) error {
 		rep.Pairs++
 	}
 	return nil
-}
-
-// problems collects up to MaxProblems errors and counts the rest.
-type problems struct {
-	file string
-	errs []error
-	n    int
-}
-
-func (p *problems) add(err error) {
-	var le *suite.LineError
-	if errors.As(err, &le) && le.File == "" {
-		le.File = p.file
-	}
-	p.n++
-	if len(p.errs) < MaxProblems {
-		p.errs = append(p.errs, err)
-	}
-}
-
-func (p *problems) list() []error {
-	if p.n > len(p.errs) {
-		return append(p.errs, &suite.LineError{File: p.file, Err: fmt.Errorf("and %d more problems", p.n-len(p.errs))})
-	}
-	return p.errs
 }
 
 // row is one PrimeVul record, held compactly: only what the case needs.

@@ -359,8 +359,8 @@ func TestImportInline(t *testing.T) {
 func TestImportCapsProblems(t *testing.T) {
 	data := strings.Repeat("{\n", 150)
 	_, _, _, errs, _ := run(t, []byte(data), "many.jsonl", Options{})
-	if len(errs) != MaxProblems+1 {
-		t.Fatalf("got %d problems, want %d", len(errs), MaxProblems+1)
+	if len(errs) != suite.MaxProblems+1 {
+		t.Fatalf("got %d problems, want %d", len(errs), suite.MaxProblems+1)
 	}
 	want := []string{
 		"many.jsonl:1: invalid JSON: the line ends before the object does (truncated?)",

@@ -20,44 +20,49 @@ import (
 func Validate(r io.Reader, file string, sch *jsonschema.Schema) (cases int, problems []error, err error) {
 	lr := NewLineReader(r, file)
 	ck := NewChecker(file)
-	for {
-		b, line, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if le := (*LineError)(nil); errors.As(err, &le) && !errors.Is(err, ErrRead) {
-				problems = append(problems, err)
-				continue
-			}
-			return cases, problems, err
-		}
-		cases++
+	type decoded struct {
+		c    *Case
+		errs []error // without file and line
+	}
+	err = DecodeLines(lr, 0, func(b []byte, _ int) decoded {
 		if !json.Valid(b) {
-			err := json.Unmarshal(b, new(any))
-			problems = append(problems, &LineError{File: file, Line: line, Err: describeJSONError(b, err)})
-			continue
+			return decoded{errs: []error{describeJSONError(b, json.Unmarshal(b, new(any)))}}
 		}
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 		if err != nil {
-			problems = append(problems, &LineError{File: file, Line: line, Err: describeJSONError(b, err)})
-			continue
+			return decoded{errs: []error{describeJSONError(b, err)}}
 		}
 		if err := sch.Validate(doc); err != nil {
+			var errs []error
 			for _, msg := range schemaMessages(err) {
-				problems = append(problems, &LineError{File: file, Line: line, Err: errors.New(msg)})
+				errs = append(errs, errors.New(msg))
 			}
-			continue
+			return decoded{errs: errs}
 		}
 		c, err := DecodeCase(b)
 		if err == nil {
 			err = c.Check()
 		}
 		if err != nil {
-			problems = append(problems, &LineError{File: file, Line: line, Err: err})
-			continue
+			return decoded{errs: []error{err}}
 		}
-		problems = append(problems, ck.Add(c, line)...)
+		return decoded{c: c}
+	}, func(d decoded, line int, err error) error {
+		if err != nil {
+			problems = append(problems, err)
+			return nil
+		}
+		cases++
+		for _, e := range d.errs {
+			problems = append(problems, &LineError{File: file, Line: line, Err: e})
+		}
+		if d.c != nil {
+			problems = append(problems, ck.Add(d.c, line)...)
+		}
+		return nil
+	})
+	if err != nil {
+		return cases, problems, err
 	}
 	problems = append(problems, ck.Finish()...)
 	sortByLine(problems)

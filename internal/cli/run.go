@@ -24,6 +24,7 @@ type runOpts struct {
 	timeout, delay                         time.Duration
 	retryErrors, noScore                   bool
 	scoreFlags
+	llm llmFlags
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -70,6 +71,7 @@ Subjects:
 	f.DurationVar(&o.delay, "delay", 0, "wait this long before each predictions answer (for tests)")
 	_ = f.MarkHidden("delay")
 	o.scoreFlags.add(f)
+	o.llm.add(f)
 	return c
 }
 
@@ -115,7 +117,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		if err := json.Unmarshal(run.Manifest, &man); err != nil {
 			return fmt.Errorf("run %s: unreadable manifest: %w", run.ID, err)
 		}
-		for _, fl := range []string{"subject", "repeats", "seed", "min-level"} {
+		for _, fl := range append([]string{"subject", "repeats", "seed", "min-level"}, llmFlagNames...) {
 			if changed(fl) {
 				return usageErr("--%s cannot change on --resume: run %s keeps the settings it started with", fl, run.ID)
 			}
@@ -124,6 +126,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 			o.suite = man.Suite.Path
 		}
 		o.subject, o.repeats, o.seed, o.minLevel = man.Subject, man.Repeats, man.Seed, man.MinLevel
+		o.llm.restore(man.LLM)
 	} else if o.runID != "" {
 		if _, err := st.GetRun(ctx, o.runID); err == nil {
 			return usageErr("run %s already exists in %s: resume it with --resume %s, or pick another --run-id", o.runID, o.db, o.runID)
@@ -165,9 +168,26 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		return &exitError{code: ExitFail, err: fmt.Errorf("%s changed since run %s started (sha256 %.12s, now %.12s): resuming would mix verdicts of two suites; start a new run", o.suite, run.ID, run.SuiteHash, hash)}
 	}
 
-	subj, err := fac.New(arg, subject.Options{Seed: o.seed, MinLevel: o.minLevel, Delay: o.delay})
+	subj, err := fac.New(arg, subject.Options{Seed: o.seed, MinLevel: o.minLevel, Delay: o.delay, LLM: o.llm.options(st)})
 	if err != nil {
 		return err
+	}
+	priced := false
+	if p, ok := subj.(subject.Priced); ok {
+		priced = p.Priced()
+	}
+	var budget *engine.Budget
+	if o.llm.maxCost > 0 {
+		if !priced {
+			return usageErr("--max-cost needs a subject whose prices are known: %s is unpriced (add it with --prices FILE)", o.subject)
+		}
+		spent := 0.0
+		if run != nil {
+			if spent, err = st.Spent(ctx, run.ID); err != nil {
+				return err
+			}
+		}
+		budget = engine.NewBudget(o.llm.maxCost, spent)
 	}
 
 	units := nCases * o.repeats
@@ -175,7 +195,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		now := time.Now()
 		man = engine.Manifest{Version: Version, Suite: engine.SuiteRef{Path: o.suite, Hash: hash, Cases: nCases},
 			Subject: o.subject, Seed: o.seed, Repeats: o.repeats, Concurrency: o.concurrency,
-			Timeout: o.timeout.String(), MinLevel: o.minLevel, Created: now.UTC()}
+			Timeout: o.timeout.String(), MinLevel: o.minLevel, LLM: o.llm.ref(), Created: now.UTC()}
 		if d, ok := subj.(subject.Describer); ok {
 			man.Config = d.Describe()
 		}
@@ -236,7 +256,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		return err
 	}
 	res, runErr := engine.Run(hardCtx, engine.Config{RunID: run.ID, Concurrency: o.concurrency, Repeats: o.repeats,
-		Timeout: o.timeout, Done: done, Total: units - len(done), Stop: stop, OnEvent: prog.event}, src, subj, st)
+		Timeout: o.timeout, Done: done, Total: units - len(done), Stop: stop, OnEvent: prog.event, Budget: budget}, src, subj, st)
 	prog.finish()
 
 	state := store.StateDone
@@ -250,6 +270,12 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		return fmt.Errorf("%w (stored verdicts are kept: vulnbench run --resume %s --db %s)", runErr, run.ID, o.db)
 	}
 	fmt.Fprintf(e.stderr, "run %s: %d units in %s: %d ok, %d failed, %d errors\n", run.ID, res.Done, res.Elapsed.Round(time.Millisecond), res.OK, res.Failed, res.Errors)
+	printUsage(e.stderr, res.Usage, res.Elapsed, priced)
+	if res.BudgetStopped {
+		fmt.Fprintf(e.stderr, "\n*** STOPPED: --max-cost $%.4f reached (run total $%.4f); cases not started are left for later.\n*** Resume with: vulnbench run --resume %s --db %s --max-cost HIGHER\n\n",
+			o.llm.maxCost, budget.Spent(), run.ID, o.db)
+		return silentFail
+	}
 	if res.Interrupted {
 		fmt.Fprintf(e.stderr, "run %s: interrupted; resume with: vulnbench run --resume %s --db %s\n", run.ID, run.ID, o.db)
 		return silentFail

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -44,7 +45,14 @@ type Config struct {
 	Stop <-chan struct{}
 	// OnEvent receives progress; it is called from one goroutine at a time.
 	OnEvent func(Event)
+	// Budget, when set, stops starting units once the cost spent plus the estimate of those in
+	// flight reaches its cap.
+	Budget *Budget
 }
+
+// ErrAbort, wrapped in a subject's error, stops the whole run: a fault that every case would
+// hit (a rejected API key, an unknown model). The unit is not stored, so a resume redoes it.
+var ErrAbort = errors.New("run aborted")
 
 // Event reports progress after each commit.
 type Event struct {
@@ -58,6 +66,7 @@ type Event struct {
 type Result struct {
 	Done, OK, Failed, Errors int
 	Interrupted              bool
+	BudgetStopped            bool // the budget's cap was reached
 	Elapsed                  time.Duration
 	Usage                    verdict.Usage
 }
@@ -93,6 +102,7 @@ func Run(ctx context.Context, cfg Config, src Source, subj Subject, sink Sink) (
 	}
 
 	var srcErr error
+	var budgetStopped atomic.Bool
 	go func() {
 		defer close(units)
 		err := src(func(c *suite.Case) error {
@@ -100,11 +110,17 @@ func Run(ctx context.Context, cfg Config, src Source, subj Subject, sink Sink) (
 				if cfg.Done[store.Unit{CaseID: c.ID, Repeat: r}] {
 					continue
 				}
+				if cfg.Budget != nil && !cfg.Budget.admit() {
+					budgetStopped.Store(true)
+					return errStopped
+				}
 				select {
 				case units <- unit{c, r}:
 				case <-cfg.Stop:
+					cfg.Budget.release(nil)
 					return errStopped
 				case <-ctx.Done():
+					cfg.Budget.release(nil)
 					return errStopped
 				}
 			}
@@ -116,6 +132,8 @@ func Run(ctx context.Context, cfg Config, src Source, subj Subject, sink Sink) (
 		}
 	}()
 
+	var abortOnce sync.Once
+	var abortErr error
 	var wg sync.WaitGroup
 	for i := 0; i < cfg.Concurrency; i++ {
 		wg.Add(1)
@@ -123,12 +141,19 @@ func Run(ctx context.Context, cfg Config, src Source, subj Subject, sink Sink) (
 			defer wg.Done()
 			for u := range units {
 				if stopped() || ctx.Err() != nil {
+					cfg.Budget.release(nil)
 					continue
 				}
-				v, ok := assess(ctx, cfg.Timeout, subj, u.c, u.repeat)
+				v, err, ok := assess(ctx, cfg.Timeout, subj, u.c, u.repeat)
+				if errors.Is(err, ErrAbort) {
+					abortOnce.Do(func() { abortErr = err; cancel() })
+					ok = false
+				}
 				if !ok {
+					cfg.Budget.release(nil)
 					continue // abandoned: left undone, a resume does it again
 				}
+				cfg.Budget.release(v.Usage.CostUSD)
 				results <- v
 			}
 		}()
@@ -174,7 +199,11 @@ func Run(ctx context.Context, cfg Config, src Source, subj Subject, sink Sink) (
 		}
 	}
 	res.Elapsed = time.Since(start)
-	res.Interrupted = stopped() || ctx.Err() != nil
+	res.BudgetStopped = budgetStopped.Load()
+	res.Interrupted = stopped() || ctx.Err() != nil || res.BudgetStopped
+	if abortErr != nil {
+		return res, abortErr
+	}
 	if sinkErr != nil {
 		return res, fmt.Errorf("run %s: %w", cfg.RunID, sinkErr)
 	}
@@ -201,6 +230,8 @@ func (r *Result) add(v *verdict.Verdict) {
 	u.ToolCalls += v.Usage.ToolCalls
 	u.Calls += v.Usage.Calls
 	u.Retries += v.Usage.Retries
+	u.CacheHits += v.Usage.CacheHits
+	u.WaitMS += v.Usage.WaitMS
 	if v.Usage.CostUSD != nil {
 		if u.CostUSD == nil {
 			u.CostUSD = verdict.Float(0)
@@ -211,8 +242,8 @@ func (r *Result) add(v *verdict.Verdict) {
 
 // assess runs one unit with its timeout. ok is false when the run's context was cancelled
 // (the unit is abandoned, not stored). A subject's error, panic or timeout becomes a verdict with
-// status error and the reason.
-func assess(ctx context.Context, timeout time.Duration, subj Subject, c *suite.Case, repeat int) (verdict.Verdict, bool) {
+// status error and the reason; the error itself is returned too, so that ErrAbort can stop the run.
+func assess(ctx context.Context, timeout time.Duration, subj Subject, c *suite.Case, repeat int) (verdict.Verdict, error, bool) {
 	uctx := ctx
 	var cancel context.CancelFunc = func() {}
 	if timeout > 0 {
@@ -242,7 +273,7 @@ func assess(ctx context.Context, timeout time.Duration, subj Subject, c *suite.C
 		a.err = uctx.Err()
 	}
 	if ctx.Err() != nil {
-		return verdict.Verdict{}, false
+		return verdict.Verdict{}, a.err, false
 	}
 	v := a.v
 	if a.err != nil {
@@ -259,5 +290,5 @@ func assess(ctx context.Context, timeout time.Duration, subj Subject, c *suite.C
 	if v.Usage.WallMS == 0 {
 		v.Usage.WallMS = time.Since(start).Milliseconds()
 	}
-	return v, true
+	return v, a.err, true
 }

@@ -202,3 +202,33 @@ func TestSinkFailureEndsRunWithError(t *testing.T) {
 		t.Fatalf("err = %v, want the sink's error", err)
 	}
 }
+
+type aborting struct{ calls atomic.Int64 }
+
+func (a *aborting) Assess(ctx context.Context, c *suite.Case, _ int) (verdict.Verdict, error) {
+	a.calls.Add(1)
+	if c.ID == "a" {
+		return verdict.Verdict{Status: verdict.OK, Label: suite.Vul}, nil
+	}
+	return verdict.Verdict{}, fmt.Errorf("%w: openai rejected the API key (HTTP 401)", engine.ErrAbort)
+}
+
+func TestAbortStopsTheRunAndStoresNothingOfIt(t *testing.T) {
+	st, id := openStore(t)
+	ids := make([]string, 40)
+	ids[0] = "a"
+	for i := 1; i < len(ids); i++ {
+		ids[i] = fmt.Sprintf("x%02d", i)
+	}
+	subj := &aborting{}
+	_, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 1}, cases(ids...), subj, st)
+	if !errors.Is(err, engine.ErrAbort) || !strings.Contains(err.Error(), "HTTP 401") {
+		t.Fatalf("err = %v, want the abort with its message", err)
+	}
+	if n := subj.calls.Load(); n != 2 {
+		t.Errorf("subject called %d times, want 2: the run must stop at the first fatal fault", n)
+	}
+	if d := cmp.Diff([]row{{"a", 0, verdict.OK, ""}}, rows(t, st, id)); d != "" {
+		t.Errorf("stored (-want +got):\n%s", d)
+	}
+}

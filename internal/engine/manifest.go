@@ -18,7 +18,17 @@ type Manifest struct {
 	Concurrency int            `json:"concurrency"`
 	Timeout     string         `json:"timeout,omitempty"`
 	MinLevel    int            `json:"min_level"`
+	LLM         *LLMRef        `json:"llm,omitempty"`
 	Created     time.Time      `json:"created"`
+}
+
+// LLMRef is what a model run needs to be resumed the same way. BaseURL has no credentials.
+type LLMRef struct {
+	Model       string  `json:"model"`
+	BaseURL     string  `json:"base_url,omitempty"`
+	Prompt      string  `json:"prompt"`
+	Temperature float64 `json:"temperature"`
+	MaxTokens   int     `json:"max_tokens,omitempty"`
 }
 
 // SuiteRef identifies the suite a run judged.

@@ -197,13 +197,14 @@ func (s *Store) PutVerdicts(ctx context.Context, runID string, vs []verdict.Verd
 	}
 	defer tx.Rollback()
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO verdicts (run_id, case_id, repeat_idx, status, label, score, cwe, category, explanation, reason, raw,
-			input_tokens, cached_tokens, output_tokens, cost_usd, wall_ms, tool_calls, calls, retries, trace, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			input_tokens, cached_tokens, output_tokens, cost_usd, wall_ms, tool_calls, calls, retries, cache_hits, wait_ms, trace, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (run_id, case_id, repeat_idx) DO UPDATE SET status = excluded.status, label = excluded.label,
 			score = excluded.score, cwe = excluded.cwe, category = excluded.category, explanation = excluded.explanation,
 			reason = excluded.reason, raw = excluded.raw, input_tokens = excluded.input_tokens, cached_tokens = excluded.cached_tokens,
 			output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd, wall_ms = excluded.wall_ms,
-			tool_calls = excluded.tool_calls, calls = excluded.calls, retries = excluded.retries, trace = excluded.trace,
+			tool_calls = excluded.tool_calls, calls = excluded.calls, retries = excluded.retries,
+			cache_hits = excluded.cache_hits, wait_ms = excluded.wait_ms, trace = excluded.trace,
 			created_at = excluded.created_at`)
 	if err != nil {
 		return fmt.Errorf("store verdicts: %w", err)
@@ -219,7 +220,7 @@ func (s *Store) PutVerdicts(ctx context.Context, runID string, vs []verdict.Verd
 		if _, err := stmt.ExecContext(ctx, runID, v.CaseID, v.Repeat, string(v.Status), nullStr(string(v.Label)), v.Score,
 			nullStr(strings.Join(v.CWE, ",")), nullStr(v.Category), nullStr(v.Explanation), nullStr(v.Reason), nullStr(v.Raw),
 			v.Usage.InputTokens, v.Usage.CachedInputTokens, v.Usage.OutputTokens, v.Usage.CostUSD, v.Usage.WallMS,
-			v.Usage.ToolCalls, v.Usage.Calls, v.Usage.Retries, trace, now); err != nil {
+			v.Usage.ToolCalls, v.Usage.Calls, v.Usage.Retries, v.Usage.CacheHits, v.Usage.WaitMS, trace, now); err != nil {
 			return fmt.Errorf("store verdict of case %s: %w", v.CaseID, err)
 		}
 	}
@@ -270,7 +271,7 @@ func (s *Store) Labels(ctx context.Context, runID string, fn func(verdict.Verdic
 func (s *Store) Verdicts(ctx context.Context, runID string, fn func(verdict.Verdict) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT case_id, repeat_idx, status, COALESCE(label, ''), score, COALESCE(cwe, ''), COALESCE(category, ''),
 		COALESCE(explanation, ''), COALESCE(reason, ''), COALESCE(raw, ''), input_tokens, cached_tokens, output_tokens, cost_usd,
-		wall_ms, tool_calls, calls, retries, COALESCE(trace, '')
+		wall_ms, tool_calls, calls, retries, cache_hits, wait_ms, COALESCE(trace, '')
 		FROM verdicts WHERE run_id = ? ORDER BY case_id, repeat_idx`, runID)
 	if err != nil {
 		return fmt.Errorf("read verdicts of run %s: %w", runID, err)
@@ -282,7 +283,7 @@ func (s *Store) Verdicts(ctx context.Context, runID string, fn func(verdict.Verd
 		var score, cost sql.NullFloat64
 		if err := rows.Scan(&v.CaseID, &v.Repeat, &status, &label, &score, &cwe, &v.Category, &v.Explanation, &v.Reason, &v.Raw,
 			&v.Usage.InputTokens, &v.Usage.CachedInputTokens, &v.Usage.OutputTokens, &cost, &v.Usage.WallMS,
-			&v.Usage.ToolCalls, &v.Usage.Calls, &v.Usage.Retries, &trace); err != nil {
+			&v.Usage.ToolCalls, &v.Usage.Calls, &v.Usage.Retries, &v.Usage.CacheHits, &v.Usage.WaitMS, &trace); err != nil {
 			return fmt.Errorf("read verdicts of run %s: %w", runID, err)
 		}
 		v.Status = verdict.Status(status)

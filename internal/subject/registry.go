@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject/baseline"
+	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
 	"github.com/vulnbench/vulnbench/internal/subject/predictions"
 	"github.com/vulnbench/vulnbench/internal/subject/sast"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -39,6 +42,12 @@ func Builtin() *Registry {
 			},
 		},
 		Factory{
+			Name: "llm", Usage: "llm", Kinds: []suite.Kind{suite.KindFunction, suite.KindJIT, suite.KindAppSec},
+			Summary: "a model (--model PROVIDER:MODEL, --prompt vanilla|cot|fs|cot+fs) on the case's code; score from logprobs",
+			Needs:   Needs{Network: true},
+			New:     newLLM,
+		},
+		Factory{
 			Name: "flawfinder", Usage: "flawfinder", Kinds: []suite.Kind{suite.KindFunction, suite.KindAppSec},
 			Summary: "flawfinder on C/C++ code; vul when a hit reaches --min-level, score = highest level / 5",
 			Needs:   Needs{Binaries: []Binary{{Name: "flawfinder", Install: "apt-get install flawfinder"}}},
@@ -47,4 +56,29 @@ func Builtin() *Registry {
 			},
 		},
 	)
+}
+
+func newLLM(_ string, opt Options) (Subject, error) {
+	o := opt.LLM
+	if o.Model == "" {
+		return nil, fmt.Errorf("subject llm needs --model PROVIDER:MODEL (like openai:gpt-4o-mini)")
+	}
+	strategy, err := prompt.ParseStrategy(o.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	prices, err := llm.LoadPrices(o.PricesFile)
+	if err != nil {
+		return nil, err
+	}
+	stack, err := llm.New(o.Model, llm.Options{BaseURL: o.BaseURL, Limits: o.Limits, Retry: o.Retry,
+		CallTimeout: o.CallTimeout, Cache: o.Cache, Getenv: o.Getenv})
+	if err != nil {
+		return nil, err
+	}
+	prompts, err := prompt.New()
+	if err != nil {
+		return nil, err
+	}
+	return llmsubj.New(stack, prompts, strategy, prices, llmsubj.Params{Temperature: o.Temperature, MaxTokens: o.MaxTokens}), nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -46,6 +47,28 @@ type Options struct {
 	Seed     int64
 	MinLevel int           // flawfinder: lowest risk level that makes a case vul
 	Delay    time.Duration // predictions: wait before each answer (tests only)
+	LLM      LLMOptions    // model subjects
+}
+
+// LLMOptions configure model subjects.
+type LLMOptions struct {
+	Model       string // PROVIDER:MODEL
+	BaseURL     string
+	Prompt      string // vanilla, cot, fs, cot+fs
+	PricesFile  string
+	Limits      llm.Limits
+	Retry       llm.RetryPolicy
+	CallTimeout time.Duration
+	Temperature float64
+	MaxTokens   int
+	Cache       llm.CacheStore
+	Getenv      func(string) string
+}
+
+// Priced is implemented by subjects that spend money; Priced reports whether their costs are
+// known (a model missing from the price table is "unpriced", never $0).
+type Priced interface {
+	Priced() bool
 }
 
 // Factory makes one kind of subject.

@@ -38,6 +38,8 @@ type Usage struct {
 	ToolCalls         int      `json:"tool_calls,omitempty"`
 	Calls             int      `json:"calls,omitempty"`
 	Retries           int      `json:"retries,omitempty"`
+	CacheHits         int      `json:"cache_hits,omitempty"` // model answers served from the cache
+	WaitMS            int64    `json:"wait_ms,omitempty"`    // time spent in backoff and rate-limit waits
 }
 
 // Verdict is one subject's answer about one case in one repeat.

@@ -1,0 +1,358 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// fakeModel answers from the case id written into each case's code; it fails a share of requests
+// with the faults providers really send, and counts the good answers it gave per case: each one
+// is a paid answer.
+type fakeModel struct {
+	mu       sync.Mutex
+	rng      *rand.Rand
+	faultP   float64
+	paid     map[string]int
+	latency  time.Duration
+	tokensIn int
+}
+
+var caseRE = regexp.MustCompile(`case (c\d+)`)
+
+func newFake(faultP float64) *fakeModel {
+	return &fakeModel{rng: rand.New(rand.NewPCG(1, 2)), faultP: faultP, paid: map[string]int{}}
+}
+
+func (f *fakeModel) handle(r llmtest.Request) llmtest.Reply {
+	m := caseRE.FindStringSubmatch(r.Prompt())
+	id := "?"
+	if m != nil {
+		id = m[1]
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rng.Float64() < f.faultP {
+		switch f.rng.IntN(4) {
+		case 0:
+			return llmtest.Reply{Status: 429, RetryAfter: 5 * time.Millisecond}
+		case 1:
+			return llmtest.Reply{Status: 500}
+		case 2:
+			return llmtest.Reply{Malformed: true}
+		default:
+			return llmtest.Reply{Drop: true}
+		}
+	}
+	f.paid[id]++
+	n := 0
+	fmt.Sscanf(id, "c%d", &n)
+	text := fmt.Sprintf(`{"vulnerable": %v, "cwe": "CWE-787", "confidence": 0.8, "reason": "length unchecked"}`, n%3 != 0)
+	if n%25 == 7 {
+		text = "I am not sure what you want me to say." // unparseable: a failed verdict
+	}
+	return llmtest.Reply{Text: text, Latency: f.latency, InputTokens: 1000, OutputTokens: 100}
+}
+
+func (f *fakeModel) paidTotal() (cases, answers int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, n := range f.paid {
+		cases++
+		answers += n
+	}
+	return
+}
+
+func writeLLMSuite(t *testing.T, dir string, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		label := []string{"vul", "ben"}[i%2]
+		fmt.Fprintf(&b, `{"id":"c%04d","kind":"function","label":%q,"pair":"p%d","cwe":["CWE-787"],"language":"c","code":"int f%d(char *s) {\n  /* case c%04d */\n  char b[8];\n  strcpy(b, s);\n  return 0;\n}"}`+"\n", i, label, i/2, i, i)
+	}
+	path := filepath.Join(dir, "llm.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const prices = "openai:fake-model: {input: 5, output: 50}\n" // 1000 in + 100 out = $0.005 + $0.005 a case
+
+func llmArgs(suitePath, db, base, runID string, extra ...string) []string {
+	return append([]string{"run", "--suite", suitePath, "--subject", "llm", "--model", "openai:fake-model",
+		"--base-url", base, "--db", db, "--run-id", runID, "--retry-base", "2ms", "--prices", "prices.yaml"}, extra...)
+}
+
+func TestLLMRunWithFaultsLosesNothingAndRerunIsFree(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte(prices), 0o644)
+	suitePath := writeLLMSuite(t, dir, 500)
+	fake := newFake(0.2)
+	srv := llmtest.NewOpenAI(fake.handle)
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	db := filepath.Join(dir, "v.db")
+
+	code, out1, errOut := run(t, dir, llmArgs(suitePath, db, srv.BaseURL(), "r1", "--concurrency", "16", "--max-retries", "8")...)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	status := map[verdict.Status]int{}
+	retries := 0
+	seen := map[string]int{}
+	st.Verdicts(context.Background(), "r1", func(v verdict.Verdict) error {
+		seen[v.CaseID]++
+		status[v.Status]++
+		retries += v.Usage.Retries
+		if v.Status == verdict.Error && v.Reason == "" {
+			t.Errorf("%s: error without a reason", v.CaseID)
+		}
+		if v.Status == verdict.Failed && v.Raw == "" {
+			t.Errorf("%s: failed without the raw answer", v.CaseID)
+		}
+		return nil
+	})
+	if len(seen) != 500 {
+		t.Errorf("%d cases stored, want 500", len(seen))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("%s stored %d times", id, n)
+		}
+	}
+	// Cases c0007, c0032, ... answer nonsense: 20 of 500 are failed.
+	if status[verdict.Failed] != 20 || status[verdict.OK]+status[verdict.Failed]+status[verdict.Error] != 500 {
+		t.Errorf("statuses %v, want 20 failed and the rest ok or error", status)
+	}
+	cases, answers := fake.paidTotal()
+	if cases != 500 || answers != 500 {
+		t.Errorf("the model answered %d cases %d times: a completed case was paid twice or lost", cases, answers)
+	}
+	if retries == 0 || !strings.Contains(errOut, " retries, ") {
+		t.Errorf("retries not visible: %d in verdicts; stderr:\n%s", retries, errOut)
+	}
+	if !regexp.MustCompile(`usage: \d+ model calls, 0 cache hits, [1-9]\d* retries, .* waiting; tokens 500000 in \(0 cached\), 50000 out; cost \$5\.0000`).MatchString(errOut) {
+		t.Errorf("usage line missing or wrong:\n%s", errOut)
+	}
+
+	// A rerun of the same configuration is answered from the cache: not one call, same scores.
+	before := srv.Requests()
+	code, out2, errOut2 := run(t, dir, llmArgs(suitePath, db, srv.BaseURL(), "r2", "--concurrency", "16")...)
+	if code != 0 {
+		t.Fatalf("rerun: exit %d\n%s", code, errOut2)
+	}
+	if srv.Requests() != before {
+		t.Errorf("the rerun made %d model calls, want 0", srv.Requests()-before)
+	}
+	if strings.Replace(out1, "run r1:", "run r2:", 1) != out2 {
+		t.Errorf("scores differ between the run and its rerun:\n%s\n---\n%s", out1, out2)
+	}
+	if !strings.Contains(errOut2, "500 cache hits") {
+		t.Errorf("rerun usage does not show the cache hits:\n%s", errOut2)
+	}
+}
+
+func TestLLMFatalFaultsFailFast(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte(prices), 0o644)
+	suitePath := writeLLMSuite(t, dir, 200)
+	tests := []struct {
+		name  string
+		srv   *llmtest.Server
+		model string
+		want  string
+	}{
+		{"401", llmtest.NewOpenAI(llmtest.Fixed("x"), llmtest.WithBadKey("test-key")), "openai:fake-model",
+			"openai rejected the API key (HTTP 401): check the key in OPENAI_API_KEY"},
+		{"unknown model", llmtest.NewOpenAI(llmtest.Fixed("x"), llmtest.WithModels("gpt-4o-mini")), "openai:fake-model",
+			"openai does not know the model or endpoint (HTTP 404): check --model and --base-url"},
+	}
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer tt.srv.Close()
+			db := filepath.Join(dir, tt.name+".db")
+			code, _, errOut := run(t, dir, llmArgs(suitePath, db, tt.srv.BaseURL(), "f", "--concurrency", "4")...)
+			if code != 1 || strings.Count(errOut, tt.want) != 1 {
+				t.Errorf("exit %d, want 1 and the message once; stderr:\n%s", code, errOut)
+			}
+			if n := tt.srv.Requests(); n > 4 {
+				t.Errorf("%d requests for a fatal fault, want at most one per worker (4)", n)
+			}
+			st, _ := store.Open(context.Background(), db)
+			defer st.Close()
+			stored := 0
+			st.Verdicts(context.Background(), "f", func(verdict.Verdict) error { stored++; return nil })
+			if stored != 0 {
+				t.Errorf("%d verdicts stored for a run that could not start", stored)
+			}
+		})
+	}
+}
+
+func TestLLMMaxCostStopsWithinOneBatch(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte(prices), 0o644)
+	suitePath := writeLLMSuite(t, dir, 300)
+	fake := newFake(0)
+	srv := llmtest.NewOpenAI(fake.handle)
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	db := filepath.Join(dir, "v.db")
+	const concurrency, perCase, limit = 8, 0.01, 0.50
+	code, _, errOut := run(t, dir, llmArgs(suitePath, db, srv.BaseURL(), "m", "--concurrency", fmt.Sprint(concurrency), "--max-cost", fmt.Sprint(limit))...)
+	if code != 1 || !strings.Contains(errOut, "*** STOPPED: --max-cost $0.5000 reached") || !strings.Contains(errOut, "--resume m") {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent, _ := st.Spent(context.Background(), "m")
+	st.Close()
+	// Stopped within one in-flight batch: spent + at most one more case per worker.
+	if spent < limit-concurrency*perCase || spent > limit+concurrency*perCase {
+		t.Errorf("spent $%.4f with a $%.2f cap and %d workers at $%.2f a case", spent, limit, concurrency, perCase)
+	}
+	t.Logf("cap $%.2f, concurrency %d, $%.2f a case: stopped at $%.4f (%d cases)", limit, concurrency, perCase, spent, int(spent/perCase+0.5))
+	// Resuming with a higher cap finishes the run, paying only for the cases not done.
+	code, _, errOut = run(t, dir, "run", "--resume", "m", "--db", db, "--max-cost", "10", "--prices", "prices.yaml")
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, errOut)
+	}
+	if cases, answers := fake.paidTotal(); cases != 300 || answers != 300 {
+		t.Errorf("paid %d answers for %d cases, want 300 for 300", answers, cases)
+	}
+}
+
+// TestAPIKeyNeverLeaks plants a key and looks for it everywhere vulnbench writes.
+func TestAPIKeyNeverLeaks(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte(prices), 0o644)
+	suitePath := writeLLMSuite(t, dir, 60)
+	const key = "sk-planted-7f3a9c1e-DO-NOT-LEAK"
+	fake := newFake(0.3)
+	srv := llmtest.NewOpenAI(fake.handle)
+	defer srv.Close()
+	bad := llmtest.NewOpenAI(llmtest.Fixed("x"), llmtest.WithBadKey(key))
+	defer bad.Close()
+	t.Setenv("OPENAI_API_KEY", key)
+	db := filepath.Join(dir, "v.db")
+	var outputs []string
+	for _, args := range [][]string{
+		llmArgs(suitePath, db, srv.BaseURL()+"?token=x", "k1", "--out", "out.jsonl", "--max-retries", "1"),
+		llmArgs(suitePath, db, bad.BaseURL(), "k2"),
+		{"score", "--suite", suitePath, "--db", db, "--run", "k1", "--format", "json"},
+		{"runs", "--db", db},
+	} {
+		_, o, e := run(t, dir, args...)
+		outputs = append(outputs, o, e)
+	}
+	if got := srv.Log(); len(got) == 0 || got[0].APIKey != key {
+		t.Fatal("the key was not sent to the server: the test would prove nothing")
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		outputs = append(outputs, string(b))
+		if bytes.Contains(b, []byte(key)) {
+			t.Errorf("the API key is in %s", filepath.Base(f))
+		}
+	}
+	for _, o := range outputs {
+		if strings.Contains(o, key) || strings.Contains(o, "token=x") {
+			t.Errorf("the API key or a URL secret is in the output:\n%s", o)
+		}
+	}
+}
+
+// TestLLMKillAndResumePaysOnlyForMissingCases kills the real binary mid-run and resumes it.
+func TestLLMKillAndResumePaysOnlyForMissingCases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte(prices), 0o644)
+	bin := filepath.Join(dir, "vulnbench")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/vulnbench").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	suitePath := writeLLMSuite(t, dir, 200)
+	fake := newFake(0)
+	fake.latency = 15 * time.Millisecond
+	srv := llmtest.NewOpenAI(fake.handle)
+	defer srv.Close()
+	db := filepath.Join(dir, "v.db")
+	cmd := exec.Command(bin, llmArgs(suitePath, db, srv.BaseURL(), "k", "--concurrency", "4")...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=test-key")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		st, err := store.Open(context.Background(), db)
+		if err != nil {
+			return 0
+		}
+		defer st.Close()
+		n := 0
+		st.Done(context.Background(), "k", false, func(store.Unit) { n++ })
+		return n
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for count() < 50 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no progress in 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	stored := count()
+	_, paidBefore := fake.paidTotal()
+	if stored >= 200 {
+		t.Fatal("finished before the kill")
+	}
+	resume := exec.Command(bin, "run", "--resume", "k", "--db", db, "--prices", "prices.yaml", "--retry-base", "2ms")
+	resume.Dir = dir
+	resume.Env = cmd.Env
+	out, err := resume.CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	_, paidAfter := fake.paidTotal()
+	hits := 0
+	if m := regexp.MustCompile(`(\d+) cache hits`).FindSubmatch(out); m != nil {
+		fmt.Sscan(string(m[1]), &hits)
+	}
+	// The resume pays only for cases not stored at the kill, less those whose answer had
+	// reached the cache before the kill.
+	if paid := paidAfter - paidBefore; paid+hits != 200-stored {
+		t.Errorf("resume paid %d answers and hit the cache %d times for %d missing cases\n%s", paid, hits, 200-stored, out)
+	}
+	if count() != 200 {
+		t.Errorf("%d units stored after the resume, want 200", count())
+	}
+	t.Logf("killed with %d of 200 stored; resume paid %d, cache hits %d", stored, paidAfter-paidBefore, hits)
+}

@@ -1,0 +1,124 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+)
+
+// Anthropic calls the Anthropic messages API.
+type Anthropic struct {
+	client anthropic.Client
+	info   Info
+}
+
+// NewAnthropic makes an adapter for model at baseURL ("" for Anthropic's API) with key. The
+// SDK's own retries are off: WithRetry decides.
+func NewAnthropic(model, baseURL, key string, hc *http.Client) *Anthropic {
+	// No environment defaults: the key and base URL are exactly those given (never a credential
+	// profile the SDK would find on its own).
+	opts := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithAPIKey(key), option.WithMaxRetries(0)}
+	if baseURL != "" {
+		opts = append(opts, option.WithBaseURL(baseURL))
+	}
+	if hc != nil {
+		opts = append(opts, option.WithHTTPClient(hc))
+	}
+	return &Anthropic{client: anthropic.NewClient(opts...), info: Info{Provider: "anthropic", Model: model, BaseHost: hostOf(baseURL)}}
+}
+
+// Info implements Model.
+func (a *Anthropic) Info() Info { return a.info }
+
+// DefaultMaxTokens is the answer budget when a request sets none (Anthropic requires one).
+const DefaultMaxTokens = 2048
+
+// Complete implements Model. Anthropic returns no logprobs, so Logprobs is never set. The API
+// has deprecated temperature: it is sent only when a request sets one above 0.
+func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error) {
+	maxTok := req.MaxTokens
+	if maxTok <= 0 {
+		maxTok = DefaultMaxTokens
+	}
+	p := anthropic.MessageNewParams{Model: anthropic.Model(a.info.Model), MaxTokens: int64(maxTok)}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "system":
+			p.System = append(p.System, anthropic.TextBlockParam{Text: m.Content})
+		case "assistant":
+			var blocks []anthropic.ContentBlockParamUnion
+			if m.Content != "" {
+				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+			}
+			for _, tc := range m.ToolCalls {
+				var input any = map[string]any{}
+				if tc.Arguments != "" {
+					_ = json.Unmarshal([]byte(tc.Arguments), &input)
+				}
+				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, input, tc.Name))
+			}
+			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
+		case "tool":
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewToolResultBlock(m.ToolCallID, m.Content, false)))
+		default:
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
+		}
+	}
+	for _, t := range req.Tools {
+		schema := anthropic.ToolInputSchemaParam{Properties: t.Parameters["properties"]}
+		if req, ok := t.Parameters["required"].([]string); ok {
+			schema.Required = req
+		}
+		tool := anthropic.ToolUnionParamOfTool(schema, t.Name)
+		if t.Description != "" {
+			tool.OfTool.Description = anthropic.String(t.Description)
+		}
+		p.Tools = append(p.Tools, tool)
+	}
+	var opts []option.RequestOption
+	if req.Temperature > 0 {
+		opts = append(opts, option.WithJSONSet("temperature", req.Temperature))
+	}
+	start := time.Now()
+	msg, err := a.client.Messages.New(ctx, p, opts...)
+	resp := Response{Calls: 1, Latency: time.Since(start)}
+	if err != nil {
+		return resp, a.apiError(err)
+	}
+	var text []string
+	for _, b := range msg.Content {
+		switch b.Type {
+		case "text":
+			text = append(text, b.Text)
+		case "tool_use":
+			resp.ToolCalls = append(resp.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
+		}
+	}
+	resp.Text = strings.Join(text, "")
+	resp.FinishReason = string(msg.StopReason)
+	u := msg.Usage
+	resp.Usage = Usage{InputTokens: u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+		CachedInputTokens: u.CacheReadInputTokens, OutputTokens: u.OutputTokens}
+	return resp, nil
+}
+
+func (a *Anthropic) apiError(err error) error {
+	var ae *anthropic.Error
+	if errors.As(err, &ae) {
+		e := &APIError{Provider: "anthropic", Status: ae.StatusCode, Type: string(ae.Type()), Message: ae.Message, Cause: err}
+		if e.Message == "" {
+			e.Message = http.StatusText(ae.StatusCode)
+		}
+		if ae.Response != nil {
+			e.RetryAfter = parseRetryAfter(ae.Response.Header)
+		}
+		return e
+	}
+	return &APIError{Provider: "anthropic", Message: transportMessage(err), Cause: err}
+}

@@ -1,0 +1,77 @@
+package llm
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Options configure the stack New builds.
+type Options struct {
+	BaseURL     string // OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio) or a proxy
+	Limits      Limits
+	Retry       RetryPolicy
+	CallTimeout time.Duration
+	Cache       CacheStore // nil: no cache
+	Getenv      func(string) string
+	HTTPClient  *http.Client // nil: the SDK's default
+}
+
+// Stack is a model with its middleware: cache → retry → limits → timeout → provider.
+type Stack struct {
+	Model
+	Cache *Cache // nil without a cache store
+}
+
+// Providers are the values the part of --model before the colon may take.
+var Providers = []string{"openai", "anthropic"}
+
+// ParseSpec splits "provider:model".
+func ParseSpec(spec string) (provider, model string, err error) {
+	provider, model, ok := strings.Cut(spec, ":")
+	if !ok || model == "" {
+		return "", "", fmt.Errorf("--model %q is not PROVIDER:MODEL (like openai:gpt-4o-mini or anthropic:claude-3-5-haiku-latest)", spec)
+	}
+	switch provider {
+	case "openai", "anthropic":
+		return provider, model, nil
+	}
+	return "", "", fmt.Errorf("--model %q: unknown provider %q (use openai for any OpenAI-compatible server, or anthropic)", spec, provider)
+}
+
+// New builds the stack for spec. The API key comes only from the environment; a custom base URL
+// (a local server) may go without one.
+func New(spec string, o Options) (*Stack, error) {
+	provider, model, err := ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	if o.BaseURL == "" {
+		// Honour the SDKs' own variable, but explicitly, so the manifest names the host.
+		o.BaseURL = o.Getenv(strings.ToUpper(provider) + "_BASE_URL")
+	}
+	key := o.Getenv(KeyEnv(provider))
+	if key == "" {
+		if o.BaseURL == "" {
+			return nil, fmt.Errorf("%s needs an API key: set %s in the environment (or use --base-url for a local server)", provider, KeyEnv(provider))
+		}
+		key = "none"
+	}
+	var m Model
+	switch provider {
+	case "anthropic":
+		m = NewAnthropic(model, o.BaseURL, key, o.HTTPClient)
+	default:
+		m = NewOpenAI(model, o.BaseURL, key, o.HTTPClient)
+	}
+	m = WithTimeout(m, o.CallTimeout)
+	m = WithLimits(m, o.Limits)
+	m = WithRetry(m, o.Retry)
+	s := &Stack{Model: m}
+	if o.Cache != nil {
+		s.Cache = WithCache(m, o.Cache)
+		s.Model = s.Cache
+	}
+	return s, nil
+}

@@ -1,0 +1,90 @@
+package llm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+)
+
+// CacheStore keeps responses by key; *store.Store is one.
+type CacheStore interface {
+	GetResponse(ctx context.Context, key string) ([]byte, bool, error)
+	PutResponse(ctx context.Context, key, provider, model string, value []byte) error
+}
+
+// CacheStats counts what the cache did.
+type CacheStats struct {
+	Hits, Misses, PutErrors int64
+}
+
+// Cache answers repeated requests from the store and stores every new answer as soon as it
+// arrives, before anything else can fail: a paid answer is never paid for twice.
+type Cache struct {
+	next                    Model
+	store                   CacheStore
+	hits, misses, putErrors atomic.Int64
+}
+
+// WithCache wraps next with a response cache in st.
+func WithCache(next Model, st CacheStore) *Cache {
+	return &Cache{next: next, store: st}
+}
+
+// Info implements Model.
+func (c *Cache) Info() Info { return c.next.Info() }
+
+// Stats returns the counts so far.
+func (c *Cache) Stats() CacheStats {
+	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), PutErrors: c.putErrors.Load()}
+}
+
+// Complete implements Model.
+func (c *Cache) Complete(ctx context.Context, req Request) (Response, error) {
+	info := c.next.Info()
+	key, err := CacheKey(info, req)
+	if err != nil {
+		return Response{}, err
+	}
+	if b, ok, err := c.store.GetResponse(ctx, key); err != nil {
+		return Response{}, fmt.Errorf("response cache: %w", err)
+	} else if ok {
+		var r Response
+		if err := json.Unmarshal(b, &r); err == nil {
+			c.hits.Add(1)
+			r.Cached = true
+			return r, nil
+		}
+		// An unreadable entry is treated as absent and overwritten below.
+	}
+	c.misses.Add(1)
+	resp, err := c.next.Complete(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	b, err := json.Marshal(resp)
+	if err == nil {
+		err = c.store.PutResponse(context.WithoutCancel(ctx), key, info.Provider, info.Model, b)
+	}
+	if err != nil {
+		c.putErrors.Add(1) // the answer is still good; only a rerun would pay for it again
+	}
+	return resp, nil
+}
+
+// CacheKey hashes everything that can change an answer: provider, model, where it is served,
+// every parameter, the messages, the tools and the repeat index. Never the API key.
+func CacheKey(info Info, req Request) (string, error) {
+	b, err := json.Marshal(struct {
+		V    int     `json:"v"`
+		Info Info    `json:"info"`
+		Req  Request `json:"req"`
+	}{1, info, req})
+	if err != nil {
+		return "", fmt.Errorf("cache key: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}

@@ -1,0 +1,303 @@
+package llm_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/store"
+)
+
+func ask(text string) llm.Request {
+	return llm.Request{Messages: []llm.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: text}}}
+}
+
+func TestAdaptersSpeakBothProviders(t *testing.T) {
+	reply := llmtest.Reply{Text: `{"vulnerable": true}`, InputTokens: 120, CachedInputTokens: 20, OutputTokens: 7,
+		Logprobs: []llmtest.TokenLogprob{{Token: "true", Logprob: -0.1, Top: []llmtest.TokenLogprob{{Token: "false", Logprob: -2.4}}}}}
+	oa := llmtest.NewOpenAI(func(llmtest.Request) llmtest.Reply { return reply })
+	defer oa.Close()
+	an := llmtest.NewAnthropic(func(llmtest.Request) llmtest.Reply { r := reply; r.Logprobs = nil; return r })
+	defer an.Close()
+
+	o := llm.NewOpenAI("gpt-4o-mini", oa.BaseURL(), "k", nil)
+	req := ask("is this code vulnerable?")
+	req.Logprobs, req.TopLogprobs = true, 2
+	seed := int64(7)
+	req.Seed = &seed
+	got, err := o.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := llm.Response{Text: reply.Text, Usage: llm.Usage{InputTokens: 120, CachedInputTokens: 20, OutputTokens: 7},
+		Logprobs:     []llm.TokenLogprob{{Token: "true", Logprob: -0.1, Top: []llm.TokenLogprob{{Token: "false", Logprob: -2.4}}}},
+		FinishReason: "stop", Calls: 1}
+	if d := cmp.Diff(want, got, cmpIgnoreLatency); d != "" {
+		t.Errorf("openai (-want +got):\n%s", d)
+	}
+	sent := oa.Log()[0]
+	if sent.System != "be brief" || sent.Messages[len(sent.Messages)-1].Content != "is this code vulnerable?" ||
+		sent.Temperature == nil || *sent.Temperature != 0 || !sent.Logprobs || sent.TopLogprobs != 2 || sent.Seed == nil || *sent.Seed != 7 {
+		t.Errorf("openai request as received: %+v", sent)
+	}
+
+	a := llm.NewAnthropic("claude-3-5-haiku-latest", an.BaseURL(), "k", nil)
+	got, err = a.Complete(context.Background(), ask("and this?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Anthropic reports cache reads apart from input tokens; the adapter adds them back.
+	want = llm.Response{Text: reply.Text, Usage: llm.Usage{InputTokens: 120, CachedInputTokens: 20, OutputTokens: 7}, FinishReason: "end_turn", Calls: 1}
+	if d := cmp.Diff(want, got, cmpIgnoreLatency); d != "" {
+		t.Errorf("anthropic (-want +got):\n%s", d)
+	}
+	if s := an.Log()[0]; s.System != "be brief" || s.MaxTokens != llm.DefaultMaxTokens {
+		t.Errorf("anthropic request as received: %+v", s)
+	}
+}
+
+var cmpIgnoreLatency = cmp.Comparer(func(a, b time.Duration) bool { return true })
+
+func TestToolCallsRoundTrip(t *testing.T) {
+	for _, newSrv := range []func(llmtest.Handler, ...llmtest.Option) *llmtest.Server{llmtest.NewOpenAI, llmtest.NewAnthropic} {
+		srv := newSrv(func(r llmtest.Request) llmtest.Reply {
+			last := r.Messages[len(r.Messages)-1]
+			if last.Role == "tool" {
+				return llmtest.Reply{Text: "the result was " + last.Content}
+			}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "get_callers", Arguments: `{"function":"parse"}`}}}
+		})
+		var m llm.Model = llm.NewOpenAI("m", srv.BaseURL(), "k", nil)
+		req := ask("who calls parse?")
+		req.Tools = []llm.Tool{{Name: "get_callers", Description: "callers of a function",
+			Parameters: map[string]any{"type": "object", "properties": map[string]any{"function": map[string]any{"type": "string"}}, "required": []string{"function"}}}}
+		if prov := providerOf(srv); prov == "anthropic" {
+			m = llm.NewAnthropic("m", srv.BaseURL(), "k", nil)
+		}
+		r1, err := m.Complete(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff([]llm.ToolCall{{ID: "call_1", Name: "get_callers", Arguments: `{"function":"parse"}`}}, r1.ToolCalls); d != "" {
+			t.Fatalf("%s tool call (-want +got):\n%s", providerOf(srv), d)
+		}
+		req.Messages = append(req.Messages, llm.Message{Role: "assistant", ToolCalls: r1.ToolCalls},
+			llm.Message{Role: "tool", ToolCallID: "call_1", Content: "main.c:12 main"})
+		r2, err := m.Complete(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r2.Text != "the result was main.c:12 main" {
+			t.Errorf("%s: second turn %q", providerOf(srv), r2.Text)
+		}
+		if tools := srv.Log()[0].Tools; len(tools) != 1 || tools[0] != "get_callers" {
+			t.Errorf("%s: tools offered %v", providerOf(srv), tools)
+		}
+		srv.Close()
+	}
+}
+
+func providerOf(s *llmtest.Server) string {
+	if strings.HasSuffix(s.BaseURL(), "/v1") {
+		return "openai"
+	}
+	return "anthropic"
+}
+
+// recorder stands in for time in retry tests: it records each wait instead of sleeping.
+type recorder struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (r *recorder) sleep(_ context.Context, d time.Duration) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waits = append(r.waits, d)
+	return nil
+}
+
+func TestRetryHonoursRetryAfterAndFailsFastOnFatal(t *testing.T) {
+	tests := []struct {
+		name      string
+		h         llmtest.Handler
+		calls     int
+		waits     []time.Duration // nil: any
+		wantErr   string
+		wantFatal bool
+	}{
+		{name: "429 with Retry-After twice, then ok",
+			h:     llmtest.FailFirst(2, llmtest.Reply{Status: 429, RetryAfter: 3 * time.Second}, llmtest.Fixed("ok")),
+			calls: 3, waits: []time.Duration{3 * time.Second, 3 * time.Second}},
+		{name: "500 then ok: one jittered backoff in [0.5 s, 1 s]",
+			h: llmtest.FailFirst(1, llmtest.Reply{Status: 500}, llmtest.Fixed("ok")), calls: 2},
+		{name: "malformed JSON then ok", h: llmtest.FailFirst(1, llmtest.Reply{Malformed: true}, llmtest.Fixed("ok")), calls: 2},
+		{name: "dropped connection then ok", h: llmtest.FailFirst(1, llmtest.Reply{Drop: true}, llmtest.Fixed("ok")), calls: 2},
+		{name: "401 is fatal: one call", h: func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 401} },
+			calls: 1, wantErr: "HTTP 401", wantFatal: true},
+		{name: "404 is fatal: one call", h: func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 404} },
+			calls: 1, wantErr: "HTTP 404", wantFatal: true},
+		{name: "always 503: gives up after 1+3 attempts", h: func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 503} },
+			calls: 4, wantErr: "gave up after 4 attempts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewOpenAI(tt.h)
+			defer srv.Close()
+			rec := &recorder{}
+			m := llm.WithRetry(llm.NewOpenAI("m", srv.BaseURL(), "k", nil), llm.RetryPolicy{MaxRetries: 3, Base: time.Second, Max: time.Minute, Sleep: rec.sleep})
+			resp, err := m.Complete(context.Background(), ask("x"))
+			if got := int(srv.Requests()); got != tt.calls || resp.Calls != tt.calls || resp.Retries != tt.calls-1 {
+				t.Errorf("server saw %d requests, response counts %d calls %d retries; want %d calls", got, resp.Calls, resp.Retries, tt.calls)
+			}
+			if tt.waits != nil {
+				if d := cmp.Diff(tt.waits, rec.waits); d != "" {
+					t.Errorf("waits (-want +got):\n%s", d)
+				}
+			}
+			for _, w := range rec.waits {
+				if tt.waits == nil && (w < 500*time.Millisecond || w > 8*time.Second) {
+					t.Errorf("backoff %v outside the jittered exponential range", w)
+				}
+			}
+			var sum time.Duration
+			for _, w := range rec.waits {
+				sum += w
+			}
+			if resp.Waited != sum {
+				t.Errorf("response says it waited %v, the waits sum to %v", resp.Waited, sum)
+			}
+			if tt.wantErr == "" {
+				if err != nil || resp.Text != "ok" {
+					t.Fatalf("got %q, %v; want ok", resp.Text, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || llm.IsFatal(err) != tt.wantFatal {
+				t.Errorf("err = %v (fatal %v), want %q (fatal %v)", err, llm.IsFatal(err), tt.wantErr, tt.wantFatal)
+			}
+		})
+	}
+}
+
+func TestFatalMessagesNameProviderAndWhatToCheck(t *testing.T) {
+	for _, tt := range []struct {
+		newSrv   func(llmtest.Handler, ...llmtest.Option) *llmtest.Server
+		provider string
+		status   int
+		want     string
+	}{
+		{llmtest.NewOpenAI, "openai", 401, "openai rejected the API key (HTTP 401): check the key in OPENAI_API_KEY"},
+		{llmtest.NewAnthropic, "anthropic", 401, "anthropic rejected the API key (HTTP 401): check the key in ANTHROPIC_API_KEY"},
+		{llmtest.NewOpenAI, "openai", 404, "openai does not know the model or endpoint (HTTP 404): check --model and --base-url"},
+	} {
+		srv := tt.newSrv(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: tt.status} })
+		var m llm.Model = llm.NewOpenAI("m", srv.BaseURL(), "k", nil)
+		if tt.provider == "anthropic" {
+			m = llm.NewAnthropic("m", srv.BaseURL(), "k", nil)
+		}
+		_, err := m.Complete(context.Background(), ask("x"))
+		var ae *llm.APIError
+		if !errors.As(err, &ae) || ae.Fatal() != tt.want {
+			t.Errorf("%s %d: %v, want %q", tt.provider, tt.status, err, tt.want)
+		}
+		srv.Close()
+	}
+}
+
+func TestCacheMakesNoSecondCall(t *testing.T) {
+	srv := llmtest.NewOpenAI(llmtest.Fixed(`{"vulnerable": false}`))
+	defer srv.Close()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "c.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c := llm.WithCache(llm.NewOpenAI("m", srv.BaseURL(), "k", nil), st)
+	first, err := c.Complete(context.Background(), ask("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := c.Complete(context.Background(), ask("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Requests() != 1 || !again.Cached || first.Cached || again.Text != first.Text || again.Usage != first.Usage {
+		t.Errorf("requests %d, first %+v, again %+v: want one call and an identical cached answer", srv.Requests(), first, again)
+	}
+	// Another repeat, temperature or prompt is another question.
+	r := ask("a")
+	r.Repeat = 1
+	c.Complete(context.Background(), r)
+	r = ask("a")
+	r.Temperature = 0.7
+	c.Complete(context.Background(), r)
+	c.Complete(context.Background(), ask("b"))
+	if srv.Requests() != 4 {
+		t.Errorf("server saw %d requests, want 4", srv.Requests())
+	}
+	if s := c.Stats(); s.Hits != 1 || s.Misses != 4 || s.PutErrors != 0 {
+		t.Errorf("stats %+v", s)
+	}
+	// The key never depends on the API key.
+	k1, _ := llm.CacheKey(llm.Info{Provider: "openai", Model: "m"}, ask("a"))
+	k2, _ := llm.CacheKey(llm.Info{Provider: "openai", Model: "m", BaseHost: "127.0.0.1:8000"}, ask("a"))
+	if k1 == k2 || len(k1) != 64 {
+		t.Errorf("keys %q %q: the serving host must count", k1, k2)
+	}
+}
+
+func TestCallTimeoutIsARetryableFault(t *testing.T) {
+	srv := llmtest.NewOpenAI(llmtest.FailFirst(1, llmtest.Reply{Text: "late", Latency: 2 * time.Second}, llmtest.Fixed("ok")))
+	defer srv.Close()
+	rec := &recorder{}
+	m := llm.WithRetry(llm.WithTimeout(llm.NewOpenAI("m", srv.BaseURL(), "k", nil), 100*time.Millisecond),
+		llm.RetryPolicy{MaxRetries: 2, Base: time.Millisecond, Max: time.Second, Sleep: rec.sleep})
+	start := time.Now()
+	resp, err := m.Complete(context.Background(), ask("x"))
+	if err != nil || resp.Text != "ok" || resp.Retries != 1 {
+		t.Fatalf("got %+v, %v; want ok after one retry", resp, err)
+	}
+	if el := time.Since(start); el > 1500*time.Millisecond {
+		t.Errorf("took %v: the 2 s answer was not cut at 100 ms", el)
+	}
+}
+
+func TestLimiterPausesEveryCallerAfter429(t *testing.T) {
+	srv := llmtest.NewOpenAI(llmtest.FailFirst(1, llmtest.Reply{Status: 429, RetryAfter: 300 * time.Millisecond}, llmtest.Fixed("ok")))
+	defer srv.Close()
+	m := llm.WithLimits(llm.NewOpenAI("m", srv.BaseURL(), "k", nil), llm.Limits{})
+	if _, err := m.Complete(context.Background(), ask("x")); err == nil {
+		t.Fatal("the 429 was not reported")
+	}
+	resp, err := m.Complete(context.Background(), ask("y")) // another caller: must wait out the pause
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Waited < 250*time.Millisecond {
+		t.Errorf("next call waited %v, want about the 300 ms Retry-After", resp.Waited)
+	}
+}
+
+func TestNewNeedsAKeyUnlessLocal(t *testing.T) {
+	env := func(map[string]string) func(string) string { return func(string) string { return "" } }
+	_, err := llm.New("openai:gpt-4o-mini", llm.Options{Getenv: env(nil)})
+	if err == nil || !strings.Contains(err.Error(), "set OPENAI_API_KEY") {
+		t.Errorf("no key: %v", err)
+	}
+	if _, err := llm.New("openai:llama3", llm.Options{Getenv: env(nil), BaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
+		t.Errorf("local server without key: %v", err)
+	}
+	for _, bad := range []string{"gpt-4o", "azure:gpt-4o", "openai:"} {
+		if _, err := llm.New(bad, llm.Options{Getenv: env(nil)}); err == nil {
+			t.Errorf("--model %q accepted", bad)
+		}
+	}
+}

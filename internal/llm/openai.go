@@ -1,0 +1,175 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// OpenAI calls an OpenAI-compatible chat-completions endpoint: OpenAI itself, or vLLM, Ollama,
+// llama.cpp and LM Studio servers through a base URL.
+type OpenAI struct {
+	client openai.Client
+	info   Info
+}
+
+// NewOpenAI makes an adapter for model at baseURL ("" for OpenAI's API) with key. The SDK's own
+// retries are off: WithRetry decides.
+func NewOpenAI(model, baseURL, key string, hc *http.Client) *OpenAI {
+	if baseURL == "" {
+		baseURL = "https://api.openai.com/v1/" // explicit: OPENAI_BASE_URL is read by New, not behind our back
+	}
+	opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(0), option.WithBaseURL(baseURL)}
+	if hc != nil {
+		opts = append(opts, option.WithHTTPClient(hc))
+	}
+	host := hostOf(baseURL)
+	if host == "api.openai.com" {
+		host = ""
+	}
+	return &OpenAI{client: openai.NewClient(opts...), info: Info{Provider: "openai", Model: model, BaseHost: host}}
+}
+
+// Info implements Model.
+func (o *OpenAI) Info() Info { return o.info }
+
+// Complete implements Model.
+func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
+	p := openai.ChatCompletionNewParams{Model: o.info.Model, Temperature: openai.Float(req.Temperature)}
+	if req.MaxTokens > 0 {
+		p.MaxTokens = openai.Int(int64(req.MaxTokens))
+	}
+	if req.Seed != nil {
+		p.Seed = openai.Int(*req.Seed)
+	}
+	if req.Logprobs {
+		p.Logprobs = openai.Bool(true)
+		if req.TopLogprobs > 0 {
+			p.TopLogprobs = openai.Int(int64(req.TopLogprobs))
+		}
+	}
+	for _, m := range req.Messages {
+		p.Messages = append(p.Messages, openaiMessage(m))
+	}
+	for _, t := range req.Tools {
+		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name: t.Name, Description: openai.String(t.Description), Parameters: shared.FunctionParameters(t.Parameters)}))
+	}
+	start := time.Now()
+	cc, err := o.client.Chat.Completions.New(ctx, p)
+	resp := Response{Calls: 1, Latency: time.Since(start)}
+	if err != nil {
+		return resp, o.apiError(err)
+	}
+	if len(cc.Choices) == 0 {
+		return resp, &APIError{Provider: "openai", Status: 200, Message: "the response has no choices"}
+	}
+	ch := cc.Choices[0]
+	resp.Text = ch.Message.Content
+	resp.FinishReason = string(ch.FinishReason)
+	for _, tc := range ch.Message.ToolCalls {
+		resp.ToolCalls = append(resp.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	for _, lp := range ch.Logprobs.Content {
+		t := TokenLogprob{Token: lp.Token, Logprob: lp.Logprob}
+		for _, top := range lp.TopLogprobs {
+			t.Top = append(t.Top, TokenLogprob{Token: top.Token, Logprob: top.Logprob})
+		}
+		resp.Logprobs = append(resp.Logprobs, t)
+	}
+	resp.Usage = Usage{InputTokens: cc.Usage.PromptTokens, CachedInputTokens: cc.Usage.PromptTokensDetails.CachedTokens,
+		OutputTokens: cc.Usage.CompletionTokens}
+	return resp, nil
+}
+
+func openaiMessage(m Message) openai.ChatCompletionMessageParamUnion {
+	switch m.Role {
+	case "system":
+		return openai.SystemMessage(m.Content)
+	case "tool":
+		return openai.ToolMessage(m.Content, m.ToolCallID)
+	case "assistant":
+		a := openai.ChatCompletionAssistantMessageParam{}
+		if m.Content != "" {
+			a.Content.OfString = openai.String(m.Content)
+		}
+		for _, tc := range m.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: tc.ID,
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments}}})
+		}
+		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+	}
+	return openai.UserMessage(m.Content)
+}
+
+func (o *OpenAI) apiError(err error) error {
+	var ae *openai.Error
+	if errors.As(err, &ae) {
+		e := &APIError{Provider: "openai", Status: ae.StatusCode, Type: ae.Type, Message: ae.Message, Cause: err}
+		if e.Message == "" {
+			e.Message = http.StatusText(ae.StatusCode)
+		}
+		if ae.Response != nil {
+			e.RetryAfter = parseRetryAfter(ae.Response.Header)
+		}
+		return e
+	}
+	return &APIError{Provider: "openai", Message: transportMessage(err), Cause: err}
+}
+
+// transportMessage describes a failure with no HTTP answer without repeating the request's URL,
+// whose query may hold a secret.
+func transportMessage(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		u, perr := url.Parse(ue.URL)
+		where := "the server"
+		if perr == nil {
+			where = u.Scheme + "://" + u.Host + u.Path
+		}
+		return fmt.Sprintf("%s %s: %v", ue.Op, where, ue.Err)
+	}
+	return err.Error()
+}
+
+// parseRetryAfter reads retry-after-ms (OpenAI) or Retry-After in seconds or as an HTTP date.
+func parseRetryAfter(h http.Header) time.Duration {
+	if v := h.Get("retry-after-ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(0, time.Until(t))
+	}
+	return 0
+}
+
+// hostOf returns the host of a base URL, for manifests and cache keys: never a path with
+// secrets, never a key.
+func hostOf(base string) string {
+	if base == "" {
+		return ""
+	}
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return "invalid-url"
+	}
+	return u.Host
+}

@@ -1,0 +1,114 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// RetryPolicy says how often and how long to try again.
+type RetryPolicy struct {
+	MaxRetries int           // attempts after the first
+	Base       time.Duration // first backoff; doubles each retry
+	Max        time.Duration // longest backoff, and longest Retry-After honoured
+	// Sleep waits d or until ctx ends; nil means a timer. Tests may count waits through it.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// DefaultRetry is six retries from 1 s doubling up to 60 s.
+func DefaultRetry() RetryPolicy {
+	return RetryPolicy{MaxRetries: 6, Base: time.Second, Max: time.Minute}
+}
+
+type retrying struct {
+	next Model
+	p    RetryPolicy
+}
+
+// WithRetry retries retryable faults with exponential backoff and full jitter, honouring the
+// provider's Retry-After; fatal faults (400, 401, 403, 404) return at once.
+func WithRetry(next Model, p RetryPolicy) Model {
+	if p.Sleep == nil {
+		p.Sleep = sleep
+	}
+	return &retrying{next: next, p: p}
+}
+
+func (r *retrying) Info() Info { return r.next.Info() }
+
+func (r *retrying) Complete(ctx context.Context, req Request) (Response, error) {
+	var calls, retries int
+	var waited time.Duration
+	for attempt := 0; ; attempt++ {
+		resp, err := r.next.Complete(ctx, req)
+		calls += resp.Calls
+		waited += resp.Waited
+		resp.Calls, resp.Retries, resp.Waited = calls, retries, waited
+		if err == nil || !retryable(err) || ctx.Err() != nil {
+			return resp, err
+		}
+		if attempt >= r.p.MaxRetries {
+			return resp, fmt.Errorf("gave up after %d attempts: %w", attempt+1, err)
+		}
+		d := r.backoff(attempt, retryAfter(err))
+		if err := r.p.Sleep(ctx, d); err != nil {
+			return resp, err
+		}
+		waited += d
+		retries++
+	}
+}
+
+// backoff is the provider's Retry-After when it gave one (capped at Max), else full jitter over
+// an exponential step: a random wait in [step/2, step].
+func (r *retrying) backoff(attempt int, after time.Duration) time.Duration {
+	if after > 0 {
+		return min(after, r.p.Max)
+	}
+	step := r.p.Base << attempt
+	if step <= 0 || step > r.p.Max {
+		step = r.p.Max
+	}
+	return step/2 + time.Duration(rand.Int64N(int64(step/2)+1))
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+type timeout struct {
+	next Model
+	d    time.Duration
+}
+
+// WithTimeout gives each call at most d; a call that runs out is a retryable fault.
+func WithTimeout(next Model, d time.Duration) Model {
+	if d <= 0 {
+		return next
+	}
+	return &timeout{next: next, d: d}
+}
+
+func (t *timeout) Info() Info { return t.next.Info() }
+
+func (t *timeout) Complete(ctx context.Context, req Request) (Response, error) {
+	cctx, cancel := context.WithTimeout(ctx, t.d)
+	defer cancel()
+	resp, err := t.next.Complete(cctx, req)
+	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		err = &APIError{Provider: t.next.Info().Provider, Message: fmt.Sprintf("no answer within %s (raise --call-timeout)", t.d), Cause: err}
+	}
+	return resp, err
+}

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -143,6 +144,23 @@ func TestLLMRunWithFaultsLosesNothingAndRerunIsFree(t *testing.T) {
 	// Cases c0007, c0032, ... answer nonsense: 20 of 500 are failed.
 	if status[verdict.Failed] != 20 || status[verdict.OK]+status[verdict.Failed]+status[verdict.Error] != 500 {
 		t.Errorf("statuses %v, want 20 failed and the rest ok or error", status)
+	}
+	r1, err := st.GetRun(context.Background(), "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man struct {
+		Config map[string]any `json:"subject_config"`
+		LLM    map[string]any `json:"llm"`
+	}
+	if err := json.Unmarshal(r1.Manifest, &man); err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(strings.TrimSuffix(srv.BaseURL(), "/v1"), "http://")
+	if man.Config["provider"] != "openai" || man.Config["model"] != "fake-model" || man.Config["base_url_host"] != host ||
+		len(fmt.Sprint(man.Config["prompt_hash"])) != 64 || man.Config["prompt"] != "vanilla" || man.Config["temperature"] != 0.0 ||
+		len(man.Config["templates"].(map[string]any)) == 0 || man.LLM["base_url"] != srv.BaseURL() {
+		t.Errorf("manifest lacks what reproduces the run: %s", r1.Manifest)
 	}
 	cases, answers := fake.paidTotal()
 	if cases != 500 || answers != 500 {

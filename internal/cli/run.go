@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,6 +17,9 @@ import (
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
+
+// afterConfigKey records --after in a run's manifest (subject_config), so a resume keeps it.
+const afterConfigKey = "vulnbench_after"
 
 type runOpts struct {
 	suite, subject, db, resume, out, runID string
@@ -117,7 +121,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		if err := json.Unmarshal(run.Manifest, &man); err != nil {
 			return fmt.Errorf("run %s: unreadable manifest: %w", run.ID, err)
 		}
-		for _, fl := range append([]string{"subject", "repeats", "seed", "min-level"}, llmFlagNames...) {
+		for _, fl := range append([]string{"subject", "repeats", "seed", "min-level", "after"}, llmFlagNames...) {
 			if changed(fl) {
 				return usageErr("--%s cannot change on --resume: run %s keeps the settings it started with", fl, run.ID)
 			}
@@ -127,6 +131,12 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		}
 		o.subject, o.repeats, o.seed, o.minLevel = man.Subject, man.Repeats, man.Seed, man.MinLevel
 		o.llm.restore(man.LLM)
+		if a, ok := man.Config[afterConfigKey].(string); ok {
+			o.after.raw = a
+			if err := o.after.validate(); err != nil {
+				return err
+			}
+		}
 	} else if o.runID != "" {
 		if _, err := st.GetRun(ctx, o.runID); err == nil {
 			return usageErr("run %s already exists in %s: resume it with --resume %s, or pick another --run-id", o.runID, o.db, o.runID)
@@ -142,9 +152,16 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 	}
 
 	// Check the whole suite before anything is stored.
-	var nCases int
+	var nCases, nAll, nUndated int
 	kinds := map[suite.Kind]int{}
 	hash, problems, err := suite.Scan(o.suite, true, func(c *suite.Case, _ int) error {
+		nAll++
+		if !o.after.keep(c) {
+			if c.Date == "" {
+				nUndated++
+			}
+			return nil
+		}
 		nCases++
 		kinds[c.Kind]++
 		return nil
@@ -155,6 +172,12 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 	if len(problems) > 0 {
 		reportProblems(e.stderr, problems, 20)
 		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems; nothing was run (vulnbench suite validate %s lists them all)", o.suite, len(problems), o.suite)}
+	}
+	if o.after.raw != "" {
+		fmt.Fprintf(e.stderr, "kept %d of %d cases dated after %s (%d without a date left out)\n", nCases, nAll, o.after.raw, nUndated)
+		if nCases == 0 {
+			return &exitError{code: ExitFail, err: fmt.Errorf("%s: no case is dated after %s", o.suite, o.after.raw)}
+		}
 	}
 	if nCases == 0 {
 		return &exitError{code: ExitFail, err: fmt.Errorf("%s: the suite has no cases", o.suite)}
@@ -198,6 +221,12 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 			Timeout: o.timeout.String(), MinLevel: o.minLevel, LLM: o.llm.ref(), Created: now.UTC()}
 		if d, ok := subj.(subject.Describer); ok {
 			man.Config = d.Describe()
+		}
+		if o.after.raw != "" { // a resume keeps the filter the run started with
+			if man.Config == nil {
+				man.Config = map[string]any{}
+			}
+			man.Config[afterConfigKey] = o.after.raw
 		}
 		mj, err := json.Marshal(man)
 		if err != nil {
@@ -249,7 +278,12 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 
 	prog := newProgress(e.stderr, units-len(done))
 	src := func(fn func(*suite.Case) error) error {
-		h, _, err := suite.Scan(o.suite, false, func(c *suite.Case, _ int) error { return fn(c) })
+		h, _, err := suite.Scan(o.suite, false, func(c *suite.Case, _ int) error {
+			if !o.after.keep(c) {
+				return nil
+			}
+			return fn(c)
+		})
 		if err == nil && h != hash {
 			return fmt.Errorf("%s changed while the run was reading it", o.suite)
 		}
@@ -288,11 +322,12 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 	}
 	fmt.Fprintf(e.stdout, "run %s: %s on %s\n", run.ID, o.subject, o.suite)
 	if !o.noScore {
-		t, err := loadTruth(o.suite)
+		t, err := loadTruth(o.suite, &o.after, io.Discard) // the kept count was printed above
 		if err != nil {
 			return err
 		}
-		col, err := runColumn(context.WithoutCancel(ctx), st, run.ID, t, o.scoreFlags.options(), e.stderr)
+		o.scoreFlags.ciSeed = uint64(o.seed)
+		col, err := runColumn(context.WithoutCancel(ctx), st, run.ID, t, o.scoreFlags.scoring(), e.stderr)
 		if err != nil {
 			return err
 		}

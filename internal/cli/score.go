@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,16 +25,29 @@ type scoreFlags struct {
 	format     string
 	vdsFPR     float64
 	unparsedAs string
+	ci         bool
+	resamples  int
+	ciSeed     uint64 // score: --seed; run: its own --seed
+	after      afterFlag
 }
 
 func (s *scoreFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&s.format, "format", "text", "score table format: text, md, json or csv")
 	f.Float64Var(&s.vdsFPR, "vds-fpr", 0.005, "VD-S: the tolerated false-positive rate r (FNR is reported at FPR <= r)")
 	f.StringVar(&s.unparsedAs, "unparsed-as", "failed", "how failed (unparseable) verdicts count: failed (wrong, as VEX-Bench) or ben (as the JitVul paper)")
+	f.BoolVar(&s.ci, "ci", false, "add 95% bootstrap confidence intervals of F1, pAcc and accuracy (resampling projects, else pairs, else cases; seeded by --seed)")
+	f.IntVar(&s.resamples, "resamples", score.DefaultResamples, "bootstrap resamples for --ci (reduced automatically above 100M unit draws, never below 200)")
+	s.after.add(f)
 }
 
 func (s *scoreFlags) validate() error {
 	if err := checkFormat(s.format, output.Formats...); err != nil {
+		return err
+	}
+	if s.resamples < 1 {
+		return usageErr("--resamples %d must be at least 1", s.resamples)
+	}
+	if err := s.after.validate(); err != nil {
 		return err
 	}
 	if s.vdsFPR < 0 || s.vdsFPR > 1 {
@@ -52,6 +66,55 @@ func (s *scoreFlags) options() score.Options {
 		r = math.SmallestNonzeroFloat64
 	}
 	return score.Options{VDSFPR: r, UnparsedAs: s.unparsedAs}
+}
+
+// scoring is what a score column needs: the options, and bootstrap intervals when wanted.
+type scoring struct {
+	opt score.Options
+	ci  *score.CIOptions
+}
+
+func (s *scoreFlags) scoring() scoring {
+	sc := scoring{opt: s.options()}
+	if s.ci {
+		sc.ci = &score.CIOptions{Resamples: s.resamples, Seed: s.ciSeed}
+	}
+	return sc
+}
+
+// afterFlag is --after DATE: keep only cases whose commit date is after DATE.
+type afterFlag struct {
+	raw string
+	t   time.Time
+}
+
+func (a *afterFlag) add(f *pflag.FlagSet) {
+	f.StringVar(&a.raw, "after", "", "keep only cases whose date is after DATE (RFC 3339 or YYYY-MM-DD, e.g. a model's training cutoff); cases without a date are left out")
+}
+
+func (a *afterFlag) validate() error {
+	if a.raw == "" {
+		return nil
+	}
+	for _, layout := range []string{time.RFC3339, time.DateOnly} {
+		if t, err := time.Parse(layout, a.raw); err == nil {
+			a.t = t
+			return nil
+		}
+	}
+	return usageErr("--after %q is not a date like 2024-05-01 or 2024-05-01T12:00:00Z", a.raw)
+}
+
+// keep reports whether a case passes --after (every case does without it).
+func (a *afterFlag) keep(c *suite.Case) bool {
+	if a.raw == "" {
+		return true
+	}
+	if c.Date == "" {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339, c.Date)
+	return err == nil && t.After(a.t)
 }
 
 func newScoreCmd(e *env) *cobra.Command {
@@ -86,7 +149,7 @@ imported with 'vulnbench suite import primevul'.`,
 			if suitePath == "" || len(runs)+len(preds) == 0 {
 				return usageErr("score needs --suite SUITE and at least one --run ID or --predictions FILE")
 			}
-			t, err := loadTruth(suitePath)
+			t, err := loadTruth(suitePath, &sf.after, e.stderr)
 			if err != nil {
 				return err
 			}
@@ -98,7 +161,7 @@ imported with 'vulnbench suite import primevul'.`,
 				}
 				defer st.Close()
 				for _, id := range runs {
-					col, err := runColumn(cmd.Context(), st, id, t, sf.options(), e.stderr)
+					col, err := runColumn(cmd.Context(), st, id, t, sf.scoring(), e.stderr)
 					if err != nil {
 						return err
 					}
@@ -106,7 +169,7 @@ imported with 'vulnbench suite import primevul'.`,
 				}
 			}
 			for _, p := range preds {
-				col, err := predictionsColumn(p, t, sf.options(), e.stderr)
+				col, err := predictionsColumn(p, t, sf.scoring(), e.stderr)
 				if err != nil {
 					return err
 				}
@@ -120,26 +183,48 @@ imported with 'vulnbench suite import primevul'.`,
 	f.StringArrayVar(&runs, "run", nil, "run id to score (repeatable)")
 	f.StringArrayVar(&preds, "predictions", nil, "predictions file to score (repeatable)")
 	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs")
+	f.Uint64Var(&sf.ciSeed, "seed", 1, "seed of the bootstrap resamples (--ci)")
 	sf.add(f)
 	return c
 }
 
 // truth is a suite's ground truth, compact enough for millions of cases.
 type truth struct {
-	path  string
-	cases []score.Case
-	index map[string]int32  // case id -> position in cases
-	byIdx map[string]string // PrimeVul idx -> case id
+	path     string
+	cases    []score.Case
+	index    map[string]int32    // case id -> position in cases
+	byIdx    map[string]string   // PrimeVul idx -> case id
+	excluded map[string]struct{} // ids left out by --after: their verdicts are ignored silently
 }
 
-func loadTruth(path string) (*truth, error) {
+// loadTruth reads a suite's ground truth, keeping only the cases after passes and saying on
+// info how many that was when after is set.
+func loadTruth(path string, after *afterFlag, info io.Writer) (*truth, error) {
 	n, err := suite.CountLines(path)
 	if err != nil {
 		return nil, err
 	}
 	t := &truth{path: path, cases: make([]score.Case, 0, n), index: make(map[string]int32, n), byIdx: map[string]string{}}
 	cweSets := map[string][]string{} // cases share their CWE lists: one slice per distinct list
+	projects := map[string]string{}
+	total, undated := 0, 0
 	_, problems, err := suite.Scan(path, true, func(c *suite.Case, _ int) error {
+		total++
+		if after != nil && !after.keep(c) {
+			if t.excluded == nil {
+				t.excluded = map[string]struct{}{}
+			}
+			t.excluded[c.ID] = struct{}{}
+			if c.Date == "" {
+				undated++
+			}
+			return nil
+		}
+		p, ok := projects[c.Project]
+		if !ok {
+			p = c.Project
+			projects[p] = p
+		}
 		key := strings.Join(c.CWE, ",")
 		cwe, ok := cweSets[key]
 		if !ok {
@@ -147,7 +232,7 @@ func loadTruth(path string) (*truth, error) {
 			cweSets[key] = cwe
 		}
 		t.index[c.ID] = int32(len(t.cases))
-		t.cases = append(t.cases, score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe})
+		t.cases = append(t.cases, score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p})
 		if idx, ok := c.SourceIdx(); ok {
 			t.byIdx[idx] = c.ID
 		}
@@ -158,6 +243,12 @@ func loadTruth(path string) (*truth, error) {
 	}
 	if len(problems) > 0 {
 		return nil, &exitError{code: ExitFail, err: fmt.Errorf("%v (and %d problems in all: vulnbench suite validate %s)", problems[0], len(problems), path)}
+	}
+	if after != nil && after.raw != "" {
+		fmt.Fprintf(info, "kept %d of %d cases dated after %s (%d without a date left out)\n", len(t.cases), total, after.raw, undated)
+		if len(t.cases) == 0 {
+			return nil, &exitError{code: ExitFail, err: fmt.Errorf("%s: no case is dated after %s", path, after.raw)}
+		}
 	}
 	return t, nil
 }
@@ -172,7 +263,9 @@ type answers struct {
 func (a *answers) add(id string, v verdict.Verdict) {
 	i, ok := a.t.index[id]
 	if !ok {
-		a.unknown++
+		if _, ex := a.t.excluded[id]; !ex {
+			a.unknown++
+		}
 		return
 	}
 	as := a.byRepeat[v.Repeat]
@@ -184,7 +277,9 @@ func (a *answers) add(id string, v verdict.Verdict) {
 }
 
 // column scores every repeat (at least one) and aggregates them when there are several.
-func (a *answers) column(name string, repeats int, opt score.Options) output.Column {
+// Intervals (sc.ci) are computed for a single repeat only: over repeats the table shows std.
+func (a *answers) column(name string, repeats int, sc scoring, warn io.Writer) output.Column {
+	opt := sc.opt
 	keys := make([]int, 0, len(a.byRepeat))
 	for r := range a.byRepeat {
 		keys = append(keys, r)
@@ -203,32 +298,59 @@ func (a *answers) column(name string, repeats int, opt score.Options) output.Col
 		results[i] = score.Compute(a.t.cases, a.byRepeat[r], opt)
 	}
 	if len(results) == 1 {
+		if sc.ci != nil {
+			results[0].CI = score.Intervals(a.t.cases, a.byRepeat[keys[0]], opt, *sc.ci)
+			if ci := results[0].CI; ci.Requested > 0 {
+				fmt.Fprintf(warn, "vulnbench: note: %s: %d bootstrap resamples instead of %d over %d units (the draw budget)\n", name, ci.Resamples, ci.Requested, ci.Units)
+			}
+		}
 		return output.Column{Name: name, Result: &results[0]}
+	}
+	if sc.ci != nil {
+		fmt.Fprintf(warn, "vulnbench: note: %s has %d repeats: no bootstrap intervals (the std over repeats is shown)\n", name, len(results))
 	}
 	agg := score.Aggregate(results)
 	return output.Column{Name: name, Agg: &agg}
 }
 
 // runColumn scores every repeat of a stored run.
-func runColumn(ctx context.Context, st *store.Store, runID string, t *truth, opt score.Options, warn io.Writer) (output.Column, error) {
-	run, err := st.GetRun(ctx, runID)
+func runColumn(ctx context.Context, st *store.Store, runID string, t *truth, sc scoring, warn io.Writer) (output.Column, error) {
+	a, run, err := runAnswers(ctx, st, runID, t, warn)
 	if err != nil {
 		return output.Column{}, err
 	}
+	return a.column(run.Subject, run.Repeats, sc, warn), nil
+}
+
+// runAnswers collects a stored run's verdicts against t.
+func runAnswers(ctx context.Context, st *store.Store, runID string, t *truth, warn io.Writer) (*answers, *store.Run, error) {
+	run, err := st.GetRun(ctx, runID)
+	if err != nil {
+		return nil, nil, err
+	}
 	a := &answers{t: t, byRepeat: map[int][]score.Answer{}}
 	if err := st.Labels(ctx, runID, func(v verdict.Verdict) error { a.add(v.CaseID, v); return nil }); err != nil {
-		return output.Column{}, err
+		return nil, nil, err
 	}
 	if a.unknown > 0 {
 		fmt.Fprintf(warn, "vulnbench: warning: run %s has %d verdicts for cases not in %s (ignored)\n", runID, a.unknown, t.path)
 	}
-	return a.column(run.Subject, run.Repeats, opt), nil
+	return a, run, nil
 }
 
-func predictionsColumn(path string, t *truth, opt score.Options, warn io.Writer) (output.Column, error) {
-	f, err := os.Open(path)
+func predictionsColumn(path string, t *truth, sc scoring, warn io.Writer) (output.Column, error) {
+	a, err := predictionsAnswers(path, t, warn)
 	if err != nil {
 		return output.Column{}, err
+	}
+	return a.column(filepath.Base(path), 1, sc, warn), nil
+}
+
+// predictionsAnswers collects a predictions file's verdicts against t.
+func predictionsAnswers(path string, t *truth, warn io.Writer) (*answers, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	a := &answers{t: t, byRepeat: map[int][]score.Answer{}} // a file written by run --out may hold several repeats
@@ -242,12 +364,12 @@ func predictionsColumn(path string, t *truth, opt score.Options, warn io.Writer)
 	})
 	if len(problems) > 0 {
 		reportProblems(warn, problems, 20)
-		return output.Column{}, &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems; nothing was scored", path, len(problems))}
+		return nil, &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems; nothing was scored", path, len(problems))}
 	}
 	if a.unknown > 0 {
 		fmt.Fprintf(warn, "vulnbench: warning: %s has %d predictions for cases not in %s (ignored)\n", path, a.unknown, t.path)
 	}
-	return a.column(filepath.Base(path), 1, opt), nil
+	return a, nil
 }
 
 func writeScores(w io.Writer, format string, cols ...output.Column) error {

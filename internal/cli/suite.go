@@ -22,7 +22,7 @@ func newSuiteCmd(e *env) *cobra.Command {
 		Args: exactArgs(0, "a subcommand (validate, stats, import)"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(newSuiteValidateCmd(e), newSuiteStatsCmd(e), newSuiteImportCmd(e))
+	c.AddCommand(newSuiteValidateCmd(e), newSuiteStatsCmd(e), newSuiteImportCmd(e), newCurateCmd(e), newLeakCmd(e))
 	return c
 }
 

@@ -80,10 +80,11 @@ func checkColumns(cols []Column) error {
 type kind uint8
 
 const (
-	kCount kind = iota // a count (a mean over repeats)
-	kFrac              // a fraction in [0,1]
-	kScore             // a score threshold
-	kBool              // a flag
+	kCount    kind = iota // a count (a mean over repeats)
+	kFrac                 // a fraction in [0,1]
+	kScore                // a score threshold
+	kBool                 // a flag
+	kInterval             // a confidence interval of fractions [lo, hi]
 )
 
 // fig is one figure of a column: key is its CSV metric name.
@@ -94,6 +95,8 @@ type fig struct {
 	agg  bool
 	null bool // a nil threshold
 	flag bool // the value of a kBool
+	lo   float64
+	hi   float64 // a kInterval's bounds
 }
 
 // figures flattens a column into its figures, in a fixed order; CWEs in cweLess order.
@@ -150,6 +153,17 @@ func flatten[C, F any](fs []fig, r *score.ResultOf[C, F], cv func(C) score.Stat,
 		fs = append(fs, t, fig{key: "vds:degenerate", kind: kBool, flag: v.Degenerate})
 		count("vds:n", v.N)
 	}
+	if ci := r.CI; ci != nil {
+		iv := func(key string, x [2]float64) { fs = append(fs, fig{key: key, kind: kInterval, lo: x[0], hi: x[1]}) }
+		iv("ci:f1", ci.F1)
+		if ci.PAcc != nil {
+			iv("ci:pacc", *ci.PAcc)
+		}
+		iv("ci:accuracy", ci.Accuracy)
+		fs = append(fs, fig{key: "ci:level", kind: kFrac, v: score.Stat{Mean: ci.Level}},
+			fig{key: "ci:resamples", kind: kCount, v: score.Stat{Mean: float64(ci.Resamples)}},
+			fig{key: "ci:units", kind: kCount, v: score.Stat{Mean: float64(ci.Units)}})
+	}
 	names := make([]string, 0, len(r.ByCWE))
 	for w := range r.ByCWE {
 		names = append(names, w)
@@ -169,6 +183,14 @@ func flatten[C, F any](fs []fig, r *score.ResultOf[C, F], cv func(C) score.Stat,
 		frac(p+"pacc", c.PAcc)
 	}
 	return fs
+}
+
+// ciBy names the units a column's intervals resampled.
+func ciBy(c Column) string {
+	if c.Result != nil && c.Result.CI != nil {
+		return c.Result.CI.By
+	}
+	return ""
 }
 
 // cweCompare orders CWE-79 before CWE-119 (by number), and other names after, by text.
@@ -265,7 +287,21 @@ func tables(cols []Column) []table {
 		row{"accuracy", "binary:accuracy"}, row{"precision", "binary:precision"},
 		row{"recall", "binary:recall"}, row{"F1", "binary:f1"}, row{"FPR", "binary:fpr"},
 		row{"FNR", "binary:fnr"}, row{"TNR", "binary:tnr"})
+	if has("ci:f1") {
+		summary = append(summary, row{"F1 95% CI", "ci:f1"}, row{"accuracy 95% CI", "ci:accuracy"})
+		if has("ci:pacc") {
+			summary = append(summary, row{"pAcc 95% CI", "ci:pacc"})
+		}
+	}
 	ts := []table{block("metric", summary)}
+	if has("ci:f1") {
+		ts[0].note = "95% CI: percentile bootstrap"
+		for i, m := range idx {
+			if f, ok := m["ci:resamples"]; ok {
+				ts[0].note += fmt.Sprintf("; %s: %g resamples of %g units (by %s)", columnName(cols[i], len(cols)), f.v.Mean, m["ci:units"].v.Mean, ciBy(cols[i]))
+			}
+		}
+	}
 
 	if has("pairwise:pairs") {
 		t := block("pairwise", []row{
@@ -358,6 +394,8 @@ func cell(f fig, ok bool) string {
 			return strconv.FormatFloat(f.v.Mean, 'f', 1, 64) + " ± " + strconv.FormatFloat(f.v.Std, 'f', 1, 64)
 		}
 		return strconv.FormatFloat(f.v.Mean, 'f', -1, 64)
+	case kInterval:
+		return "[" + pct(f.lo) + ", " + pct(f.hi) + "]"
 	case kScore:
 		if f.null {
 			return "none"
@@ -498,6 +536,21 @@ func writeCSV(w io.Writer, cols []Column) error {
 			}
 			if f.kind == kBool {
 				value = strconv.FormatBool(f.flag)
+			}
+			if f.kind == kInterval {
+				for _, x := range []struct {
+					suffix string
+					v      float64
+				}{{":lo", f.lo}, {":hi", f.hi}} {
+					rec := []string{c.Name, f.key + x.suffix, num(x.v)}
+					if withStd {
+						rec = append(rec, "")
+					}
+					if err := cw.Write(rec); err != nil {
+						return err
+					}
+				}
+				continue
 			}
 			rec := []string{c.Name, f.key, value}
 			if withStd {

@@ -30,13 +30,15 @@ type Case struct {
 	Label suite.Label
 	Pair  string
 	CWE   []string
+	// Project, when known, is the cluster that bootstrap intervals resample (see UnitsOf).
+	Project string
 }
 
 // CasesFrom returns the ground truth of suite cases.
 func CasesFrom(cs []suite.Case) []Case {
 	out := make([]Case, len(cs))
 	for i := range cs {
-		out[i] = Case{ID: cs[i].ID, Label: cs[i].Label, Pair: cs[i].Pair, CWE: cs[i].CWE}
+		out[i] = Case{ID: cs[i].ID, Label: cs[i].Label, Pair: cs[i].Pair, CWE: cs[i].CWE, Project: cs[i].Project}
 	}
 	return out
 }
@@ -76,6 +78,7 @@ type ResultOf[C, F any] struct {
 	Binary   BinaryOf[C, F]         `json:"binary"`
 	Pairwise *PairwiseOf[C, F]      `json:"pairwise,omitempty"`
 	VDS      *VDSOf[C, F]           `json:"vds,omitempty"`
+	CI       *CI                    `json:"ci,omitempty"`
 	ByCWE    map[string]CWEOf[C, F] `json:"by_cwe,omitempty"`
 }
 

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/vulnbench/vulnbench/internal/suite/leak"
+)
+
+func newLeakCmd(e *env) *cobra.Command {
+	var (
+		opt    leak.Options
+		format string
+		list   int
+	)
+	c := &cobra.Command{
+		Use:   "leak A B",
+		Short: "Find cases of suite B that are exact or near copies of cases of suite A",
+		Long: `Reports the cases of B (e.g. a test split) with a copy in A (e.g. train): exact copies have the
+same MD5 of the text without spaces, tabs, newlines and carriage returns (as curate's
+de-duplication); near copies have a Jaccard similarity of their token shingle sets (--shingle
+tokens each) of at least --threshold. Near copies are found with MinHash (16 bands of 8 rows)
+and every candidate is confirmed with the exact Jaccard. B is held in memory; A is streamed.`,
+		Example: `  vulnbench suite leak primevul/train.jsonl primevul/test.jsonl
+  vulnbench suite leak train.jsonl test.jsonl --threshold 0.8 --format json`,
+		Args: exactArgs(2, "two suite files, A and B"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format, "text", "json"); err != nil {
+				return err
+			}
+			if opt.Threshold <= 0 || opt.Threshold > 1 {
+				return usageErr("--threshold %v is not in (0, 1]", opt.Threshold)
+			}
+			if opt.Shingle < 1 {
+				return usageErr("--shingle %d must be at least 1", opt.Shingle)
+			}
+			res, err := leak.Find(cmd.Context(), args[0], args[1], opt)
+			if err != nil {
+				return &exitError{code: ExitFail, err: err}
+			}
+			if format == "json" {
+				b, err := json.MarshalIndent(res, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(e.stdout, "%s\n", b)
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s: %d cases; %s: %d cases\n", args[0], res.CasesA, args[1], res.CasesB)
+			fmt.Fprintf(e.stdout, "exact copies: %d of %d (%.2f%%)\n", res.ExactB, res.CasesB, 100*res.ExactRate)
+			fmt.Fprintf(e.stdout, "near copies (Jaccard >= %g over %d-token shingles, exact included): %d of %d (%.2f%%)\n",
+				res.Threshold, res.Shingle, res.NearB, res.CasesB, 100*res.NearRate)
+			for i, m := range res.Matches {
+				if i == list {
+					fmt.Fprintf(e.stdout, "... and %d more (--list N or --format json)\n", len(res.Matches)-list)
+					break
+				}
+				kind := "near"
+				if m.Exact {
+					kind = "exact"
+				}
+				fmt.Fprintf(e.stdout, "%s\t%s\t%s\t%.3f\n", m.B, m.A, kind, m.Jaccard)
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.Float64Var(&opt.Threshold, "threshold", leak.DefaultThreshold, "least Jaccard similarity of a near copy")
+	f.IntVar(&opt.Shingle, "shingle", leak.DefaultShingle, "tokens per shingle")
+	f.Uint64Var(&opt.Seed, "seed", 1, "seed of the MinHash functions")
+	f.StringVar(&format, "format", "text", "text or json")
+	f.IntVar(&list, "list", 20, "matches to list in text output")
+	return c
+}

@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -306,15 +305,9 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 
 // TestLLMKillAndResumePaysOnlyForMissingCases kills the real binary mid-run and resumes it.
 func TestLLMKillAndResumePaysOnlyForMissingCases(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	bin := buildBinary(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte(prices), 0o644)
-	bin := filepath.Join(dir, "vulnbench")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/vulnbench").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	suitePath := writeLLMSuite(t, dir, 200)
 	fake := newFake(0)
 	fake.latency = 15 * time.Millisecond
@@ -327,27 +320,7 @@ func TestLLMKillAndResumePaysOnlyForMissingCases(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	count := func() int {
-		st, err := store.Open(context.Background(), db)
-		if err != nil {
-			return 0
-		}
-		defer st.Close()
-		n := 0
-		st.Done(context.Background(), "k", false, func(store.Unit) { n++ })
-		return n
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for count() < 50 {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no progress in 60 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	stored := count()
+	stored := killAfter(t, cmd, db, "k", 50)
 	_, paidBefore := fake.paidTotal()
 	if stored >= 200 {
 		t.Fatal("finished before the kill")
@@ -369,8 +342,8 @@ func TestLLMKillAndResumePaysOnlyForMissingCases(t *testing.T) {
 	if paid := paidAfter - paidBefore; paid+hits != 200-stored {
 		t.Errorf("resume paid %d answers and hit the cache %d times for %d missing cases\n%s", paid, hits, 200-stored, out)
 	}
-	if count() != 200 {
-		t.Errorf("%d units stored after the resume, want 200", count())
+	if n := storedUnits(db, "k"); n != 200 {
+		t.Errorf("%d units stored after the resume, want 200", n)
 	}
 	t.Logf("killed with %d of 200 stored; resume paid %d, cache hits %d", stored, paidAfter-paidBefore, hits)
 }

@@ -8,9 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/vulnbench/vulnbench/internal/cli"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -140,15 +138,8 @@ func TestMissingBinarySaysHowToInstall(t *testing.T) {
 // TestKillAndResume kills the real binary with SIGKILL in the middle of a run, resumes it, and
 // checks that every (case, repeat) has exactly one verdict, equal to what the subject answers.
 func TestKillAndResume(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	bin := buildBinary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "vulnbench")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/vulnbench")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	const cases, repeats = 120, 2
 	var s, p strings.Builder
 	want := map[string]string{}
@@ -171,31 +162,8 @@ func TestKillAndResume(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until some verdicts are stored (polling the store, the way a user would watch it),
-	// then kill without warning.
-	count := func() int {
-		st, err := store.Open(context.Background(), db)
-		if err != nil {
-			return 0
-		}
-		defer st.Close()
-		n := 0
-		st.Done(context.Background(), "k", false, func(store.Unit) { n++ })
-		return n
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for count() < 40 {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("no progress after 60 s; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	before := count()
+	before := killAfter(t, cmd, db, "k", 40)
+
 	if before >= cases*repeats {
 		t.Fatalf("the run finished (%d units) before it was killed: slow it down", before)
 	}

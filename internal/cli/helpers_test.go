@@ -1,0 +1,54 @@
+package cli_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/store"
+)
+
+// buildBinary builds the real vulnbench into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "vulnbench")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/vulnbench").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// storedUnits counts the units of a run in a store that another process is writing.
+func storedUnits(db, runID string) int {
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		return 0
+	}
+	defer st.Close()
+	n := 0
+	st.Done(context.Background(), runID, false, func(store.Unit) { n++ })
+	return n
+}
+
+// killAfter waits (polling the store, the way a user would watch it) until cmd has stored at
+// least n units of runID, then kills it with SIGKILL, and returns how many units were stored.
+func killAfter(t *testing.T, cmd *exec.Cmd, db, runID string, n int) int {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for storedUnits(db, runID) < n {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("fewer than %d units stored after 60 s", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Kill() // SIGKILL: no chance to clean up
+	cmd.Wait()
+	return storedUnits(db, runID)
+}

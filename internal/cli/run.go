@@ -18,9 +18,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
-// afterConfigKey records --after in a run's manifest (subject_config), so a resume keeps it.
-const afterConfigKey = "vulnbench_after"
-
 type runOpts struct {
 	suite, subject, db, resume, out, runID string
 	concurrency, repeats, minLevel         int
@@ -131,8 +128,8 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		}
 		o.subject, o.repeats, o.seed, o.minLevel = man.Subject, man.Repeats, man.Seed, man.MinLevel
 		o.llm.restore(man.LLM)
-		if a, ok := man.Config[afterConfigKey].(string); ok {
-			o.after.raw = a
+		if man.After != "" {
+			o.after.raw = man.After
 			if err := o.after.validate(); err != nil {
 				return err
 			}
@@ -218,15 +215,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		now := time.Now()
 		man = engine.Manifest{Version: Version, Suite: engine.SuiteRef{Path: o.suite, Hash: hash, Cases: nCases},
 			Subject: o.subject, Seed: o.seed, Repeats: o.repeats, Concurrency: o.concurrency,
-			Timeout: o.timeout.String(), MinLevel: o.minLevel, LLM: o.llm.ref(), Created: now.UTC()}
+			Timeout: o.timeout.String(), MinLevel: o.minLevel, LLM: o.llm.ref(), After: o.after.raw, Created: now.UTC()}
 		if d, ok := subj.(subject.Describer); ok {
 			man.Config = d.Describe()
-		}
-		if o.after.raw != "" { // a resume keeps the filter the run started with
-			if man.Config == nil {
-				man.Config = map[string]any{}
-			}
-			man.Config[afterConfigKey] = o.after.raw
 		}
 		mj, err := json.Marshal(man)
 		if err != nil {

@@ -19,6 +19,7 @@ type Manifest struct {
 	Timeout     string         `json:"timeout,omitempty"`
 	MinLevel    int            `json:"min_level"`
 	LLM         *LLMRef        `json:"llm,omitempty"`
+	After       string         `json:"after,omitempty"` // only cases dated after this were run
 	Created     time.Time      `json:"created"`
 }
 

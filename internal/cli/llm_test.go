@@ -165,6 +165,7 @@ func TestLLMRunWithFaultsLosesNothingAndRerunIsFree(t *testing.T) {
 	if cases != 500 || answers != 500 {
 		t.Errorf("the model answered %d cases %d times: a completed case was paid twice or lost", cases, answers)
 	}
+	t.Logf("500 cases, 20%% faults: %v; %d retries; %d requests served; %s", status, retries, srv.Requests(), strings.TrimSpace(errOut[strings.Index(errOut, "usage:"):]))
 	if retries == 0 || !strings.Contains(errOut, " retries, ") {
 		t.Errorf("retries not visible: %d in verdicts; stderr:\n%s", retries, errOut)
 	}

@@ -1,0 +1,53 @@
+package appsec
+
+import "testing"
+
+func TestHierarchy(t *testing.T) {
+	h, err := LoadHierarchy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The README's chain: CWE-120 -> CWE-787 -> CWE-119 -> CWE-118 -> CWE-664.
+	chain := []string{"CWE-120", "CWE-787", "CWE-119", "CWE-118", "CWE-664"}
+	for i := 0; i+1 < len(chain); i++ {
+		if got := h.Parent(chain[i]); got != chain[i+1] {
+			t.Errorf("Parent(%s) = %q, want %s", chain[i], got, chain[i+1])
+		}
+	}
+	if got := h.Parent("CWE-664"); got != "" {
+		t.Errorf("CWE-664 is a root, got parent %q", got)
+	}
+	for _, tc := range []struct {
+		a, b              string
+		ancestor, related bool
+	}{
+		{"CWE-664", "CWE-120", true, true},
+		{"CWE-787", "CWE-120", true, true},
+		{"CWE-120", "CWE-787", false, true},
+		{"CWE-120", "CWE-120", false, false},
+		{"CWE-943", "CWE-89", true, true},  // SQL injection's parent
+		{"CWE-89", "CWE-79", false, false}, // siblings under injection are not related
+		{"CWE-79", "CWE-74", false, true},
+		{"CWE-9999", "CWE-89", false, false},
+	} {
+		if got := h.IsAncestor(tc.a, tc.b); got != tc.ancestor {
+			t.Errorf("IsAncestor(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.ancestor)
+		}
+		if got := h.Related(tc.a, tc.b); got != tc.related {
+			t.Errorf("Related(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.related)
+		}
+	}
+}
+
+func TestOWASPMap(t *testing.T) {
+	m, err := LoadOWASPMap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m["CWE-89"]; len(got) != 1 || got[0] != "A03:2021" {
+		t.Errorf("CWE-89 -> %v, want [A03:2021]", got)
+	}
+	if got := m["CWE-787"]; got != nil {
+		t.Errorf("CWE-787 is unmapped, got %v", got)
+	}
+}

@@ -1,0 +1,150 @@
+package appsec
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func buildJSONL(t *testing.T, seed int) []byte {
+	t.Helper()
+	recs, err := Build(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, r := range recs {
+		line, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+func TestBuildIsByteIdentical(t *testing.T) {
+	a, b := buildJSONL(t, 42), buildJSONL(t, 42)
+	if sha256.Sum256(a) != sha256.Sum256(b) {
+		t.Fatal("two builds with seed 42 differ")
+	}
+	if c := buildJSONL(t, 7); sha256.Sum256(a) == sha256.Sum256(c) {
+		t.Fatal("seeds 42 and 7 build the same records; the seed is ignored")
+	}
+}
+
+func TestBuildRecords(t *testing.T) {
+	recs, err := Build(42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	archetypes, languages := map[string]bool{}, map[string]bool{}
+	norm := map[string]string{}
+	splits := map[string]int{}
+	for i, r := range recs {
+		if want := "ASB-" + leftPad(i+1); r.BenchmarkID != want {
+			t.Errorf("record %d: id %s, want %s", i, r.BenchmarkID, want)
+		}
+		archetypes[r.Metadata.Archetype] = true
+		languages[r.Language] = true
+		splits[r.Split]++
+		n := NormaliseCode(r.VulnerableCode)
+		if prev, ok := norm[n]; ok {
+			t.Errorf("%s and %s share normalised vulnerable code", prev, r.BenchmarkID)
+		}
+		norm[n] = r.BenchmarkID
+		if strings.Contains(r.VulnerableCode+r.SecureCode+r.Explanation+r.ExploitScenario, "{{") {
+			t.Errorf("%s: unrendered template action", r.BenchmarkID)
+		}
+		lines := strings.Split(r.VulnerableCode, "\n")
+		for _, l := range r.VulnerableLines {
+			if strings.TrimSpace(lines[l-1]) == "" {
+				t.Errorf("%s: vulnerable line %d is blank", r.BenchmarkID, l)
+			}
+		}
+		if r.Difficulty == RealWorldEnterprise && r.ExpectedCVSS == mustArchetype(t, r.Metadata.Archetype).CVSS {
+			t.Errorf("%s: real-world-enterprise kept the base vector %s", r.BenchmarkID, r.ExpectedCVSS)
+		}
+	}
+	if len(archetypes) < 8 || len(languages) < 6 {
+		t.Errorf("%d archetypes and %d languages, want at least 8 and 6", len(archetypes), len(languages))
+	}
+	for _, s := range Splits() {
+		if splits[s] == 0 {
+			t.Errorf("split %s is empty: %v", s, splits)
+		}
+	}
+
+	cat, err := LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Validator{Catalog: cat, Syntax: DefaultSyntaxCheckers()}.Validate(context.Background(), recs)
+	for _, p := range rep.Problems {
+		t.Errorf("built record fails validation: %s", p)
+	}
+	for _, lang := range []string{"go", "kubernetes", "bash", "javascript"} {
+		if _, ok := DefaultSyntaxCheckers()[lang]; ok && rep.Syntax[lang].Checked == 0 {
+			t.Errorf("no %s snippet was syntax-checked: %+v", lang, rep.Syntax[lang])
+		}
+	}
+	if rep.Syntax["python"].Unchecked == 0 || rep.Syntax["python"].Checked != 0 {
+		t.Errorf("python has no checker yet and must be counted unchecked: %+v", rep.Syntax["python"])
+	}
+}
+
+// TestGeneratorsSecureTwinChangesMarkedLines checks that every marked vulnerable line is gone
+// from the secure twin: the marker points at what the fix changed.
+func TestGeneratorsSecureTwinChangesMarkedLines(t *testing.T) {
+	v := Vars{Entity: "invoice", Verb: "find", Param: "status", Field: "title", Prefix: "/api", Host: "billing.example.com"}
+	for _, g := range Generators() {
+		out, err := g.render(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(out.vulnerable, "\n")
+		secure := strings.Split(out.secure, "\n")
+		for _, l := range out.lines {
+			if slices.Contains(secure, lines[l-1]) {
+				t.Errorf("%s: marked line %d %q is unchanged in the secure code", g.Name(), l, lines[l-1])
+			}
+		}
+		if n := strings.Count(out.vulnerable, "\n"); n < 10 || n > 40 {
+			t.Errorf("%s: %d lines, want a realistic 10-40", g.Name(), n)
+		}
+	}
+}
+
+func TestStripMarkers(t *testing.T) {
+	code, lines := stripMarkers("a\nb " + VulnMarker + "\nc\nd" + VulnMarker + "\n")
+	if code != "a\nb\nc\nd\n" || !slices.Equal(lines, []int{2, 4}) {
+		t.Fatalf("stripMarkers = %q %v", code, lines)
+	}
+}
+
+func leftPad(n int) string {
+	s := strings.Repeat("0", 6) + itoa(n)
+	return s[len(s)-6:]
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func mustArchetype(t *testing.T, id string) *Archetype {
+	t.Helper()
+	cat, err := LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := cat.Archetype(id)
+	if a == nil {
+		t.Fatalf("no archetype %s", id)
+	}
+	return a
+}

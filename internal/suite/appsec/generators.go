@@ -9,5 +9,7 @@ func Generators() []Generator {
 	gs = append(gs, cryptoGenerators()...)
 	gs = append(gs, infraGenerators()...)
 	gs = append(gs, llmGenerators()...)
+	gs = append(gs, webAuthGenerators()...)
+	gs = append(gs, platformGenerators()...)
 	return gs
 }

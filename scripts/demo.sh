@@ -1,19 +1,33 @@
 #!/usr/bin/env bash
-# Runs the baselines and flawfinder on the demo suite and prints their scores side by side.
+# Runs the baselines and flawfinder on the demo suite and prints their scores side by side; then
+# builds AppSecBench (seed 42), selects its C cases and does the same on them.
 set -euo pipefail
 bin=${1:-bin/vulnbench} suite=${2:-suites/demo/demo.jsonl} db=${3:-.demo/vulnbench.db}
-mkdir -p "$(dirname "$db")"
+dir=$(dirname "$db")
+mkdir -p "$dir"
 rm -f "$db" "$db-wal" "$db-shm"
-"$bin" suite validate "$suite"
 stamp=$(date +%s)
-runs=()
-for subject in random constant:vul constant:ben flawfinder; do
-  id="demo-${subject%%:*}${subject#*:}"
-  [ "$subject" = "${subject%%:*}" ] && id="demo-$subject"
-  id="$id-$stamp"
-  echo "== $subject" >&2
-  "$bin" run --db "$db" --suite "$suite" --subject "$subject" --run-id "$id" --no-score >/dev/null
-  runs+=(--run "$id")
-done
+
+# score_suite NAME SUITE: run every subject on SUITE and print the score table.
+score_suite() {
+  local name=$1 suite=$2 runs=() subject id
+  "$bin" suite validate "$suite"
+  for subject in random constant:vul constant:ben flawfinder; do
+    id="$name-${subject%%:*}${subject#*:}"
+    [ "$subject" = "${subject%%:*}" ] && id="$name-$subject"
+    id="$id-$stamp"
+    echo "== $subject" >&2
+    "$bin" run --db "$db" --suite "$suite" --subject "$subject" --run-id "$id" --no-score >/dev/null
+    runs+=(--run "$id")
+  done
+  echo
+  "$bin" score --db "$db" --suite "$suite" "${runs[@]}"
+}
+
+score_suite demo "$suite"
+
 echo
-"$bin" score --db "$db" --suite "$suite" "${runs[@]}"
+echo "== AppSecBench (seed 42), C cases"
+"$bin" suite build appsec --seed 42 --out "$dir/appsec"
+"$bin" suite select --in "$dir/appsec/suite.jsonl" --out "$dir/appsec-c.jsonl" --language c
+score_suite appsec-c "$dir/appsec-c.jsonl"

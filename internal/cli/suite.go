@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec"
 	"github.com/vulnbench/vulnbench/internal/suite/primevul"
 	"github.com/vulnbench/vulnbench/schema"
 )
@@ -22,20 +27,35 @@ func newSuiteCmd(e *env) *cobra.Command {
 		Args: exactArgs(0, "a subcommand (validate, stats, import)"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(newSuiteValidateCmd(e), newSuiteStatsCmd(e), newSuiteImportCmd(e), newCurateCmd(e), newLeakCmd(e))
+	c.AddCommand(newSuiteValidateCmd(e), newSuiteStatsCmd(e), newSuiteImportCmd(e), newCurateCmd(e), newLeakCmd(e),
+		newSuiteBuildCmd(e), newSuiteSelectCmd(e))
 	return c
 }
 
 func newSuiteValidateCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate FILE",
-		Short: "Check a suite: schema, unique ids, pairs; report every problem",
+		Short: "Check a suite or AppSecBench records; report every problem",
 		Long: `Checks every line of a suite against the case schema, then that ids are unique and that each
 pair is exactly one vul and one ben case of one kind. Every problem is printed as FILE:LINE: message,
-not only the first. Exits 1 when there is any problem.`,
-		Example: `  vulnbench suite validate suites/demo/demo.jsonl`,
-		Args:    exactArgs(1, "one suite file"),
+not only the first. Exits 1 when there is any problem.
+
+A file of AppSecBench records (its first line has "benchmark_id", as records.jsonl written by
+suite build appsec) gets every record check of SPEC section 3 instead: JSON, unique ids, the
+required fields, enums, CWE/OWASP/CVSS patterns, CVSS scores, references, catalog and metadata
+consistency, and syntax by real parsers. Problems print as FILE:LINE: ID: FIELD: message, then a
+per-language count of snippets syntax-checked and unchecked (no parser: never assumed valid).`,
+		Example: `  vulnbench suite validate suites/demo/demo.jsonl
+  vulnbench suite validate appsec/records.jsonl`,
+		Args: exactArgs(1, "one suite file (or a file of AppSecBench records)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			records, err := isAppSecRecords(args[0])
+			if err != nil {
+				return err
+			}
+			if records {
+				return validateAppSecRecords(cmd.Context(), e, args[0])
+			}
 			sch, err := schema.CompileCase()
 			if err != nil {
 				return err
@@ -57,6 +77,55 @@ not only the first. Exits 1 when there is any problem.`,
 			return nil
 		},
 	}
+}
+
+// isAppSecRecords reports whether a file holds AppSecBench records: its first non-blank line is a
+// JSON object with a "benchmark_id" field.
+func isAppSecRecords(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(t, &obj) != nil {
+				return false, nil
+			}
+			_, ok := obj["benchmark_id"]
+			return ok, nil
+		}
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+}
+
+func validateAppSecRecords(ctx context.Context, e *env, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	cat, err := appsec.LoadCatalog()
+	if err != nil {
+		return err
+	}
+	rep := appsec.Validator{Catalog: cat, Syntax: appsec.DefaultSyntaxCheckers()}.ValidateJSONL(ctx, data)
+	for _, p := range rep.Problems {
+		fmt.Fprintln(e.stdout, formatAppSecProblem(path, p))
+	}
+	printSyntaxSummary(e.stdout, rep)
+	if !rep.OK() {
+		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems in %d records", path, len(rep.Problems), rep.Records)}
+	}
+	fmt.Fprintf(e.stdout, "%s: ok, %d appsec records\n", path, rep.Records)
+	return nil
 }
 
 func newSuiteStatsCmd(e *env) *cobra.Command {

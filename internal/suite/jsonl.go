@@ -266,6 +266,10 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes 0600; outputs are ordinary files
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

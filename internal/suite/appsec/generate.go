@@ -163,10 +163,28 @@ func stripMarkers(code string) (string, []int) {
 }
 
 // BuildOptions are Build's knobs beyond the seed.
+//
+// The count policy (SPEC section 3: "sample a bounded number per (archetype × difficulty)"): every
+// (archetype × difficulty) cell that some generator covers gets the same number of records,
+// PerCell, the cell's generators taking turns in name order, each record with its own draw of
+// identifiers. With PerCell 0 the count is automatic: the smallest per-cell count whose total
+// reaches MinRecords, but never more than MaxPerCell, so a small generator set yields fewer
+// records rather than many near-copies of one snippet. A cell falls short only when its
+// generators run out of distinct identifier variations (see BuildWith).
 type BuildOptions struct {
 	Seed       int
 	Generators []Generator // nil: Generators()
+	PerCell    int         // records per (archetype × difficulty); 0: automatic
+	MinRecords int         // the automatic count's target; 0: DefaultMinRecords
+	MaxPerCell int         // the automatic count's cap; 0: DefaultMaxPerCell
 }
+
+// The count policy's defaults: seed 002's v1.0.0 has 406 records; with the full generator set
+// (34 archetypes, two or more levels each) the target is met well below the cap.
+const (
+	DefaultMinRecords = 406
+	DefaultMaxPerCell = 8
+)
 
 // splitStream is the PCG stream of the split shuffle; record streams are the record indexes,
 // which stay far below it.
@@ -176,13 +194,27 @@ const splitStream = 1 << 62
 // collides with an earlier record's.
 const maxDraws = 200
 
-// Build generates the records of every generator, one per level, with ids ASB-000001...
-// Identifiers come from a PCG seeded with (seed, record index), redrawn on a collision of
-// normalised vulnerable code; splits come from a seeded shuffle (70% train, 15% validation, the
-// rest test). The output is a pure function of the seed and the generators.
+// Build generates the records of every generator under the default count policy (see
+// BuildOptions), with ids ASB-000001... Identifiers come from a PCG seeded with (seed, record
+// index), redrawn on a collision of normalised vulnerable code; splits come from a seeded shuffle
+// (70% train, 15% validation, the rest test). The output is a pure function of the seed and the
+// generators.
 func Build(seed int) ([]Record, error) { return BuildWith(BuildOptions{Seed: seed}) }
 
-// BuildWith is Build with explicit options.
+// cell is an (archetype × difficulty), the generators that cover it (in name order) and the
+// number of records it gets.
+type cell struct {
+	archetype string
+	level     Difficulty
+	gens      []Generator
+	n         int
+}
+
+// BuildWith is Build with explicit options. Records come in cell order (archetype, then
+// difficulty, easiest first); within a cell the generators take turns. A generator whose
+// identifier draws can no longer give new vulnerable code (its variations are used up) drops out
+// and the cell's other generators fill its turns; a cell none can fill stays short, so the count
+// can fall below the policy's but every record stays unique.
 func BuildWith(opt BuildOptions) ([]Record, error) {
 	cat, err := LoadCatalog()
 	if err != nil {
@@ -192,12 +224,74 @@ func BuildWith(opt BuildOptions) ([]Record, error) {
 	if gens == nil {
 		gens = Generators()
 	}
-	gens = slices.Clone(gens)
-	slices.SortStableFunc(gens, func(a, b Generator) int { return strings.Compare(a.Name(), b.Name()) })
+	cells, err := plan(cat, gens, opt)
+	if err != nil {
+		return nil, err
+	}
 	rubric := DefaultRubric()
 	seen := map[string]bool{}
+	exhausted := map[string]bool{}
 	var recs []Record
-	for _, g := range gens {
+	for _, c := range cells {
+		arch := cat.Archetype(c.archetype)
+		turn := 0
+		for made := 0; made < c.n; {
+			active := slices.DeleteFunc(slices.Clone(c.gens), func(g Generator) bool { return exhausted[g.Name()] })
+			if len(active) == 0 {
+				break
+			}
+			g := active[turn%len(active)]
+			idx := len(recs)
+			out, ok, err := drawUnique(g, rand.New(rand.NewPCG(uint64(opt.Seed), uint64(idx))), seen)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				exhausted[g.Name()] = true
+				continue
+			}
+			seen[NormaliseCode(out.vulnerable)] = true
+			rec, err := newRecord(cat, arch, g, c.level, out, rubric, opt.Seed, idx)
+			if err != nil {
+				return nil, err
+			}
+			recs = append(recs, rec)
+			made++
+			turn++
+		}
+	}
+	assignSplits(recs, opt.Seed)
+	return recs, nil
+}
+
+// drawUnique renders g with identifiers drawn from rng until its normalised vulnerable code is new,
+// at most maxDraws times; ok is false when every draw collided.
+func drawUnique(g Generator, rng *rand.Rand, seen map[string]bool) (rendered, bool, error) {
+	for range maxDraws {
+		out, err := g.render(drawVars(rng))
+		if err != nil {
+			return rendered{}, false, err
+		}
+		if !seen[NormaliseCode(out.vulnerable)] {
+			return out, true, nil
+		}
+	}
+	return rendered{}, false, nil
+}
+
+// plan checks the generators against the catalog and applies the count policy: it returns the
+// cells in archetype and difficulty order, each with its generators and record count.
+func plan(cat *Catalog, gens []Generator, opt BuildOptions) ([]cell, error) {
+	if opt.PerCell < 0 || opt.MinRecords < 0 || opt.MaxPerCell < 0 {
+		return nil, fmt.Errorf("build options: negative count in %+v", opt)
+	}
+	gens = slices.Clone(gens)
+	slices.SortStableFunc(gens, func(a, b Generator) int { return strings.Compare(a.Name(), b.Name()) })
+	var cells []cell
+	for i, g := range gens {
+		if i > 0 && gens[i-1].Name() == g.Name() {
+			return nil, fmt.Errorf("generator %s: defined twice", g.Name())
+		}
 		arch := cat.Archetype(g.Archetype)
 		if arch == nil {
 			return nil, fmt.Errorf("generator %s: unknown archetype", g.Name())
@@ -206,30 +300,51 @@ func BuildWith(opt BuildOptions) ([]Record, error) {
 			return nil, fmt.Errorf("generator %s: %s/%s is not a catalog target", g.Name(), g.Language, g.Framework)
 		}
 		for _, level := range g.Levels {
-			idx := len(recs)
-			rng := rand.New(rand.NewPCG(uint64(opt.Seed), uint64(idx)))
-			var out rendered
-			for draw := 0; ; draw++ {
-				if draw == maxDraws {
-					return nil, fmt.Errorf("generator %s: no unique identifiers after %d draws", g.Name(), maxDraws)
-				}
-				if out, err = g.render(drawVars(rng)); err != nil {
-					return nil, err
-				}
-				if !seen[NormaliseCode(out.vulnerable)] {
-					break
-				}
+			if !slices.Contains(Difficulties(), level) {
+				return nil, fmt.Errorf("generator %s: unknown difficulty %q", g.Name(), level)
 			}
-			seen[NormaliseCode(out.vulnerable)] = true
-			rec, err := newRecord(cat, arch, g, level, out, rubric, opt.Seed, idx)
-			if err != nil {
-				return nil, err
+		}
+		for _, level := range Difficulties() {
+			if !slices.Contains(g.Levels, level) {
+				continue
 			}
-			recs = append(recs, rec)
+			j := slices.IndexFunc(cells, func(c cell) bool { return c.archetype == g.Archetype && c.level == level })
+			if j < 0 {
+				cells = append(cells, cell{archetype: g.Archetype, level: level})
+				j = len(cells) - 1
+			}
+			cells[j].gens = append(cells[j].gens, g)
 		}
 	}
-	assignSplits(recs, opt.Seed)
-	return recs, nil
+	slices.SortFunc(cells, func(a, b cell) int {
+		if c := strings.Compare(a.archetype, b.archetype); c != 0 {
+			return c
+		}
+		return slices.Index(Difficulties(), a.level) - slices.Index(Difficulties(), b.level)
+	})
+	perCell := opt.PerCell
+	if perCell == 0 {
+		perCell = autoPerCell(len(cells), opt.MinRecords, opt.MaxPerCell)
+	}
+	for i := range cells {
+		cells[i].n = perCell
+	}
+	return cells, nil
+}
+
+// autoPerCell is the smallest per-cell count whose total over cells reaches target (default
+// DefaultMinRecords), capped at limit (default DefaultMaxPerCell) and at least 1.
+func autoPerCell(cells, target, limit int) int {
+	if target == 0 {
+		target = DefaultMinRecords
+	}
+	if limit == 0 {
+		limit = DefaultMaxPerCell
+	}
+	if cells == 0 {
+		return 1
+	}
+	return max(1, min((target+cells-1)/cells, limit))
 }
 
 func newRecord(cat *Catalog, arch *Archetype, g Generator, level Difficulty, out rendered, rubric RubricSpec, seed, idx int) (Record, error) {

@@ -26,6 +26,7 @@ test: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCase$$' -fuzztime $(FUZZTIME) ./internal/suite
 	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) ./internal/suite/primevul
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPredictions$$' -fuzztime $(FUZZTIME) ./internal/verdict
+	$(GO) test -run '^$$' -fuzz '^FuzzIndexFile$$' -fuzztime $(FUZZTIME) ./internal/codegraph
 
 bench: deps build
 	./bench/run.sh

@@ -5,6 +5,9 @@ need=()
 command -v flawfinder >/dev/null 2>&1 || need+=(flawfinder)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v git >/dev/null 2>&1 || need+=(git)
+# The code graph's oracles (internal/codegraph tests, bench/codegraph.sh).
+ctags --version 2>/dev/null | grep -q 'Universal Ctags' || need+=(universal-ctags)
+command -v cflow >/dev/null 2>&1 || need+=(cflow)
 [ ${#need[@]} -eq 0 ] && exit 0
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -109,7 +109,7 @@ Exit codes: 0 success, 1 a failed check or run, 2 a usage error.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}
 	})
-	root.AddCommand(newSuiteCmd(e), newRunCmd(e), newScoreCmd(e), newCompareCmd(e), newRunsCmd(e))
+	root.AddCommand(newSuiteCmd(e), newRunCmd(e), newScoreCmd(e), newCompareCmd(e), newRunsCmd(e), newCodeCmd(e))
 	return root
 }
 

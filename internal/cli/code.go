@@ -1,0 +1,357 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/vulnbench/vulnbench/internal/codegraph"
+)
+
+// codeFlags are the options every code subcommand shares.
+type codeFlags struct {
+	repo        string
+	cache       string
+	noCache     bool
+	maxFileSize int64
+	format      string
+}
+
+func (c *codeFlags) add(f *pflag.FlagSet) {
+	f.StringVar(&c.repo, "repo", "", "repository directory (required)")
+	f.StringVar(&c.cache, "cache", "", "directory of persisted indexes (default: the user cache directory, vulnbench/codegraph)")
+	f.BoolVar(&c.noCache, "no-cache", false, "neither read nor write a persisted index")
+	f.Int64Var(&c.maxFileSize, "max-file-size", 2<<20, "skip larger files as oversized (bytes; 0 for no limit)")
+	f.StringVar(&c.format, "format", "text", "output format: text or json")
+}
+
+func (c *codeFlags) validate(cmd string) error {
+	if c.repo == "" {
+		return usageErr("%s needs --repo DIR", cmd)
+	}
+	if c.maxFileSize < 0 {
+		return usageErr("--max-file-size %d is negative", c.maxFileSize)
+	}
+	return checkFormat(c.format, "text", "json")
+}
+
+func (c *codeFlags) open(cmd *cobra.Command, e *env) (*codegraph.Index, error) {
+	st, err := os.Stat(c.repo)
+	if err != nil || !st.IsDir() {
+		return nil, &exitError{code: ExitFail, err: fmt.Errorf("--repo %s is not a directory", c.repo)}
+	}
+	max := c.maxFileSize
+	if max == 0 {
+		max = -1
+	}
+	ix, err := codegraph.Open(cmd.Context(), c.repo, codegraph.Options{CacheDir: c.cache, NoCache: c.noCache, MaxFileSize: max})
+	if err != nil {
+		return nil, err
+	}
+	if ix.CacheErr != nil {
+		fmt.Fprintf(e.stderr, "vulnbench: warning: the index was not saved (%v); use --cache DIR or --no-cache\n", ix.CacheErr)
+	}
+	return ix, nil
+}
+
+func newCodeCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "code",
+		Short: "Index a repository's functions and calls; answer definition, callers and callees",
+		Long: `The code graph holds every function definition and every call site of a repository's C, C++,
+Java, Python, Go and JavaScript files, parsed with tree-sitter on every core. The index is saved
+under the hash of the files' contents, so a second question on the same snapshot parses nothing.
+
+Calls are matched by name, as cflow does; calls through function pointers, variables and
+computed expressions are reported as unresolved, never guessed. Method calls (obj.m()) match by
+method name and are marked: the receiver's type is not resolved. When a name has several
+definitions, all are returned, nearest first to --file (and --line).`,
+		Args: exactArgs(0, "a subcommand (index, callers, callees, definition)"),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	c.AddCommand(newCodeIndexCmd(e), newCodeQueryCmd(e, "callers"), newCodeQueryCmd(e, "callees"), newCodeQueryCmd(e, "definition"))
+	return c
+}
+
+func newCodeIndexCmd(e *env) *cobra.Command {
+	var (
+		cf   codeFlags
+		dump string
+	)
+	c := &cobra.Command{
+		Use:   "index --repo DIR [--dump defs|edges]",
+		Short: "Index a repository and print a summary, or dump its definitions or call edges",
+		Long: `Indexes every C, C++, Java, Python, Go and JavaScript file of the repository (or loads the index
+saved for the same contents) and prints files, functions, call sites, what was skipped and why,
+and the seconds it took. Vendored directories (vendor, node_modules, third_party, ...), symbolic
+links, binary files, generated files (by name or a "DO NOT EDIT"-style marker), minified
+JavaScript and files over --max-file-size are skipped; syntax errors are tolerated.
+
+--dump defs prints one line per definition: name, file, start line, end line (tab-separated).
+--dump edges prints one line per call: caller, callee, file, line (unresolved calls and calls
+outside functions are left out). The summary then goes to stderr.`,
+		Example: `  vulnbench code index --repo ./glibc-2.36
+  vulnbench code index --repo ./glibc-2.36 --dump edges > edges.tsv`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cf.validate("code index"); err != nil {
+				return err
+			}
+			if dump != "" && dump != "defs" && dump != "edges" {
+				return usageErr("--dump %q is not defs or edges", dump)
+			}
+			ix, err := cf.open(cmd, e)
+			if err != nil {
+				return err
+			}
+			summary := e.stdout
+			switch dump {
+			case "defs":
+				if err := ix.WriteDefs(e.stdout); err != nil {
+					return err
+				}
+				summary = e.stderr
+			case "edges":
+				if err := ix.WriteEdges(e.stdout); err != nil {
+					return err
+				}
+				summary = e.stderr
+			}
+			if cf.format == "json" {
+				return writeJSON(summary, indexSummaryJSON(ix))
+			}
+			return writeIndexSummary(summary, ix)
+		},
+	}
+	cf.add(c.Flags())
+	c.Flags().StringVar(&dump, "dump", "", "print the definitions (defs) or the call edges (edges) as TSV")
+	return c
+}
+
+type indexJSON struct {
+	Repo      string              `json:"repo"`
+	Snapshot  string              `json:"snapshot"`
+	Stats     codegraph.Stats     `json:"stats"`
+	CacheFile string              `json:"cache_file,omitempty"`
+	Skipped   []codegraph.Skipped `json:"skipped"`
+}
+
+func indexSummaryJSON(ix *codegraph.Index) indexJSON {
+	sk := ix.Skipped
+	if sk == nil {
+		sk = []codegraph.Skipped{}
+	}
+	return indexJSON{Repo: ix.Root, Snapshot: ix.Hash, Stats: ix.Stats, CacheFile: ix.CacheFile, Skipped: sk}
+}
+
+// maxSkippedShown caps the skipped files the text summary lists.
+const maxSkippedShown = 50
+
+func writeIndexSummary(w io.Writer, ix *codegraph.Index) error {
+	st := ix.Stats
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "repo\t%s\n", ix.Root)
+	fmt.Fprintf(tw, "snapshot\t%s\n", ix.Hash)
+	fmt.Fprintf(tw, "files\t%d (%.1f MB; %d with syntax errors, tolerated)\n", st.Files, float64(st.Bytes)/1e6, st.SyntaxErrors)
+	fmt.Fprintf(tw, "functions\t%d (and %d function-like macros)\n", st.Functions, st.Macros)
+	fmt.Fprintf(tw, "call sites\t%d (%d unresolved: through pointers or computed; and %d references to functions)\n", st.CallSites, st.Unresolved, st.References)
+	fmt.Fprintf(tw, "skipped\t%d\n", st.Skipped)
+	how := "built"
+	if st.Loaded {
+		how = "loaded"
+	}
+	if ix.CacheFile != "" && ix.CacheErr == nil {
+		how += ": " + ix.CacheFile
+	}
+	fmt.Fprintf(tw, "seconds\t%.2f (%s)\n", st.Seconds, how)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, s := range ix.Skipped {
+		if i == maxSkippedShown {
+			fmt.Fprintf(w, "  ... and %d more (--format json lists them all)\n", len(ix.Skipped)-i)
+			break
+		}
+		fmt.Fprintf(w, "  skipped %s: %s\n", s.Path, s.Reason)
+	}
+	return nil
+}
+
+func newCodeQueryCmd(e *env, what string) *cobra.Command {
+	var (
+		cf   codeFlags
+		file string
+		line int
+	)
+	short := map[string]string{
+		"callers":    "List the call sites that call NAME: caller, file:line",
+		"callees":    "List the calls made by each definition of NAME: callee, file:line",
+		"definition": "Print the source of each definition of NAME, nearest first",
+	}[what]
+	c := &cobra.Command{
+		Use:   what + " --repo DIR NAME",
+		Short: short,
+		Long: short + `.
+
+NAME is a function's name (parse_config) or its qualified name (ns::Shape::area, pkg.T.M,
+Class.method). --file and --line rank several definitions of one name: the same file first, then
+the same directory, then the longest shared path; within the file, the one containing --line.
+The repository is indexed first if its current contents were never indexed (see code index).
+Exits 1 when NAME is neither defined nor called in the repository.`,
+		Example: fmt.Sprintf("  vulnbench code %s --repo ./glibc-2.36 _IO_new_fopen\n  vulnbench code %s --repo . --format json --file src/a.c parse", what, what),
+		Args:    exactArgs(1, "one function NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cf.validate("code " + what); err != nil {
+				return err
+			}
+			if line < 0 {
+				return usageErr("--line %d is negative", line)
+			}
+			name := args[0]
+			ix, err := cf.open(cmd, e)
+			if err != nil {
+				return err
+			}
+			near := codegraph.Near{File: file, Line: line}
+			switch what {
+			case "callers":
+				return codeCallers(e, ix, name, near, cf.format)
+			case "callees":
+				return codeCallees(e, ix, name, near, cf.format)
+			default:
+				return codeDefinition(e, ix, name, near, cf.format)
+			}
+		},
+	}
+	cf.add(c.Flags())
+	c.Flags().StringVar(&file, "file", "", "rank definitions and call sites nearest to this file (relative to --repo) first")
+	c.Flags().IntVar(&line, "line", 0, "with --file: prefer the definition containing this line")
+	return c
+}
+
+func notFound(ix *codegraph.Index, name string) error {
+	return &exitError{code: ExitFail, err: fmt.Errorf("no function %s in %s (%d functions indexed; names are case-sensitive)", name, ix.Root, ix.Stats.Functions+ix.Stats.Macros)}
+}
+
+func codeCallers(e *env, ix *codegraph.Index, name string, near codegraph.Near, format string) error {
+	sites := ix.Callers(name, near)
+	if len(sites) == 0 && len(ix.Definitions(name, near)) == 0 {
+		return notFound(ix, name)
+	}
+	if format == "json" {
+		if sites == nil {
+			sites = []codegraph.Site{}
+		}
+		return writeJSON(e.stdout, struct {
+			Name    string           `json:"name"`
+			Callers []codegraph.Site `json:"callers"`
+		}{name, sites})
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	for _, s := range sites {
+		caller := s.CallerQual
+		if caller == "" {
+			caller = "(file scope)"
+		}
+		fmt.Fprintf(tw, "%s\t%s:%d%s\n", caller, s.File, s.Line, kindNote(s))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(sites) == 0 {
+		fmt.Fprintf(e.stderr, "no callers of %s\n", name)
+	}
+	return nil
+}
+
+// kindNote marks the calls that are not plain direct calls.
+func kindNote(s codegraph.Site) string {
+	switch s.Kind {
+	case codegraph.MethodCall:
+		return "\tmethod call on " + s.Qualifier + " (receiver type not resolved)"
+	case codegraph.Reference:
+		return "\treference (the function is used as a value here)"
+	}
+	return ""
+}
+
+func codeCallees(e *env, ix *codegraph.Index, name string, near codegraph.Near, format string) error {
+	groups := ix.Callees(name, near)
+	if len(groups) == 0 {
+		if len(ix.Callers(name, near)) > 0 {
+			return &exitError{code: ExitFail, err: fmt.Errorf("%s is called in %s but not defined there", name, ix.Root)}
+		}
+		return notFound(ix, name)
+	}
+	if format == "json" {
+		return writeJSON(e.stdout, struct {
+			Name        string                `json:"name"`
+			Definitions []codegraph.CalleesOf `json:"definitions"`
+		}{name, groups})
+	}
+	for _, g := range groups {
+		fmt.Fprintf(e.stdout, "# %s (%s:%d-%d)\n", g.Func.QualName, g.Func.File, g.Func.StartLine, g.Func.EndLine)
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		for _, s := range g.Calls {
+			callee := s.Callee
+			if s.Qualifier != "" && s.Kind == codegraph.Direct {
+				callee = s.Qualifier + sepFor(g.Func.Lang) + s.Callee
+			}
+			if s.Kind == codegraph.Unresolved {
+				callee = "(unresolved) " + s.Expr
+			}
+			fmt.Fprintf(tw, "%s\t%s:%d%s\n", callee, s.File, s.Line, kindNote(s))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sepFor(l codegraph.Lang) string {
+	if l == codegraph.CPP {
+		return "::"
+	}
+	return "."
+}
+
+func codeDefinition(e *env, ix *codegraph.Index, name string, near codegraph.Near, format string) error {
+	srcs, err := ix.Definition(name, near)
+	if err != nil {
+		return err
+	}
+	if len(srcs) == 0 {
+		if len(ix.Callers(name, near)) > 0 {
+			return &exitError{code: ExitFail, err: fmt.Errorf("%s is called in %s but not defined there", name, ix.Root)}
+		}
+		return notFound(ix, name)
+	}
+	if format == "json" {
+		return writeJSON(e.stdout, struct {
+			Name        string             `json:"name"`
+			Definitions []codegraph.Source `json:"definitions"`
+		}{name, srcs})
+	}
+	for i, s := range srcs {
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		fmt.Fprintf(e.stdout, "// %s:%d-%d\n%s", s.File, s.StartLine, s.EndLine, s.Text)
+		if !strings.HasSuffix(s.Text, "\n") {
+			fmt.Fprintln(e.stdout)
+		}
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

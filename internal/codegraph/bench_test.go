@@ -1,0 +1,75 @@
+package codegraph_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/vulnbench/vulnbench/internal/codegraph"
+)
+
+// The query benchmarks run on the fixture, or on the repository named by
+// VULNBENCH_CODEGRAPH_REPO (bench/codegraph.sh sets it to the glibc tree) with its cache in
+// VULNBENCH_CODEGRAPH_CACHE, and the names in VULNBENCH_CODEGRAPH_NAMES (comma-separated).
+func benchIndex(b *testing.B) (*codegraph.Index, []string) {
+	b.Helper()
+	repo, cache, names := fixture, b.TempDir(), []string{"helper", "fact", "main", "area"}
+	if r := os.Getenv("VULNBENCH_CODEGRAPH_REPO"); r != "" {
+		repo = r
+		if c := os.Getenv("VULNBENCH_CODEGRAPH_CACHE"); c != "" {
+			cache = c
+		}
+		if n := os.Getenv("VULNBENCH_CODEGRAPH_NAMES"); n != "" {
+			names = strings.Split(n, ",")
+		}
+	}
+	ix, err := codegraph.Open(context.Background(), repo, codegraph.Options{CacheDir: cache})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ix, names
+}
+
+func BenchmarkCallers(b *testing.B) {
+	ix, names := benchIndex(b)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		ix.Callers(names[i%len(names)], codegraph.Near{})
+	}
+}
+
+func BenchmarkCallees(b *testing.B) {
+	ix, names := benchIndex(b)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		ix.Callees(names[i%len(names)], codegraph.Near{})
+	}
+}
+
+func BenchmarkDefinitions(b *testing.B) {
+	ix, names := benchIndex(b)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		ix.Definitions(names[i%len(names)], codegraph.Near{})
+	}
+}
+
+// BenchmarkOpenWarm is a second question on an indexed snapshot: stat the files, load the index.
+func BenchmarkOpenWarm(b *testing.B) {
+	ix, _ := benchIndex(b)
+	cache := os.Getenv("VULNBENCH_CODEGRAPH_CACHE")
+	if cache == "" {
+		cache = b.TempDir()
+		if _, err := codegraph.Open(context.Background(), ix.Root, codegraph.Options{CacheDir: cache}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		w, err := codegraph.Open(context.Background(), ix.Root, codegraph.Options{CacheDir: cache})
+		if err != nil || !w.Stats.Loaded {
+			b.Fatalf("warm open: loaded %v, %v", w != nil && w.Stats.Loaded, err)
+		}
+	}
+}

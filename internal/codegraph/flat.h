@@ -1,0 +1,70 @@
+// flat.h: the C half of the code graph. cg_parse_flatten parses one file with the tree-sitter
+// runtime and walks the syntax tree once, in C, writing its named nodes into a flat preorder
+// array that Go then reads without further cgo calls: one cgo call per file, no callbacks.
+//
+// The tree-sitter declarations used here mirror tree_sitter/api.h of go-tree-sitter v0.25.0
+// (ABI 15), whose package compiles and links the runtime; layoutOK in cgo.go checks the struct
+// sizes against the Go bindings.
+#ifndef VULNBENCH_CODEGRAPH_FLAT_H
+#define VULNBENCH_CODEGRAPH_FLAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct TSTree TSTree;
+typedef struct TSParser TSParser;
+typedef struct TSLanguage TSLanguage;
+
+typedef struct {
+	uint32_t context[4];
+	const void *id;
+	const TSTree *tree;
+} TSNode;
+
+TSParser *ts_parser_new(void);
+void ts_parser_delete(TSParser *self);
+bool ts_parser_set_language(TSParser *self, const TSLanguage *language);
+
+// cg_node is one named node. next is the index just past the node's subtree, so the children of
+// node i are i+1, nodes[i+1].next, ... up to nodes[i].next; parent is -1 for the root.
+typedef struct {
+	uint32_t start_byte, end_byte;
+	uint32_t start_row, end_row;
+	uint32_t next;
+	int32_t parent;
+	uint16_t symbol, field;
+	uint8_t flags; // CG_MISSING
+	uint8_t pad[3];
+} cg_node;
+
+enum { CG_MISSING = 1 };
+
+// cg_buf is owned by one worker and reused from file to file.
+typedef struct {
+	cg_node *nodes;
+	uint32_t len, cap;
+	int32_t *stack; // per cursor depth: the nearest emitted ancestor-or-self
+	uint32_t stack_cap;
+} cg_buf;
+
+enum { CG_OK = 0, CG_TIMEOUT = 1, CG_LIMIT = 2 };
+
+// cg_parse_flatten parses src[0:len] with p, flattens the tree into buf and frees the tree.
+// gaps holds ngaps (start byte, end byte, start row, end row) quadruples, sorted, each starting
+// and ending at a line start: the parser skips them (included ranges). A parse that runs longer
+// than timeout_ns (when positive) is abandoned: CG_TIMEOUT. More named nodes than max_nodes, or
+// no memory: CG_LIMIT.
+int cg_parse_flatten(TSParser *p, const char *src, uint32_t len, const uint32_t *gaps, uint32_t ngaps,
+                     int64_t timeout_ns, cg_buf *buf, uint32_t max_nodes);
+
+// cg_flatten fills buf with the named nodes under root: CG_OK or CG_LIMIT.
+int cg_flatten(TSNode root, cg_buf *buf, uint32_t max_nodes);
+void cg_buf_free(cg_buf *buf);
+
+// cg_use_c_allocator makes the tree-sitter runtime allocate with the C library directly.
+// go-tree-sitter installs allocators that call back into Go (two cgo transitions per malloc and
+// free); its default ones end in C malloc and free too, so memory allocated either way can be
+// released either way.
+void cg_use_c_allocator(void);
+
+#endif

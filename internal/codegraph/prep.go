@@ -1,0 +1,741 @@
+package codegraph
+
+import (
+	"bytes"
+	"strings"
+)
+
+// The parser reads a prepared copy of each file: same length, same line breaks, so every offset
+// and line number stays true, with the constructs that make tree-sitter lose whole functions
+// blanked out (replaced by spaces). None of them holds a definition or a call that is lost:
+//
+//   - long runs of table rows (blankData): generated tables parse many times faster without them;
+//   - in C and C++, #else/#elif branches of conditionals whose branches leave braces unbalanced,
+//     and #if 0 blocks (blankBranches): the first branch is followed, as ctags does;
+//   - in C and C++, file-scope macro invocations without a semicolon and lone attribute macros
+//     before a declarator (blankMacroCalls), and attribute macros after a file-scope
+//     declarator (blankDeclAttributes).
+
+// prepare returns the text the parser reads (src itself when nothing is blanked) and the gaps
+// the parser may skip altogether (see skipGaps).
+func prepare(l Lang, src []byte) ([]byte, []uint32) {
+	out := blankData(src)
+	if (l == C || l == CPP) && len(src) > 0 {
+		b := newBlanker(src, out)
+		blankBranches(b)
+		blankMacroCalls(b)
+		blankDeclAttributes(b)
+		out = b.out
+	}
+	if len(out) == 0 || &out[0] == &src[0] || l == Python {
+		return out, nil
+	}
+	return out, skipGaps(out)
+}
+
+// minGap is the smallest run of blank lines worth excluding from the parse.
+const minGap = 4096
+
+// skipGaps finds the long runs of blank lines in a prepared text, as (start byte, end byte,
+// start row, end row) quadruples: each starts after a line break and ends after one, so the
+// parser, told to read only the text between them (tree-sitter's included ranges), sees the
+// same tokens and line breaks without lexing the blanks one by one, which costs it about 20 ns
+// a byte. Python is left out: its indentation is read from the blanks.
+func skipGaps(out []byte) []uint32 {
+	var gaps []uint32
+	runStart, runRow := -1, 0
+	row := 0
+	for start := 0; start <= len(out); row++ {
+		end := bytes.IndexByte(out[start:], '\n')
+		if end < 0 {
+			end = len(out)
+		} else {
+			end += start
+		}
+		blank := end < len(out) && len(bytes.Trim(out[start:end], " \t\r")) == 0
+		switch {
+		case blank && runStart < 0:
+			runStart, runRow = start, row
+		case !blank && runStart >= 0:
+			if start-runStart >= minGap {
+				gaps = append(gaps, uint32(runStart), uint32(start), uint32(runRow), uint32(row))
+			}
+			runStart = -1
+		}
+		if end == len(out) {
+			break
+		}
+		start = end + 1
+	}
+	return gaps
+}
+
+// blanker blanks line ranges of out, copying src on first use.
+type blanker struct {
+	src, out []byte
+	starts   []int // line start offsets
+}
+
+func newBlanker(src, out []byte) *blanker {
+	b := &blanker{src: src, out: out, starts: make([]int, 0, bytes.Count(src, []byte{'\n'})+1)}
+	for i := 0; i <= len(src); {
+		b.starts = append(b.starts, i)
+		e := bytes.IndexByte(src[i:], '\n')
+		if e < 0 {
+			break
+		}
+		i += e + 1
+	}
+	return b
+}
+
+func (b *blanker) lines() int { return len(b.starts) }
+
+// line returns line k of src without its line break and trailing blanks.
+func (b *blanker) line(k int) []byte {
+	e := len(b.src)
+	if k+1 < len(b.starts) {
+		e = b.starts[k+1] - 1
+	}
+	return bytes.TrimRight(b.src[b.starts[k]:e], " \t\r")
+}
+
+// blankBytes replaces src[from:to] by spaces, line breaks kept.
+func (b *blanker) blankBytes(from, to int) {
+	if from >= to {
+		return
+	}
+	if &b.out[0] == &b.src[0] {
+		b.out = bytes.Clone(b.out)
+	}
+	for i := from; i < to; i++ {
+		if b.out[i] != '\n' {
+			b.out[i] = ' '
+		}
+	}
+}
+
+// blank replaces lines from..to (inclusive) by spaces.
+func (b *blanker) blank(from, to int) {
+	if len(b.src) == 0 || from > to {
+		return
+	}
+	if &b.out[0] == &b.src[0] {
+		b.out = bytes.Clone(b.out)
+	}
+	end := len(b.src)
+	if to+1 < len(b.starts) {
+		end = b.starts[to+1] - 1
+	}
+	for i := b.starts[from]; i < end; i++ {
+		if b.out[i] != '\n' {
+			b.out[i] = ' '
+		}
+	}
+}
+
+// blankBranches follows the first branch of the preprocessor conditionals whose branches leave
+// braces unbalanced, as ctags does:
+//
+//	#if USE_TCACHE
+//	  if (tc_idx < mp_.tcache_bins) {
+//	#else
+//	  if (0) {
+//	#endif
+//
+// Both branches open a brace that one "}" closes: parsed together they lose the function.
+// The #elif and #else branches of such a conditional are blanked, and so is the code of #if 0
+// blocks. A conditional whose branches all balance is left alone (both are parsed).
+func blankBranches(b *blanker) {
+	if bytes.IndexByte(b.src, '#') < 0 {
+		return
+	}
+	n := b.lines()
+	type branch struct{ dir, delta int } // directive line; brace balance of its code
+	type group struct {
+		branches []branch
+		zero     bool
+	}
+	var stack []*group
+	inComment := make([]bool, n+1) // at the start of each line
+	comment := false
+	for k := 0; k < n; k++ {
+		inComment[k] = comment
+		l := b.line(k)
+		t := bytes.TrimLeft(l, " \t")
+		if !comment && len(t) > 0 && t[0] == '#' {
+			d := bytes.TrimLeft(t[1:], " \t")
+			word := d
+			if e := bytes.IndexFunc(d, func(r rune) bool { return !(r >= 'a' && r <= 'z') }); e >= 0 {
+				word = d[:e]
+			}
+			switch string(word) {
+			case "if", "ifdef", "ifndef":
+				expr := bytes.TrimSpace(d[len(word):])
+				if c := bytes.Index(expr, []byte("/*")); c >= 0 {
+					expr = bytes.TrimSpace(expr[:c])
+				}
+				stack = append(stack, &group{branches: []branch{{dir: k}}, zero: string(word) == "if" && string(expr) == "0"})
+			case "elif", "else":
+				if len(stack) > 0 {
+					g := stack[len(stack)-1]
+					g.branches = append(g.branches, branch{dir: k})
+				}
+			case "endif":
+				if len(stack) == 0 {
+					break
+				}
+				g := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				keep := 0 // the branch whose braces count for the enclosing code
+				var drop []int
+				if g.zero {
+					drop = []int{0}
+					keep = 1
+				} else {
+					for _, br := range g.branches {
+						if br.delta != 0 {
+							for i := 1; i < len(g.branches); i++ {
+								drop = append(drop, i)
+							}
+							break
+						}
+					}
+				}
+				for _, i := range drop {
+					from, to := g.branches[i].dir+1, k-1
+					if i+1 < len(g.branches) {
+						to = g.branches[i+1].dir - 1
+					}
+					if from <= to && !inComment[from] && !inComment[to+1] {
+						b.blank(from, to)
+					}
+				}
+				if len(stack) > 0 && keep < len(g.branches) && len(drop) > 0 {
+					p := stack[len(stack)-1]
+					p.branches[len(p.branches)-1].delta += g.branches[keep].delta
+				} else if len(stack) > 0 && len(drop) == 0 {
+					p := stack[len(stack)-1]
+					p.branches[len(p.branches)-1].delta += g.branches[0].delta
+				}
+			}
+			// Directive lines (and their continuations) hold no code braces.
+			for bytes.HasSuffix(b.line(k), []byte("\\")) && k+1 < n {
+				k++
+				inComment[k] = false
+			}
+			comment = opensComment(b.line(k), false)
+			continue
+		}
+		delta := 0
+		comment, delta = scanBraces(l, comment)
+		if len(stack) > 0 && delta != 0 {
+			g := stack[len(stack)-1]
+			g.branches[len(g.branches)-1].delta += delta
+		}
+	}
+	inComment[n] = comment
+}
+
+// opensComment reports whether a line, entered in comment state c, ends inside a block comment.
+func opensComment(l []byte, c bool) bool {
+	c, _ = scanBraces(l, c)
+	return c
+}
+
+// scanBraces returns the comment state at the end of a line entered in state c, and the line's
+// count of "{" minus "}" outside comments, strings and character literals.
+func scanBraces(l []byte, c bool) (bool, int) {
+	delta := 0
+	for i := 0; i < len(l); i++ {
+		ch := l[i]
+		if c {
+			if ch == '*' && i+1 < len(l) && l[i+1] == '/' {
+				c = false
+				i++
+			}
+			continue
+		}
+		switch ch {
+		case '/':
+			if i+1 < len(l) {
+				if l[i+1] == '*' {
+					c = true
+					i++
+				} else if l[i+1] == '/' {
+					return false, delta
+				}
+			}
+		case '"', '\'':
+			for i++; i < len(l) && l[i] != ch; i++ {
+				if l[i] == '\\' {
+					i++
+				}
+			}
+		case '{':
+			delta++
+		case '}':
+			delta--
+		}
+	}
+	return c, delta
+}
+
+// blankDeclAttributes blanks the attribute macros that follow a declarator at file scope, as
+// C library headers write them:
+//
+//	extern void *malloc (size_t __size) __THROW __attribute_malloc__ __wur;
+//	extern int pthread_sigmask (int __how, const __sigset_t *__newmask,
+//	                            __sigset_t *__oldmask) __THROW;
+//	extern char *strdup (const char *__s)
+//	     __THROW __attribute_malloc__ __nonnull ((1));
+//
+// A parser without the macros' definitions fails on each one and recovers slowly. The macros
+// blanked are the names declAttrName accepts, each with its parenthesized arguments, after a ")"
+// at brace depth 0 and before a ";", a "{" or the end of the line; the indented attribute-only
+// lines that follow a line ending with ")" are blanked the same way.
+func blankDeclAttributes(b *blanker) {
+	depth, comment := 0, false
+	prevParen := false // the last line of code ended with ")"
+	for k := 0; k < b.lines(); k++ {
+		l := b.line(k)
+		t := bytes.TrimLeft(l, " \t")
+		if !comment && len(t) > 0 && t[0] == '#' {
+			for bytes.HasSuffix(b.line(k), []byte("\\")) && k+1 < b.lines() {
+				k++
+			}
+			comment = opensComment(b.line(k), false)
+			continue
+		}
+		atStart := depth == 0 && !comment
+		var delta int
+		comment, delta = scanBraces(l, comment)
+		depth = max(depth+delta, 0)
+		if !atStart || bytes.ContainsAny(l, "\"'/") {
+			prevParen = atStart && len(t) > 0 && t[len(t)-1] == ')'
+			continue
+		}
+		start := b.starts[k] + (len(l) - len(t))
+		if prevParen && len(t) < len(l) {
+			// An indented line of attributes only, after a declarator.
+			if end, ok := attrTokens(t, 0); ok && restEndsDecl(t[end:]) {
+				b.blankBytes(start, start+end)
+				prevParen = false
+				continue
+			}
+		}
+		// The ")" that closes a parameter list: depth back to 0, or below (a list that began on
+		// an earlier line).
+		for p, pd := 0, 0; p < len(t); p++ {
+			switch t[p] {
+			case '(':
+				pd++
+				continue
+			case ')':
+				pd--
+			default:
+				continue
+			}
+			if pd <= 0 {
+				if end, ok := attrTokens(t, p+1); ok && restEndsDecl(t[end:]) {
+					b.blankBytes(start+p+1, start+end)
+				}
+				break
+			}
+		}
+		prevParen = len(t) > 0 && t[len(t)-1] == ')'
+	}
+}
+
+// attrTokens reads, from t[i:], white space and then one or more attribute macros, each
+// optionally followed by a parenthesized argument list; it returns where they end.
+func attrTokens(t []byte, i int) (int, bool) {
+	end, n := i, 0
+	for {
+		j := end
+		for j < len(t) && (t[j] == ' ' || t[j] == '\t') {
+			j++
+		}
+		k := j
+		for k < len(t) && isIdentByte(t[k]) {
+			k++
+		}
+		if k == j || !isIdentStart(t[j]) || !declAttrName(string(t[j:k])) {
+			return end, n > 0
+		}
+		m := k
+		for m < len(t) && (t[m] == ' ' || t[m] == '\t') {
+			m++
+		}
+		if m < len(t) && t[m] == '(' {
+			depth := 0
+			for ; m < len(t); m++ {
+				if t[m] == '(' {
+					depth++
+				} else if t[m] == ')' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			if m == len(t) {
+				return end, n > 0 // unbalanced: leave the rest
+			}
+			k = m + 1
+		}
+		end, n = k, n+1
+	}
+}
+
+// declAttrName reports whether an identifier after a declarator is an attribute macro:
+// __THROW, __wur, __nonnull, __attribute_malloc__, __attr_access, __asm__. Names like
+// __pthread_once_slow are functions: only these spellings count.
+func declAttrName(s string) bool {
+	switch s {
+	case "__wur", "__nonnull", "__asm__", "__asm", "__nothrow", "__always_inline", "__returns_nonnull",
+		"__errordecl", "__warndecl", "__fortified_attr_access", "__wprintf_buffer", "internal_function", "weak_function":
+		return true
+	}
+	if strings.Contains(s, "attribute") || strings.HasPrefix(s, "__attr") {
+		return true
+	}
+	if !strings.HasPrefix(s, "__") {
+		return false
+	}
+	for _, c := range s[2:] { // __THROW, __THROWNL, __NTH, __WUR
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return len(s) > 3
+}
+
+// restEndsDecl reports whether what follows attribute macros ends a declaration or opens a body.
+func restEndsDecl(rest []byte) bool {
+	r := bytes.TrimSpace(rest)
+	return len(r) == 0 || r[0] == ';' || r[0] == '{' || r[0] == '='
+}
+
+// blankMacroCalls blanks the file-scope macro
+// invocations written without a semicolon that C code is full of:
+//
+//	libc_hidden_def (_IO_flush_all)
+//	weak_alias (_IO_flush_all, _flushall)
+//	compat_symbol (libc, __old_fopen, fopen,
+//	               GLIBC_2_0)
+//
+// A C parser cannot tell them from the start of a declaration, so it glues them to the next
+// definition (which then gets the macro's name, or is lost). A block qualifies when it starts at
+// column 0 with NAME (, its parentheses close at the end of its last line, the code before it
+// ends a declaration or a definition (";", "}", ")" or the start of the file), and the code after
+// it is neither a "{" nor indented (a function body or K&R parameter declarations follow a
+// declarator). Comments and preprocessor lines are passed over on both sides.
+func blankMacroCalls(bl *blanker) {
+	line, blank, starts := bl.line, bl.blank, bl.starts
+	for k := 0; k < len(starts); k++ {
+		if s := starts[k]; s >= len(bl.src) || !isIdentStart(bl.src[s]) {
+			continue // most lines: indented, blank, a brace, a comment or a directive
+		}
+		first := line(k)
+		if len(first) < 3 {
+			continue
+		}
+		if attributeLine(first) && k > 0 && k+1 < len(starts) && isDeclaratorLine(line(k+1)) {
+			if prev := bytes.TrimSpace(line(k - 1)); len(prev) > 0 && !endsDecl(prev) {
+				blank(k, k)
+				continue
+			}
+		}
+		last, ok := macroCallEnd(line, k, len(starts))
+		if !ok || !endsDecl(prevCode(line, k)) || startsBodyOrDecls(nextCode(line, last, len(starts))) {
+			continue
+		}
+		blank(k, last)
+		k = last
+	}
+}
+
+// attributeLine reports whether a line is a lone attribute macro, as in
+//
+//	FILE *
+//	attribute_compat_text_section
+//	_IO_old_fopen (const char *filename, const char *mode)
+//
+// which a parser without the macro's definition reads as an expression. Blanking the line
+// leaves an ordinary definition.
+func attributeLine(l []byte) bool {
+	for _, c := range l {
+		if !isIdentByte(c) {
+			return false
+		}
+	}
+	return attrName(string(l))
+}
+
+// attrName reports whether an identifier looks like an attribute macro (attribute_hidden,
+// __attribute_warn_unused_result__, __nonnull, internal_function) rather than a type or a name.
+func attrName(s string) bool {
+	return strings.Contains(s, "attribute") || strings.HasPrefix(s, "inhibit_") || s == "internal_function" ||
+		s == "weak_function" || (strings.HasPrefix(s, "__") && !strings.HasSuffix(s, "_t"))
+}
+
+// isDeclaratorLine reports whether a line starts, at column 0, with NAME (.
+func isDeclaratorLine(l []byte) bool {
+	i := 0
+	for i < len(l) && isIdentByte(l[i]) {
+		i++
+	}
+	if i == 0 || !isIdentStart(l[0]) {
+		return false
+	}
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	return i < len(l) && l[i] == '('
+}
+
+func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isIdentByte(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
+
+// macroCallEnd checks that line k is NAME ( ... ) with the parentheses closing at the end of
+// line k or of one of the next few lines, and returns that last line.
+func macroCallEnd(line func(int) []byte, k, n int) (int, bool) {
+	l := line(k)
+	i := 0
+	for i < len(l) && isIdentByte(l[i]) {
+		i++
+	}
+	switch string(l[:i]) {
+	case "if", "while", "for", "switch", "return", "sizeof", "do", "else", "case", "goto", "typedef", "extern", "static":
+		return 0, false
+	}
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	if i >= len(l) || l[i] != '(' {
+		return 0, false
+	}
+	depth := 0
+	for last := k; last < n && last < k+8; last++ {
+		if last > k {
+			l, i = line(last), 0
+			if len(l) == 0 || (l[0] != ' ' && l[0] != '\t') {
+				return 0, false // continuation lines are indented
+			}
+		}
+		inStr := byte(0)
+		for ; i < len(l); i++ {
+			c := l[i]
+			switch {
+			case inStr != 0:
+				if c == '\\' {
+					i++
+				} else if c == inStr {
+					inStr = 0
+				}
+			case c == '"' || c == '\'':
+				inStr = c
+			case c == '(':
+				depth++
+			case c == ')':
+				depth--
+				if depth == 0 {
+					return last, i == len(l)-1
+				}
+			case c == ';' || c == '{' || c == '}':
+				return 0, false
+			}
+		}
+	}
+	return 0, false
+}
+
+// prevCode returns the last line of code before line k, passing over blank lines, comments and
+// preprocessor lines; nil at the start of the file.
+func prevCode(line func(int) []byte, k int) []byte {
+	for j := k - 1; j >= 0; j-- {
+		l := bytes.TrimSpace(line(j))
+		switch {
+		case len(l) == 0:
+			continue
+		case l[0] == '#' || (j > 0 && bytes.HasSuffix(line(j-1), []byte("\\"))):
+			continue
+		case bytes.HasSuffix(l, []byte("*/")):
+			// Walk back to the line that opens the comment.
+			for j >= 0 && !bytes.Contains(line(j), []byte("/*")) {
+				j--
+			}
+			if j < 0 {
+				return nil
+			}
+			if code := bytes.TrimSpace(line(j)[:bytes.Index(line(j), []byte("/*"))]); len(code) > 0 {
+				return code
+			}
+			continue
+		case bytes.HasPrefix(l, []byte("//")):
+			continue
+		}
+		return l
+	}
+	return nil
+}
+
+// nextCode returns the first line of code after line k, passing over blank lines, comments and
+// preprocessor lines (indentation kept); nil at the end of the file.
+func nextCode(line func(int) []byte, k, n int) []byte {
+	for j := k + 1; j < n; j++ {
+		raw := line(j)
+		l := bytes.TrimSpace(raw)
+		switch {
+		case len(l) == 0, l[0] == '#', bytes.HasPrefix(l, []byte("//")), bytes.HasSuffix(line(j-1), []byte("\\")):
+			continue
+		case bytes.HasPrefix(l, []byte("/*")):
+			for j < n && !bytes.Contains(line(j), []byte("*/")) {
+				j++
+			}
+			if j < n {
+				if rest := bytes.TrimSpace(line(j)[bytes.Index(line(j), []byte("*/"))+2:]); len(rest) > 0 {
+					return rest
+				}
+			}
+			continue
+		}
+		return raw
+	}
+	return nil
+}
+
+// endsDecl reports whether a line of code can end a declaration or definition.
+func endsDecl(l []byte) bool {
+	return l == nil || l[len(l)-1] == ';' || l[len(l)-1] == '}' || l[len(l)-1] == ')'
+}
+
+// startsBodyOrDecls reports whether a line opens a function body or holds K&R parameter
+// declarations (indented), so that what precedes it is a declarator.
+func startsBodyOrDecls(l []byte) bool {
+	return len(l) > 0 && (l[0] == '{' || l[0] == ' ' || l[0] == '\t')
+}
+
+// minDataRun is how many consecutive data lines blankData needs before it blanks them.
+const minDataRun = 16
+
+// blankData returns src with long runs of pure data lines (table rows such as
+// "  [0x0eab] = 0x6568, [0x0eac] = 0x6569," or "{ .start = 0x4040, .idx = -16448 },")
+// replaced by spaces, keeping every newline, so offsets and line numbers do not move. Such a
+// line ends with a comma, has balanced braces and no parenthesis, semicolon, open comment or
+// preprocessor sign outside its string literals and closed /* */ comments, and the run follows the opening of a list or a
+// comma: removing it leaves the list valid, and it can hold no definition and no call. Big generated tables parse many
+// times faster without them. src itself is returned when there is nothing to blank.
+func blankData(src []byte) []byte {
+	var out []byte
+	runStart, runEnd, run := -1, -1, 0
+	flush := func() {
+		if run >= minDataRun && inList(src[:runStart]) {
+			if out == nil {
+				out = bytes.Clone(src)
+			}
+			for k := runStart; k < runEnd; k++ {
+				if out[k] != '\n' {
+					out[k] = ' '
+				}
+			}
+		}
+		runStart, run = -1, 0
+	}
+	for start := 0; start < len(src); {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += start
+		}
+		switch line := src[start:end]; {
+		case isDataLine(line):
+			if runStart < 0 {
+				runStart = start
+			}
+			runEnd = end
+			run++
+		case runStart >= 0 && isCommentLine(line):
+			runEnd = end // "/* 0x5AC0 */" between rows: part of the run
+		default:
+			flush()
+		}
+		start = end + 1
+	}
+	flush()
+	if out == nil {
+		return src
+	}
+	return out
+}
+
+// inList reports whether the code before a run of data lines ends inside a list: with an opening
+// brace, bracket or parenthesis, a comma, an equals sign or the end of a comment. Preprocessor
+// lines in between (tables often hold #if blocks) are passed over.
+func inList(before []byte) bool {
+	for {
+		t := bytes.TrimRight(before, " \t\r\n")
+		if len(t) == 0 {
+			return false
+		}
+		ls := bytes.LastIndexByte(t, '\n') + 1
+		if line := bytes.TrimLeft(t[ls:], " \t"); len(line) > 0 && line[0] == '#' {
+			before = t[:ls]
+			continue
+		}
+		return strings.IndexByte("{[(,=/", t[len(t)-1]) >= 0
+	}
+}
+
+// isCommentLine reports whether a line holds nothing but one closed block comment.
+func isCommentLine(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	return len(t) >= 4 && bytes.HasPrefix(t, []byte("/*")) && bytes.Index(t, []byte("*/")) == len(t)-2
+}
+
+func isDataLine(line []byte) bool {
+	// Cheap rejections first: most lines of code end with ';', '{', ')' or nothing.
+	t := bytes.TrimRight(line, " \t\r")
+	if len(t) < 2 || t[len(t)-1] != ',' {
+		return false
+	}
+	depth, inStr, values := 0, false, false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if inStr {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inStr = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inStr, values = true, true
+		case c == '/' && i+1 < len(t) && t[i+1] == '*':
+			e := bytes.Index(t[i+2:], []byte("*/"))
+			if e < 0 {
+				return false
+			}
+			i += e + 3
+		case c >= '0' && c <= '9':
+			values = true
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c == '.', c == ',', c == ' ', c == '\t',
+			c == '[', c == ']', c == '=', c == '-', c == '+', c == ':':
+		default:
+			return false
+		}
+	}
+	return !inStr && depth == 0 && values
+}

@@ -1,0 +1,403 @@
+package codegraph
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The persisted index is one file of unsigned varints: a string table, then files, functions,
+// calls and skipped entries that refer to strings and files by number, then a CRC-32C of all
+// that precedes it. Strings are decoded as slices of one string, so loading allocates little.
+const (
+	indexMagic    = "vulnbench-codegraph\n"
+	formatVersion = 1
+)
+
+type encoder struct {
+	buf  []byte
+	strs map[string]uint64
+	tab  []string
+}
+
+func (e *encoder) u(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
+func (e *encoder) i(v int)    { e.buf = binary.AppendUvarint(e.buf, uint64(v)) }
+func (e *encoder) s(v string) {
+	id, ok := e.strs[v]
+	if !ok {
+		id = uint64(len(e.tab))
+		e.strs[v] = id
+		e.tab = append(e.tab, v)
+	}
+	e.u(id)
+}
+
+// encodeIndex writes ix (without its root, which is where it is opened from).
+func encodeIndex(ix *Index) []byte {
+	body := &encoder{strs: map[string]uint64{"": 0}, tab: []string{""}}
+	fileNo := make(map[string]int, len(ix.Files))
+	body.s(ix.Hash)
+	st := ix.Stats
+	for _, v := range []int{st.Files, st.Functions, st.Macros, st.CallSites, st.Unresolved, st.References, st.Skipped, st.SyntaxErrors} {
+		body.i(v)
+	}
+	body.u(uint64(st.Bytes))
+	body.i(len(ix.Files))
+	for i, f := range ix.Files {
+		fileNo[f.Path] = i
+		body.s(f.Path)
+		body.u(uint64(f.Lang))
+		body.u(uint64(f.Size))
+	}
+	body.i(len(ix.Funcs))
+	for _, f := range ix.Funcs {
+		body.s(f.Name)
+		body.s(f.QualName)
+		flags := uint64(f.Kind) << 1
+		if f.Static {
+			flags |= 1
+		}
+		body.u(flags)
+		body.i(fileNo[f.File])
+		body.u(uint64(f.Lang))
+		body.i(f.StartLine)
+		body.i(f.EndLine - f.StartLine)
+		body.i(f.StartByte)
+		body.i(f.EndByte - f.StartByte)
+		body.s(f.Signature)
+	}
+	body.i(len(ix.Calls))
+	for _, c := range ix.Calls {
+		body.s(c.Callee)
+		body.s(c.Qualifier)
+		body.s(c.Expr)
+		body.u(uint64(c.Kind))
+		body.i(fileNo[c.File])
+		body.i(c.Line)
+		body.i(c.Col)
+		body.i(c.Caller + 1)
+	}
+	body.i(len(ix.Skipped))
+	for _, s := range ix.Skipped {
+		body.s(s.Path)
+		body.s(s.Reason)
+	}
+
+	out := &encoder{buf: make([]byte, 0, len(body.buf)+64*len(body.tab))}
+	out.buf = append(out.buf, indexMagic...)
+	out.u(formatVersion)
+	out.i(len(body.tab))
+	for _, s := range body.tab {
+		out.i(len(s))
+	}
+	for _, s := range body.tab {
+		out.buf = append(out.buf, s...)
+	}
+	out.buf = append(out.buf, body.buf...)
+	return binary.LittleEndian.AppendUint32(out.buf, crc32.Checksum(out.buf, crc32.MakeTable(crc32.Castagnoli)))
+}
+
+type decoder struct {
+	data string // the whole file: strings are slices of it
+	off  int
+	tab  []string
+	err  error
+}
+
+func (d *decoder) u() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := uvarintString(d.data[d.off:])
+	if n <= 0 {
+		d.err = errors.New("truncated or corrupt index")
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+// uvarintString is binary.Uvarint over a string.
+func uvarintString(s string) (uint64, int) {
+	var x uint64
+	var shift uint
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		b := s[i]
+		if b < 0x80 {
+			return x | uint64(b)<<shift, i + 1
+		}
+		x |= uint64(b&0x7f) << shift
+		shift += 7
+	}
+	return 0, 0
+}
+
+// n reads a count or index that must be below limit.
+func (d *decoder) n(limit int) int {
+	v := d.u()
+	if d.err == nil && v >= uint64(limit) {
+		d.err = fmt.Errorf("corrupt index: %d out of range (limit %d)", v, limit)
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) i() int { return d.n(1 << 40) }
+
+func (d *decoder) s() string {
+	id := d.n(len(d.tab))
+	if d.err != nil {
+		return ""
+	}
+	return d.tab[id]
+}
+
+func decodeIndex(b []byte) (*Index, error) {
+	if len(b) < len(indexMagic)+4 || !bytes.HasPrefix(b, []byte(indexMagic)) {
+		return nil, errors.New("not a vulnbench code graph index")
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
+		return nil, errors.New("index checksum mismatch")
+	}
+	d := &decoder{data: string(body), off: len(indexMagic)}
+	if v := d.u(); v != formatVersion {
+		return nil, fmt.Errorf("index format %d, want %d", v, formatVersion)
+	}
+	nstr := d.n(len(body))
+	lens := make([]int, nstr)
+	total := 0
+	for k := range lens {
+		lens[k] = d.n(len(body))
+		total += lens[k]
+	}
+	if d.err != nil || d.off+total > len(d.data) {
+		return nil, errors.New("truncated index")
+	}
+	d.tab = make([]string, nstr)
+	for k, l := range lens {
+		d.tab[k] = d.data[d.off : d.off+l]
+		d.off += l
+	}
+	ix := &Index{}
+	ix.Hash = d.s()
+	st := &ix.Stats
+	for _, p := range []*int{&st.Files, &st.Functions, &st.Macros, &st.CallSites, &st.Unresolved, &st.References, &st.Skipped, &st.SyntaxErrors} {
+		*p = d.i()
+	}
+	st.Bytes = int64(d.u())
+	ix.Files = make([]File, d.n(len(body)))
+	for k := range ix.Files {
+		ix.Files[k] = File{Path: d.s(), Lang: Lang(d.n(int(numLangs))), Size: int64(d.u())}
+	}
+	nf := len(ix.Files)
+	ix.Funcs = make([]Func, d.n(len(body)))
+	for k := range ix.Funcs {
+		f := &ix.Funcs[k]
+		f.Name, f.QualName = d.s(), d.s()
+		flags := d.u()
+		f.Kind, f.Static = FuncKind(flags>>1), flags&1 == 1
+		if fi := d.n(max(nf, 1)); nf > 0 {
+			f.File = ix.Files[fi].Path
+		}
+		f.Lang = Lang(d.n(int(numLangs)))
+		f.StartLine = d.i()
+		f.EndLine = f.StartLine + d.i()
+		f.StartByte = d.i()
+		f.EndByte = f.StartByte + d.i()
+		f.Signature = d.s()
+	}
+	nfn := len(ix.Funcs)
+	ix.Calls = make([]Call, d.n(len(body)))
+	for k := range ix.Calls {
+		c := &ix.Calls[k]
+		c.Callee, c.Qualifier, c.Expr = d.s(), d.s(), d.s()
+		c.Kind = CallKind(d.n(int(Reference) + 1))
+		if fi := d.n(max(nf, 1)); nf > 0 {
+			c.File = ix.Files[fi].Path
+		}
+		c.Line, c.Col = d.i(), d.i()
+		c.Caller = d.n(nfn+1) - 1
+	}
+	ix.Skipped = make([]Skipped, d.n(len(body)))
+	for k := range ix.Skipped {
+		ix.Skipped[k] = Skipped{Path: d.s(), Reason: d.s()}
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if d.off != len(d.data) {
+		return nil, errors.New("corrupt index: trailing data")
+	}
+	// Empty lists read back as nil, as the builder leaves them.
+	if len(ix.Files) == 0 {
+		ix.Files = nil
+	}
+	if len(ix.Funcs) == 0 {
+		ix.Funcs = nil
+	}
+	if len(ix.Calls) == 0 {
+		ix.Calls = nil
+	}
+	if len(ix.Skipped) == 0 {
+		ix.Skipped = nil
+	}
+	ix.finish()
+	return ix, nil
+}
+
+func readIndexFile(name string) (*Index, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := decodeIndex(b)
+	if err != nil {
+		return nil, fmt.Errorf("read index %s: %w", name, err)
+	}
+	return ix, nil
+}
+
+func writeIndexFile(name string, ix *Index) error {
+	if err := writeFileAtomic(name, encodeIndex(ix)); err != nil {
+		return fmt.Errorf("save index: %w", err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes b to name through a temporary file and a rename, so readers see the old
+// file or the new one, never a part.
+func writeFileAtomic(name string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), name); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// statCache remembers, per repository directory, each file's size, modification time, inode
+// and content hash, so that a second look at an unchanged tree reads no file. An entry is
+// trusted only if the file's modification time is older than the cache by racyWindow: a file
+// changed in the same instant as it was hashed is hashed again (the "racy git" problem).
+type statCache struct {
+	file    string
+	written int64 // UnixNano
+	entries map[string]statEntry
+}
+
+type statEntry struct {
+	size, mtime int64
+	ino         uint64
+	hash        [32]byte
+}
+
+const (
+	statMagic  = "vulnbench-codegraph-stat\n"
+	racyWindow = 2 * time.Second
+)
+
+func loadStatCache(cacheDir, root string) *statCache {
+	h := sha256.Sum256([]byte(root))
+	sc := &statCache{file: filepath.Join(cacheDir, "stat", hex.EncodeToString(h[:16])+".bin")}
+	b, err := os.ReadFile(sc.file)
+	if err != nil || !bytes.HasPrefix(b, []byte(statMagic)) || len(b) < len(statMagic)+4 {
+		return sc
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
+		return sc
+	}
+	d := &decoder{data: string(body), off: len(statMagic)}
+	written := int64(d.u())
+	n := d.n(len(body))
+	entries := make(map[string]statEntry, n)
+	for range n {
+		l := d.n(len(body))
+		if d.err != nil || d.off+l+32 > len(d.data) {
+			return sc
+		}
+		p := d.data[d.off : d.off+l]
+		d.off += l
+		var e statEntry
+		copy(e.hash[:], d.data[d.off:d.off+32])
+		d.off += 32
+		e.size, e.mtime, e.ino = int64(d.u()), int64(d.u()), d.u()
+		entries[p] = e
+	}
+	if d.err != nil {
+		return sc
+	}
+	sc.written, sc.entries = written, entries
+	return sc
+}
+
+// lookup returns the cached hash of c when its stat data still match. A nil cache has nothing.
+func (sc *statCache) lookup(c *candidate) ([32]byte, bool) {
+	if sc == nil {
+		return [32]byte{}, false
+	}
+	e, ok := sc.entries[c.path]
+	if !ok || e.size != c.size || e.mtime != c.mtime || e.ino != c.ino || c.mtime > sc.written-int64(racyWindow) {
+		return [32]byte{}, false
+	}
+	return e.hash, true
+}
+
+// save rewrites the cache with the candidates' hashes, unless it already holds exactly them.
+func (sc *statCache) save(cands []candidate) error {
+	if sc == nil {
+		return nil
+	}
+	if len(sc.entries) == len(cands) {
+		same := true
+		for i := range cands {
+			if _, ok := sc.lookup(&cands[i]); !ok {
+				same = false
+				break
+			}
+		}
+		if same {
+			return nil
+		}
+	}
+	e := &encoder{}
+	e.buf = append(e.buf, statMagic...)
+	e.u(uint64(time.Now().UnixNano()))
+	e.i(len(cands))
+	for _, c := range cands {
+		e.i(len(c.path))
+		e.buf = append(e.buf, c.path...)
+		e.buf = append(e.buf, c.hash[:]...)
+		e.u(uint64(c.size))
+		e.u(uint64(c.mtime))
+		e.u(c.ino)
+	}
+	b := binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, crc32.MakeTable(crc32.Castagnoli)))
+	if err := writeFileAtomic(sc.file, b); err != nil {
+		return fmt.Errorf("save file hashes: %w", err)
+	}
+	return nil
+}

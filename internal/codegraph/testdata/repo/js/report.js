@@ -1,0 +1,5 @@
+function describe(shapes) {
+  return shapes.map((s) => s.area()).join(', ');
+}
+
+exports.describe = describe;

@@ -1,0 +1,3 @@
+def describe(shapes):
+    parts = [s.describe() for s in shapes]
+    return ", ".join(parts)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vulnbench/vulnbench/internal/codegraph"
 	"go/parser"
 	"go/token"
 	"io"
@@ -51,11 +52,14 @@ func (s SyntaxCheckers) Check(ctx context.Context, language, code string) Syntax
 	return c.CheckSyntax(ctx, code)
 }
 
-// DefaultSyntaxCheckers returns the checkers that need no cgo: Go (go/parser) and Kubernetes
-// YAML (the yaml package) always; Bash (`bash -n`) and JavaScript (`node --check`) when the binary
-// is on PATH.
+// DefaultSyntaxCheckers returns a real parser for every language one is available for: Go
+// (go/parser), Kubernetes YAML (the yaml package), C, Java and Python (tree-sitter grammars)
+// always; Bash (`bash -n`) when bash is on PATH; JavaScript with `node --check` when node is on
+// PATH, else its tree-sitter grammar. TypeScript, C#, PHP, Ruby and Terraform stay unchecked.
 func DefaultSyntaxCheckers() SyntaxCheckers {
-	s := SyntaxCheckers{"go": GoSyntax{}, "kubernetes": YAMLSyntax{}}
+	s := SyntaxCheckers{"go": GoSyntax{}, "kubernetes": YAMLSyntax{},
+		"c": TreeSitterSyntax{Lang: codegraph.C}, "java": TreeSitterSyntax{Lang: codegraph.Java},
+		"python": TreeSitterSyntax{Lang: codegraph.Python}, "javascript": TreeSitterSyntax{Lang: codegraph.JavaScript}}
 	if p, err := exec.LookPath("bash"); err == nil {
 		s["bash"] = BashSyntax{Path: p}
 	}
@@ -63,6 +67,18 @@ func DefaultSyntaxCheckers() SyntaxCheckers {
 		s["javascript"] = NodeSyntax{Path: p}
 	}
 	return s
+}
+
+// TreeSitterSyntax parses with a tree-sitter grammar (through internal/codegraph, which holds
+// every cgo call).
+type TreeSitterSyntax struct{ Lang codegraph.Lang }
+
+// CheckSyntax implements SyntaxChecker.
+func (t TreeSitterSyntax) CheckSyntax(_ context.Context, code string) SyntaxResult {
+	if err := codegraph.CheckSyntax(t.Lang, []byte(code)); err != nil {
+		return SyntaxResult{Status: SyntaxError, Message: err.Error()}
+	}
+	return SyntaxResult{Status: SyntaxChecked}
 }
 
 // GoSyntax parses Go with go/parser. A snippet without a package clause is parsed as if it had

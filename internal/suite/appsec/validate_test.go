@@ -83,6 +83,9 @@ func TestValidatePlantedDefects(t *testing.T) {
 		{"metadata cwe", "python", func(r *Record) { r.Metadata.CWE = "CWE-1" }, "metadata.cwe", KindMetadata},
 		{"go syntax error", "go", func(r *Record) { r.VulnerableCode = strings.Replace(r.VulnerableCode, "{", "", 1) }, "vulnerable_code", KindSyntax},
 		{"yaml syntax error", "kubernetes", func(r *Record) { r.SecureCode += "  bad: [unclosed\n" }, "secure_code", KindSyntax},
+		{"c syntax error", "c", func(r *Record) { r.VulnerableCode += "\nint broken( {\n" }, "vulnerable_code", KindSyntax},
+		{"java syntax error", "java", func(r *Record) { r.VulnerableCode += "\nclass Broken { void f( }\n" }, "vulnerable_code", KindSyntax},
+		{"python syntax error", "python", func(r *Record) { r.SecureCode += "\ndef broken(:\n    pass\n" }, "secure_code", KindSyntax},
 	}
 	if _, err := exec.LookPath("bash"); err == nil {
 		defects = append(defects, defect{"bash syntax error", "bash", func(r *Record) { r.VulnerableCode += "if then fi\n" }, "vulnerable_code", KindSyntax})
@@ -171,8 +174,13 @@ func TestSyntaxCheckers(t *testing.T) {
 		{"go", "package p\nfunc f( {\n", SyntaxError},
 		{"kubernetes", "a: 1\n---\nb: [2]\n", SyntaxChecked},
 		{"kubernetes", "a: [1\n", SyntaxError},
-		{"python", "print(1)\n", SyntaxUnchecked},
-		{"c", "int main(void) { return 0; }\n", SyntaxUnchecked},
+		{"python", "print(1)\n", SyntaxChecked},
+		{"python", "print(1\n", SyntaxError},
+		{"c", "int main(void) { return 0; }\n", SyntaxChecked},
+		{"c", "int main(void) { return 0 }\n", SyntaxError},
+		{"java", "class A { void f() { g(); } }\n", SyntaxChecked},
+		{"java", "class A { void f() { g( } }\n", SyntaxError},
+		{"php", "<?php echo 1;\n", SyntaxUnchecked},
 	} {
 		if got := s.Check(ctx, tc.lang, tc.code); got.Status != tc.want {
 			t.Errorf("%s %q: %v, want %s", tc.lang, tc.code, got, tc.want)

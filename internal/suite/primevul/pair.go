@@ -54,6 +54,9 @@ func pairRows(rows []*row, rep *Report) []*row {
 // row is matched to a ben row with the same function name (in the same file first), then the rest
 // in file order.
 func pairGroup(rows []*row) {
+	if len(rows) == 0 {
+		return // every row of the commit repeated an earlier idx and was dropped
+	}
 	var vuls, bens []*row
 	for _, rw := range rows {
 		if rw.vul {

@@ -145,9 +145,6 @@ func (u Units) Tallies(cases []Case, answers []Answer, opt Options) []Tally {
 	benMode := opt.UnparsedAs == UnparsedBen
 	ts := make([]Tally, u.N)
 	outs := make([]outcome, len(cases))
-	type slot struct{ vul, ben, n int32 }
-	var ids map[string]int32
-	var slots []slot
 	for i := range cases {
 		c := &cases[i]
 		if i < len(answers) {
@@ -163,26 +160,8 @@ func (u Units) Tallies(cases []Case, answers []Answer, opt Options) []Tally {
 		if !benMode {
 			t.B += int32(cf.failedBen)
 		}
-		if c.Pair != "" {
-			if ids == nil {
-				ids = map[string]int32{}
-			}
-			k, ok := ids[c.Pair]
-			if !ok {
-				k = int32(len(slots))
-				ids[c.Pair] = k
-				slots = append(slots, slot{-1, -1, 0})
-			}
-			s := &slots[k]
-			s.n++
-			if c.Label == suite.Vul {
-				s.vul = int32(i)
-			} else {
-				s.ben = int32(i)
-			}
-		}
 	}
-	for _, s := range slots {
+	for _, s := range pairSlots(cases) {
 		if s.n != 2 || s.vul < 0 || s.ben < 0 {
 			continue
 		}

@@ -277,6 +277,37 @@ type pairSlot struct {
 	n        int32 // cases sharing the pair id
 }
 
+// pairSlots groups the cases that share a pair id, in order of first appearance; nil when no
+// case has one. Compute and the bootstrap tallies both read pairs through it.
+func pairSlots(cases []Case) []pairSlot {
+	var ids map[string]int32
+	var slots []pairSlot
+	for i := range cases {
+		c := &cases[i]
+		if c.Pair == "" {
+			continue
+		}
+		if ids == nil {
+			ids = make(map[string]int32, len(cases)/2)
+			slots = make([]pairSlot, 0, len(cases)/2)
+		}
+		k, ok := ids[c.Pair]
+		if !ok {
+			k = int32(len(slots))
+			ids[c.Pair] = k
+			slots = append(slots, pairSlot{vul: -1, ben: -1})
+		}
+		s := &slots[k]
+		s.n++
+		if c.Label == suite.Vul {
+			s.vul = int32(i)
+		} else {
+			s.ben = int32(i)
+		}
+	}
+	return slots
+}
+
 type cweAcc struct {
 	n     int
 	conf  confusion
@@ -313,10 +344,8 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 	outs := make([]outcome, len(cases))
 	pts := make([]point, 0, len(cases))
 	var (
-		conf   confusion
-		pairID map[string]int32
-		slots  []pairSlot
-		cwes   map[string]*cweAcc
+		conf confusion
+		cwes map[string]*cweAcc
 	)
 	for i := range cases {
 		c := &cases[i]
@@ -354,26 +383,6 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 			}
 		}
 
-		if c.Pair != "" {
-			if pairID == nil {
-				pairID = make(map[string]int32, len(cases)/2)
-				slots = make([]pairSlot, 0, len(cases)/2)
-			}
-			k, ok := pairID[c.Pair]
-			if !ok {
-				k = int32(len(slots))
-				pairID[c.Pair] = k
-				slots = append(slots, pairSlot{vul: -1, ben: -1})
-			}
-			s := &slots[k]
-			s.n++
-			if c.Label == suite.Vul {
-				s.vul = int32(i)
-			} else {
-				s.ben = int32(i)
-			}
-		}
-
 		for _, w := range c.CWE {
 			if cwes == nil {
 				cwes = make(map[string]*cweAcc)
@@ -389,7 +398,7 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 	}
 
 	res.Binary = binary(conf, benMode)
-	if len(slots) > 0 {
+	if slots := pairSlots(cases); len(slots) > 0 {
 		res.Pairwise = pairwise(cases, outs, slots, cwes, benMode)
 	}
 	res.VDS = vds(pts, r)

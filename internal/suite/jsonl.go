@@ -111,7 +111,7 @@ func DecodeCase(b []byte) (*Case, error) {
 	dec.DisallowUnknownFields()
 	var c Case
 	if err := dec.Decode(&c); err != nil {
-		return nil, describeJSONError(b, err)
+		return nil, DescribeJSONError(b, err, "case")
 	}
 	if dec.More() {
 		return nil, errors.New("more than one JSON value on the line")
@@ -119,19 +119,25 @@ func DecodeCase(b []byte) (*Case, error) {
 	return &c, nil
 }
 
-func describeJSONError(b []byte, err error) error {
+// DescribeJSONError turns an encoding/json error about line b into a message for people: a
+// truncated line, a syntax error with its column, a field of the wrong type, or else what the
+// decoder said about the record (an unknown field, say). record names what the line holds:
+// "case", "record", "prediction".
+func DescribeJSONError(b []byte, err error, record string) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		(errors.As(err, &se) && se.Offset >= int64(len(b)) && strings.Contains(se.Error(), "unexpected end")):
-		return fmt.Errorf("invalid JSON: the line ends before the object does (truncated?)")
+		return errors.New("invalid JSON: the line ends before the object does (truncated?)")
 	case errors.As(err, &se):
 		return fmt.Errorf("invalid JSON at column %d: %v", se.Offset, err)
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Errorf("invalid %s: expected a JSON object, got %s", record, te.Value)
 	case errors.As(err, &te):
 		return fmt.Errorf("field %q: expected %v, got JSON %s", te.Field, te.Type, te.Value)
 	}
-	return fmt.Errorf("invalid JSON: %v", err)
+	return fmt.Errorf("invalid %s: %s", record, strings.TrimPrefix(err.Error(), "json: "))
 }
 
 // Scan reads a suite file, calling fn with every case that passes Case.Check, and returns every

@@ -48,7 +48,7 @@ func TestScanAndValidateReportEveryProblem(t *testing.T) {
 			scan:     []string{`s.jsonl:1: case "a": missing field "label"`},
 			validate: []string{"s.jsonl:1: schema: at /: missing property 'label'"}},
 		{name: "unknown field (typo)", in: `{"id":"a","kind":"function","label":"vul","code":"x","cwes":[]}` + "\n",
-			scan:     []string{`s.jsonl:1: invalid JSON: json: unknown field "cwes"`},
+			scan:     []string{`s.jsonl:1: invalid case: unknown field "cwes"`},
 			validate: []string{"s.jsonl:1: schema: at /: additional properties 'cwes' not allowed"}},
 		{name: "bad enum and CWE", in: `{"id":"a","kind":"function","label":"maybe","code":"x","cwe":["787"]}` + "\n",
 			scan: []string{`s.jsonl:1: case "a": label "maybe" is not vul or ben`},

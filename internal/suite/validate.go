@@ -26,11 +26,11 @@ func Validate(r io.Reader, file string, sch *jsonschema.Schema) (cases int, prob
 	}
 	err = DecodeLines(lr, 0, func(b []byte, _ int) decoded {
 		if !json.Valid(b) {
-			return decoded{errs: []error{describeJSONError(b, json.Unmarshal(b, new(any)))}}
+			return decoded{errs: []error{DescribeJSONError(b, json.Unmarshal(b, new(any)), "case")}}
 		}
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 		if err != nil {
-			return decoded{errs: []error{describeJSONError(b, err)}}
+			return decoded{errs: []error{DescribeJSONError(b, err, "case")}}
 		}
 		if err := sch.Validate(doc); err != nil {
 			var errs []error

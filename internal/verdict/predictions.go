@@ -113,7 +113,7 @@ func parseJSON(b []byte) (Prediction, []error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p.Verdict); err != nil {
-		return p, []error{describeJSONError(err)}
+		return p, []error{suite.DescribeJSONError(b, err, "prediction")}
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return p, []error{errors.New("invalid JSON: more than one JSON value on the line")}
@@ -142,23 +142,6 @@ func parseJSON(b []byte) (Prediction, []error) {
 		errs = append(errs, fmt.Errorf(`field "repeat": %d is negative`, v.Repeat))
 	}
 	return p, errs
-}
-
-func describeJSONError(err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return errors.New("invalid JSON: the line ends before the object does (truncated?)")
-	case errors.As(err, &se):
-		return fmt.Errorf("invalid JSON at column %d: %v", se.Offset, err)
-	case errors.As(err, &te) && te.Field == "":
-		return fmt.Errorf("invalid prediction: expected a JSON object, got %s", te.Value)
-	case errors.As(err, &te):
-		return fmt.Errorf("field %q: expected %v, got JSON %s", te.Field, te.Type, te.Value)
-	}
-	// Unknown fields ("json: unknown field \"x\"") and the like.
-	return fmt.Errorf("invalid prediction: %s", strings.TrimPrefix(err.Error(), "json: "))
 }
 
 // parseTSV reads idx<TAB>label[<TAB>probability].

@@ -323,7 +323,7 @@ func parseRow(b []byte) (*row, format, []error) {
 	var rec record
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&rec); err != nil {
-		return nil, formatUnknown, []error{describeJSONError(err)}
+		return nil, formatUnknown, []error{suite.DescribeJSONError(b, err, "record")}
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, formatUnknown, []error{errors.New("invalid JSON: more than one JSON value on the line")}
@@ -368,20 +368,6 @@ func parseRow(b []byte) (*row, format, []error) {
 	rw.language = language(rw.fileName)
 	rw.name = FunctionName(rw.code)
 	return rw, rec.format(), nil
-}
-
-func describeJSONError(err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return errors.New("invalid JSON: the line ends before the object does (truncated?)")
-	case errors.As(err, &se):
-		return fmt.Errorf("invalid JSON at column %d: %v", se.Offset, err)
-	case errors.As(err, &te) && te.Field == "":
-		return fmt.Errorf("invalid record: expected a JSON object, got %s", te.Value)
-	}
-	return fmt.Errorf("invalid JSON: %v", err)
 }
 
 // jsonType names the JSON type of a raw value, for messages.

@@ -10,24 +10,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/vulnbench/vulnbench/internal/suite/curate"
 	"math/rand/v2"
 	"os"
 	"strings"
 	"time"
 )
-
-type raw struct {
-	Project    string   `json:"project"`
-	CommitID   string   `json:"commit_id"`
-	CommitDate string   `json:"commit_date"`
-	CVE        string   `json:"cve"`
-	CWE        []string `json:"cwe"`
-	CVEDesc    string   `json:"cve_desc"`
-	File       string   `json:"file"`
-	Function   string   `json:"function"`
-	Before     *string  `json:"before"`
-	After      *string  `json:"after"`
-}
 
 var (
 	types = []string{"int", "size_t", "char *", "void", "unsigned int", "struct buf *", "uint8_t", "long"}
@@ -94,14 +82,14 @@ func run(n int, seed uint64, path string) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	start := time.Date(2005, 1, 1, 0, 0, 0, 0, time.UTC)
-	var prev []raw // the last commit, copied by forks
+	var prev []curate.Raw // the last commit, copied by forks
 	written, commitNo := 0, 0
 	for written < n {
 		commitNo++
 		date := start.Add(time.Duration(rng.Int64N(int64(18 * 365 * 24 * time.Hour))))
 		project := fmt.Sprintf("proj%03d", rng.IntN(750))
 		cid := fmt.Sprintf("%040x", rng.Uint64())
-		var rows []raw
+		var rows []curate.Raw
 		if len(prev) > 0 && rng.IntN(20) == 0 { // a fork repeats another project's fix
 			for _, r := range prev {
 				r.Project, r.CommitID, r.CommitDate = project, cid, date.Add(24*time.Hour).Format(time.RFC3339)
@@ -135,7 +123,7 @@ func run(n int, seed uint64, path string) error {
 				if i < changed {
 					after = patch(rng, before)
 				}
-				r := raw{Project: project, CommitID: cid, CommitDate: date.Format(time.RFC3339), CVE: cve, CWE: cwe, CVEDesc: desc,
+				r := curate.Raw{Project: project, CommitID: cid, CommitDate: date.Format(time.RFC3339), CVE: cve, CWE: cwe, CVEDesc: desc,
 					File: files[min(i%3, 1)], Function: names[i], Before: &before, After: &after}
 				if i < changed && rng.IntN(40) == 0 {
 					r.After = nil // deleted by the fix

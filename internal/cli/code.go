@@ -283,10 +283,7 @@ func kindNote(s codegraph.Site) string {
 func codeCallees(e *env, ix *codegraph.Index, name string, near codegraph.Near, format string) error {
 	groups := ix.Callees(name, near)
 	if len(groups) == 0 {
-		if len(ix.Callers(name, near)) > 0 {
-			return &exitError{code: ExitFail, err: fmt.Errorf("%s is called in %s but not defined there", name, ix.Root)}
-		}
-		return notFound(ix, name)
+		return undefined(ix, name, near)
 	}
 	if format == "json" {
 		return writeJSON(e.stdout, struct {
@@ -327,10 +324,7 @@ func codeDefinition(e *env, ix *codegraph.Index, name string, near codegraph.Nea
 		return err
 	}
 	if len(srcs) == 0 {
-		if len(ix.Callers(name, near)) > 0 {
-			return &exitError{code: ExitFail, err: fmt.Errorf("%s is called in %s but not defined there", name, ix.Root)}
-		}
-		return notFound(ix, name)
+		return undefined(ix, name, near)
 	}
 	if format == "json" {
 		return writeJSON(e.stdout, struct {
@@ -354,4 +348,12 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// undefined explains a name without a definition: called but not defined here, or unknown.
+func undefined(ix *codegraph.Index, name string, near codegraph.Near) error {
+	if len(ix.Callers(name, near)) > 0 {
+		return &exitError{code: ExitFail, err: fmt.Errorf("%s is called in %s but not defined there", name, ix.Root)}
+	}
+	return notFound(ix, name)
 }

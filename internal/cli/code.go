@@ -49,7 +49,9 @@ func (c *codeFlags) open(cmd *cobra.Command, e *env) (*codegraph.Index, error) {
 	if max == 0 {
 		max = -1
 	}
-	ix, err := codegraph.Open(cmd.Context(), c.repo, codegraph.Options{CacheDir: c.cache, NoCache: c.noCache, MaxFileSize: max})
+	workers, restore := codegraph.SpareProcs()
+	defer restore()
+	ix, err := codegraph.Open(cmd.Context(), c.repo, codegraph.Options{CacheDir: c.cache, NoCache: c.noCache, MaxFileSize: max, Workers: workers})
 	if err != nil {
 		return nil, err
 	}

@@ -44,18 +44,18 @@ func layoutOK() error {
 	return nil
 }
 
-// useCAllocator switches tree-sitter to C's malloc and free (see flat.h). It is idempotent.
-func useCAllocator() { C.cg_use_c_allocator() }
+// useArenaAllocator installs the workers' arena allocator in tree-sitter (see flat.h); outside
+// cg_parse_flatten it is C's malloc and free. It is idempotent.
+func useArenaAllocator() { C.cg_use_arena_allocator() }
 
 // parser parses files of any language and flattens their trees. It is not safe for concurrent
-// use: each indexing worker owns one. Close releases the tree-sitter parsers and the C buffer.
+// use: each indexing worker owns one. Close releases the C buffer and arena.
 //
 // Parsing goes through the runtime's C API (cg_parse_flatten) rather than go-tree-sitter's
 // Parser: its Parse hands the text over through a Go callback that copies every chunk, and its
 // tree walks cost several cgo calls per node. Here a file costs one cgo call.
 type parser struct {
 	gs       *grammars
-	ts       [numLangs]*C.TSParser
 	buf      C.cg_buf
 	maxNodes uint32
 }
@@ -67,15 +67,7 @@ func newParser(gs *grammars, maxNodes int) *parser {
 	return &parser{gs: gs, maxNodes: uint32(maxNodes)}
 }
 
-func (p *parser) Close() {
-	for i, tp := range p.ts {
-		if tp != nil {
-			C.ts_parser_delete(tp)
-			p.ts[i] = nil
-		}
-	}
-	C.cg_buf_free(&p.buf)
-}
+func (p *parser) Close() { C.cg_buf_free(&p.buf) }
 
 // parse parses src as l and returns its named nodes in preorder; they stay valid until the next
 // call. A parse that runs longer than timeout (when positive) is abandoned with errParseTimeout.
@@ -83,15 +75,6 @@ func (p *parser) Close() {
 func (p *parser) parse(l Lang, src []byte, gaps []uint32, timeout time.Duration) ([]node, error) {
 	if int64(len(src)) >= 1<<32-1 {
 		return nil, fmt.Errorf("file too large to parse (%d bytes)", len(src))
-	}
-	tp := p.ts[l]
-	if tp == nil {
-		tp = C.ts_parser_new()
-		if !C.ts_parser_set_language(tp, (*C.TSLanguage)(p.gs[l].ptr)) {
-			C.ts_parser_delete(tp)
-			return nil, fmt.Errorf("%v grammar refused by the tree-sitter runtime", l)
-		}
-		p.ts[l] = tp
 	}
 	var ptr *C.char
 	if len(src) > 0 {
@@ -101,10 +84,12 @@ func (p *parser) parse(l Lang, src []byte, gaps []uint32, timeout time.Duration)
 	if len(gaps) > 0 {
 		gp = (*C.uint32_t)(unsafe.Pointer(&gaps[0]))
 	}
-	switch C.cg_parse_flatten(tp, ptr, C.uint32_t(len(src)), gp, C.uint32_t(len(gaps)/4), C.int64_t(timeout), &p.buf, C.uint32_t(p.maxNodes)) {
+	switch C.cg_parse_flatten((*C.TSLanguage)(p.gs[l].ptr), ptr, C.uint32_t(len(src)), gp, C.uint32_t(len(gaps)/4), C.int64_t(timeout), &p.buf, C.uint32_t(p.maxNodes)) {
 	case C.CG_OK:
 	case C.CG_TIMEOUT:
 		return nil, errParseTimeout
+	case C.CG_LANG:
+		return nil, fmt.Errorf("%v grammar refused by the tree-sitter runtime", l)
 	default:
 		return nil, fmt.Errorf("syntax tree has more than %d nodes", p.maxNodes)
 	}

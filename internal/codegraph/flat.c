@@ -28,10 +28,6 @@ TSPoint ts_node_start_point(TSNode self);
 TSPoint ts_node_end_point(TSNode self);
 bool ts_node_is_named(TSNode self);
 bool ts_node_is_missing(TSNode self);
-void ts_set_allocator(void *(*new_malloc)(size_t), void *(*new_calloc)(size_t, size_t),
-                      void *(*new_realloc)(void *, size_t), void (*new_free)(void *));
-
-void cg_use_c_allocator(void) { ts_set_allocator(NULL, NULL, NULL, NULL); }
 
 typedef struct {
 	void *payload;
@@ -52,7 +48,6 @@ typedef struct {
 } TSInput;
 
 TSTree *ts_parser_parse_with_options(TSParser *self, const TSTree *old_tree, TSInput input, TSParseOptions options);
-void ts_parser_reset(TSParser *self);
 void ts_tree_delete(TSTree *self);
 TSNode ts_tree_root_node(const TSTree *self);
 
@@ -91,11 +86,11 @@ typedef struct {
 
 bool ts_parser_set_included_ranges(TSParser *self, const TSRange *ranges, uint32_t count);
 
-// set_gaps makes the parser read everything but the gaps; it returns false when the ranges are
-// refused (then the whole text is parsed).
-static bool set_gaps(TSParser *p, const uint32_t *g, uint32_t n) {
+// set_gaps makes the parser read everything but the gaps. Should the runtime refuse the ranges,
+// the whole text is parsed, which gives the same tree more slowly.
+static void set_gaps(TSParser *p, const uint32_t *g, uint32_t n) {
 	TSRange *r = malloc((size_t)(n + 1) * sizeof(TSRange));
-	if (!r) return false;
+	if (!r) return;
 	uint32_t start = 0, row = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		r[i] = (TSRange){{row, 0}, {g[4 * i + 2], 0}, start, g[4 * i]};
@@ -103,27 +98,33 @@ static bool set_gaps(TSParser *p, const uint32_t *g, uint32_t n) {
 		row = g[4 * i + 3];
 	}
 	r[n] = (TSRange){{row, 0}, {UINT32_MAX, UINT32_MAX}, start, UINT32_MAX};
-	bool ok = ts_parser_set_included_ranges(p, r, n + 1);
+	ts_parser_set_included_ranges(p, r, n + 1);
 	free(r);
-	return ok;
 }
 
-int cg_parse_flatten(TSParser *p, const char *src, uint32_t len, const uint32_t *gaps, uint32_t ngaps,
+int cg_parse_flatten(const TSLanguage *lang, const char *src, uint32_t len, const uint32_t *gaps, uint32_t ngaps,
                      int64_t timeout_ns, cg_buf *buf, uint32_t max_nodes) {
+	bool arena = len <= CG_ARENA_MAX;
+	if (arena) cg_arena_begin(&buf->arena);
+	int rc = CG_LANG;
+	TSParser *p = ts_parser_new();
+	if (!ts_parser_set_language(p, lang)) goto out;
+	if (ngaps > 0) set_gaps(p, gaps, ngaps);
 	text t = {src, len};
-	bool ranged = ngaps > 0 && set_gaps(p, gaps, ngaps);
 	TSInput in = {&t, read_text, 0, NULL};
 	int64_t deadline = timeout_ns > 0 ? now_ns() + timeout_ns : 0;
 	TSParseOptions opts = {&deadline, timeout_ns > 0 ? past_deadline : NULL};
 	buf->len = 0;
 	TSTree *tree = ts_parser_parse_with_options(p, NULL, in, opts);
-	if (ranged) ts_parser_set_included_ranges(p, NULL, 0);
 	if (!tree) {
-		ts_parser_reset(p);
-		return CG_TIMEOUT;
+		rc = CG_TIMEOUT;
+		goto out;
 	}
-	int rc = cg_flatten(ts_tree_root_node(tree), buf, max_nodes);
-	ts_tree_delete(tree);
+	rc = cg_flatten(ts_tree_root_node(tree), buf, max_nodes);
+	if (!arena) ts_tree_delete(tree); // in the arena, the reset below frees the tree at once
+out:
+	ts_parser_delete(p); // also releases an external scanner's state, which may be C malloc's
+	if (arena) cg_arena_end(&buf->arena);
 	return rc;
 }
 
@@ -188,6 +189,7 @@ done:
 }
 
 void cg_buf_free(cg_buf *b) {
+	cg_arena_free(&b->arena);
 	free(b->nodes);
 	free(b->stack);
 	b->nodes = NULL;

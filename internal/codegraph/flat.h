@@ -39,32 +39,47 @@ typedef struct {
 
 enum { CG_MISSING = 1 };
 
+// cg_arena is a worker's bump allocator for the tree-sitter runtime (arena.c).
+struct cg_chunk;
+typedef struct {
+	struct cg_chunk *used, *spare;
+	size_t bytes; // allocated from the C library, kept or in use
+} cg_arena;
+
 // cg_buf is owned by one worker and reused from file to file.
 typedef struct {
+	cg_arena arena;
 	cg_node *nodes;
 	uint32_t len, cap;
 	int32_t *stack; // per cursor depth: the nearest emitted ancestor-or-self
 	uint32_t stack_cap;
 } cg_buf;
 
-enum { CG_OK = 0, CG_TIMEOUT = 1, CG_LIMIT = 2 };
+enum { CG_OK = 0, CG_TIMEOUT = 1, CG_LIMIT = 2, CG_LANG = 3 };
 
-// cg_parse_flatten parses src[0:len] with p, flattens the tree into buf and frees the tree.
-// gaps holds ngaps (start byte, end byte, start row, end row) quadruples, sorted, each starting
-// and ending at a line start: the parser skips them (included ranges). A parse that runs longer
-// than timeout_ns (when positive) is abandoned: CG_TIMEOUT. More named nodes than max_nodes, or
-// no memory: CG_LIMIT.
-int cg_parse_flatten(TSParser *p, const char *src, uint32_t len, const uint32_t *gaps, uint32_t ngaps,
+// cg_parse_flatten parses src[0:len] as lang with a new parser, flattens the tree into buf and
+// releases both. Files up to CG_ARENA_MAX bytes are parsed in buf's arena (arena.c), which is
+// reset afterwards instead of freeing the tree block by block. gaps holds ngaps (start byte, end
+// byte, start row, end row) quadruples, sorted, each starting and ending at a line start: the
+// parser skips them (included ranges). A parse that runs longer than timeout_ns (when positive)
+// is abandoned: CG_TIMEOUT. More named nodes than max_nodes, or no memory: CG_LIMIT. A language
+// the runtime refuses: CG_LANG.
+int cg_parse_flatten(const TSLanguage *lang, const char *src, uint32_t len, const uint32_t *gaps, uint32_t ngaps,
                      int64_t timeout_ns, cg_buf *buf, uint32_t max_nodes);
+
+enum { CG_ARENA_MAX = 4 << 20 };
 
 // cg_flatten fills buf with the named nodes under root: CG_OK or CG_LIMIT.
 int cg_flatten(TSNode root, cg_buf *buf, uint32_t max_nodes);
 void cg_buf_free(cg_buf *buf);
 
-// cg_use_c_allocator makes the tree-sitter runtime allocate with the C library directly.
-// go-tree-sitter installs allocators that call back into Go (two cgo transitions per malloc and
-// free); its default ones end in C malloc and free too, so memory allocated either way can be
-// released either way.
-void cg_use_c_allocator(void);
+// cg_use_arena_allocator installs arena.c's allocator in the tree-sitter runtime: the worker's
+// arena during cg_parse_flatten, the C library's malloc and free everywhere else. go-tree-sitter
+// installs allocators that call back into Go (two cgo transitions per malloc and free) whose
+// memory also comes from C malloc, so memory allocated either way can be released either way.
+void cg_use_arena_allocator(void);
+void cg_arena_begin(cg_arena *a);
+void cg_arena_end(cg_arena *a);
+void cg_arena_free(cg_arena *a);
 
 #endif

@@ -420,7 +420,7 @@ func newGrammars() (*grammars, error) {
 	if err := layoutOK(); err != nil {
 		return nil, err
 	}
-	useCAllocator()
+	useArenaAllocator()
 	var gs grammars
 	names := kindNames()
 	for _, l := range Langs() {

@@ -507,6 +507,8 @@ func build(ctx context.Context, root string, cands []candidate, skipped []Skippe
 					once.Do(func() { firstErr = fmt.Errorf("index %s: %w", c.path, err) })
 					return
 				}
+				// In source order: the extractors emit outer calls first.
+				slices.SortStableFunc(res.Calls, func(a, b Call) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col)) })
 				results[j] = res
 			}
 		}()
@@ -559,9 +561,7 @@ func build(ctx context.Context, root string, cands []candidate, skipped []Skippe
 			}
 			ix.Funcs = append(ix.Funcs, f)
 		}
-		calls := slices.Clone(res.Calls) // in source order: the extractors emit outer calls first
-		slices.SortStableFunc(calls, func(a, b Call) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col)) })
-		for _, call := range calls {
+		for _, call := range res.Calls {
 			if call.Kind == Reference && !funcNames[langName{res.Lang, call.Callee}] {
 				continue
 			}

@@ -108,7 +108,7 @@ measure "vulnbench code callees __libc_malloc" "$bin" code callees --repo . --ca
 
 echo "== coverage against the oracles"
 rm -f "$work/tags.json" # ctags refuses to overwrite a file that is not a tags file
-ctags --output-format=json --kinds-C=f --fields=+n -L "$work/cfiles.txt" -o "$work/tags.json" 2>/dev/null
+ctags --output-format=json --kinds-C=f --fields=+ne -L "$work/cfiles.txt" -o "$work/tags.json" 2>/dev/null
 find stdio-common libio string malloc -name '*.c' -type f | sort >"$work/subtree.txt"
 cflow --format=posix -AA -i _ $(cat "$work/subtree.txt") >"$work/cflow-subtree.txt" 2>/dev/null
 "$root/bin/cgcompare" -repo . -cache "$work/cache" -ctags "$work/tags.json" \

@@ -6,8 +6,9 @@
 //	cgcompare -repo DIR [-cache DIR] -ctags TAGS.json [-cflow CFLOW.txt -subtrees a,b,c] [-examples 5]
 //	cgcompare -repo DIR [-cache DIR] -list-files
 //
-// TAGS.json is `ctags --output-format=json --kinds-C=f --fields=+n` over the .c files; CFLOW.txt
-// is `cflow --format=posix -AA -i _` over the .c files of the subtrees, run from DIR.
+// TAGS.json is `ctags --output-format=json --kinds-C=f --fields=+ne` over the .c files (the end
+// lines, +e, let an entry ctags named after a macro be matched by place: see compareDefs);
+// CFLOW.txt is `cflow --format=posix -AA -i _` over the .c files of the subtrees, run from DIR.
 package main
 
 import (
@@ -37,7 +38,7 @@ func run(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("cgcompare", flag.ContinueOnError)
 	repo := fs.String("repo", "", "the tree both sides read")
 	cache := fs.String("cache", "", "vulnbench index cache (as --cache)")
-	tagsFile := fs.String("ctags", "", "ctags JSON output (--output-format=json --fields=+n)")
+	tagsFile := fs.String("ctags", "", "ctags JSON output (--output-format=json --kinds-C=f --fields=+ne)")
 	cflowFile := fs.String("cflow", "", "cflow --format=posix -AA -i _ output, run from -repo")
 	subtrees := fs.String("subtrees", "", "comma-separated directories cflow read")
 	examples := fs.Int("examples", 5, "examples printed per class of difference")
@@ -79,6 +80,7 @@ type tag struct {
 	Line int    `json:"line"`
 	Kind string `json:"kind"`
 	Pat  string `json:"pattern"`
+	End  int    `json:"end"` // with --fields=+e
 }
 
 func clean(p string) string { return strings.TrimPrefix(path.Clean(p), "./") }
@@ -113,6 +115,12 @@ func (c *classes) print(w io.Writer, total int) {
 	}
 }
 
+// compareDefs matches each ctags entry to a vulnbench definition by name (same file and name, a
+// range that holds ctags' line) or, failing that, by place (same file and end line, vulnbench's
+// start at or after ctags' line, and ctags' name a function-like macro defined in the tree: ctags
+// started the definition early, at a macro line, and named it after the macro). Each vulnbench
+// definition accounts for one entry at most. It prints both counts, their total, and the entries
+// not found by class.
 func compareDefs(w io.Writer, ix *codegraph.Index, tagsFile string, examples int) error {
 	f, err := os.Open(tagsFile)
 	if err != nil {
@@ -120,11 +128,26 @@ func compareDefs(w io.Writer, ix *codegraph.Index, tagsFile string, examples int
 	}
 	defer f.Close()
 	type key struct{ file, name string }
-	ours := map[key][]codegraph.Func{}
-	byName := map[string]int{}
-	for _, fn := range ix.Funcs {
-		ours[key{fn.File, fn.Name}] = append(ours[key{fn.File, fn.Name}], fn)
-		byName[fn.Name]++
+	type place struct {
+		file string
+		end  int
+	}
+	ours := map[key][]int{}    // our definitions (indices in ix.Funcs) by file and name
+	byEnd := map[place][]int{} // our definitions other than macros, by file and end line
+	byFile := map[string][]codegraph.Func{}
+	macros := map[string]bool{} // names of the function-like macros defined in the tree
+	var cFuncs int
+	for i, fn := range ix.Funcs {
+		ours[key{fn.File, fn.Name}] = append(ours[key{fn.File, fn.Name}], i)
+		byFile[fn.File] = append(byFile[fn.File], fn)
+		if fn.Kind == codegraph.Macro {
+			macros[fn.Name] = true
+		} else {
+			byEnd[place{fn.File, fn.EndLine}] = append(byEnd[place{fn.File, fn.EndLine}], i)
+			if strings.HasSuffix(fn.File, ".c") {
+				cFuncs++
+			}
+		}
 	}
 	indexed := map[string]bool{}
 	for _, fl := range ix.Files {
@@ -134,15 +157,9 @@ func compareDefs(w io.Writer, ix *codegraph.Index, tagsFile string, examples int
 	for _, s := range ix.Skipped {
 		skipped[s.Path] = s.Reason
 	}
-	// Our definitions by file, to find the one that follows a line.
-	byFile := map[string][]codegraph.Func{}
-	for _, fn := range ix.Funcs {
-		byFile[fn.File] = append(byFile[fn.File], fn)
-	}
 	var tags []tag
 	ctagsNames := map[key]bool{}
-	var total, exact, nameOnly, notDefs int
-	var miss classes
+	hasEnd := false
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
@@ -153,9 +170,36 @@ func compareDefs(w io.Writer, ix *codegraph.Index, tagsFile string, examples int
 		t.Path = clean(t.Path)
 		tags = append(tags, t)
 		ctagsNames[key{t.Path, t.Name}] = true
+		hasEnd = hasEnd || t.End > 0
 	}
 	if err := sc.Err(); err != nil {
 		return err
+	}
+	total := len(tags)
+
+	// First by name: our definition of that name in that file whose range holds ctags' line.
+	foundByName := make([]bool, len(tags))
+	used := map[int]bool{} // our definitions that account for a ctags entry
+	for i, t := range tags {
+		for _, j := range ours[key{t.Path, t.Name}] {
+			if fn := ix.Funcs[j]; t.Line >= fn.StartLine && t.Line <= fn.EndLine {
+				foundByName[i], used[j] = true, true
+				break
+			}
+		}
+	}
+	// Then by place, for the rest: our definition (not a macro, not found by name already) in the
+	// same file that ends on ctags' end line and starts at or after ctags' line. It counts as
+	// found when ctags' name is a macro: ctags started the definition early, at a macro line, or
+	// took a macro in its header for its name.
+	atPlace := func(t tag) (codegraph.Func, bool) {
+		for _, j := range byEnd[place{t.Path, t.End}] {
+			if fn := ix.Funcs[j]; !used[j] && fn.StartLine >= t.Line {
+				used[j] = true
+				return fn, true
+			}
+		}
+		return codegraph.Func{}, false
 	}
 	// swallowed returns our definition that starts within a few lines after line, which ctags
 	// does not list: ctags took the macro line for that definition's header.
@@ -167,30 +211,42 @@ func compareDefs(w io.Writer, ix *codegraph.Index, tagsFile string, examples int
 		}
 		return codegraph.Func{}, false
 	}
-	for _, t := range tags {
-		total++
+	var byName, byPlace, notDefs, notDefsFound int
+	var places, miss classes
+	for i, t := range tags {
 		file := t.Path
-		cands := ours[key{file, t.Name}]
-		found := false
-		for _, fn := range cands {
-			if t.Line >= fn.StartLine && t.Line <= fn.EndLine {
-				found = true
-				break
-			}
-		}
 		ex := fmt.Sprintf("%s %s:%d %s", t.Name, file, t.Line, strings.TrimSpace(strings.Trim(t.Pat, "/^$")))
-		switch {
-		case found:
-			exact++
-		case macroCall(t):
+		isMacroCall := !foundByName[i] && macroCall(t)
+		if isMacroCall {
 			notDefs++
+		}
+		if foundByName[i] {
+			byName++
+			continue
+		}
+		if fn, ok := atPlace(t); ok {
+			ex = fmt.Sprintf("%s %s:%d-%d => %s %d-%d", t.Name, file, t.Line, t.End, fn.Name, fn.StartLine, fn.EndLine)
+			switch {
+			case !macros[t.Name]:
+				miss.add("same place, another name, not counted: ctags' name is no function-like macro (a return type: TYPE (F(x)), int64_t; or vulnbench's name is wrong: void attribute_hidden f)", ex, examples)
+			case isMacroCall:
+				byPlace++
+				notDefsFound++
+				places.add("ctags' line is a file-scope macro invocation, glued to the header after it", ex, examples)
+			default:
+				byPlace++
+				places.add("ctags named the definition after another macro in or before its header (ElfW(Sym) *, struct E(x))", ex, examples)
+			}
+			continue
+		}
+		switch {
+		case isMacroCall:
 			if fn, ok := swallowed(file, t.Line); ok {
-				miss.add("ctags took a file-scope macro invocation (libc_hidden_def, weak_alias, ...) for the header of the definition after it: vulnbench has that definition under its own name", ex+" => "+fn.Name, examples)
+				miss.add("ctags took a file-scope macro invocation (libc_hidden_def, weak_alias, ...) for the header of the definition after it: vulnbench has that definition under its own name, at other lines", ex+" => "+fn.Name, examples)
 			} else {
 				miss.add("ctags took a macro invocation for a definition", ex, examples)
 			}
-		case len(cands) > 0:
-			nameOnly++
+		case len(ours[key{file, t.Name}]) > 0:
 			miss.add("same name and file, other lines (a second definition in a preprocessor branch)", ex, examples)
 		case skipped[file] != "":
 			miss.add("file skipped by rule: "+skipped[file], ex, examples)
@@ -204,17 +260,18 @@ func compareDefs(w io.Writer, ix *codegraph.Index, tagsFile string, examples int
 			miss.add("not recognised (a parse error around the definition)", ex, examples)
 		}
 	}
-	fmt.Fprintf(w, "definitions: ctags --kinds-C=f entries in .c files %d; found by vulnbench %d (%.2f%%); same file and name at other lines %d\n",
-		total, exact, 100*float64(exact)/float64(max(total, 1)), nameOnly)
-	var cFuncs int
-	for _, fn := range ix.Funcs {
-		if strings.HasSuffix(fn.File, ".c") && fn.Kind != codegraph.Macro {
-			cFuncs++
-		}
+	pct := func(n, of int) float64 { return 100 * float64(n) / float64(max(of, 1)) }
+	fmt.Fprintf(w, "definitions: ctags --kinds-C=f entries in .c files %d; vulnbench definitions in .c files (macros excluded) %d\n", total, cFuncs)
+	fmt.Fprintf(w, "  found by name (same file and name, a range holding ctags' line): %d (%.2f%%)\n", byName, pct(byName, total))
+	if !hasEnd {
+		fmt.Fprintf(w, "  found at the same place under another name: not measured (the ctags output has no end lines: --fields=+ne)\n")
+	} else {
+		fmt.Fprintf(w, "  found at the same place under another name (ctags' name is a macro): %d (%.2f%%): same file and end line, vulnbench's start at or after ctags' line, ctags' name a function-like macro of the tree\n", byPlace, pct(byPlace, total))
+		places.print(w, total)
 	}
-	fmt.Fprintf(w, "  vulnbench definitions in .c files (macros excluded): %d\n", cFuncs)
-	fmt.Fprintf(w, "  leaving out the %d ctags entries that are macro invocations, not definitions: %d of %d found (%.2f%%)\n",
-		notDefs, exact, total-notDefs, 100*float64(exact)/float64(max(total-notDefs, 1)))
+	fmt.Fprintf(w, "  total found: %d of %d (%.2f%%)\n", byName+byPlace, total, pct(byName+byPlace, total))
+	fmt.Fprintf(w, "  leaving out the %d ctags entries not found by name whose line is a macro invocation: %d of %d found (%.2f%%)\n",
+		notDefs, byName+byPlace-notDefsFound, total-notDefs, pct(byName+byPlace-notDefsFound, total-notDefs))
 	fmt.Fprintf(w, "  ctags entries not found, by class:\n")
 	miss.print(w, total)
 	return nil

@@ -15,14 +15,19 @@ import (
 //   - in C and C++, file-scope macro invocations without a semicolon and lone attribute macros
 //     before a declarator (blankMacroCalls), and attribute macros after a file-scope
 //     declarator (blankDeclAttributes).
+//
+// One pass rewrites instead of blanking: in C and C++, a type macro with one identifier argument
+// in the type of a file-scope declaration, ElfW(Sym), becomes one identifier of the same length,
+// ElfW_Sym_ (joinTypeMacros).
 
-// prepare returns the text the parser reads (src itself when nothing is blanked) and the gaps
+// prepare returns the text the parser reads (src itself when nothing is changed) and the gaps
 // the parser may skip altogether (see skipGaps).
 func prepare(l Lang, src []byte) ([]byte, []uint32) {
 	out := blankData(src)
 	if (l == C || l == CPP) && len(src) > 0 {
 		b := newBlanker(src, out)
 		blankBranches(b)
+		joinTypeMacros(b)
 		blankMacroCalls(b)
 		blankDeclAttributes(b)
 		out = b.out
@@ -70,7 +75,7 @@ func skipGaps(out []byte) []uint32 {
 	return gaps
 }
 
-// blanker blanks line ranges of out, copying src on first use.
+// blanker blanks line ranges of out (or rewrites bytes of it), copying src on first use.
 type blanker struct {
 	src, out []byte
 	starts   []int // line start offsets
@@ -113,6 +118,14 @@ func (b *blanker) blankBytes(from, to int) {
 			b.out[i] = ' '
 		}
 	}
+}
+
+// setByte replaces out[i] by c.
+func (b *blanker) setByte(i int, c byte) {
+	if &b.out[0] == &b.src[0] {
+		b.out = bytes.Clone(b.out)
+	}
+	b.out[i] = c
 }
 
 // blank replaces lines from..to (inclusive) by spaces.
@@ -347,6 +360,131 @@ func blankDeclAttributes(b *blanker) {
 	}
 }
 
+// joinTypeMacros rewrites a type macro with one identifier argument in the type of a file-scope
+// declaration as one identifier of the same length, "(" and ")" replaced by "_":
+//
+//	static const ElfW(Sym) *          static const ElfW_Sym_ *
+//	check_match (const char *name)    check_match (const char *name)
+//
+// Without the macro's definition, tree-sitter takes ElfW(Sym) for a type only in some places;
+// elsewhere it reads a declarator ElfW and loses the definition that follows, and a lone
+// "ElfW(Addr)" line looks to blankMacroCalls like a macro invocation, whose blanking leaves a
+// declarator without a type, which tree-sitter loses as well (blankMacroCalls runs after this
+// pass and leaves the rewritten lines alone). The line must start at column 0 with identifiers
+// (static, const) and the macro, NAME(ARG) with no space; what follows it on the line must be
+// "*"s and identifiers, then either the end of the line (or attribute macros) with a declarator
+// line next (NAME ( at column 0, see declaratorNext), or an identifier and "(" (the declarator on
+// the same line). The line must be code at brace depth 0, outside comments and preprocessor
+// lines, and not blanked by blankBranches. So a call (indented, in a body, or followed by ";"), a
+// macro line such as "libc_hidden_def (f)" and a declarator "f(x)" (followed by "{", ";",
+// attributes or K&R declarations) are left alone.
+func joinTypeMacros(b *blanker) {
+	n := b.lines()
+	// The brace depth and comment state at the start of line next, computed only up to the
+	// lines that pass the cheap tests (few files have any).
+	next, depth, comment := 0, 0, false
+	atFileScope := func(k int) bool {
+		if k < next {
+			return false // passed over as part of a directive
+		}
+		for ; next < k; next++ {
+			l := b.line(next)
+			if t := bytes.TrimLeft(l, " \t"); !comment && len(t) > 0 && t[0] == '#' {
+				for bytes.HasSuffix(b.line(next), []byte("\\")) && next+1 < n {
+					next++
+				}
+				comment = opensComment(b.line(next), false)
+				if next >= k {
+					next++
+					return false // line k continues the directive
+				}
+				continue
+			}
+			var d int
+			comment, d = scanBraces(l, comment)
+			depth = max(depth+d, 0)
+		}
+		return depth == 0 && !comment
+	}
+	for k := 0; k < n; k++ {
+		if s := b.starts[k]; s >= len(b.src) || !isIdentStart(b.src[s]) {
+			continue // most lines: indented, blank, a brace, a comment or a directive
+		}
+		open, close, decl, ok := typeMacro(b.line(k))
+		if !ok || !decl && !declaratorNext(b, k) {
+			continue
+		}
+		open, close = b.starts[k]+open, b.starts[k]+close
+		if b.out[open] != '(' || b.out[close] != ')' || !atFileScope(k) {
+			continue
+		}
+		b.setByte(open, '_')
+		b.setByte(close, '_')
+	}
+}
+
+// declaratorNext reports whether line k+1 is a declarator: NAME ( at column 0, not an attribute
+// (__attribute__ ((unused)) after a declarator f(x)) and not a macro line such as
+// "weak_alias (f, g)" (blankMacroCalls's test: its parentheses close at the end of a line that
+// no body or K&R parameter declarations follow).
+func declaratorNext(b *blanker, k int) bool {
+	if k+1 == b.lines() || !isDeclaratorLine(b.line(k+1)) {
+		return false
+	}
+	if l := b.line(k + 1); declAttrName(string(l[:bytes.IndexAny(l, " \t(")])) {
+		return false
+	}
+	last, ok := macroCallEnd(b.line, k+1, b.lines())
+	return !ok || startsBodyOrDecls(nextCode(b.line, last, b.lines()))
+}
+
+// typeMacro finds in a line the type macro joinTypeMacros rewrites: identifiers and blanks, then
+// NAME(ARG) with ARG one identifier, then "*"s, identifiers and blanks up to the end of the line,
+// or up to a "(" after an identifier: the declarator, or attribute macros that end the line. It
+// returns the offsets of the parentheses, and whether the line holds the declarator.
+func typeMacro(l []byte) (open, close int, decl, ok bool) {
+	open = bytes.IndexByte(l, '(')
+	if open <= 0 || !isIdentByte(l[open-1]) {
+		return 0, 0, false, false // most lines: a declarator "f (", or no parenthesis
+	}
+	for _, c := range l[:open] {
+		if !isIdentByte(c) && c != ' ' && c != '\t' {
+			return 0, 0, false, false
+		}
+	}
+	close = open + 1
+	for close < len(l) && isIdentByte(l[close]) {
+		close++
+	}
+	if close == open+1 || close == len(l) || l[close] != ')' || !isIdentStart(l[open+1]) {
+		return 0, 0, false, false
+	}
+	word, end := -1, 0 // the last identifier, l[word:end]; -1 after a "*"
+	for i := close + 1; i < len(l); i++ {
+		switch c := l[i]; {
+		case c == ' ' || c == '\t':
+		case c == '*':
+			word = -1
+		case isIdentByte(c):
+			word, end = i, i+1
+			for end < len(l) && isIdentByte(l[end]) {
+				end++
+			}
+			i = end - 1
+		case c == '(' && word >= 0:
+			if !declAttrName(string(l[word:end])) {
+				return open, close, true, true
+			}
+			// __attribute__ ((noinline)): the declarator follows on the next line.
+			e, ok := attrTokens(l, word)
+			return open, close, false, ok && e == len(l)
+		default:
+			return 0, 0, false, false
+		}
+	}
+	return open, close, false, true
+}
+
 // attrTokens reads, from t[i:], white space and then one or more attribute macros, each
 // optionally followed by a parenthesized argument list; it returns where they end.
 func attrTokens(t []byte, i int) (int, bool) {
@@ -429,7 +567,8 @@ func restEndsDecl(rest []byte) bool {
 // column 0 with NAME (, its parentheses close at the end of its last line, the code before it
 // ends a declaration or a definition (";", "}", ")" or the start of the file), and the code after
 // it is neither a "{" nor indented (a function body or K&R parameter declarations follow a
-// declarator). Comments and preprocessor lines are passed over on both sides.
+// declarator). Comments and preprocessor lines are passed over on both sides. A line that
+// joinTypeMacros rewrote (a return type such as ElfW(Addr) alone on its line) is left alone.
 func blankMacroCalls(bl *blanker) {
 	line, blank, starts := bl.line, bl.blank, bl.starts
 	for k := 0; k < len(starts); k++ {
@@ -449,6 +588,9 @@ func blankMacroCalls(bl *blanker) {
 		last, ok := macroCallEnd(line, k, len(starts))
 		if !ok || !endsDecl(prevCode(line, k)) || startsBodyOrDecls(nextCode(line, last, len(starts))) {
 			continue
+		}
+		if s := starts[k]; !bytes.Equal(bl.out[s:s+len(first)], first) {
+			continue // a return type joinTypeMacros rewrote: ElfW(Addr)
 		}
 		blank(k, last)
 		k = last

@@ -75,6 +75,74 @@ func TestPrepare(t *testing.T) {
 	}
 }
 
+// TestJoinTypeMacros checks the one pass that rewrites rather than blanks: a type macro in a
+// file-scope return type becomes one identifier of the same length; calls, macro lines and
+// declarators are left as the other passes treat them.
+func TestJoinTypeMacros(t *testing.T) {
+	body := "\n{\n  return 0;\n}\n"
+	tests := []struct {
+		name      string
+		lang      Lang
+		src, want string
+	}{
+		{"return type on the line before", C,
+			"int x;\nstatic const ElfW(Sym) *\ncheck_match (const char *name)" + body,
+			"int x;\nstatic const ElfW_Sym_ *\ncheck_match (const char *name)" + body},
+		{"alone on its line, not blanked as a macro line", C,
+			"int x;\nElfW(Addr)\npltenter (ElfW(Sym) *sym, unsigned int ndx,\n\t  uintptr_t *refcook)" + body,
+			"int x;\nElfW_Addr_\npltenter (ElfW(Sym) *sym, unsigned int ndx,\n\t  uintptr_t *refcook)" + body},
+		{"declarator on the same line", C,
+			"const ElfW(Sym) *foo (int x)" + body,
+			"const ElfW_Sym_ *foo (int x)" + body},
+		{"prototype", C,
+			"extern ElfW(Addr) _dl_fixup (struct link_map *, ElfW(Word)) attribute_hidden;\n",
+			"extern ElfW_Addr_ _dl_fixup (struct link_map *, ElfW(Word)) attribute_hidden;\n"},
+		{"attribute after the type", C,
+			"static inline ElfW(Addr) __attribute__ ((unused))\nelf_machine_load_address (void)" + body,
+			"static inline ElfW_Addr_                         \nelf_machine_load_address (void)" + body},
+		{"C++", CPP,
+			"static ElfW(Addr)\nf (int x)" + body,
+			"static ElfW_Addr_\nf (int x)" + body},
+
+		{"not in Java", Java, "class A {\nElfW(Addr)\nf (int x) {}\n}\n", "class A {\nElfW(Addr)\nf (int x) {}\n}\n"},
+		{"calls in a body", C,
+			"int f (void)\n{\n  g(x);\n  h(y) * 2;\nstatic ElfW(Addr)\nfoo (x);\n}\n",
+			"int f (void)\n{\n  g(x);\n  h(y) * 2;\nstatic ElfW(Addr)\nfoo (x);\n}\n"},
+		{"K&R declarator", C,
+			"int\nf(x)\n     int x;\n{\n  return x;\n}\n",
+			"int\nf(x)\n     int x;\n{\n  return x;\n}\n"},
+		{"declarators before a body or a semicolon", C,
+			"int f(x)\n{\n}\nint g(y);\nmain(void)\n{\n}\n",
+			"int f(x)\n{\n}\nint g(y);\nmain(void)\n{\n}\n"},
+		{"declarators before an attribute line", C,
+			"int\nf(x)\n__attribute__ ((unused))\n{\n}\nint\ng(void)\n__attribute__ ((unused))\n{\n}\n",
+			"int\nf(x)\n__attribute__ ((unused))\n{\n}\nint\ng(void)\n__attribute__ ((unused))\n{\n}\n"},
+		{"declarators before attributes", C,
+			"extern int f(size_t) __attribute__ ((const));\nstatic void g(x) __attribute__ ((noreturn));\n",
+			"extern int f(size_t)                        ;\nstatic void g(x)                           ;\n"},
+		{"macro lines stay blanked", C,
+			"int x;\nlibc_hidden_def (f)\nweak_alias (f, g)\nlibc_hidden_proto(h)\nint\nk (void)" + body,
+			"int x;\n                   \n                 \n                    \nint\nk (void)" + body},
+		{"macro line before a macro line", C,
+			"int x;\nstub_warning(ptsname)\nstub_warning(ptsname_r)\n",
+			"int x;\n                     \n                       \n"},
+		{"spaces", C,
+			"static ElfW (Sym) *\nf (int x)" + body + "static ElfW(Sym )\ng (int x)" + body,
+			"static ElfW (Sym) *\nf (int x)" + body + "static ElfW(Sym )\ng (int x)" + body},
+		{"comment and directive", C,
+			"/*\nstatic ElfW(Addr) f (int x)\n*/\n#define M \\\nstatic ElfW(Addr)\nf (int x);\n",
+			"/*\nstatic ElfW(Addr) f (int x)\n*/\n#define M \\\nstatic ElfW(Addr)\nf (int x);\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := prepare(tt.lang, []byte(tt.src))
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("prepared text (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func lines(from, to int) []int {
 	var out []int
 	for i := from; i <= to; i++ {

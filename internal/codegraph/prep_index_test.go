@@ -1,0 +1,81 @@
+package codegraph_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/codegraph"
+)
+
+// TestTypeMacroReturnTypes indexes definitions whose return type is written with a type macro,
+// as glibc's dynamic linker writes them, and checks that each is found under its own name, with
+// its calls. Without joinTypeMacros, pltenter is lost (its return type line is blanked as a
+// macro invocation) and map_segment is read as a function ElfW.
+func TestTypeMacroReturnTypes(t *testing.T) {
+	src := `#include <link.h>
+
+int counter;
+
+ElfW(Addr)
+pltenter (ElfW(Sym) *sym, unsigned int ndx)
+{
+  return lookup (sym, ndx);
+}
+
+static const ElfW(Sym) *
+check_match (const char *name, const ElfW(Sym) *ref)
+{
+  return find (name, ref);
+}
+
+const ElfW(Sym) *lookup_direct (const char *name)
+{
+  return check_match (name, 0);
+}
+libc_hidden_def (lookup_direct)
+
+static __always_inline ElfW(Addr)
+map_segment (const struct loadcmd *c, ElfW(Addr) mappref)
+{
+  return __mmap (c, mappref);
+}
+
+int
+after (void)
+{
+  return pltenter (0, 1) != map_segment (0, 0);
+}
+`
+	repo := writeRepo(t, map[string][]byte{"elf/dl-lookup.c": []byte(src)})
+	ix, err := codegraph.Open(context.Background(), repo, codegraph.Options{NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range ix.Funcs {
+		got = append(got, defStrings([]codegraph.Func{f})...)
+	}
+	want := []string{
+		"elf/dl-lookup.c:5-9 pltenter function",
+		"elf/dl-lookup.c:11-15 check_match function static",
+		"elf/dl-lookup.c:17-20 lookup_direct function",
+		"elf/dl-lookup.c:23-27 map_segment function static",
+		"elf/dl-lookup.c:29-33 after function",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("definitions (-want +got):\n%s", diff)
+	}
+	wantCallers := []string{"lookup_direct check_match elf/dl-lookup.c:19 direct"}
+	if diff := cmp.Diff(wantCallers, callerStrings(ix.Callers("check_match", codegraph.Near{}))); diff != "" {
+		t.Errorf("callers of check_match (-want +got):\n%s", diff)
+	}
+	wantCallees := []string{"lookup 8 direct"}
+	if diff := cmp.Diff(wantCallees, calleeStrings(ix.Callees("pltenter", codegraph.Near{}))); diff != "" {
+		t.Errorf("callees of pltenter (-want +got):\n%s", diff)
+	}
+	wantCallees = []string{"pltenter 32 direct", "map_segment 32 direct"}
+	if diff := cmp.Diff(wantCallees, calleeStrings(ix.Callees("after", codegraph.Near{}))); diff != "" {
+		t.Errorf("callees of after (-want +got):\n%s", diff)
+	}
+}

@@ -16,6 +16,7 @@ type FileIndexer struct {
 	intern     map[string]string
 	timeout    time.Duration
 	cppHeaders bool
+	scratch    []byte // memory for the prepared texts, reused from file to file
 }
 
 // NewFileIndexer returns a FileIndexer with the parse time limit and node limit of opts.
@@ -69,7 +70,10 @@ func (fi *FileIndexer) IndexFileAs(l Lang, path string, src []byte) (*FileResult
 		res.Skip = why
 		return res, nil
 	}
-	text, gaps := prepare(l, src)
+	text, gaps := prepare(l, src, fi.scratch)
+	if len(text) > 0 && &text[0] != &src[0] {
+		fi.scratch = text[:0] // the next file's prepared text reuses this memory
+	}
 	nodes, err := fi.p.parse(l, text, gaps, fi.timeout)
 	if errors.Is(err, errParseTimeout) {
 		res.Skip = fmt.Sprintf("parse timeout (over %v)", fi.timeout)

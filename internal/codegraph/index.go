@@ -197,7 +197,13 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	if !opts.NoCache {
 		sc = loadStatCache(cacheDir, abs)
 	}
-	if err := hashFiles(ctx, abs, cands, sc, opts.Workers); err != nil {
+	var total int64
+	for i := range cands {
+		total += cands[i].size + 1
+	}
+	arena := newContentArena(min(total, keepBudget+int64(len(cands))))
+	defer arena.release() // the index holds copies of what it extracted, never the contents
+	if err := hashFiles(ctx, abs, cands, sc, arena, opts.Workers); err != nil {
 		return nil, err
 	}
 	hash := snapshotHash(cands)
@@ -379,7 +385,7 @@ func snapshotHash(cands []candidate) string {
 
 // hashFiles fills in the content hashes, in parallel, reusing the stat cache's hash of a file
 // whose size, modification time and inode did not change.
-func hashFiles(ctx context.Context, root string, cands []candidate, sc *statCache, workers int) error {
+func hashFiles(ctx context.Context, root string, cands []candidate, sc *statCache, arena *contentArena, workers int) error {
 	var next, kept atomic.Int64
 	var firstErr error
 	var once sync.Once
@@ -401,7 +407,7 @@ func hashFiles(ctx context.Context, root string, cands []candidate, sc *statCach
 				}
 				name := filepath.Join(root, filepath.FromSlash(c.path))
 				if kept.Add(c.size) <= keepBudget {
-					data, err := readFile(name)
+					data, err := readFile(name, arena)
 					if err != nil {
 						once.Do(func() { firstErr = fmt.Errorf("hash %s: %w", c.path, err) })
 						return
@@ -496,7 +502,7 @@ func build(ctx context.Context, root string, cands []candidate, skipped []Skippe
 				src := c.data
 				if src == nil {
 					var err error
-					if src, err = readFile(filepath.Join(root, filepath.FromSlash(c.path))); err != nil {
+					if src, err = readFile(filepath.Join(root, filepath.FromSlash(c.path)), nil); err != nil {
 						results[j] = &FileResult{Path: c.path, Lang: c.lang, Skip: "unreadable: " + errText(err)}
 						continue
 					}

@@ -21,11 +21,13 @@ import (
 // ElfW_Sym_ (joinTypeMacros).
 
 // prepare returns the text the parser reads (src itself when nothing is changed) and the gaps
-// the parser may skip altogether (see skipGaps).
-func prepare(l Lang, src []byte) ([]byte, []uint32) {
-	out := blankData(src)
+// the parser may skip altogether (see skipGaps). A changed text is written over scratch's memory
+// when it is big enough (a worker passes the same buffer for every file: fresh memory for each
+// file's copy cost page faults).
+func prepare(l Lang, src, scratch []byte) ([]byte, []uint32) {
+	out := blankData(src, scratch)
 	if (l == C || l == CPP) && len(src) > 0 {
-		b := newBlanker(src, out)
+		b := newBlanker(src, out, scratch)
 		blankBranches(b)
 		joinTypeMacros(b)
 		blankMacroCalls(b)
@@ -78,11 +80,12 @@ func skipGaps(out []byte) []uint32 {
 // blanker blanks line ranges of out (or rewrites bytes of it), copying src on first use.
 type blanker struct {
 	src, out []byte
-	starts   []int // line start offsets
+	scratch  []byte // memory for out's copy
+	starts   []int  // line start offsets
 }
 
-func newBlanker(src, out []byte) *blanker {
-	b := &blanker{src: src, out: out, starts: make([]int, 0, bytes.Count(src, []byte{'\n'})+1)}
+func newBlanker(src, out, scratch []byte) *blanker {
+	b := &blanker{src: src, out: out, scratch: scratch, starts: make([]int, 0, bytes.Count(src, []byte{'\n'})+1)}
 	for i := 0; i <= len(src); {
 		b.starts = append(b.starts, i)
 		e := bytes.IndexByte(src[i:], '\n')
@@ -111,7 +114,7 @@ func (b *blanker) blankBytes(from, to int) {
 		return
 	}
 	if &b.out[0] == &b.src[0] {
-		b.out = bytes.Clone(b.out)
+		b.out = append(b.scratch[:0], b.out...)
 	}
 	for i := from; i < to; i++ {
 		if b.out[i] != '\n' {
@@ -123,7 +126,7 @@ func (b *blanker) blankBytes(from, to int) {
 // setByte replaces out[i] by c.
 func (b *blanker) setByte(i int, c byte) {
 	if &b.out[0] == &b.src[0] {
-		b.out = bytes.Clone(b.out)
+		b.out = append(b.scratch[:0], b.out...)
 	}
 	b.out[i] = c
 }
@@ -134,7 +137,7 @@ func (b *blanker) blank(from, to int) {
 		return
 	}
 	if &b.out[0] == &b.src[0] {
-		b.out = bytes.Clone(b.out)
+		b.out = append(b.scratch[:0], b.out...)
 	}
 	end := len(b.src)
 	if to+1 < len(b.starts) {
@@ -769,13 +772,13 @@ const minDataRun = 16
 // preprocessor sign outside its string literals and closed /* */ comments, and the run follows the opening of a list or a
 // comma: removing it leaves the list valid, and it can hold no definition and no call. Big generated tables parse many
 // times faster without them. src itself is returned when there is nothing to blank.
-func blankData(src []byte) []byte {
+func blankData(src, scratch []byte) []byte {
 	var out []byte
 	runStart, runEnd, run := -1, -1, 0
 	flush := func() {
 		if run >= minDataRun && inList(src[:runStart]) {
 			if out == nil {
-				out = bytes.Clone(src)
+				out = append(scratch[:0], src...)
 			}
 			for k := runStart; k < runEnd; k++ {
 				if out[k] != '\n' {

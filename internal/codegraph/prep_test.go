@@ -13,7 +13,7 @@ import (
 // the length and every line break.
 func blankedLines(t *testing.T, l Lang, src string) []int {
 	t.Helper()
-	out, _ := prepare(l, []byte(src))
+	out, _ := prepare(l, []byte(src), nil)
 	if len(out) != len(src) {
 		t.Fatalf("prepare changed the length: %d to %d", len(src), len(out))
 	}
@@ -135,7 +135,7 @@ func TestJoinTypeMacros(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _ := prepare(tt.lang, []byte(tt.src))
+			got, _ := prepare(tt.lang, []byte(tt.src), nil)
 			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
 				t.Errorf("prepared text (-want +got):\n%s", diff)
 			}
@@ -171,7 +171,7 @@ func TestGapsParseAlike(t *testing.T) {
 	}
 	p := newParser(gs, 0)
 	defer p.Close()
-	text, gaps := prepare(C, src)
+	text, gaps := prepare(C, src, nil)
 	if len(gaps) == 0 {
 		t.Fatal("no gap to skip")
 	}
@@ -351,7 +351,7 @@ func TestBlankDeclAttributes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newBlanker([]byte(tt.src), []byte(tt.src))
+			b := newBlanker([]byte(tt.src), []byte(tt.src), nil)
 			blankDeclAttributes(b)
 			if diff := cmp.Diff(tt.want, string(b.out)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

@@ -41,7 +41,13 @@ func (e *encoder) s(v string) {
 
 // encodeIndex writes ix (without its root, which is where it is opened from).
 func encodeIndex(ix *Index) []byte {
-	body := &encoder{strs: map[string]uint64{"": 0}, tab: []string{""}}
+	// Sized once: growing a 4 MB buffer by doubling copies it and faults in every page again.
+	body := &encoder{
+		buf:  make([]byte, 0, 16*len(ix.Calls)+24*len(ix.Funcs)+32*len(ix.Files)+64*len(ix.Skipped)+64),
+		strs: make(map[string]uint64, len(ix.Funcs)+len(ix.Files)),
+		tab:  make([]string, 1, len(ix.Funcs)+len(ix.Files)),
+	}
+	body.strs[""] = 0
 	fileNo := make(map[string]int, len(ix.Files))
 	body.s(ix.Hash)
 	st := ix.Stats
@@ -90,7 +96,11 @@ func encodeIndex(ix *Index) []byte {
 		body.s(s.Reason)
 	}
 
-	out := &encoder{buf: make([]byte, 0, len(body.buf)+64*len(body.tab))}
+	size := len(body.buf) + len(indexMagic) + 32
+	for _, s := range body.tab {
+		size += len(s) + binary.MaxVarintLen64
+	}
+	out := &encoder{buf: make([]byte, 0, size)}
 	out.buf = append(out.buf, indexMagic...)
 	out.u(formatVersion)
 	out.i(len(body.tab))
@@ -383,7 +393,11 @@ func (sc *statCache) save(cands []candidate) error {
 			return nil
 		}
 	}
-	e := &encoder{}
+	size := len(statMagic) + 32
+	for i := range cands {
+		size += len(cands[i].path) + 64
+	}
+	e := &encoder{buf: make([]byte, 0, size)}
 	e.buf = append(e.buf, statMagic...)
 	e.u(uint64(time.Now().UnixNano()))
 	e.i(len(cands))

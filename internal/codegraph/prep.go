@@ -59,7 +59,7 @@ func skipGaps(out []byte) []uint32 {
 		} else {
 			end += start
 		}
-		blank := end < len(out) && len(bytes.Trim(out[start:end], " \t\r")) == 0
+		blank := end < len(out) && isBlank(out[start:end])
 		switch {
 		case blank && runStart < 0:
 			runStart, runRow = start, row
@@ -77,22 +77,57 @@ func skipGaps(out []byte) []uint32 {
 	return gaps
 }
 
+// isBlank reports whether a line holds only spaces, tabs and carriage returns.
+func isBlank(l []byte) bool {
+	for _, c := range l {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// trimBlanksRight is bytes.TrimRight(l, " \t\r") without its generic set matching.
+func trimBlanksRight(l []byte) []byte {
+	for len(l) > 0 && (l[len(l)-1] == ' ' || l[len(l)-1] == '\t' || l[len(l)-1] == '\r') {
+		l = l[:len(l)-1]
+	}
+	return l
+}
+
 // blanker blanks line ranges of out (or rewrites bytes of it), copying src on first use.
 type blanker struct {
 	src, out []byte
-	scratch  []byte // memory for out's copy
-	starts   []int  // line start offsets
+	scratch  []byte     // memory for out's copy
+	starts   []int      // line start offsets
+	ends     []int      // line end offsets, trailing blanks left out
+	info     []lineInfo // from scan, once
+}
+
+// lineInfo is what the passes over C text need to know of a line of src.
+type lineInfo struct {
+	inComment bool  // the line starts inside a block comment
+	directive bool  // a preprocessor line or one of its continuation lines
+	cont      bool  // a continuation line of a directive
+	delta     int32 // "{" minus "}" outside comments, strings and character literals (0 in directives)
 }
 
 func newBlanker(src, out, scratch []byte) *blanker {
-	b := &blanker{src: src, out: out, scratch: scratch, starts: make([]int, 0, bytes.Count(src, []byte{'\n'})+1)}
+	n := bytes.Count(src, []byte{'\n'}) + 1
+	b := &blanker{src: src, out: out, scratch: scratch, starts: make([]int, 0, n), ends: make([]int, 0, n)}
 	for i := 0; i <= len(src); {
 		b.starts = append(b.starts, i)
 		e := bytes.IndexByte(src[i:], '\n')
 		if e < 0 {
+			e = len(src)
+		} else {
+			e += i
+		}
+		b.ends = append(b.ends, i+len(trimBlanksRight(src[i:e])))
+		if e == len(src) {
 			break
 		}
-		i += e + 1
+		i = e + 1
 	}
 	return b
 }
@@ -100,12 +135,43 @@ func newBlanker(src, out, scratch []byte) *blanker {
 func (b *blanker) lines() int { return len(b.starts) }
 
 // line returns line k of src without its line break and trailing blanks.
-func (b *blanker) line(k int) []byte {
-	e := len(b.src)
-	if k+1 < len(b.starts) {
-		e = b.starts[k+1] - 1
+func (b *blanker) line(k int) []byte { return b.src[b.starts[k]:b.ends[k]] }
+
+// scan returns, for every line and one past the last (whose inComment is the state at the end
+// of the text), its comment state, whether it belongs to a directive, and its brace balance.
+// The passes share it: each used to scan every line again.
+func (b *blanker) scan() []lineInfo {
+	if b.info != nil {
+		return b.info
 	}
-	return bytes.TrimRight(b.src[b.starts[k]:e], " \t\r")
+	n := b.lines()
+	info := make([]lineInfo, n+1)
+	comment := false
+	for k := 0; k < n; k++ {
+		l := b.line(k)
+		info[k].inComment = comment
+		if !comment {
+			i := 0
+			for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+				i++
+			}
+			if i < len(l) && l[i] == '#' {
+				info[k].directive = true
+				for len(b.line(k)) > 0 && b.line(k)[len(b.line(k))-1] == '\\' && k+1 < n {
+					k++
+					info[k] = lineInfo{directive: true, cont: true}
+				}
+				comment = opensComment(b.line(k), false)
+				continue
+			}
+		}
+		var d int
+		comment, d = scanBraces(l, comment)
+		info[k].delta = int32(d)
+	}
+	info[n].inComment = comment
+	b.info = info
+	return info
 }
 
 // blankBytes replaces src[from:to] by spaces, line breaks kept.
@@ -173,13 +239,14 @@ func blankBranches(b *blanker) {
 		zero     bool
 	}
 	var stack []*group
-	inComment := make([]bool, n+1) // at the start of each line
-	comment := false
+	info := b.scan()
 	for k := 0; k < n; k++ {
-		inComment[k] = comment
-		l := b.line(k)
-		t := bytes.TrimLeft(l, " \t")
-		if !comment && len(t) > 0 && t[0] == '#' {
+		li := info[k]
+		if li.cont {
+			continue
+		}
+		if li.directive {
+			t := bytes.TrimLeft(b.line(k), " \t")
 			d := bytes.TrimLeft(t[1:], " \t")
 			word := d
 			if e := bytes.IndexFunc(d, func(r rune) bool { return !(r >= 'a' && r <= 'z') }); e >= 0 {
@@ -223,7 +290,7 @@ func blankBranches(b *blanker) {
 					if i+1 < len(g.branches) {
 						to = g.branches[i+1].dir - 1
 					}
-					if from <= to && !inComment[from] && !inComment[to+1] {
+					if from <= to && !info[from].inComment && !info[to+1].inComment {
 						b.blank(from, to)
 					}
 				}
@@ -235,22 +302,13 @@ func blankBranches(b *blanker) {
 					p.branches[len(p.branches)-1].delta += g.branches[0].delta
 				}
 			}
-			// Directive lines (and their continuations) hold no code braces.
-			for bytes.HasSuffix(b.line(k), []byte("\\")) && k+1 < n {
-				k++
-				inComment[k] = false
-			}
-			comment = opensComment(b.line(k), false)
-			continue
+			continue // directive lines hold no code braces
 		}
-		delta := 0
-		comment, delta = scanBraces(l, comment)
-		if len(stack) > 0 && delta != 0 {
+		if len(stack) > 0 && li.delta != 0 {
 			g := stack[len(stack)-1]
-			g.branches[len(g.branches)-1].delta += delta
+			g.branches[len(g.branches)-1].delta += int(li.delta)
 		}
 	}
-	inComment[n] = comment
 }
 
 // opensComment reports whether a line, entered in comment state c, ends inside a block comment.
@@ -311,22 +369,17 @@ func scanBraces(l []byte, c bool) (bool, int) {
 // at brace depth 0 and before a ";", a "{" or the end of the line; the indented attribute-only
 // lines that follow a line ending with ")" are blanked the same way.
 func blankDeclAttributes(b *blanker) {
-	depth, comment := 0, false
+	depth := 0
 	prevParen := false // the last line of code ended with ")"
+	info := b.scan()
 	for k := 0; k < b.lines(); k++ {
-		l := b.line(k)
-		t := bytes.TrimLeft(l, " \t")
-		if !comment && len(t) > 0 && t[0] == '#' {
-			for bytes.HasSuffix(b.line(k), []byte("\\")) && k+1 < b.lines() {
-				k++
-			}
-			comment = opensComment(b.line(k), false)
+		if info[k].directive {
 			continue
 		}
-		atStart := depth == 0 && !comment
-		var delta int
-		comment, delta = scanBraces(l, comment)
-		depth = max(depth+delta, 0)
+		l := b.line(k)
+		t := bytes.TrimLeft(l, " \t")
+		atStart := depth == 0 && !info[k].inComment
+		depth = max(depth+int(info[k].delta), 0)
 		if !atStart || bytes.ContainsAny(l, "\"'/") {
 			prevParen = atStart && len(t) > 0 && t[len(t)-1] == ')'
 			continue
@@ -383,31 +436,17 @@ func blankDeclAttributes(b *blanker) {
 // attributes or K&R declarations) are left alone.
 func joinTypeMacros(b *blanker) {
 	n := b.lines()
-	// The brace depth and comment state at the start of line next, computed only up to the
-	// lines that pass the cheap tests (few files have any).
-	next, depth, comment := 0, 0, false
+	// The brace depth at the start of line next, computed only up to the lines that pass the
+	// cheap tests (few files have any).
+	next, depth := 0, 0
 	atFileScope := func(k int) bool {
-		if k < next {
-			return false // passed over as part of a directive
-		}
+		info := b.scan()
 		for ; next < k; next++ {
-			l := b.line(next)
-			if t := bytes.TrimLeft(l, " \t"); !comment && len(t) > 0 && t[0] == '#' {
-				for bytes.HasSuffix(b.line(next), []byte("\\")) && next+1 < n {
-					next++
-				}
-				comment = opensComment(b.line(next), false)
-				if next >= k {
-					next++
-					return false // line k continues the directive
-				}
-				continue
+			if !info[next].directive {
+				depth = max(depth+int(info[next].delta), 0)
 			}
-			var d int
-			comment, d = scanBraces(l, comment)
-			depth = max(depth+d, 0)
 		}
-		return depth == 0 && !comment
+		return !info[k].directive && depth == 0 && !info[k].inComment
 	}
 	for k := 0; k < n; k++ {
 		if s := b.starts[k]; s >= len(b.src) || !isIdentStart(b.src[s]) {
@@ -842,7 +881,7 @@ func isCommentLine(line []byte) bool {
 
 func isDataLine(line []byte) bool {
 	// Cheap rejections first: most lines of code end with ';', '{', ')' or nothing.
-	t := bytes.TrimRight(line, " \t\r")
+	t := trimBlanksRight(line)
 	if len(t) < 2 || t[len(t)-1] != ',' {
 		return false
 	}

@@ -4,8 +4,9 @@
 #   - wall time, CPU time and peak RSS, medians of 3 rounds (ROUNDS=n for more) in which the
 #     tools take turns: `vulnbench code index` (cold: empty cache) against `ctags -R --kinds-C=f`
 #     plus `cflow --format=posix -AA -i _` over every .c file; ctags over exactly the files
-#     vulnbench indexed is timed too. On a shared machine, look at the CPU seconds as well: other
-#     load slows a program using every core more than single-threaded ones;
+#     vulnbench indexed, and cflow over its .c and .h files, are timed too. On a shared machine,
+#     look at the CPU seconds as well: other load slows a program using every core more than
+#     single-threaded ones;
 #   - a warm question: `vulnbench code callers` on the saved index, and the in-process query
 #     latency (go test -bench on the loaded index);
 #   - coverage: definitions found against ctags' C function entries in .c files, and call edges
@@ -61,6 +62,7 @@ echo "== glibc: $(basename "$tree"), $(wc -l <"$work/cfiles.txt") .c files, $(ca
 echo "== full index (cold: empty cache) against ctags + cflow; the tools take turns, round by round"
 "$root/bin/vulnbench" code index --repo . --cache "$work/cache" >/dev/null # warms the page cache
 "$root/bin/cgcompare" -repo . -cache "$work/cache" -list-files >"$work/ourfiles.txt"
+grep -E '\.[ch]$' "$work/ourfiles.txt" >"$work/chfiles.txt" || true
 declare -A wall rss cpu
 run() { # run NAME CMD...: one timed run; wall, CPU (user+sys) and peak RSS appended
   local name=$1; shift
@@ -80,21 +82,24 @@ for i in $(seq "$rounds"); do
   run ctagsR ctags -R --kinds-C=f -o "$work/tags" .
   run ctagsL ctags --kinds-C=f -L "$work/ourfiles.txt" -o "$work/tags2"
   run cflow cflow --format=posix -AA -i _ $(cat "$work/cfiles.txt")
+  run cflowH cflow --format=posix -AA -i _ $(cat "$work/chfiles.txt")
 done
-for name in vulnbench ctagsR ctagsL cflow; do
+for name in vulnbench ctagsR ctagsL cflow cflowH; do
   case $name in
     vulnbench) label="vulnbench code index (.c .h .py, $(nproc) cores)" ;;
     ctagsR) label="ctags -R --kinds-C=f (the whole tree)" ;;
     ctagsL) label="ctags --kinds-C=f (the files vulnbench indexed)" ;;
     cflow) label="cflow --format=posix -AA -i _ (every .c file)" ;;
+    cflowH) label="cflow (the .c and .h files vulnbench indexed)" ;;
   esac
   printf '%-52s median %6.2f s  CPU %6.2f s  peak RSS %6.1f MiB  (runs: %s)\n' "$label" "$(median "${wall[$name]}")" \
     "$(median "${cpu[$name]}")" "$(echo "${rss[$name]}/1024" | bc -l)" "${wall[$name]}"
 done
 grep -E '^(files|functions|call sites|skipped|seconds)' "$work/out-vulnbench.txt" | sed 's/^/    /'
-ours=$(median "${wall[vulnbench]}"); ctagsR=$(median "${wall[ctagsR]}"); ctagsL=$(median "${wall[ctagsL]}"); cflowT=$(median "${wall[cflow]}")
+ours=$(median "${wall[vulnbench]}"); ctagsR=$(median "${wall[ctagsR]}"); ctagsL=$(median "${wall[ctagsL]}"); cflowT=$(median "${wall[cflow]}"); cflowH=$(median "${wall[cflowH]}")
 printf 'speed-up, wall: (ctags -R + cflow) / vulnbench = (%s + %s) / %s = %.2fx\n' "$ctagsR" "$cflowT" "$ours" "$(echo "($ctagsR + $cflowT) / $ours" | bc -l)"
 printf 'speed-up, wall: (ctags on the same files + cflow) / vulnbench = (%s + %s) / %s = %.2fx\n' "$ctagsL" "$cflowT" "$ours" "$(echo "($ctagsL + $cflowT) / $ours" | bc -l)"
+printf 'speed-up, wall: (ctags and cflow both on the same files) / vulnbench = (%s + %s) / %s = %.2fx\n' "$ctagsL" "$cflowH" "$ours" "$(echo "($ctagsL + $cflowH) / $ours" | bc -l)"
 printf 'CPU seconds: vulnbench %s, ctags -R + cflow %s\n' "$(median "${cpu[vulnbench]}")" "$(echo "$(median "${cpu[ctagsR]}") + $(median "${cpu[cflow]}")" | bc -l)"
 
 echo "== warm: a second question on the same snapshot (stat the files, load the index, answer)"

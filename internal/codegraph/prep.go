@@ -501,6 +501,12 @@ func typeMacro(l []byte) (open, close int, decl, ok bool) {
 	if close == open+1 || close == len(l) || l[close] != ')' || !isIdentStart(l[open+1]) {
 		return 0, 0, false, false
 	}
+	if taggedName(l[:open]) {
+		// struct E(link_map) before its body, or a declaration of the tag: without the join,
+		// tree-sitter reads a function link_map.
+		rest := bytes.TrimLeft(l[close+1:], " \t")
+		return open, close, true, len(rest) == 0 || rest[0] == '{' || rest[0] == ';'
+	}
 	word, end := -1, 0 // the last identifier, l[word:end]; -1 after a "*"
 	for i := close + 1; i < len(l); i++ {
 		switch c := l[i]; {
@@ -525,6 +531,24 @@ func typeMacro(l []byte) (open, close int, decl, ok bool) {
 		}
 	}
 	return open, close, false, true
+}
+
+// taggedName reports whether a line's text up to a macro's "(" ends with struct, union or enum
+// and the macro's name: "struct E".
+func taggedName(l []byte) bool {
+	i := len(l)
+	for i > 0 && isIdentByte(l[i-1]) {
+		i--
+	}
+	f := bytes.Fields(l[:i])
+	if len(f) == 0 {
+		return false
+	}
+	switch string(f[len(f)-1]) {
+	case "struct", "union", "enum":
+		return true
+	}
+	return false
 }
 
 // attrTokens reads, from t[i:], white space and then one or more attribute macros, each

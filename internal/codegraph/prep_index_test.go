@@ -11,7 +11,8 @@ import (
 // TestTypeMacroReturnTypes indexes definitions whose return type is written with a type macro,
 // as glibc's dynamic linker writes them, and checks that each is found under its own name, with
 // its calls. Without joinTypeMacros, pltenter is lost (its return type line is blanked as a
-// macro invocation) and map_segment is read as a function ElfW.
+// macro invocation), map_segment is read as a function ElfW and the struct E(link_map) as a
+// function link_map.
 func TestTypeMacroReturnTypes(t *testing.T) {
 	src := `#include <link.h>
 
@@ -46,6 +47,11 @@ after (void)
 {
   return pltenter (0, 1) != map_segment (0, 0);
 }
+
+struct E(link_map)
+{
+  int l_ns;
+};
 `
 	repo := writeRepo(t, map[string][]byte{"elf/dl-lookup.c": []byte(src)})
 	ix, err := codegraph.Open(context.Background(), repo, codegraph.Options{NoCache: true})

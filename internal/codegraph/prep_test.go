@@ -103,6 +103,9 @@ func TestJoinTypeMacros(t *testing.T) {
 		{"C++", CPP,
 			"static ElfW(Addr)\nf (int x)" + body,
 			"static ElfW_Addr_\nf (int x)" + body},
+		{"struct tag", C,
+			"struct E(link_map)\n{\n  int l_ns;\n};\nstruct E(r_debug) {\n  int v;\n};\n",
+			"struct E_link_map_\n{\n  int l_ns;\n};\nstruct E_r_debug_ {\n  int v;\n};\n"},
 
 		{"not in Java", Java, "class A {\nElfW(Addr)\nf (int x) {}\n}\n", "class A {\nElfW(Addr)\nf (int x) {}\n}\n"},
 		{"calls in a body", C,

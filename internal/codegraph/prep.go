@@ -645,11 +645,16 @@ func blankMacroCalls(bl *blanker) {
 		if len(first) < 3 {
 			continue
 		}
-		if attributeLine(first) && k > 0 && k+1 < len(starts) && isDeclaratorLine(line(k+1)) {
+		if attributeLine(first) && k > 0 && declaratorAfterAttributes(line, k+1, len(starts)) {
 			if prev := bytes.TrimSpace(line(k - 1)); len(prev) > 0 && !endsDecl(prev) {
 				blank(k, k)
 				continue
 			}
+		}
+		if w := trailingAttribute(first); w > 0 && k+1 < len(starts) && isDeclaratorLine(line(k+1)) {
+			// "void attribute_hidden" above "_IO_vtable_check (void)": read as a function void.
+			bl.blankBytes(starts[k]+w, starts[k]+len(first))
+			continue
 		}
 		last, ok := macroCallEnd(line, k, len(starts))
 		if !ok || !endsDecl(prevCode(line, k)) || startsBodyOrDecls(nextCode(line, last, len(starts))) {
@@ -681,10 +686,42 @@ func attributeLine(l []byte) bool {
 }
 
 // attrName reports whether an identifier looks like an attribute macro (attribute_hidden,
-// __attribute_warn_unused_result__, __nonnull, internal_function) rather than a type or a name.
+// __attribute_warn_unused_result__, __nonnull, internal_function, weak_const_function,
+// __libc_freeres_fn_section) rather than a type or a name.
 func attrName(s string) bool {
-	return strings.Contains(s, "attribute") || strings.HasPrefix(s, "inhibit_") || s == "internal_function" ||
-		s == "weak_function" || (strings.HasPrefix(s, "__") && !strings.HasSuffix(s, "_t"))
+	return strings.Contains(s, "attribute") || strings.HasPrefix(s, "inhibit_") || strings.HasSuffix(s, "_function") ||
+		strings.HasSuffix(s, "_section") || (strings.HasPrefix(s, "__") && !strings.HasSuffix(s, "_t"))
+}
+
+// declaratorAfterAttributes reports whether line k, after any further attribute lines, is a
+// declarator line.
+func declaratorAfterAttributes(line func(int) []byte, k, n int) bool {
+	for k < n && attributeLine(line(k)) {
+		k++
+	}
+	return k < n && isDeclaratorLine(line(k))
+}
+
+// trailingAttribute returns where an attribute macro ending a return type line starts
+// ("void attribute_hidden", "static int internal_function"), or 0: the line must be words of
+// identifiers and "*"s, at least two, the last an attribute macro.
+func trailingAttribute(l []byte) int {
+	i := len(l)
+	for i > 0 && isIdentByte(l[i-1]) {
+		i--
+	}
+	if i == len(l) || i == 0 || (l[i-1] != ' ' && l[i-1] != '\t') {
+		return 0
+	}
+	if w := string(l[i:]); !attrName(w) && !declAttrName(w) {
+		return 0
+	}
+	for _, c := range l[:i] {
+		if !isIdentByte(c) && c != ' ' && c != '\t' && c != '*' {
+			return 0
+		}
+	}
+	return i
 }
 
 // isDeclaratorLine reports whether a line starts, at column 0, with NAME (.

@@ -103,6 +103,17 @@ func TestJoinTypeMacros(t *testing.T) {
 		{"C++", CPP,
 			"static ElfW(Addr)\nf (int x)" + body,
 			"static ElfW_Addr_\nf (int x)" + body},
+		{"attribute after a return type", C,
+			"int x;\nvoid attribute_hidden\n_IO_vtable_check (void)" + body + "static int internal_function\nf (int x)" + body,
+			"int x;\nvoid                 \n_IO_vtable_check (void)" + body + "static int                  \nf (int x)" + body},
+		{"attribute lines in a row, attribute words", C,
+			"int x;\nvoid\nattribute_compat_text_section\n__attribute_used__\nplaceholder (void)" + body +
+				"int *\nweak_const_function\nloc (void)" + body + "void __libc_freeres_fn_section\nfreeres (void)" + body,
+			"int x;\nvoid\n                             \n                  \nplaceholder (void)" + body +
+				"int *\n                   \nloc (void)" + body + "void                          \nfreeres (void)" + body},
+		{"a type alone is kept", C,
+			"static void\nf (void)" + body + "unsigned int\ng (void)" + body,
+			"static void\nf (void)" + body + "unsigned int\ng (void)" + body},
 		{"struct tag", C,
 			"struct E(link_map)\n{\n  int l_ns;\n};\nstruct E(r_debug) {\n  int v;\n};\n",
 			"struct E_link_map_\n{\n  int l_ns;\n};\nstruct E_r_debug_ {\n  int v;\n};\n"},

@@ -212,27 +212,30 @@ func (ix *Index) Callers(name string, near Near) []Site {
 			near.File = ix.Funcs[defs[0]].File
 		}
 	}
-	// The calls are stored by file and position, so the sites come in that order; only the
-	// proximity of each file (worked out once a file) reorders them.
-	type ranked struct {
-		i    int32
-		prox int
-	}
-	sel := make([]ranked, 0, len(idx))
-	file, prox, keep, first := "", 0, true, true
-	for _, i := range idx {
-		if f := ix.Calls[i].File; first || f != file {
-			file, prox, first = f, proximity(f, near.File), false
-			keep = !defined || langs[family(ix.fileLang[f])]
+	// The calls are stored by file and position, so the sites come in runs of one file; only the
+	// proximity of each file reorders the runs (printf has 11,000 callers in glibc, in a few
+	// hundred files: sorting runs rather than sites keeps the question well under a millisecond).
+	type run struct{ from, to, prox int } // idx[from:to], one file
+	var runs []run
+	kept := 0
+	for k := 0; k < len(idx); {
+		f := ix.Calls[idx[k]].File
+		e := k + 1
+		for e < len(idx) && ix.Calls[idx[e]].File == f {
+			e++
 		}
-		if keep {
-			sel = append(sel, ranked{i, prox})
+		if !defined || langs[family(ix.fileLang[f])] {
+			runs = append(runs, run{k, e, proximity(f, near.File)})
+			kept += e - k
 		}
+		k = e
 	}
-	slices.SortStableFunc(sel, func(a, b ranked) int { return cmp.Compare(b.prox, a.prox) })
-	out := make([]Site, len(sel))
-	for k, r := range sel {
-		out[k] = ix.site(r.i)
+	slices.SortStableFunc(runs, func(a, b run) int { return cmp.Compare(b.prox, a.prox) })
+	out := make([]Site, 0, kept)
+	for _, r := range runs {
+		for _, i := range idx[r.from:r.to] {
+			out = append(out, ix.site(i))
+		}
 	}
 	return out
 }

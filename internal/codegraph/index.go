@@ -407,7 +407,7 @@ func hashFiles(ctx context.Context, root string, cands []candidate, sc *statCach
 				}
 				name := filepath.Join(root, filepath.FromSlash(c.path))
 				if kept.Add(c.size) <= keepBudget {
-					data, err := readFile(name, arena)
+					data, err := readFile(name, c.size, arena)
 					if err != nil {
 						once.Do(func() { firstErr = fmt.Errorf("hash %s: %w", c.path, err) })
 						return
@@ -502,7 +502,7 @@ func build(ctx context.Context, root string, cands []candidate, skipped []Skippe
 				src := c.data
 				if src == nil {
 					var err error
-					if src, err = readFile(filepath.Join(root, filepath.FromSlash(c.path)), nil); err != nil {
+					if src, err = readFile(filepath.Join(root, filepath.FromSlash(c.path)), c.size, nil); err != nil {
 						results[j] = &FileResult{Path: c.path, Lang: c.lang, Skip: "unreadable: " + errText(err)}
 						continue
 					}

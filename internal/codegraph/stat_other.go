@@ -15,4 +15,4 @@ type contentArena struct{}
 func newContentArena(int64) *contentArena { return nil }
 func (*contentArena) release()            {}
 
-func readFile(name string, _ *contentArena) ([]byte, error) { return os.ReadFile(name) }
+func readFile(name string, _ int64, _ *contentArena) ([]byte, error) { return os.ReadFile(name) }

@@ -60,25 +60,25 @@ func (a *contentArena) release() {
 
 // readFile is os.ReadFile without the runtime poller: os.Open registers every file with epoll
 // (and fails to, for regular files) and sets flags, five system calls a file that indexing
-// 15,000 files feels. The content goes to the arena when it has room.
-func readFile(name string, a *contentArena) ([]byte, error) {
+// 15,000 files feels. size is the size the walk saw: no fstat, and a short read that reaches
+// it is the end of the file, so a file costs open, read and close. A file that grew since is
+// read to its end. The content goes to the arena when it has room.
+func readFile(name string, size int64, a *contentArena) ([]byte, error) {
 	fd, err := openRetry(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
-	}
-	b := a.buf(max(st.Size, 0) + 1)
+	size = max(size, 0)
+	b := a.buf(size + 1)
 	if b == nil {
-		b = make([]byte, 0, max(st.Size, 0)+1)
+		b = make([]byte, 0, size+1)
 	}
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
 		}
+		want := cap(b) - len(b)
 		n, err := syscall.Read(fd, b[len(b):cap(b)])
 		if err == syscall.EINTR {
 			continue
@@ -86,10 +86,10 @@ func readFile(name string, a *contentArena) ([]byte, error) {
 		if err != nil {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 		}
-		if n == 0 {
+		b = b[:len(b)+n]
+		if n == 0 || (n < want && int64(len(b)) == size) {
 			return b, nil
 		}
-		b = b[:len(b)+n]
 	}
 }
 

@@ -228,14 +228,14 @@ func compareDefs(w io.Writer, ix *codegraph.Index, tagsFile string, examples int
 			ex = fmt.Sprintf("%s %s:%d-%d => %s %d-%d", t.Name, file, t.Line, t.End, fn.Name, fn.StartLine, fn.EndLine)
 			switch {
 			case !macros[t.Name]:
-				miss.add("same place, another name, not counted: ctags' name is no function-like macro (a return type: TYPE (F(x)), int64_t; or vulnbench's name is wrong: void attribute_hidden f)", ex, examples)
+				miss.add("same place, another name, not counted: ctags' name is no function-like macro (a return type: TYPE (F(x)), __typeof (f), int64_t), or vulnbench's name is wrong", ex, examples)
 			case isMacroCall:
 				byPlace++
 				notDefsFound++
 				places.add("ctags' line is a file-scope macro invocation, glued to the header after it", ex, examples)
 			default:
 				byPlace++
-				places.add("ctags named the definition after another macro in or before its header (ElfW(Sym) *, struct E(x))", ex, examples)
+				places.add("ctags named the definition after another macro in or before its header (ElfW(Sym) *)", ex, examples)
 			}
 			continue
 		}
@@ -246,6 +246,8 @@ func compareDefs(w io.Writer, ix *codegraph.Index, tagsFile string, examples int
 			} else {
 				miss.add("ctags took a macro invocation for a definition", ex, examples)
 			}
+		case strings.HasPrefix(strings.TrimPrefix(t.Pat, "/^"), "struct ") || strings.HasPrefix(strings.TrimPrefix(t.Pat, "/^"), "union "):
+			miss.add("ctags took a struct whose tag is a macro for a function (struct E(link_map) {...})", ex, examples)
 		case len(ours[key{file, t.Name}]) > 0:
 			miss.add("same name and file, other lines (a second definition in a preprocessor branch)", ex, examples)
 		case skipped[file] != "":

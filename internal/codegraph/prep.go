@@ -14,7 +14,8 @@ import (
 //     and #if 0 blocks (blankBranches): the first branch is followed, as ctags does;
 //   - in C and C++, file-scope macro invocations without a semicolon and lone attribute macros
 //     before a declarator (blankMacroCalls), and attribute macros after a file-scope
-//     declarator (blankDeclAttributes).
+//     declarator (blankDeclAttributes);
+//   - in C and C++, block comments inside multi-line macro bodies (blankDirectiveComments).
 //
 // One pass rewrites instead of blanking: in C and C++, a type macro with one identifier argument
 // in the type of a file-scope declaration, ElfW(Sym), becomes one identifier of the same length,
@@ -29,6 +30,7 @@ func prepare(l Lang, src, scratch []byte) ([]byte, []uint32) {
 	if (l == C || l == CPP) && len(src) > 0 {
 		b := newBlanker(src, out, scratch)
 		blankBranches(b)
+		blankDirectiveComments(b)
 		joinTypeMacros(b)
 		blankMacroCalls(b)
 		blankDeclAttributes(b)
@@ -309,6 +311,97 @@ func blankBranches(b *blanker) {
 			g.branches[len(g.branches)-1].delta += int(li.delta)
 		}
 	}
+}
+
+// blankDirectiveComments blanks the block comments inside preprocessor directives, as in
+//
+//	#define RETURN_RESTORE_HANDLER(code)          \
+//	  do {                                        \
+//	    /* Restore the handler.  We don't need    \
+//	       to know the current one.  */           \
+//	    __sigaction (SIGALRM, &saved_act, NULL);  \
+//
+// tree-sitter ends a macro's body at such a comment and parses the rest of it as code, which
+// loses the function after it or closes the one around it early. A macro's body holds no
+// definition or call that is recorded (it is one token), so nothing is lost. The line splices
+// stay, and so does a comment with nothing after it in the directive.
+func blankDirectiveComments(b *blanker) {
+	info := b.scan()
+	for k := 0; k < b.lines(); k++ {
+		if !info[k].directive || info[k].cont {
+			continue
+		}
+		last := k
+		for last+1 < b.lines() && info[last+1].cont {
+			last++
+		}
+		from, to := b.starts[k], b.ends[last]
+		if last == k && bytes.Index(b.src[from:to], []byte("/*")) < 0 {
+			continue // most directives: one line, no comment
+		}
+		t := b.src[:to]
+		for i := from; i < to; i++ {
+			switch t[i] {
+			case '"', '\'':
+				if e := skipLiteral(t, i); e >= 0 {
+					i = e
+				}
+			case '/':
+				if i+1 < to && t[i+1] == '*' {
+					e := bytes.Index(t[i+2:], []byte("*/"))
+					if e < 0 {
+						i = to // runs past the directive: left alone
+						break
+					}
+					end := i + 2 + e + 2
+					if onlyBlanks(t[end:to]) {
+						// A comment that ends the directive stays: tree-sitter reads it well,
+						// and blanks there would let the directive run on into the next line.
+						i = to
+						break
+					}
+					for j := i; j < end; j++ {
+						// Blank the comment but keep its line splices: they continue the directive.
+						if t[j] == '\\' && j+1 < len(t) && (t[j+1] == '\n' || t[j+1] == '\r') {
+							continue
+						}
+						if t[j] != '\n' && t[j] != '\r' {
+							b.setByte(j, ' ')
+						}
+					}
+					i = end - 1
+				}
+			}
+		}
+		k = last
+	}
+}
+
+// onlyBlanks reports whether b holds nothing but blanks, line breaks and line splices.
+func onlyBlanks(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// skipLiteral returns the index of the quote closing the string or character literal opened at
+// t[i], or -1 when the line ends first.
+func skipLiteral(t []byte, i int) int {
+	q := t[i]
+	for j := i + 1; j < len(t); j++ {
+		switch t[j] {
+		case '\\':
+			j++
+		case q:
+			return j
+		case '\n':
+			return -1
+		}
+	}
+	return -1
 }
 
 // opensComment reports whether a line, entered in comment state c, ends inside a block comment.

@@ -85,3 +85,41 @@ struct E(link_map)
 		t.Errorf("callees of after (-want +got):\n%s", diff)
 	}
 }
+
+// TestCommentsInMacroBodies indexes a function after a multi-line macro whose body holds a
+// comment, as glibc writes them: without blankDirectiveComments tree-sitter ends the macro at the
+// comment and parses the rest as code, and the function after it is lost.
+func TestCommentsInMacroBodies(t *testing.T) {
+	src := `#define RETURN_CLEAR_ALARM(code)                  \
+  do {                                            \
+    /* Clear alarm.  */                           \
+    alarm (0);                                    \
+    /* Restore the old set.  We don't need to know \
+       about the current one.*/                   \
+    __sigprocmask (SIG_SETMASK, &saved_set, NULL); \
+    return (code);                                \
+  } while (0)
+
+
+int
+__lckpwdf (void)
+{
+  return helper (1);
+}
+`
+	repo := writeRepo(t, map[string][]byte{"shadow/lckpwdf.c": []byte(src)})
+	ix, err := codegraph.Open(context.Background(), repo, codegraph.Options{NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"shadow/lckpwdf.c:1-9 RETURN_CLEAR_ALARM macro",
+		"shadow/lckpwdf.c:12-16 __lckpwdf function",
+	}
+	if diff := cmp.Diff(want, defStrings(ix.Funcs)); diff != "" {
+		t.Errorf("definitions (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"helper 15 direct"}, calleeStrings(ix.Callees("__lckpwdf", codegraph.Near{}))); diff != "" {
+		t.Errorf("callees of __lckpwdf (-want +got):\n%s", diff)
+	}
+}

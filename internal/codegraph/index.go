@@ -80,7 +80,7 @@ func (o Options) fingerprint() string {
 }
 
 // extractVersion changes whenever the extractors change what they record.
-const extractVersion = 5
+const extractVersion = 6
 
 // DefaultCacheDir is where indexes persist unless Options.CacheDir says otherwise.
 func DefaultCacheDir() (string, error) {

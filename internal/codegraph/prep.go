@@ -15,7 +15,8 @@ import (
 //   - in C and C++, file-scope macro invocations without a semicolon and lone attribute macros
 //     before a declarator (blankMacroCalls), and attribute macros after a file-scope
 //     declarator (blankDeclAttributes);
-//   - in C and C++, block comments inside multi-line macro bodies (blankDirectiveComments).
+//   - in C and C++, block comments inside multi-line macro bodies (blankDirectiveComments), and
+//     whole-line extern declarations typed with __typeof (blankMacroCalls).
 //
 // One pass rewrites instead of blanking: in C and C++, a type macro with one identifier argument
 // in the type of a file-scope declaration, ElfW(Sym), becomes one identifier of the same length,
@@ -744,6 +745,13 @@ func blankMacroCalls(bl *blanker) {
 				continue
 			}
 		}
+		if externTypeof(first) && endsDecl(prevCode(line, k)) {
+			// "extern __typeof (REDIRECT_NAME) OPTIMIZE (sse2) attribute_hidden;": tree-sitter
+			// reads a definition OPTIMIZE that swallows the function after it. A declaration
+			// holds no definition and no call.
+			blank(k, k)
+			continue
+		}
 		if w := trailingAttribute(first); w > 0 && k+1 < len(starts) && isDeclaratorLine(line(k+1)) {
 			// "void attribute_hidden" above "_IO_vtable_check (void)": read as a function void.
 			bl.blankBytes(starts[k]+w, starts[k]+len(first))
@@ -784,6 +792,16 @@ func attributeLine(l []byte) bool {
 func attrName(s string) bool {
 	return strings.Contains(s, "attribute") || strings.HasPrefix(s, "inhibit_") || strings.HasSuffix(s, "_function") ||
 		strings.HasSuffix(s, "_section") || (strings.HasPrefix(s, "__") && !strings.HasSuffix(s, "_t"))
+}
+
+// externTypeof reports whether a line is a whole extern declaration whose type is __typeof (...).
+func externTypeof(l []byte) bool {
+	rest, ok := bytes.CutPrefix(l, []byte("extern "))
+	if !ok || l[len(l)-1] != ';' || bytes.ContainsAny(l, "{}=\"'/") {
+		return false
+	}
+	rest = bytes.TrimLeft(rest, " \t")
+	return bytes.HasPrefix(rest, []byte("__typeof"))
 }
 
 // declaratorAfterAttributes reports whether line k, after any further attribute lines, is a

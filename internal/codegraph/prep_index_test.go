@@ -123,3 +123,27 @@ __lckpwdf (void)
 		t.Errorf("callees of __lckpwdf (-want +got):\n%s", diff)
 	}
 }
+
+// TestExternTypeof indexes an ifunc selector after declarations typed with __typeof, as glibc's
+// multiarch files write them: without the blanking, tree-sitter reads a definition OPTIMIZE that
+// swallows the selector.
+func TestExternTypeof(t *testing.T) {
+	src := `extern __typeof (REDIRECT_NAME) OPTIMIZE (ia32) attribute_hidden;
+extern __typeof (REDIRECT_NAME) OPTIMIZE (ssse3) attribute_hidden;
+
+static inline void *
+IFUNC_SELECTOR (void)
+{
+  const struct cpu_features* cpu_features = __get_cpu_features ();
+  return OPTIMIZE (ia32);
+}
+`
+	repo := writeRepo(t, map[string][]byte{"multiarch/wcscpy.c": []byte(src)})
+	ix, err := codegraph.Open(context.Background(), repo, codegraph.Options{NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"multiarch/wcscpy.c:4-9 IFUNC_SELECTOR function static"}, defStrings(ix.Funcs)); diff != "" {
+		t.Errorf("definitions (-want +got):\n%s", diff)
+	}
+}

@@ -19,8 +19,8 @@ import (
 //     whole-line extern declarations typed with __typeof (blankMacroCalls).
 //
 // One pass rewrites instead of blanking: in C and C++, a type macro with one identifier argument
-// in the type of a file-scope declaration, ElfW(Sym), becomes one identifier of the same length,
-// ElfW_Sym_ (joinTypeMacros).
+// in the type of a file-scope declaration or as a struct tag, ElfW(Sym) or struct E(link_map),
+// becomes one identifier of the same length, ElfW_Sym_ (joinTypeMacros).
 
 // prepare returns the text the parser reads (src itself when nothing is changed) and the gaps
 // the parser may skip altogether (see skipGaps). A changed text is written over scratch's memory

@@ -3,6 +3,7 @@ package appsec
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -59,7 +60,7 @@ func twoTargets(t *testing.T, cat *Catalog) (arch string, a, b [2]string, other 
 		x := &cat.Archetypes[i]
 		if ts := targets(x); arch == "" && len(ts) >= 2 {
 			arch, a, b = x.ID, ts[0], ts[1]
-		} else if ts := targets(x); other == "" && len(ts) >= 1 && x.ID != arch {
+		} else if other == "" && len(ts) >= 1 && x.ID != arch {
 			other, c = x.ID, ts[0]
 		}
 	}
@@ -185,9 +186,6 @@ func TestBuildCountPolicy(t *testing.T) {
 			t.Logf("cell %s has %d records, not %d: its generators ran out of identifier variations", c, n, per)
 		}
 	}
-	if len(recs) != len(cells)*per-short {
-		t.Errorf("%d records, want %d", len(recs), len(cells)*per-short)
-	}
 	if len(cells)*DefaultMaxPerCell >= DefaultMinRecords && short == 0 && len(recs) < DefaultMinRecords {
 		t.Errorf("%d records from %d cells, want at least %d", len(recs), len(cells), DefaultMinRecords)
 	}
@@ -254,7 +252,7 @@ func TestStats(t *testing.T) {
 	var got []string
 	for _, d := range st.Dimensions() {
 		for _, c := range d.Counts {
-			got = append(got, d.Name+" "+c.Key+" "+itoa(c.N))
+			got = append(got, fmt.Sprintf("%s %s %d", d.Name, c.Key, c.N))
 		}
 	}
 	want := []string{"archetype a 2", "archetype b 1", "language c 1", "language go 2",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -42,11 +43,15 @@ func TestBuildRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cat, err := LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
 	archetypes, languages := map[string]bool{}, map[string]bool{}
 	norm := map[string]string{}
 	splits := map[string]int{}
 	for i, r := range recs {
-		if want := "ASB-" + leftPad(i+1); r.BenchmarkID != want {
+		if want := fmt.Sprintf("ASB-%06d", i+1); r.BenchmarkID != want {
 			t.Errorf("record %d: id %s, want %s", i, r.BenchmarkID, want)
 		}
 		archetypes[r.Metadata.Archetype] = true
@@ -66,7 +71,7 @@ func TestBuildRecords(t *testing.T) {
 				t.Errorf("%s: vulnerable line %d is blank", r.BenchmarkID, l)
 			}
 		}
-		if r.Difficulty == RealWorldEnterprise && r.ExpectedCVSS == mustArchetype(t, r.Metadata.Archetype).CVSS {
+		if r.Difficulty == RealWorldEnterprise && r.ExpectedCVSS == cat.Archetype(r.Metadata.Archetype).CVSS {
 			t.Errorf("%s: real-world-enterprise kept the base vector %s", r.BenchmarkID, r.ExpectedCVSS)
 		}
 	}
@@ -79,10 +84,6 @@ func TestBuildRecords(t *testing.T) {
 		}
 	}
 
-	cat, err := LoadCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
 	rep := Validator{Catalog: cat, Syntax: DefaultSyntaxCheckers()}.Validate(context.Background(), recs)
 	for _, p := range rep.Problems {
 		t.Errorf("built record fails validation: %s", p)
@@ -124,27 +125,4 @@ func TestStripMarkers(t *testing.T) {
 	if code != "a\nb\nc\nd\n" || !slices.Equal(lines, []int{2, 4}) {
 		t.Fatalf("stripMarkers = %q %v", code, lines)
 	}
-}
-
-func leftPad(n int) string {
-	s := strings.Repeat("0", 6) + itoa(n)
-	return s[len(s)-6:]
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
-
-func mustArchetype(t *testing.T, id string) *Archetype {
-	t.Helper()
-	cat, err := LoadCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := cat.Archetype(id)
-	if a == nil {
-		t.Fatalf("no archetype %s", id)
-	}
-	return a
 }

@@ -64,7 +64,8 @@ func TestRubricWeights(t *testing.T) {
 	if r.Total() != 100 || r.PassThreshold != 70 {
 		t.Fatalf("total %v pass %v, want 100 and 70", r.Total(), r.PassThreshold)
 	}
-	// With every criterion graded at full marks the raw score passes.
+	// Full marks on every automatic criterion give a raw 50, which does not pass: the
+	// judge-graded criteria stay nil until an LLM judge fills them.
 	g := Grader{Rubric: r}
 	got := g.Grade(&Record{ExpectedDetection: true, ExpectedCWE: "CWE-1", ExpectedOWASP: "A01:2021", ExpectedSeverity: "Low"},
 		Answer{Detected: true, CWE: "CWE-1", OWASP: "A01:2021", Severity: "Low"}, &Answer{})

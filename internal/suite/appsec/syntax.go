@@ -40,7 +40,7 @@ type SyntaxChecker interface {
 }
 
 // SyntaxCheckers maps a record language to its checker. A language without one is reported
-// unchecked. Phase 2 adds tree-sitter checkers (C, Java, Python, ...) here.
+// unchecked.
 type SyntaxCheckers map[string]SyntaxChecker
 
 // Check runs the language's checker, or reports unchecked.

@@ -3,6 +3,7 @@ package appsec
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -69,7 +70,7 @@ func TestValidatePlantedDefects(t *testing.T) {
 		{"not a 3.1 vector", "python", func(r *Record) { r.ExpectedCVSS = "CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H" }, "expected_cvss", KindPattern},
 		{"wrong CVSS score", "python", func(r *Record) { r.ExpectedCVSSScore = 7.1 }, "expected_cvss_score", KindCVSS},
 		{"severity disagrees with score", "c", func(r *Record) { r.ExpectedSeverity = SeverityCritical }, "expected_severity", KindValue},
-		{"bad reference", "python", func(r *Record) { r.References = append(r.References, "ftp://example.com/x") }, "references[" + itoa(len(base["python"].References)) + "]", KindURL},
+		{"bad reference", "python", func(r *Record) { r.References = append(r.References, "ftp://example.com/x") }, fmt.Sprintf("references[%d]", len(base["python"].References)), KindURL},
 		{"vulnerable == secure", "python", func(r *Record) { r.SecureCode = "  " + strings.ToUpper(r.VulnerableCode) }, "secure_code", KindCode},
 		{"vulnerable line out of range", "python", func(r *Record) { r.VulnerableLines = []int{500} }, "vulnerable_lines", KindValue},
 		{"prior out of range", "python", func(r *Record) { r.FalsePositivePrior = 1.5 }, "false_positive_prior", KindValue},
@@ -106,7 +107,7 @@ func TestValidatePlantedDefects(t *testing.T) {
 	for i, d := range defects {
 		r := base[d.lang]
 		r.References = append([]string(nil), r.References...)
-		r.BenchmarkID = "ASB-9" + leftPad(i)[1:]
+		r.BenchmarkID = fmt.Sprintf("ASB-9%05d", i)
 		d.plant(&r)
 		all = append(all, r)
 		want := found{r.BenchmarkID, d.field, d.kind}

@@ -71,11 +71,9 @@ func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error)
 		}
 	}
 	for _, t := range req.Tools {
-		schema := anthropic.ToolInputSchemaParam{Properties: t.Parameters["properties"]}
-		if req, ok := t.Parameters["required"].([]string); ok {
-			schema.Required = req
-		}
-		tool := anthropic.ToolUnionParamOfTool(schema, t.Name)
+		// The whole schema goes as extra fields, as the OpenAI adapter sends it: the SDK's typed
+		// fields would keep only properties and a "required" that is a []string.
+		tool := anthropic.ToolUnionParamOfTool(anthropic.ToolInputSchemaParam{ExtraFields: t.Parameters}, t.Name)
 		if t.Description != "" {
 			tool.OfTool.Description = anthropic.String(t.Description)
 		}

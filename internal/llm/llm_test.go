@@ -2,7 +2,9 @@ package llm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -101,6 +103,70 @@ func TestToolCallsRoundTrip(t *testing.T) {
 			t.Errorf("%s: tools offered %v", providerOf(srv), tools)
 		}
 		srv.Close()
+	}
+}
+
+// TestToolSchemaSentWhole checks that both adapters send a tool's JSON Schema as given, including
+// keywords beyond properties and a "required" decoded from JSON ([]any, not []string).
+func TestToolSchemaSentWhole(t *testing.T) {
+	const schema = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`
+	var params map[string]any
+	if err := json.Unmarshal([]byte(schema), &params); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		provider string
+		newSrv   func(llmtest.Handler, ...llmtest.Option) *llmtest.Server
+		newModel func(baseURL string) llm.Model
+		sent     func(raw []byte) (json.RawMessage, error) // the schema in the request body
+	}{
+		{"openai", llmtest.NewOpenAI, func(u string) llm.Model { return llm.NewOpenAI("m", u, "k", nil) },
+			func(raw []byte) (json.RawMessage, error) {
+				var body struct {
+					Tools []struct {
+						Function struct{ Parameters json.RawMessage } `json:"function"`
+					} `json:"tools"`
+				}
+				err := json.Unmarshal(raw, &body)
+				if err != nil || len(body.Tools) != 1 {
+					return nil, fmt.Errorf("tools in %s: %v", raw, err)
+				}
+				return body.Tools[0].Function.Parameters, nil
+			}},
+		{"anthropic", llmtest.NewAnthropic, func(u string) llm.Model { return llm.NewAnthropic("m", u, "k", nil) },
+			func(raw []byte) (json.RawMessage, error) {
+				var body struct {
+					Tools []struct {
+						InputSchema json.RawMessage `json:"input_schema"`
+					} `json:"tools"`
+				}
+				err := json.Unmarshal(raw, &body)
+				if err != nil || len(body.Tools) != 1 {
+					return nil, fmt.Errorf("tools in %s: %v", raw, err)
+				}
+				return body.Tools[0].InputSchema, nil
+			}},
+	} {
+		t.Run(tt.provider, func(t *testing.T) {
+			srv := tt.newSrv(llmtest.Fixed("ok"))
+			defer srv.Close()
+			req := ask("read a.c")
+			req.Tools = []llm.Tool{{Name: "read_file", Parameters: params}}
+			if _, err := tt.newModel(srv.BaseURL()).Complete(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := tt.sent(srv.Log()[0].Raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(params, got); d != "" {
+				t.Errorf("schema sent (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 
@@ -287,16 +353,16 @@ func TestLimiterPausesEveryCallerAfter429(t *testing.T) {
 }
 
 func TestNewNeedsAKeyUnlessLocal(t *testing.T) {
-	env := func(map[string]string) func(string) string { return func(string) string { return "" } }
-	_, err := llm.New("openai:gpt-4o-mini", llm.Options{Getenv: env(nil)})
+	noEnv := func(string) string { return "" }
+	_, err := llm.New("openai:gpt-4o-mini", llm.Options{Getenv: noEnv})
 	if err == nil || !strings.Contains(err.Error(), "set OPENAI_API_KEY") {
 		t.Errorf("no key: %v", err)
 	}
-	if _, err := llm.New("openai:llama3", llm.Options{Getenv: env(nil), BaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
+	if _, err := llm.New("openai:llama3", llm.Options{Getenv: noEnv, BaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
 		t.Errorf("local server without key: %v", err)
 	}
 	for _, bad := range []string{"gpt-4o", "azure:gpt-4o", "openai:"} {
-		if _, err := llm.New(bad, llm.Options{Getenv: env(nil)}); err == nil {
+		if _, err := llm.New(bad, llm.Options{Getenv: noEnv}); err == nil {
 			t.Errorf("--model %q accepted", bad)
 		}
 	}

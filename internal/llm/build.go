@@ -24,9 +24,6 @@ type Stack struct {
 	Cache *Cache // nil without a cache store
 }
 
-// Providers are the values the part of --model before the colon may take.
-var Providers = []string{"openai", "anthropic"}
-
 // ParseSpec splits "provider:model".
 func ParseSpec(spec string) (provider, model string, err error) {
 	provider, model, ok := strings.Cut(spec, ":")

@@ -3,6 +3,7 @@ package prompt
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // fence returns the backtick fence for code: one backtick longer than the longest run of
@@ -154,12 +155,10 @@ func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 200 {
 		cut := 200
-		for cut > 0 && !utf8Start(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		s = s[:cut]
 	}
 	return s
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -221,23 +221,13 @@ func TestOneLine(t *testing.T) {
 	}
 }
 
+// TestFewShotPairs checks what New's own checks (checkPairs: one pair per CWE, names, languages,
+// code, explanations, answers) leave open: each example's length, and that its answer, rendered as
+// the prompt shows it, parses back to that answer.
 func TestFewShotPairs(t *testing.T) {
 	s := mustNew(t)
-	if len(s.examples) != 10 {
-		t.Fatalf("%d few-shot pairs, want 10", len(s.examples))
-	}
-	var cwes []string
 	for _, p := range s.examples {
 		t.Run(p.CWE, func(t *testing.T) {
-			if !slices.Contains(fewShotCWEs(), p.CWE) {
-				t.Errorf("cwe %q is not one of %v", p.CWE, fewShotCWEs())
-			}
-			if strings.TrimSpace(p.Name) == "" || languageName(p.Language) == "" {
-				t.Errorf("missing name or language: %+v", p)
-			}
-			if strings.TrimSpace(p.Vulnerable.Code) == strings.TrimSpace(p.Patched.Code) {
-				t.Errorf("the vulnerable and patched examples are the same")
-			}
 			for _, h := range []struct {
 				half string
 				ex   example
@@ -246,9 +236,6 @@ func TestFewShotPairs(t *testing.T) {
 				{"vulnerable", p.Vulnerable, Answer{Vulnerable: true, CWE: []string{p.CWE}, Via: ViaJSON}},
 				{"patched", p.Patched, Answer{Vulnerable: false, Via: ViaJSON}},
 			} {
-				if strings.TrimSpace(h.ex.Code) == "" || strings.TrimSpace(h.ex.Explanation) == "" {
-					t.Errorf("%s half lacks code or explanation", h.half)
-				}
 				if n := strings.Count(strings.TrimRight(h.ex.Code, "\n"), "\n") + 1; n < 5 || n > 25 {
 					t.Errorf("%s example has %d lines, want 5-25", h.half, n)
 				}
@@ -268,17 +255,7 @@ func TestFewShotPairs(t *testing.T) {
 					t.Errorf("%s answer (-want +got):\n%s", h.half, diff)
 				}
 			}
-			if err := p.check(); err != nil {
-				t.Error(err)
-			}
 		})
-		cwes = append(cwes, p.CWE)
-	}
-	want := fewShotCWEs()
-	slices.Sort(cwes)
-	slices.Sort(want)
-	if diff := cmp.Diff(want, cwes); diff != "" {
-		t.Errorf("few-shot CWEs (-want +got):\n%s", diff)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,11 +133,4 @@ func CheckNeeds(f Factory) error {
 }
 
 // Supports reports whether f can judge cases of kind k.
-func (f Factory) Supports(k suite.Kind) bool {
-	for _, x := range f.Kinds {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
+func (f Factory) Supports(k suite.Kind) bool { return slices.Contains(f.Kinds, k) }

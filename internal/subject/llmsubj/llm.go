@@ -96,7 +96,7 @@ func (s *Subject) Assess(ctx context.Context, c *suite.Case, repeat int) (verdic
 	if ans.Vulnerable {
 		v.Label = suite.Vul
 	}
-	if ans.Via == "json" {
+	if ans.Via == prompt.ViaJSON {
 		v.Score = VulnerableProbability(resp.Logprobs)
 	}
 	return v, nil

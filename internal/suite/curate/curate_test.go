@@ -161,7 +161,6 @@ func TestSplitBoundary(t *testing.T) {
 	}
 }
 
-// words builds a text of n distinct tokens with the first k replaced (see TestSimilarityThreshold).
 func TestPairSimilarity(t *testing.T) {
 	lines := []string{
 		fn("p", "c81", "2020-01-01T00:00:00Z", "", "a.c", "f81", s(words(100, 0)), s(words(100, 19))),
@@ -217,6 +216,25 @@ func TestDedupAfterMerge(t *testing.T) {
 		{Reason: "same normalised text (MD5) as an earlier case", Count: 1},
 		{Reason: "same normalised text labelled both vul and ben (every copy)", Count: 2}}}, st); diff != "" {
 		t.Errorf("step (-want +got):\n%s", diff)
+	}
+}
+
+func TestDecodeLineProblems(t *testing.T) {
+	tests := []struct{ line, want string }{
+		{`{"project": "p", "commit_id": `, "invalid JSON: the line ends before the object does (truncated?)"},
+		{`{"project": "p" "commit_id": "c"}`, "invalid JSON at column 17: invalid character '\"' after object key:value pair"},
+		{`[1, 2]`, "invalid record: expected a JSON object, got array"},
+		{`{"project": 3}`, `field "project": expected string, got JSON number`},
+		{fn("p", "c", "2020-01-01T00:00:00Z", "", "a.c", "f", nil, nil), `"before" and "after" are both null`},
+	}
+	for _, tt := range tests {
+		got := "<nil>"
+		if d := decodeLine([]byte(tt.line), 1); d.err != nil {
+			got = d.err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("decodeLine(%s) = %s, want %s", tt.line, got, tt.want)
+		}
 	}
 }
 

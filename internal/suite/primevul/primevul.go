@@ -77,6 +77,16 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 	seen := map[int64]int{} // idx -> line of its first row
 	var rows []*row         // paired mode only
 	var orig, v01 int
+	// emit writes one case; one that fails the case checks is a problem of its line.
+	emit := func(rw *row, pair string) error {
+		err := write(w, rw, pair, &rep)
+		var le *suite.LineError
+		if errors.As(err, &le) {
+			probs.Add(err)
+			return nil
+		}
+		return err
+	}
 	for {
 		b, line, err := lr.Next()
 		if err == io.EOF {
@@ -128,12 +138,7 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 		if probs.Len() > 0 {
 			continue // nothing will be kept: only look for more problems
 		}
-		if err := write(w, rw, "", &rep); err != nil {
-			var le *suite.LineError
-			if errors.As(err, &le) {
-				probs.Add(err)
-				continue
-			}
+		if err := emit(rw, ""); err != nil {
 			return rep, nil, err
 		}
 	}
@@ -145,12 +150,8 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 	case v01 > 0:
 		rep.Format = "v0.1"
 	}
-	if probs.Len() > 0 {
-		return rep, probs.List(), nil
-	}
-	if paired {
-		kept := pairRows(rows, &rep)
-		for _, rw := range kept {
+	if paired && probs.Len() == 0 {
+		for _, rw := range pairRows(rows, &rep) {
 			pair := ""
 			if rw.twin != nil {
 				v := rw
@@ -159,18 +160,13 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 				}
 				pair = "primevul-pair-" + strconv.FormatInt(v.idx, 10)
 			}
-			if err := write(w, rw, pair, &rep); err != nil {
-				var le *suite.LineError
-				if errors.As(err, &le) {
-					probs.Add(err)
-					continue
-				}
+			if err := emit(rw, pair); err != nil {
 				return rep, nil, err
 			}
 		}
-		if probs.Len() > 0 {
-			return rep, probs.List(), nil
-		}
+	}
+	if probs.Len() > 0 {
+		return rep, probs.List(), nil
 	}
 	return rep, nil, nil
 }
@@ -467,31 +463,39 @@ func parseHash(name string, raw json.RawMessage) (string, error) {
 	return "", fmt.Errorf("field %q: expected a number or a string, got %s", name, jsonType(raw))
 }
 
-// parseCWE accepts a list of strings, one string, null or nothing; it skips empty strings and
-// checks the others look like CWE-787 (or NVD-CWE-Other / NVD-CWE-noinfo).
-func parseCWE(raw json.RawMessage) ([]string, error) {
-	if !has(raw) {
-		return nil, nil
-	}
-	var list []string
+// stringList decodes a string or a list of strings (skipping null items); ok is false for any
+// other JSON value.
+func stringList(raw json.RawMessage) (list []string, ok bool) {
 	switch raw[0] {
 	case '"':
 		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf(`field "cwe": %v`, err)
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, false
 		}
-		list = []string{s}
+		return []string{s}, true
 	case '[':
 		var xs []*string
-		if err := json.Unmarshal(raw, &xs); err != nil {
-			return nil, errors.New(`field "cwe": expected a list of strings like "CWE-787"`)
+		if json.Unmarshal(raw, &xs) != nil {
+			return nil, false
 		}
 		for _, x := range xs {
 			if x != nil {
 				list = append(list, *x)
 			}
 		}
-	default:
+		return list, true
+	}
+	return nil, false
+}
+
+// parseCWE accepts a list of strings, one string, null or nothing; it skips empty strings and
+// checks the others look like CWE-787 (or NVD-CWE-Other / NVD-CWE-noinfo).
+func parseCWE(raw json.RawMessage) ([]string, error) {
+	if !has(raw) {
+		return nil, nil
+	}
+	list, ok := stringList(raw)
+	if !ok {
 		return nil, fmt.Errorf(`field "cwe": expected a list of strings like "CWE-787", got %s`, jsonType(raw))
 	}
 	var out []string
@@ -515,26 +519,9 @@ func parseCVE(raw json.RawMessage) (string, error) {
 	if !has(raw) {
 		return "", nil
 	}
-	var list []string
-	switch raw[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", fmt.Errorf(`field "cve": %v`, err)
-		}
-		list = []string{s}
-	case '[':
-		var xs []*string
-		if err := json.Unmarshal(raw, &xs); err != nil {
-			return "", errors.New(`field "cve": expected a string or a list of strings like "CVE-2021-1234"`)
-		}
-		for _, x := range xs {
-			if x != nil {
-				list = append(list, *x)
-			}
-		}
-	default:
-		return "", fmt.Errorf(`field "cve": expected a string like "CVE-2021-1234", got %s`, jsonType(raw))
+	list, ok := stringList(raw)
+	if !ok {
+		return "", fmt.Errorf(`field "cve": expected a string or a list of strings like "CVE-2021-1234", got %s`, jsonType(raw))
 	}
 	for _, s := range list {
 		s = strings.TrimSpace(s)

@@ -334,7 +334,7 @@ func TestImportInline(t *testing.T) {
 				`in.jsonl:5: field "cwe": "CWE-abc" is not like CWE-787 (or NVD-CWE-Other, NVD-CWE-noinfo)`,
 				`in.jsonl:6: field "cwe": expected a list of strings like "CWE-787", got object`,
 				`in.jsonl:7: field "cve": "CVE-abc" is not like CVE-2021-1234`,
-				`in.jsonl:8: field "cve": expected a string like "CVE-2021-1234", got number 7`,
+				`in.jsonl:8: field "cve": expected a string or a list of strings like "CVE-2021-1234", got number 7`,
 				`in.jsonl:9: field "hash": expected a number or a string, got boolean true`,
 				`in.jsonl:9: field "file_name": expected a string, got number 1`,
 				`in.jsonl:9: field "cve_desc": expected a string, got array`,

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -112,20 +113,43 @@ func TestRoundTripResumeAndReopen(t *testing.T) {
 
 func TestBatchIsAllOrNothing(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "v.db"))
+	path := filepath.Join(t.TempDir(), "v.db")
+	st, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	// No run r2 exists: the foreign key refuses the batch, and nothing of it may stay.
-	err = st.PutVerdicts(ctx, "r2", []verdict.Verdict{{CaseID: "a", Status: verdict.OK, Label: suite.Vul}})
-	if err == nil {
-		t.Fatal("verdicts of an unknown run were stored")
+	if err := st.CreateRun(ctx, &store.Run{ID: "r1", CreatedAt: time.Now(), State: store.StateRunning, SuitePath: "s.jsonl",
+		SuiteHash: "h", Subject: "random", Repeats: 1, Units: 2, Manifest: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	// A trigger refuses the batch's second verdict, after the first was inserted: the first must
+	// not stay either.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.ExecContext(ctx, `CREATE TRIGGER refuse BEFORE INSERT ON verdicts WHEN NEW.case_id = 'bad'
+		BEGIN SELECT RAISE(ABORT, 'refused'); END`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.PutVerdicts(ctx, "r1", []verdict.Verdict{{CaseID: "a", Status: verdict.OK, Label: suite.Vul}, {CaseID: "bad", Status: verdict.OK, Label: suite.Ben}})
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("err = %v, want the trigger's refusal", err)
 	}
 	n := 0
-	_ = st.Verdicts(ctx, "r2", func(verdict.Verdict) error { n++; return nil })
+	if err := st.Verdicts(ctx, "r1", func(verdict.Verdict) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	if n != 0 {
 		t.Errorf("%d verdicts of a failed batch were kept", n)
+	}
+
+	// Verdicts of an unknown run are refused by the foreign key.
+	if err := st.PutVerdicts(ctx, "r2", []verdict.Verdict{{CaseID: "a", Status: verdict.OK, Label: suite.Vul}}); err == nil {
+		t.Error("verdicts of an unknown run were stored")
 	}
 }
 

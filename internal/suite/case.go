@@ -4,6 +4,7 @@ package suite
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -112,14 +113,14 @@ func (c *Case) Check() error {
 		return fmt.Errorf("missing field \"id\"")
 	case c.Kind == "":
 		return fmt.Errorf("case %q: missing field \"kind\"", c.ID)
-	case !validKind(c.Kind):
+	case !slices.Contains(Kinds, c.Kind):
 		return fmt.Errorf("case %q: kind %q is not one of function, jit, appsec, vex", c.ID, c.Kind)
 	case c.Label == "":
 		return fmt.Errorf("case %q: missing field \"label\"", c.ID)
 	case !c.Label.Valid():
 		return fmt.Errorf("case %q: label %q is not vul or ben", c.ID, c.Label)
 	}
-	if c.Split != "" && c.Split != "train" && c.Split != "valid" && c.Split != "test" {
+	if c.Split != "" && !slices.Contains(Splits, c.Split) {
 		return fmt.Errorf("case %q: split %q is not train, valid or test", c.ID, c.Split)
 	}
 	if c.Date != "" {
@@ -147,15 +148,6 @@ func (c *Case) Check() error {
 		}
 	}
 	return nil
-}
-
-func validKind(k Kind) bool {
-	for _, x := range Kinds {
-		if k == x {
-			return true
-		}
-	}
-	return false
 }
 
 // ValidCWE reports whether s looks like CWE-123 (or NVD's placeholders NVD-CWE-Other / NVD-CWE-noinfo).

@@ -139,13 +139,11 @@ func TestWriterRoundTrip(t *testing.T) {
 
 func TestStats(t *testing.T) {
 	st := suite.NewStats()
-	for i, c := range []suite.Case{
+	for _, c := range []suite.Case{
 		{ID: "1", Kind: suite.KindFunction, Label: suite.Vul, Pair: "p", CWE: []string{"CWE-787", "CWE-119"}, Language: "c"},
 		{ID: "2", Kind: suite.KindFunction, Label: suite.Ben, Pair: "p", CWE: []string{"CWE-787"}, Language: "c"},
 		{ID: "3", Kind: suite.KindVEX, Label: suite.Ben, Split: "test", Project: "x"},
 	} {
-		c := c
-		_ = i
 		st.Add(&c)
 	}
 	got := fmt.Sprint(st.Dimensions())

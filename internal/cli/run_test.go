@@ -54,6 +54,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"score", "--suite", "s.jsonl"}, 2},
 		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--unparsed-as", "x"}, 2},
 		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--vds-fpr", "2"}, 2},
+		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--vds-fpr", "NaN"}, 2},
 		{[]string{"score", "--suite", "s.jsonl", "--predictions", "missing.jsonl"}, 1},
 		{[]string{"nosuch"}, 2},
 	}

@@ -50,11 +50,8 @@ func (s *scoreFlags) validate() error {
 	if err := s.after.validate(); err != nil {
 		return err
 	}
-	if s.vdsFPR < 0 || s.vdsFPR > 1 {
-		return usageErr("--vds-fpr %v is outside [0, 1]", s.vdsFPR)
-	}
-	if s.unparsedAs != "failed" && s.unparsedAs != "ben" {
-		return usageErr("--unparsed-as %q is not failed or ben", s.unparsedAs)
+	if err := s.options().Validate(); err != nil {
+		return usageErr("%v", err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -32,14 +33,16 @@ func WriteStats(w io.Writer, format string, st *suite.Stats) error {
 		cw.Flush()
 		return cw.Error()
 	case "md":
-		fmt.Fprintf(w, "**%d cases, %d pairs**\n", st.Cases, st.Pairs)
+		var b bytes.Buffer // writes to a buffer never fail: one error check at the end
+		fmt.Fprintf(&b, "**%d cases, %d pairs**\n", st.Cases, st.Pairs)
 		for _, d := range st.Dimensions() {
-			fmt.Fprintf(w, "\n| %s | cases |\n|---|---:|\n", d.Name)
+			fmt.Fprintf(&b, "\n| %s | cases |\n|---|---:|\n", d.Name)
 			for _, c := range d.Counts {
-				fmt.Fprintf(w, "| %s | %d |\n", strings.ReplaceAll(c.Key, "|", `\|`), c.N)
+				fmt.Fprintf(&b, "| %s | %d |\n", strings.ReplaceAll(c.Key, "|", `\|`), c.N)
 			}
 		}
-		return nil
+		_, err := w.Write(b.Bytes())
+		return err
 	case "text":
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintf(tw, "cases\t%d\npairs\t%d\n", st.Cases, st.Pairs)

@@ -2,6 +2,7 @@ package output_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,4 +45,14 @@ func TestWriteStatsGolden(t *testing.T) {
 	if err := output.WriteStats(&bytes.Buffer{}, "xml", st); err == nil {
 		t.Error("format xml accepted")
 	}
+	for _, format := range output.Formats {
+		if err := output.WriteStats(failingWriter{}, format, st); err == nil {
+			t.Errorf("%s: a failed write was not reported", format)
+		}
+	}
 }
+
+// failingWriter fails every write, as a full disk or a closed pipe does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }

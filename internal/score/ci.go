@@ -162,12 +162,8 @@ func (u Units) Tallies(cases []Case, answers []Answer, opt Options) []Tally {
 		}
 	}
 	for _, s := range pairSlots(cases) {
-		if s.n != 2 || s.vul < 0 || s.ben < 0 {
-			continue
-		}
-		v, okv := pairPred(suite.Vul, outs[s.vul], benMode)
-		b, okb := pairPred(suite.Ben, outs[s.ben], benMode)
-		if !okv || !okb {
+		v, b, ok := s.preds(outs, benMode)
+		if !ok {
 			continue
 		}
 		t := &ts[u.Of[s.vul]]
@@ -179,7 +175,7 @@ func (u Units) Tallies(cases []Case, answers []Answer, opt Options) []Tally {
 	return ts
 }
 
-// resamples is how many resamples to draw over n units, and whether it was reduced.
+// resamples is how many resamples to draw over n units: requested, or fewer above DrawBudget.
 func resamples(requested, n int) int {
 	if n > 0 && requested*n > DrawBudget {
 		return max(MinResamples, DrawBudget/n)

@@ -34,15 +34,6 @@ type Case struct {
 	Project string
 }
 
-// CasesFrom returns the ground truth of suite cases.
-func CasesFrom(cs []suite.Case) []Case {
-	out := make([]Case, len(cs))
-	for i := range cs {
-		out[i] = Case{ID: cs[i].ID, Label: cs[i].Label, Pair: cs[i].Pair, CWE: cs[i].CWE, Project: cs[i].Project}
-	}
-	return out
-}
-
 // Options are the scoring choices.
 type Options struct {
 	// VDSFPR is the FPR tolerance r of VD-S; 0 means DefaultVDSFPR.
@@ -184,7 +175,7 @@ type Answer struct {
 
 // AnswerOf keeps what scoring needs of v. A score that is NaN or infinite counts as no score.
 func AnswerOf(v verdict.Verdict) Answer {
-	a := Answer{out: outcomeOf(v, true)}
+	a := Answer{out: outcomeOf(v)}
 	if v.Score != nil && !math.IsNaN(*v.Score) && !math.IsInf(*v.Score, 0) {
 		a.scored, a.score = true, *v.Score
 	}
@@ -204,10 +195,7 @@ func Answers(cases []Case, verdicts map[string]verdict.Verdict) []Answer {
 
 // outcomeOf classifies a verdict. An ok verdict without a valid label is failed (an invalid answer);
 // an unknown status is an error (never scored).
-func outcomeOf(v verdict.Verdict, found bool) outcome {
-	if !found {
-		return outMissing
-	}
+func outcomeOf(v verdict.Verdict) outcome {
 	switch v.Status {
 	case verdict.OK:
 		switch v.Label {
@@ -275,6 +263,17 @@ func pairPred(label suite.Label, o outcome, benMode bool) (suite.Label, bool) {
 type pairSlot struct {
 	vul, ben int32 // case indexes, -1 when absent
 	n        int32 // cases sharing the pair id
+}
+
+// preds is what the two cases of a pair count as (see pairPred); ok is false when the pair is
+// incomplete: not one vul and one ben case, or a verdict that is an error or missing.
+func (s pairSlot) preds(outs []outcome, benMode bool) (v, b suite.Label, ok bool) {
+	if s.n != 2 || s.vul < 0 || s.ben < 0 {
+		return "", "", false
+	}
+	v, okv := pairPred(suite.Vul, outs[s.vul], benMode)
+	b, okb := pairPred(suite.Ben, outs[s.ben], benMode)
+	return v, b, okv && okb
 }
 
 // pairSlots groups the cases that share a pair id, in order of first appearance; nil when no
@@ -437,13 +436,8 @@ func binary(c confusion, benMode bool) Binary {
 func pairwise(cases []Case, outs []outcome, slots []pairSlot, cwes map[string]*cweAcc, benMode bool) *Pairwise {
 	var pc, pv, pb, pr, pairs, incomplete int
 	for _, s := range slots {
-		if s.n != 2 || s.vul < 0 || s.ben < 0 {
-			incomplete++
-			continue
-		}
-		v, okv := pairPred(suite.Vul, outs[s.vul], benMode)
-		b, okb := pairPred(suite.Ben, outs[s.ben], benMode)
-		if !okv || !okb {
+		v, b, ok := s.preds(outs, benMode)
+		if !ok {
 			incomplete++
 			continue
 		}

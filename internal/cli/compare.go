@@ -98,27 +98,29 @@ With repeats, repeat 0 of each run is compared.`,
 			}
 			var as [2]*answers
 			var names [2]string
-			for i := 0; i < 2; i++ {
-				if len(runs) == 2 {
-					st, err := openExisting(cmd.Context(), db)
-					if err != nil {
-						return err
-					}
-					a, run, err := runAnswers(cmd.Context(), st, runs[i], t, e.stderr)
-					st.Close()
+			if len(runs) == 2 {
+				st, err := openExisting(cmd.Context(), db)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				for i, id := range runs {
+					a, run, err := runAnswers(cmd.Context(), st, id, t, e.stderr)
 					if err != nil {
 						return err
 					}
 					as[i], names[i] = a, run.ID+" ("+run.Subject+")"
-				} else {
-					a, err := predictionsAnswers(preds[i], t, e.stderr)
+				}
+			} else {
+				for i, p := range preds {
+					a, err := predictionsAnswers(p, t, e.stderr)
 					if err != nil {
 						return err
 					}
-					as[i], names[i] = a, filepath.Base(preds[i])
-					if names[0] == names[1] {
-						names[0], names[1] = preds[0], preds[1]
-					}
+					as[i], names[i] = a, filepath.Base(p)
+				}
+				if names[0] == names[1] {
+					names = [2]string(preds)
 				}
 			}
 			cmp, err := compareAnswers(t, as, names, sf.options(), score.CIOptions{Resamples: sf.resamples, Seed: sf.ciSeed}, e.stderr)

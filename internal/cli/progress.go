@@ -17,7 +17,6 @@ import (
 type progress struct {
 	w        io.Writer
 	bar      *progressbar.ProgressBar
-	total    int
 	last     time.Time
 	every    time.Duration
 	shown    int
@@ -27,7 +26,7 @@ type progress struct {
 const maxShownErrors = 5
 
 func newProgress(w io.Writer, total int) *progress {
-	p := &progress{w: w, total: total, every: 5 * time.Second, last: time.Now()}
+	p := &progress{w: w, every: 5 * time.Second, last: time.Now()}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionShowCount(),
 			progressbar.OptionSetPredictTime(true), progressbar.OptionShowElapsedTimeOnFinish(),

@@ -51,7 +51,7 @@ text, so re-runs write the same bytes.`,
 			if in == "" || out == "" {
 				return usageErr("curate needs --in RAW.jsonl and --out DIR")
 			}
-			if opt.MinSimilarity <= 0 || opt.MinSimilarity > 1 {
+			if !(opt.MinSimilarity > 0 && opt.MinSimilarity <= 1) { // NaN too
 				return usageErr("--min-similarity %v is not in (0, 1]", opt.MinSimilarity)
 			}
 			start := time.Now()

@@ -29,7 +29,7 @@ and every candidate is confirmed with the exact Jaccard. B is held in memory; A 
 			if err := checkFormat(format, "text", "json"); err != nil {
 				return err
 			}
-			if opt.Threshold <= 0 || opt.Threshold > 1 {
+			if !(opt.Threshold > 0 && opt.Threshold <= 1) { // NaN too
 				return usageErr("--threshold %v is not in (0, 1]", opt.Threshold)
 			}
 			if opt.Shingle < 1 {

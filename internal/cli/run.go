@@ -88,6 +88,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 	if err := o.scoreFlags.validate(); err != nil {
 		return err
 	}
+	if err := o.llm.validate(); err != nil {
+		return err
+	}
 	if o.concurrency < 1 || o.repeats < 1 {
 		return usageErr("--concurrency and --repeats must be at least 1")
 	}

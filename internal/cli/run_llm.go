@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"time"
@@ -33,9 +34,25 @@ func (l *llmFlags) add(f *pflag.FlagSet) {
 	f.IntVar(&l.rpm, "rpm", 0, "llm: requests per minute allowed (0: no limit; 429s always slow down)")
 	f.IntVar(&l.tpm, "tpm", 0, "llm: tokens per minute allowed (0: no limit)")
 	f.IntVar(&l.retries, "max-retries", 6, "llm: retries of a retryable fault (429, 5xx, timeout, dropped connection)")
-	f.DurationVar(&l.callTimeout, "call-timeout", 2*time.Minute, "llm: limit per model call (a call over it is retried)")
+	f.DurationVar(&l.callTimeout, "call-timeout", 2*time.Minute, "llm: limit per model call (a call over it is retried; 0: no limit)")
 	f.DurationVar(&l.retryBase, "retry-base", time.Second, "llm: first backoff between retries (doubles each time)")
 	_ = f.MarkHidden("retry-base")
+}
+
+// validate refuses values no model call could use. The comparisons are written so that NaN
+// fails them too.
+func (l *llmFlags) validate() error {
+	switch {
+	case !(l.maxCost >= 0) || math.IsInf(l.maxCost, 0):
+		return usageErr("--max-cost %v is not a number of USD (0 for no cap)", l.maxCost)
+	case !(l.temperature >= 0 && l.temperature <= 2):
+		return usageErr("--temperature %v is not in [0, 2]", l.temperature)
+	case l.maxTokens < 0, l.rpm < 0, l.tpm < 0, l.retries < 0:
+		return usageErr("--max-tokens, --rpm, --tpm and --max-retries cannot be negative")
+	case l.callTimeout < 0:
+		return usageErr("--call-timeout %v is negative (0 for no limit)", l.callTimeout)
+	}
+	return nil
 }
 
 // llmFlagNames are the flags a resumed run keeps from its manifest.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,7 +55,6 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"score", "--suite", "s.jsonl"}, 2},
 		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--unparsed-as", "x"}, 2},
 		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--vds-fpr", "2"}, 2},
-		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--vds-fpr", "NaN"}, 2},
 		{[]string{"score", "--suite", "s.jsonl", "--predictions", "missing.jsonl"}, 1},
 		{[]string{"nosuch"}, 2},
 	}
@@ -63,9 +63,40 @@ func TestExitCodes(t *testing.T) {
 		if code != tt.code {
 			t.Errorf("vulnbench %s: exit %d, want %d; stderr:\n%s", strings.Join(tt.args, " "), code, tt.code, stderr)
 		}
-		if code != 0 && !strings.HasPrefix(stderr, "vulnbench: ") && !strings.Contains(stderr, ":") {
+		if code != 0 && !strings.HasPrefix(stderr, "vulnbench: ") && !strings.Contains(stderr, "\nvulnbench: ") {
 			t.Errorf("vulnbench %s: error without the vulnbench: prefix: %q", strings.Join(tt.args, " "), stderr)
 		}
+	}
+}
+
+// TestFlagRanges checks that out-of-range numbers, NaN among them, are refused before any work
+// with a message naming the flag (NaN passes a plain "x < 0 || x > 1" check).
+func TestFlagRanges(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(goodSuite), 0o644)
+	run1 := []string{"run", "--suite", "s.jsonl", "--subject", "random", "--db", "v.db"}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{slices.Concat(run1, []string{"--max-cost", "NaN"}), "--max-cost NaN is not a number of USD"},
+		{slices.Concat(run1, []string{"--max-cost", "-1"}), "--max-cost -1 is not a number of USD"},
+		{slices.Concat(run1, []string{"--temperature", "NaN"}), "--temperature NaN is not in [0, 2]"},
+		{slices.Concat(run1, []string{"--temperature", "3"}), "--temperature 3 is not in [0, 2]"},
+		{slices.Concat(run1, []string{"--rpm", "-5"}), "--rpm, --tpm and --max-retries cannot be negative"},
+		{slices.Concat(run1, []string{"--call-timeout", "-1s"}), "--call-timeout -1s is negative"},
+		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--vds-fpr", "NaN"}, "vds fpr tolerance NaN is not in [0,1]"},
+		{[]string{"suite", "leak", "s.jsonl", "s.jsonl", "--threshold", "NaN"}, "--threshold NaN is not in (0, 1]"},
+		{[]string{"suite", "curate", "--in", "s.jsonl", "--out", "o", "--min-similarity", "NaN"}, "--min-similarity NaN is not in (0, 1]"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := run(t, dir, tt.args...)
+		if code != cli.ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("vulnbench %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tt.args, " "), code, stderr, tt.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "o")); err == nil {
+		t.Error("curate wrote its output directory before refusing --min-similarity NaN")
 	}
 }
 

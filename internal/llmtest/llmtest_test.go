@@ -542,55 +542,6 @@ func TestSequenceAndFailFirst(t *testing.T) {
 	}
 }
 
-func TestFaultRate(t *testing.T) {
-	fault := Reply{Status: 429}
-	// faulted sends the same 500 requests in each round and returns, per
-	// round, which ones faulted.
-	faulted := func(h Handler, rounds int) [][]int {
-		out := make([][]int, rounds)
-		for round := range rounds {
-			for i := range 500 {
-				r := Request{Provider: OpenAI, Model: "m", Messages: []Message{{Role: "user", Content: fmt.Sprint("case ", i)}}}
-				if h(r).Status != 0 {
-					out[round] = append(out[round], i)
-				}
-			}
-		}
-		return out
-	}
-	tests := []struct {
-		name     string
-		p        float64
-		min, max int // faults per round of 500 requests
-	}{
-		{"never", 0, 0, 0},
-		{"always", 1, 500, 500},
-		{"a fifth", 0.2, 70, 130},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			first := faulted(FaultRate(tt.p, 42, fault, Fixed("ok")), 2)
-			for round, f := range first {
-				if n := len(f); n < tt.min || n > tt.max {
-					t.Errorf("round %d: %d faults, want between %d and %d", round, n, tt.min, tt.max)
-				}
-			}
-			again := faulted(FaultRate(tt.p, 42, fault, Fixed("ok")), 2)
-			if diff := cmp.Diff(first, again); diff != "" {
-				t.Errorf("same seed, different faults (-first +again):\n%s", diff)
-			}
-		})
-	}
-	// A retried request gets a fresh draw, and another seed faults others.
-	seed1 := faulted(FaultRate(0.5, 1, fault, Fixed("ok")), 2)
-	if cmp.Equal(seed1[0], seed1[1]) {
-		t.Error("retried requests fault exactly as the first time")
-	}
-	if seed2 := faulted(FaultRate(0.5, 2, fault, Fixed("ok")), 1); cmp.Equal(seed1[0], seed2[0]) {
-		t.Error("seeds 1 and 2 fault the same requests")
-	}
-}
-
 func TestSynthesisedLogprobs(t *testing.T) {
 	tests := []struct {
 		text string

@@ -377,7 +377,6 @@ func writeScores(w io.Writer, format string, cols ...output.Column) error {
 func writeRunPredictions(ctx context.Context, st *store.Store, runID, path string) error {
 	var vs []verdict.Verdict
 	if err := st.Verdicts(ctx, runID, func(v verdict.Verdict) error {
-		v.Trace = nil
 		vs = append(vs, v)
 		return nil
 	}); err != nil {

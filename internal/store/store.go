@@ -213,10 +213,7 @@ func (s *Store) PutVerdicts(ctx context.Context, runID string, vs []verdict.Verd
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	for i := range vs {
 		v := &vs[i]
-		var trace any
-		if len(v.Trace) > 0 {
-			trace = string(v.Trace)
-		}
+		var trace any // traces are typed events now (internal/trace); this column is wave 1's
 		if _, err := stmt.ExecContext(ctx, runID, v.CaseID, v.Repeat, string(v.Status), nullStr(string(v.Label)), v.Score,
 			nullStr(strings.Join(v.CWE, ",")), nullStr(v.Category), nullStr(v.Explanation), nullStr(v.Reason), nullStr(v.Raw),
 			v.Usage.InputTokens, v.Usage.CachedInputTokens, v.Usage.OutputTokens, v.Usage.CostUSD, v.Usage.WallMS,
@@ -296,9 +293,6 @@ func (s *Store) Verdicts(ctx context.Context, runID string, fn func(verdict.Verd
 		}
 		if cwe != "" {
 			v.CWE = strings.Split(cwe, ",")
-		}
-		if trace != "" {
-			v.Trace = json.RawMessage(trace)
 		}
 		if err := fn(v); err != nil {
 			return err

@@ -35,8 +35,7 @@ func TestRoundTripResumeAndReopen(t *testing.T) {
 	}
 	in := []verdict.Verdict{
 		{CaseID: "a", Repeat: 0, Status: verdict.OK, Label: suite.Vul, Score: verdict.Float(0.25), CWE: []string{"CWE-787", "CWE-119"},
-			Explanation: "strcpy", Usage: verdict.Usage{InputTokens: 10, OutputTokens: 3, CostUSD: verdict.Float(0.5), WallMS: 7, Calls: 1},
-			Trace: json.RawMessage(`[{"turn":1}]`)},
+			Explanation: "strcpy", Usage: verdict.Usage{InputTokens: 10, OutputTokens: 3, CostUSD: verdict.Float(0.5), WallMS: 7, Calls: 1}},
 		{CaseID: "a", Repeat: 1, Status: verdict.Failed, Reason: "no marker", Raw: "I think so"},
 		{CaseID: "b", Repeat: 0, Status: verdict.Error, Reason: "timeout"},
 	}

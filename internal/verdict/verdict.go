@@ -32,7 +32,9 @@ func (s Status) Valid() bool { return s == OK || s == Failed || s == Error }
 type Usage struct {
 	InputTokens       int64    `json:"input_tokens,omitempty"`
 	CachedInputTokens int64    `json:"cached_input_tokens,omitempty"`
+	CacheWriteTokens  int64    `json:"cache_write_tokens,omitempty"` // prompt tokens written to the provider's cache
 	OutputTokens      int64    `json:"output_tokens,omitempty"`
+	ReasoningTokens   int64    `json:"reasoning_tokens,omitempty"` // part of OutputTokens the model spent thinking
 	CostUSD           *float64 `json:"cost_usd,omitempty"`
 	WallMS            int64    `json:"wall_ms,omitempty"`
 	ToolCalls         int      `json:"tool_calls,omitempty"`
@@ -42,20 +44,92 @@ type Usage struct {
 	WaitMS            int64    `json:"wait_ms,omitempty"`    // time spent in backoff and rate-limit waits
 }
 
-// Verdict is one subject's answer about one case in one repeat.
+// Add adds o to u; a cost stays unknown (nil) only while both are.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.CachedInputTokens += o.CachedInputTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
+	u.OutputTokens += o.OutputTokens
+	u.ReasoningTokens += o.ReasoningTokens
+	u.WallMS += o.WallMS
+	u.ToolCalls += o.ToolCalls
+	u.Calls += o.Calls
+	u.Retries += o.Retries
+	u.CacheHits += o.CacheHits
+	u.WaitMS += o.WaitMS
+	if o.CostUSD != nil {
+		if u.CostUSD == nil {
+			u.CostUSD = Float(0)
+		}
+		*u.CostUSD += *o.CostUSD
+	}
+}
+
+// ScoreSource says where a verdict's score came from.
+type ScoreSource string
+
+// The sources of a score.
+const (
+	FromLogprob ScoreSource = "logprob" // the answer token's log-probabilities
+	FromStated  ScoreSource = "stated"  // the confidence the model stated in its answer
+	FromTool    ScoreSource = "tool"    // a scanner's own measure (a hit's level, a finding count)
+)
+
+// Valid reports whether s is empty or one of the three sources.
+func (s ScoreSource) Valid() bool {
+	return s == "" || s == FromLogprob || s == FromStated || s == FromTool
+}
+
+// Finding is one location a subject points at.
+type Finding struct {
+	File      string   `json:"file,omitempty"`
+	StartLine int      `json:"start_line,omitempty"`
+	EndLine   int      `json:"end_line,omitempty"`
+	Function  string   `json:"function,omitempty"`
+	Rule      string   `json:"rule,omitempty"`
+	CWE       []string `json:"cwe,omitempty"`
+	Severity  string   `json:"severity,omitempty"`
+	Message   string   `json:"message,omitempty"`
+}
+
+// VEX is an answer to "is the project affected by this CVE, and why" (VEX-Bench, OpenVEX).
+type VEX struct {
+	Category      string `json:"category,omitempty"`      // one of VEX-Bench's ordered categories
+	Status        string `json:"status,omitempty"`        // OpenVEX: affected, not_affected, fixed, under_investigation
+	Justification string `json:"justification,omitempty"` // OpenVEX justification for not_affected
+	Impact        string `json:"impact,omitempty"`        // free text: why
+}
+
+// AppSec is the structured part of an AppSecBench answer.
+type AppSec struct {
+	OWASP      string `json:"owasp,omitempty"` // e.g. A03:2021
+	Severity   string `json:"severity,omitempty"`
+	CVSSVector string `json:"cvss_vector,omitempty"`
+	Exploit    string `json:"exploit,omitempty"`
+	Fix        string `json:"fix,omitempty"`
+}
+
+// Verdict is one subject's answer about one case in one repeat. Attempt numbers the tries at one
+// (case, repeat) from 0; every attempt is stored, and the scored verdict of a unit is its latest
+// attempt that is not an error.
 type Verdict struct {
-	CaseID      string          `json:"case_id"`
-	Repeat      int             `json:"repeat,omitempty"`
-	Status      Status          `json:"status"`
-	Label       suite.Label     `json:"label,omitempty"`
-	Score       *float64        `json:"score,omitempty"`
-	CWE         []string        `json:"cwe,omitempty"`
-	Category    string          `json:"category,omitempty"`
-	Explanation string          `json:"explanation,omitempty"`
-	Reason      string          `json:"reason,omitempty"` // why a verdict failed or errored
-	Raw         string          `json:"raw,omitempty"`    // the subject's raw output when it could not be parsed
-	Usage       Usage           `json:"usage,omitzero"`
-	Trace       json.RawMessage `json:"trace,omitempty"`
+	CaseID      string      `json:"case_id"`
+	Repeat      int         `json:"repeat,omitempty"`
+	Attempt     int         `json:"attempt,omitempty"`
+	Status      Status      `json:"status"`
+	Label       suite.Label `json:"label,omitempty"`
+	Score       *float64    `json:"score,omitempty"`
+	ScoreSource ScoreSource `json:"score_source,omitempty"`
+	Confidence  *float64    `json:"confidence,omitempty"`
+	CWE         []string    `json:"cwe,omitempty"`
+	Findings    []Finding   `json:"findings,omitempty"`
+	VEX         *VEX        `json:"vex,omitempty"`
+	AppSec      *AppSec     `json:"appsec,omitempty"`
+	Category    string      `json:"category,omitempty"`
+	Explanation string      `json:"explanation,omitempty"`
+	Reason      string      `json:"reason,omitempty"` // why a verdict failed or errored
+	Raw         string      `json:"raw,omitempty"`    // the subject's raw output when it could not be parsed
+	Usage       Usage       `json:"usage,omitzero"`
 }
 
 // Float returns a pointer to f, for Score and CostUSD.

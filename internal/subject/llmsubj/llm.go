@@ -4,7 +4,6 @@ package llmsubj
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -87,12 +86,11 @@ func (s *Subject) Assess(ctx context.Context, c *suite.Case, repeat int) (verdic
 		}
 		return verdict.Verdict{Usage: usage}, err
 	}
-	trace, _ := json.Marshal([]map[string]any{{"role": "assistant", "content": resp.Text, "finish_reason": resp.FinishReason, "cached": resp.Cached}})
 	ans, perr := prompt.Parse(resp.Text)
 	if perr != nil {
-		return verdict.Verdict{Status: verdict.Failed, Reason: perr.Error(), Raw: resp.Text, Usage: usage, Trace: trace}, nil
+		return verdict.Verdict{Status: verdict.Failed, Reason: perr.Error(), Raw: resp.Text, Usage: usage}, nil
 	}
-	v := verdict.Verdict{Status: verdict.OK, Label: suite.Ben, CWE: ans.CWE, Explanation: ans.Reason, Usage: usage, Trace: trace}
+	v := verdict.Verdict{Status: verdict.OK, Label: suite.Ben, CWE: ans.CWE, Explanation: ans.Reason, Usage: usage}
 	if ans.Vulnerable {
 		v.Label = suite.Vul
 	}

@@ -17,6 +17,7 @@ type Budget struct {
 	calls    int     // calls settled here
 	finished int     // units finished here
 	inflight int
+	refused  bool // a call was refused: no new unit starts
 }
 
 // NewBudget caps spending at limit, counting spent as already used (a resumed run's cost).
@@ -39,7 +40,7 @@ func (b *Budget) admit() bool {
 	if b.finished > 0 {
 		est = b.spent / float64(b.finished)
 	}
-	if b.prior+b.spent+b.reserved+float64(b.inflight)*est >= b.Cap {
+	if b.refused || b.prior+b.spent+b.reserved+float64(b.inflight)*est >= b.Cap {
 		return false
 	}
 	b.inflight++
@@ -84,6 +85,7 @@ func (b *Budget) Reserve() (float64, bool) {
 		est = b.spent / float64(b.calls)
 	}
 	if b.prior+b.spent+b.reserved+est >= b.Cap {
+		b.refused = true
 		return 0, false
 	}
 	b.reserved += est

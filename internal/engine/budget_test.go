@@ -66,6 +66,9 @@ func TestBudgetReservesEveryCall(t *testing.T) {
 	if _, ok := b2.Reserve(); !ok {
 		t.Error("a settled reservation still held its place")
 	}
+	if b2.admit() {
+		t.Error("a unit was admitted after a call was refused for the budget")
+	}
 	var nilBudget *Budget
 	if _, ok := nilBudget.Reserve(); !ok {
 		t.Error("a nil budget refused a call")

@@ -57,6 +57,11 @@ type Config struct {
 	Budget *Budget
 }
 
+// ErrBudget, wrapped, says a model call was refused because the run's --max-cost is reached. An
+// attempt that ends so before any call was made is left undone (a resume with a higher cap does
+// it); one that had spent is stored as an error, with what it spent.
+var ErrBudget = errors.New("the run's --max-cost is reached")
+
 // ErrAbort is subject.ErrAbort: wrapped in a subject's error, it stops the whole run.
 var ErrAbort = subject.ErrAbort
 
@@ -280,6 +285,9 @@ func attempt(ctx context.Context, cfg *Config, subj subject.Subject, u subject.U
 	}
 	m := metered()
 	if m.Calls == 0 && m.CacheHits == 0 {
+		if errors.Is(err, ErrBudget) {
+			return store.Attempt{}, nil, nil, false
+		}
 		own = v.Usage.CostUSD
 	}
 	return finish(v, m), own, err, true

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -14,8 +13,8 @@ import (
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
-// ErrBudget, wrapped, says a model call was refused because the run's --max-cost is reached.
-var ErrBudget = errors.New("the run's --max-cost is reached")
+// ErrBudget is engine.ErrBudget: a model call refused because the run's --max-cost is reached.
+var ErrBudget = engine.ErrBudget
 
 // meter is the model one unit sees: before each call it checks the unit's limits and reserves
 // the call's share of the run's budget; after it, it records the request and response in the

@@ -65,7 +65,7 @@ func pathErr(op, name string, err error) error {
 	}
 	switch {
 	case inner != nil && inner.Error() == errPathEscapes:
-		inner = &kindError{kind: ErrOutside, msg: "outside the snapshot (an absolute path, a .. that climbs out, or a symbolic link that leaves the repository): give a path relative to the repository root"}
+		inner = &kindError{kind: ErrOutside, msg: "outside the snapshot: a symbolic link on this path points out of the repository (or is absolute), and such links are not followed"}
 	case errors.Is(inner, syscall.ELOOP):
 		inner = &kindError{kind: syscall.ELOOP, msg: "too many levels of symbolic links (a symlink loop)", cause: inner}
 	}

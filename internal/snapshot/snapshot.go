@@ -282,6 +282,22 @@ func (s *Snapshot) charge(n int64) int64 {
 	}
 }
 
+// chargeAll takes n bytes from the handle's budget if they are all there.
+func (s *Snapshot) chargeAll(n int64) bool {
+	if s.limits.MaxTotalBytes < 0 {
+		return true
+	}
+	for {
+		spent := s.spent.Load()
+		if spent+n > s.limits.MaxTotalBytes {
+			return false
+		}
+		if s.spent.CompareAndSwap(spent, spent+n) {
+			return true
+		}
+	}
+}
+
 func (s *Snapshot) budgetErr(op, name string) error {
 	return &fs.PathError{Op: op, Path: name, Err: &kindError{kind: ErrBudget,
 		msg: fmt.Sprintf("this unit has read its %d bytes of repository content: answer with what was read", s.limits.MaxTotalBytes)}}
@@ -396,7 +412,7 @@ func (s *Snapshot) read(name, c string, truncate bool) ([]byte, int64, error) {
 		}
 		want = s.limits.MaxFileSize
 	}
-	if got := s.charge(want); got < want {
+	if !s.chargeAll(want) {
 		return nil, 0, s.budgetErr("read", name)
 	}
 	data := make([]byte, want)

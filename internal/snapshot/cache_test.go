@@ -480,3 +480,28 @@ func TestGetTooBig(t *testing.T) {
 		}
 	}
 }
+
+// TestGetBareAndWorktree: a bare clone and a linked worktree serve snapshots too; a worktree
+// shares its repository's identity, so its snapshot is the repository's.
+func TestGetBareAndWorktree(t *testing.T) {
+	r := newRepo(t)
+	r.write("x.c", "int x;\n")
+	commit := r.commit("c")
+	bare := filepath.Join(t.TempDir(), "x.git")
+	runGit(t, t.TempDir(), "clone", "-q", "--bare", r.dir, bare)
+	wt := filepath.Join(t.TempDir(), "wt")
+	r.git("worktree", "add", "-q", "--detach", wt, commit)
+	c := newCache(t, snapshot.Options{})
+	fromRepo := get(t, c, r.dir, commit)
+	fromBare := get(t, c, bare, commit)
+	fromWorktree := get(t, c, wt, commit)
+	if b, err := fromBare.ReadFile("x.c"); err != nil || string(b) != "int x;\n" {
+		t.Errorf("x.c from the bare clone: %q, %v", b, err)
+	}
+	if fromBare.Root() == fromRepo.Root() || !fromBare.Built() {
+		t.Errorf("the bare clone is another repository: root %s built %v", fromBare.Root(), fromBare.Built())
+	}
+	if fromWorktree.Root() != fromRepo.Root() || fromWorktree.Built() {
+		t.Errorf("the worktree's snapshot: root %s built %v; want the repository's %s", fromWorktree.Root(), fromWorktree.Built(), fromRepo.Root())
+	}
+}

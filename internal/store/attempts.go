@@ -42,9 +42,8 @@ const insertAttempt = `INSERT INTO attempts (run_id, case_id, repeat_idx, attemp
 		wall_ms, tool_calls, calls, retries, cache_hits, wait_ms, started_at, finished_at)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-const insertEvent = `INSERT INTO trace_events (run_id, case_id, repeat_idx, attempt, seq, time, kind, name, call_id, args, content,
-		input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost_usd, latency_ms, cached)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+var eventColumns = []string{"run_id", "case_id", "repeat_idx", "attempt", "seq", "time", "kind", "name", "call_id", "args", "content",
+	"input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_ms", "cached"}
 
 // PutAttempts stores attempts of a run and their trace events in one transaction: all of them or
 // none. An attempt whose (case, repeat, attempt) is already stored is refused with an error
@@ -71,22 +70,13 @@ func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt, ren
 		return err
 	}
 	defer ins.Close()
-	var insEvent, insCWE, next *sql.Stmt
-	prepare := func(st **sql.Stmt, q string) error {
-		if *st != nil {
-			return nil
-		}
-		var err error
-		*st, err = tx.PrepareContext(ctx, s.q(q))
-		return err
-	}
+	var next *sql.Stmt
 	defer func() {
-		for _, st := range []*sql.Stmt{insEvent, insCWE, next} {
-			if st != nil {
-				st.Close()
-			}
+		if next != nil {
+			next.Close()
 		}
 	}()
+	var events, cwes [][]any
 	for i := range as {
 		a := &as[i]
 		v := &a.Verdict
@@ -94,8 +84,10 @@ func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt, ren
 			return fmt.Errorf("attempt %d of the batch has no case id", i)
 		}
 		if renumber {
-			if err := prepare(&next, `SELECT COALESCE(MAX(attempt) + 1, 0) FROM attempts WHERE run_id = ? AND case_id = ? AND repeat_idx = ?`); err != nil {
-				return err
+			if next == nil {
+				if next, err = tx.PrepareContext(ctx, s.q(`SELECT COALESCE(MAX(attempt) + 1, 0) FROM attempts WHERE run_id = ? AND case_id = ? AND repeat_idx = ?`)); err != nil {
+					return err
+				}
 			}
 			if err := next.QueryRowContext(ctx, runID, clean(v.CaseID), v.Repeat).Scan(&v.Attempt); err != nil {
 				return fmt.Errorf("number attempt of case %s (repeat %d): %w", v.CaseID, v.Repeat, err)
@@ -115,6 +107,7 @@ func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt, ren
 		}
 		caseID := clean(v.CaseID)
 		u := &v.Usage
+		// One row at a time, so that a refused attempt is named.
 		if _, err := ins.ExecContext(ctx, runID, caseID, v.Repeat, v.Attempt, string(v.Status), text(string(v.Label)), v.Score,
 			text(string(v.ScoreSource)), v.Confidence, text(strings.Join(v.CWE, ",")), text(v.Category), text(v.Explanation),
 			text(v.Reason), text(v.Raw), findings, vex, appsec,
@@ -126,28 +119,24 @@ func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt, ren
 			return fmt.Errorf("attempt %d of case %s (repeat %d): %w", v.Attempt, v.CaseID, v.Repeat, err)
 		}
 		for _, cwe := range distinct(v.CWE) {
-			if err := prepare(&insCWE, `INSERT INTO attempt_cwes (run_id, case_id, repeat_idx, attempt, cwe) VALUES (?, ?, ?, ?, ?)`); err != nil {
-				return err
-			}
-			if _, err := insCWE.ExecContext(ctx, runID, caseID, v.Repeat, v.Attempt, clean(cwe)); err != nil {
-				return fmt.Errorf("attempt %d of case %s (repeat %d): %w", v.Attempt, v.CaseID, v.Repeat, err)
-			}
+			cwes = append(cwes, []any{runID, caseID, v.Repeat, v.Attempt, clean(cwe)})
 		}
 		for j := range a.Events {
 			e := &a.Events[j]
-			if err := prepare(&insEvent, insertEvent); err != nil {
-				return err
-			}
 			t := e.Time
 			if t.IsZero() {
 				t = a.Finished
 			}
-			if _, err := insEvent.ExecContext(ctx, runID, caseID, v.Repeat, v.Attempt, e.Seq, dbTime(t), string(e.Kind),
+			events = append(events, []any{runID, caseID, v.Repeat, v.Attempt, e.Seq, dbTime(t), string(e.Kind),
 				text(e.Name), text(e.CallID), text(e.Args), text(e.Content), e.Usage.InputTokens, e.Usage.CachedInputTokens,
-				e.Usage.CacheWriteTokens, e.Usage.OutputTokens, e.Usage.ReasoningTokens, e.CostUSD, e.LatencyMS, e.Cached); err != nil {
-				return fmt.Errorf("trace event %d of attempt %d of case %s (repeat %d): %w", e.Seq, v.Attempt, v.CaseID, v.Repeat, err)
-			}
+				e.Usage.CacheWriteTokens, e.Usage.OutputTokens, e.Usage.ReasoningTokens, e.CostUSD, e.LatencyMS, e.Cached})
 		}
+	}
+	if err := s.insertMany(ctx, tx, "attempt_cwes", []string{"run_id", "case_id", "repeat_idx", "attempt", "cwe"}, cwes); err != nil {
+		return fmt.Errorf("CWEs of the attempts: %w", err)
+	}
+	if err := s.insertMany(ctx, tx, "trace_events", eventColumns, events); err != nil {
+		return fmt.Errorf("trace events: %w", err)
 	}
 	return tx.Commit()
 }

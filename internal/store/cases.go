@@ -24,41 +24,34 @@ func (s *Store) PutCases(ctx context.Context, runID string, first int, cases []s
 }
 
 func (s *Store) putCases(ctx context.Context, runID string, first int, cases []suite.Case) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, s.q(`INSERT INTO run_cases (run_id, ordinal, case_id, kind, label, pair, language, case_json)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`))
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	var insCWE *sql.Stmt
+	rows := make([][]any, 0, len(cases))
+	var cwes [][]any
 	for i := range cases {
 		c := &cases[i]
 		b, err := json.Marshal(c)
 		if err != nil {
 			return fmt.Errorf("case %s: %w", c.ID, err)
 		}
-		if _, err := ins.ExecContext(ctx, runID, first+i, clean(c.ID), string(c.Kind), string(c.Label), text(c.Pair), text(c.Language), string(b)); err != nil {
-			if isUniqueViolation(err) {
-				return fmt.Errorf("case %s (ordinal %d): %w", c.ID, first+i, ErrExists)
-			}
-			return fmt.Errorf("case %s: %w", c.ID, err)
-		}
+		id := clean(c.ID)
+		rows = append(rows, []any{runID, first + i, id, string(c.Kind), string(c.Label), text(c.Pair), text(c.Language), string(b)})
 		for _, cwe := range distinct(c.CWE) {
-			if insCWE == nil {
-				if insCWE, err = tx.PrepareContext(ctx, s.q(`INSERT INTO case_cwes (run_id, case_id, cwe) VALUES (?, ?, ?)`)); err != nil {
-					return err
-				}
-				defer insCWE.Close()
-			}
-			if _, err := insCWE.ExecContext(ctx, runID, clean(c.ID), clean(cwe)); err != nil {
-				return fmt.Errorf("case %s: %w", c.ID, err)
-			}
+			cwes = append(cwes, []any{runID, id, clean(cwe)})
 		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := s.insertMany(ctx, tx, "run_cases", []string{"run_id", "ordinal", "case_id", "kind", "label", "pair", "language", "case_json"}, rows); err != nil {
+		if isUniqueViolation(err) {
+			// Which case: the driver's message says (Postgres names the key, SQLite the columns).
+			return fmt.Errorf("cases %d to %d: a case id or ordinal is %w (%v)", first, first+len(cases)-1, ErrExists, err)
+		}
+		return fmt.Errorf("cases %d to %d: %w", first, first+len(cases)-1, err)
+	}
+	if err := s.insertMany(ctx, tx, "case_cwes", []string{"run_id", "case_id", "cwe"}, cwes); err != nil {
+		return fmt.Errorf("CWEs of cases %d to %d: %w", first, first+len(cases)-1, err)
 	}
 	return tx.Commit()
 }

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"strconv"
 	"strings"
@@ -99,4 +101,47 @@ func text(s string) any {
 		return nil
 	}
 	return clean(s)
+}
+
+// maxParams bounds the parameters of one statement (SQLite allows 32,766, Postgres 65,535).
+const maxParams = 4000
+
+// insertMany inserts rows into table with multi-row INSERT statements, a few thousand values at a
+// time: one round trip per chunk instead of one per row, which is what makes Postgres fast here.
+func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
+	per := max(1, maxParams/len(cols))
+	var full string // the statement for a full chunk, built once
+	for len(rows) > 0 {
+		n := min(per, len(rows))
+		q := full
+		if q == "" || n < per {
+			q = s.q(multiInsert(table, cols, n))
+			if n == per {
+				full = q
+			}
+		}
+		args := make([]any, 0, n*len(cols))
+		for _, r := range rows[:n] {
+			args = append(args, r...)
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+// multiInsert returns INSERT INTO table (cols) VALUES (?, ...), ... for n rows.
+func multiInsert(table string, cols []string, n int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ")
+	row := "(" + strings.Repeat("?, ", len(cols)-1) + "?)"
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(row)
+	}
+	return b.String()
 }

@@ -13,16 +13,23 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // backends are the stores every test runs on: a name and a function returning a fresh DSN.
 var backends = []struct {
 	name string
-	dsn  func(t *testing.T) string
+	dsn  func(t testing.TB) string
 }{
-	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "v.db") }},
-	{"postgres", func(t *testing.T) string { return pgtest.DSN(t) }},
+	{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "v.db") }},
+	{"postgres", pgtest.DSN},
 }
 
 // ForEachBackend runs fn as a subtest on each backend with the DSN of a fresh store.
 func ForEachBackend(t *testing.T, fn func(t *testing.T, dsn string)) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) { fn(t, b.dsn(t)) })
+	}
+}
+
+// ForEachBackendB is ForEachBackend for benchmarks.
+func ForEachBackendB(b *testing.B, fn func(b *testing.B, dsn string)) {
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) { fn(b, be.dsn(b)) })
 	}
 }
 

@@ -13,9 +13,18 @@
 //		...
 //	}
 //
-// The DSN works from child processes too (a CLI test running the real binary with --db). Without
-// TestMain the cluster still stops when the test binary exits (it is started with a parent-death
-// signal), but its temporary directory stays.
+// The DSN works from child processes too, e.g. a CLI test running the real binary:
+//
+//	cmd := exec.Command(bin, "run", "--db", pgtest.DSN(t), "--suite", suite, "--subject", "random")
+//
+// A package that has its own TestMain calls Stop after m.Run instead of Main:
+//
+//	code := m.Run()
+//	if err := pgtest.Stop(); err != nil && code == 0 { code = 1 }
+//	os.Exit(code)
+//
+// Without either, the cluster still stops when the test binary exits (it is started with a
+// parent-death signal), but its temporary directory stays.
 //
 // When the Postgres binaries are missing, DSN skips the test with a message saying to run
 // `make test` (which installs them); with the environment variable CI set, or
@@ -178,9 +187,10 @@ func startCluster() (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The socket's path must stay under about 100 bytes: use a short temporary directory.
+	// The socket's path must stay under about 100 bytes: use a short temporary directory, and as
+	// root one the postgres user can reach.
 	tmp := os.TempDir()
-	if len(tmp) > 40 {
+	if len(tmp) > 40 || cred != nil {
 		tmp = "/tmp"
 	}
 	base, err := os.MkdirTemp(tmp, "vbpg")

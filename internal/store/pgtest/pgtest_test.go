@@ -2,6 +2,7 @@ package pgtest_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -47,5 +48,35 @@ func TestFreshDatabasePerTest(t *testing.T) {
 		if err != nil || strings.TrimSpace(string(out)) != "42" {
 			t.Errorf("psql %s: %v: %s", dsn, err, out)
 		}
+	}
+}
+
+// Without the binaries a test skips, saying to run make test; with CI set it fails instead.
+func TestMissingBinaries(t *testing.T) {
+	if os.Getenv("PGTEST_CHILD") != "" {
+		pgtest.DSN(t)
+		t.Fatal("DSN returned without Postgres binaries")
+	}
+	for _, tc := range []struct {
+		name     string
+		env      []string
+		wantFail bool
+		want     string
+	}{
+		{"skips", []string{"CI=", "VULNBENCH_REQUIRE_POSTGRES="}, false, "--- SKIP: TestMissingBinaries"},
+		{"fails in CI", []string{"CI=true", "VULNBENCH_REQUIRE_POSTGRES="}, true, "--- FAIL: TestMissingBinaries"},
+		{"fails when required", []string{"CI=", "VULNBENCH_REQUIRE_POSTGRES=1"}, true, "--- FAIL: TestMissingBinaries"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestMissingBinaries$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), append(tc.env, "PGTEST_CHILD=1", "VULNBENCH_PGBIN="+t.TempDir())...)
+			out, err := cmd.CombinedOutput()
+			if failed := err != nil; failed != tc.wantFail {
+				t.Errorf("failed = %v, want %v:\n%s", failed, tc.wantFail, out)
+			}
+			if !strings.Contains(string(out), tc.want) || !strings.Contains(string(out), "run `make test`") {
+				t.Errorf("output lacks %q and the make test hint:\n%s", tc.want, out)
+			}
+		})
 	}
 }

@@ -77,6 +77,7 @@ func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt, ren
 		}
 	}()
 	var events, cwes [][]any
+	now := time.Now()
 	for i := range as {
 		a := &as[i]
 		v := &a.Verdict
@@ -123,9 +124,12 @@ func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt, ren
 		}
 		for j := range a.Events {
 			e := &a.Events[j]
-			t := e.Time
+			t := e.Time // a time is required: else the attempt's end, else now
 			if t.IsZero() {
 				t = a.Finished
+			}
+			if t.IsZero() {
+				t = now
 			}
 			events = append(events, []any{runID, caseID, v.Repeat, v.Attempt, e.Seq, dbTime(t), string(e.Kind),
 				text(e.Name), text(e.CallID), text(e.Args), text(e.Content), e.Usage.InputTokens, e.Usage.CachedInputTokens,

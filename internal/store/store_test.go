@@ -316,6 +316,28 @@ func TestPutAttemptsNeverOverwrites(t *testing.T) {
 		if err := st.PutAttempts(ctx, "r1", []store.Attempt{{Verdict: verdict.Verdict{Status: verdict.OK}}}); err == nil {
 			t.Error("an attempt without a case id was stored")
 		}
+
+		// Events without a time take the attempt's end, or the time they are stored.
+		before := time.Now()
+		untimed := []store.Attempt{
+			{Verdict: verdict.Verdict{CaseID: "t1", Status: verdict.OK}, Finished: before.Add(-time.Hour), Events: []trace.Event{{Kind: trace.Note}}},
+			{Verdict: verdict.Verdict{CaseID: "t2", Status: verdict.OK}, Events: []trace.Event{{Kind: trace.Note}}},
+		}
+		if err := st.PutAttempts(ctx, "r1", untimed); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			id   string
+			want func(time.Time) bool
+		}{
+			{"t1", func(tm time.Time) bool { return tm.Equal(untimed[0].Finished) }},
+			{"t2", func(tm time.Time) bool { return !tm.Before(before) && !tm.After(time.Now()) }},
+		} {
+			evs, err := st.TraceEvents(ctx, "r1", tc.id, 0, 0)
+			if err != nil || len(evs) != 1 || !tc.want(evs[0].Time) {
+				t.Errorf("events of %s = %+v, %v", tc.id, evs, err)
+			}
+		}
 	})
 }
 

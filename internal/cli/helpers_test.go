@@ -31,7 +31,7 @@ func storedUnits(db, runID string) int {
 	}
 	defer st.Close()
 	n := 0
-	st.Done(context.Background(), runID, false, func(store.Unit) { n++ })
+	st.Units(context.Background(), runID, func(store.UnitState) { n++ })
 	return n
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
 )
 
@@ -33,18 +34,15 @@ func newRunsCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			runs, err := st.Runs(cmd.Context())
+			runs, err := runner.List(cmd.Context(), st)
 			if err != nil {
 				return err
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tCREATED\tSTATE\tDONE\tSUBJECT\tSUITE")
+			fmt.Fprintln(tw, "RUN\tCREATED\tSTATE\tDONE\tERRORS\tATTEMPTS\tSUBJECT\tSUITE")
 			for _, r := range runs {
-				n := 0
-				if err := st.Done(cmd.Context(), r.ID, false, func(store.Unit) { n++ }); err != nil {
-					return err
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\n", r.ID, r.CreatedAt.Local().Format(time.DateTime), r.State, n, r.Units, r.Subject, r.SuitePath)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.Local().Format(time.DateTime), r.State,
+					r.Done, r.Units, r.Errors, r.Tries, r.Subject, r.SuitePath)
 			}
 			return tw.Flush()
 		},

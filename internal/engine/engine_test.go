@@ -128,8 +128,8 @@ func TestRunStoresEveryUnitAndKeepsGoingAfterFaults(t *testing.T) {
 func TestRunSkipsDoneUnits(t *testing.T) {
 	st, id := openStore(t)
 	subj := &scripted{}
-	done := map[store.Unit]bool{{CaseID: "a", Repeat: 0}: true, {CaseID: "b", Repeat: 1}: true}
-	next := func(id string, r int) (bool, int) { return !done[store.Unit{CaseID: id, Repeat: r}], 0 }
+	done := map[string]bool{"a/0": true, "b/1": true}
+	next := func(id string, r int) (bool, int) { return !done[fmt.Sprintf("%s/%d", id, r)], 0 }
 	res, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 2, Repeats: 2, Next: next},
 		cases("a", "b", "c"), subj, st)
 	if err != nil {

@@ -105,6 +105,11 @@ type scan struct {
 	unsupported map[string]int // reason -> cases
 }
 
+type unitKey struct {
+	CaseID string
+	Repeat int
+}
+
 // Execute checks the suite, creates or resumes the run and does every unit left. A run whose
 // units all ran returns a nil error even when some verdicts are errors; a fault that stops the
 // run (a rejected key, the store failing) is returned with the outcome so far.
@@ -158,9 +163,9 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 		scored   bool
 		errored  bool
 	}
-	units := map[store.Unit]state{}
+	units := map[unitKey]state{}
 	if err := p.Store.Units(ctx, run.ID, func(u store.UnitState) {
-		units[store.Unit{CaseID: u.CaseID, Repeat: u.Repeat}] = state{u.Attempts, u.Scored, !u.Scored}
+		units[unitKey{CaseID: u.CaseID, Repeat: u.Repeat}] = state{u.Attempts, u.Scored, !u.Scored}
 	}); err != nil {
 		return nil, err
 	}
@@ -171,7 +176,7 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 		}
 	}
 	next := func(id string, r int) (bool, int) {
-		s, ok := units[store.Unit{CaseID: id, Repeat: r}]
+		s, ok := units[unitKey{CaseID: id, Repeat: r}]
 		if !ok {
 			return true, 0
 		}

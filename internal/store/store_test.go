@@ -467,52 +467,6 @@ func TestConcurrentPutAttempts(t *testing.T) {
 	})
 }
 
-// The wave-1 methods still work for the callers that use them: a retry adds an attempt.
-func TestWave1Methods(t *testing.T) {
-	store.ForEachBackend(t, func(t *testing.T, dsn string) {
-		st := store.OpenT(t, dsn)
-		newRun(t, st, "r1")
-		in := []verdict.Verdict{
-			{CaseID: "a", Status: verdict.OK, Label: suite.Vul, Usage: verdict.Usage{CostUSD: verdict.Float(1)}},
-			{CaseID: "b", Status: verdict.Error, Reason: "timeout", Usage: verdict.Usage{CostUSD: verdict.Float(2)}},
-		}
-		if err := st.PutVerdicts(ctx, "r1", in); err != nil {
-			t.Fatal(err)
-		}
-		done := func(skipErrors bool) []store.Unit {
-			var us []store.Unit
-			if err := st.Done(ctx, "r1", skipErrors, func(u store.Unit) { us = append(us, u) }); err != nil {
-				t.Fatal(err)
-			}
-			return us
-		}
-		if d := cmp.Diff([]store.Unit{{CaseID: "a"}}, done(true)); d != "" {
-			t.Errorf("done without errors (-want +got):\n%s", d)
-		}
-		if d := cmp.Diff([]store.Unit{{CaseID: "a"}, {CaseID: "b"}}, done(false)); d != "" {
-			t.Errorf("done with errors (-want +got):\n%s", d)
-		}
-		// The retried error becomes attempt 1; attempt 0 and its cost stay.
-		if err := st.PutVerdicts(ctx, "r1", []verdict.Verdict{{CaseID: "b", Status: verdict.OK, Label: suite.Ben, Usage: verdict.Usage{CostUSD: verdict.Float(4)}}}); err != nil {
-			t.Fatal(err)
-		}
-		as, err := st.Attempts(ctx, "r1", "b", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := []verdict.Verdict{in[1], {CaseID: "b", Attempt: 1, Status: verdict.OK, Label: suite.Ben, Usage: verdict.Usage{CostUSD: verdict.Float(4)}}}
-		if d := cmp.Diff(want, as); d != "" {
-			t.Errorf("attempts of b after a retry (-want +got):\n%s", d)
-		}
-		if n := len(done(true)); n != 2 {
-			t.Errorf("after the retry: %d units done, want 2", n)
-		}
-		if spent, err := st.Spent(ctx, "r1"); err != nil || spent != 7 {
-			t.Errorf("spent = %v, %v; want 7", spent, err)
-		}
-	})
-}
-
 func TestResponseCache(t *testing.T) {
 	store.ForEachBackend(t, func(t *testing.T, dsn string) {
 		st := store.OpenT(t, dsn)

@@ -93,7 +93,7 @@ func newRoot(e *env) *cobra.Command {
 		Use:   "vulnbench",
 		Short: "Benchmark how well LLMs, agents and scanners find and judge vulnerabilities",
 		Long: `vulnbench builds vulnerability-detection benchmarks (suites of cases), runs subjects on them
-(baselines, scanners, predictions made elsewhere; LLMs and agents to come), stores every verdict as
+(baselines, scanners, LLMs, predictions made elsewhere), stores every verdict as
 it arrives, and scores them exactly as the PrimeVul, JitVul, AppSecBench and VEX-Bench papers define.
 
 A typical session:
@@ -109,7 +109,7 @@ Exit codes: 0 success, 1 a failed check or run, 2 a usage error.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}
 	})
-	root.AddCommand(newSuiteCmd(e), newRunCmd(e), newScoreCmd(e), newCompareCmd(e), newRunsCmd(e), newCodeCmd(e))
+	root.AddCommand(newSuiteCmd(e), newRunCmd(e), newScoreCmd(e), newCompareCmd(e), newRunsCmd(e), newStopCmd(e), newCancelCmd(e), newCodeCmd(e))
 	return root
 }
 

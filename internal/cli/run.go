@@ -186,9 +186,6 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		if err := resumeFlags(fs, reg, man); err != nil {
 			return err
 		}
-		if !changed("suite") {
-			o.suite = man.Suite.Path
-		}
 		o.subject, plan.Repeats, o.skipUnsupported = man.Subject, man.Repeats, man.SkipUnsupport
 		plan.SkipUnsupported = man.SkipUnsupport
 		if man.After != "" {
@@ -303,9 +300,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 			return err
 		}
 	}
-	fmt.Fprintf(e.stdout, "run %s: %s on %s\n", run.ID, o.subject, o.suite)
+	fmt.Fprintf(e.stdout, "run %s: %s on %s\n", run.ID, o.subject, out.Manifest.Suite.Path)
 	if !o.noScore {
-		t, err := loadTruth(o.suite, &o.after, io.Discard) // the kept count was printed above
+		t, err := loadTruth(out.Manifest.Suite.Path, &o.after, io.Discard) // the kept count was printed above
 		if err != nil {
 			return err
 		}

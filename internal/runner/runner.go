@@ -32,6 +32,8 @@ type Store interface {
 	Units(ctx context.Context, runID string, fn func(store.UnitState)) error
 	PutAttempts(ctx context.Context, runID string, as []store.Attempt) error
 	Spent(ctx context.Context, runID string) (float64, error)
+	Cases(ctx context.Context, runID string, fn func(*suite.Case) error) error
+	CaseCount(ctx context.Context, runID string) (int, error)
 }
 
 // Plan is one invocation of a run: a new run, or the resumption of a stored one (Resume set).
@@ -65,6 +67,7 @@ type Plan struct {
 	SnapshotCache string // where snapshots are materialised ("": the user's cache directory)
 
 	Stop    <-chan struct{}
+	Poll    time.Duration // how often the run's state is read for a stop or cancel (0: 1 s)
 	OnEvent func(engine.Event)
 	// OnStart is told the run before its first unit: whether it was resumed and how many of its
 	// units were already done.
@@ -120,7 +123,24 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 	if err := p.Config.Validate(); err != nil {
 		return nil, err
 	}
-	sc, err := checkSuite(p)
+	stored := false
+	if p.Resume != nil && p.Suite == "" {
+		// A resume reads the cases stored with the run; a wave-1 run has none, and its suite file.
+		n, err := p.Store.CaseCount(ctx, p.Resume.ID)
+		if err != nil {
+			return nil, err
+		}
+		if stored = n > 0; !stored {
+			p.Suite = p.Resume.SuitePath
+		}
+	}
+	var sc scan
+	var err error
+	if stored {
+		sc, err = checkStored(ctx, p)
+	} else {
+		sc, err = checkSuite(p)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -210,13 +230,22 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 	if p.Limits.Wall > 0 && (timeout == 0 || p.Limits.Wall < timeout) {
 		timeout = p.Limits.Wall
 	}
+	src := source(p, run.ID, sc.hash, p.Resume == nil)
+	if stored {
+		src = storedSource(ctx, p)
+	}
+	ctx, ctl := watch(ctx, p.Store, run.ID, p.Stop, p.Poll)
+	defer ctl.close()
 	res, runErr := engine.Run(ctx, engine.Config{RunID: run.ID, Concurrency: p.Concurrency, Repeats: man.Repeats,
 		Timeout: timeout, Next: next, Refuse: refuse, Prepare: prepare, Total: sc.cases*man.Repeats - done,
-		Stop: p.Stop, OnEvent: p.OnEvent, Budget: out.Budget}, source(p, run.ID, sc.hash, p.Resume == nil), subj, p.Store)
+		Stop: ctl.stop, OnEvent: p.OnEvent, Budget: out.Budget}, src, subj, p.Store)
 	out.Result = res
 
 	st := store.StateDone
-	if res.Interrupted || runErr != nil {
+	switch {
+	case ctl.cancelled():
+		st = store.StateCancelled
+	case res.Interrupted || runErr != nil:
 		st = store.StateInterrupted
 	}
 	if err := p.Store.SetState(context.WithoutCancel(ctx), run.ID, st); err != nil && runErr == nil {
@@ -228,6 +257,31 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 func isPriced(m subject.Modeled) bool {
 	_, ok := m.Prices().Lookup(m.Model().Info().Spec())
 	return ok
+}
+
+// checkStored goes over the cases stored with the run being resumed: they were checked when it
+// started.
+func checkStored(ctx context.Context, p Plan) (scan, error) {
+	sc := scan{unsupported: map[string]int{}, hash: p.Resume.SuiteHash}
+	err := p.Store.Cases(ctx, p.Resume.ID, func(c *suite.Case) error {
+		sc.all++
+		sc.cases++
+		if why := p.Factory.Unsupported(c); why != "" {
+			sc.unsupported[why]++
+		}
+		return nil
+	})
+	if err == nil && sc.cases == 0 {
+		err = fmt.Errorf("run %s has no stored cases (a wave-1 run): resume it with --suite FILE", p.Resume.ID)
+	}
+	return sc, err
+}
+
+// storedSource streams the cases stored with the run.
+func storedSource(ctx context.Context, p Plan) engine.Source {
+	return func(fn func(*suite.Case) error) error {
+		return p.Store.Cases(ctx, p.Resume.ID, fn)
+	}
 }
 
 // checkSuite reads the whole suite once: schema, ids and pairs, and which cases the subject

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/codegraph"
@@ -136,4 +137,78 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// slow answers after its context ends or a short wait, whichever is first.
+type slow struct{ started chan struct{} }
+
+func (s slow) Assess(ctx context.Context, u subject.Unit, _ *subject.Env) (verdict.Verdict, error) {
+	select {
+	case s.started <- struct{}{}:
+	default:
+	}
+	select {
+	case <-ctx.Done():
+		return verdict.Verdict{}, ctx.Err()
+	case <-time.After(20 * time.Millisecond):
+	}
+	return verdict.Verdict{Status: verdict.OK, Label: suite.Ben}, nil
+}
+
+// Stop and Cancel reach a run from another store handle (another process would do the same).
+func TestStopAndCancelFromAnotherHandle(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		ask   func(context.Context, Controller, string) error
+		state string
+	}{{"stop", Stop, store.StateInterrupted}, {"cancel", Cancel, store.StateCancelled}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var lines []string
+			for i := 0; i < 400; i++ {
+				lines = append(lines, fmt.Sprintf(`{"id":"c%03d","kind":"function","label":"ben","code":"x"}`, i))
+			}
+			suitePath := filepath.Join(dir, "s.jsonl")
+			os.WriteFile(suitePath, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+			db := filepath.Join(dir, "v.db")
+			st, err := store.Open(context.Background(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			started := make(chan struct{}, 1)
+			fac := subject.Factory{Name: "slow", Kinds: suite.Kinds, Version: "1",
+				New: func(subject.Config, subject.Deps) (subject.Subject, error) { return slow{started}, nil }}
+			type result struct {
+				out *Outcome
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				out, err := Execute(context.Background(), Plan{Store: st, RunID: "r", Suite: suitePath, Factory: fac, Spec: "slow",
+					Config: noConfig{}, Repeats: 1, Concurrency: 2, Poll: 10 * time.Millisecond})
+				done <- result{out, err}
+			}()
+			<-started
+			other, err := store.Open(context.Background(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			if err := tt.ask(context.Background(), other, "r"); err != nil {
+				t.Fatal(err)
+			}
+			res := <-done
+			if res.err != nil {
+				t.Fatal(res.err)
+			}
+			r, _ := other.GetRun(context.Background(), "r")
+			if r.State != tt.state || !res.out.Result.Interrupted || res.out.Result.Done >= 400 {
+				t.Errorf("state %s, result %+v; want %s, interrupted before the end", r.State, res.out.Result, tt.state)
+			}
+			if err := tt.ask(context.Background(), other, "r"); err == nil {
+				t.Errorf("asking a %s run to %s again succeeded", r.State, tt.name)
+			}
+		})
+	}
 }

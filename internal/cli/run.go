@@ -16,6 +16,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/version"
 )
 
 type runOpts struct {
@@ -216,7 +217,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 	units := nCases * o.repeats
 	if run == nil {
 		now := time.Now()
-		man = engine.Manifest{Version: Version, Suite: engine.SuiteRef{Path: o.suite, Hash: hash, Cases: nCases},
+		man = engine.Manifest{Version: version.String(), Suite: engine.SuiteRef{Path: o.suite, Hash: hash, Cases: nCases},
 			Subject: o.subject, Seed: o.seed, Repeats: o.repeats, Concurrency: o.concurrency,
 			Timeout: o.timeout.String(), MinLevel: o.minLevel, LLM: o.llm.ref(), After: o.after.raw, Created: now.UTC()}
 		if d, ok := subj.(subject.Describer); ok {

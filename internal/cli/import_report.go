@@ -4,19 +4,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/vulnbench/vulnbench/internal/suite/primevul"
+	"github.com/vulnbench/vulnbench/internal/suite/importer"
 )
 
-func printImportReport(w io.Writer, r primevul.Report) {
-	fmt.Fprintf(w, "read %d rows (%s fields)\n", r.Rows, r.Format)
-	dups := make([]string, len(r.DuplicateIdx))
-	for i, d := range r.DuplicateIdx {
-		dups[i] = fmt.Sprintf("idx %d on line %d (first on line %d)", d.Idx, d.Line, d.First)
+func printImportResult(w io.Writer, r importer.Result) {
+	fmt.Fprintln(w, r.Summary)
+	for _, n := range r.Notes {
+		printList(w, n.Header, n.Items, n.Total)
 	}
-	printList(w, fmt.Sprintf("dropped %d rows with a repeated idx:", len(dups)), dups, len(dups))
-	printList(w, fmt.Sprintf("%d cases kept without a twin:", len(r.Unpaired)), r.Unpaired, len(r.Unpaired))
-	printList(w, fmt.Sprintf("%d line pairs differ between commit grouping (used) and consecutive-line pairing:", r.DisagreementCount),
-		r.Disagreements, r.DisagreementCount)
 }
 
 // printList prints a header and the first ten items of a list of total; nothing when it is empty.

@@ -149,16 +149,19 @@ func TestLLMRunWithFaultsLosesNothingAndRerunIsFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	var man struct {
-		Config map[string]any `json:"subject_config"`
-		LLM    map[string]any `json:"llm"`
+		Describe map[string]any    `json:"subject_describe"`
+		Config   map[string]any    `json:"subject_config"`
+		Flags    map[string]string `json:"flags"`
+		Version  string            `json:"subject_version"`
 	}
 	if err := json.Unmarshal(r1.Manifest, &man); err != nil {
 		t.Fatal(err)
 	}
 	host := strings.TrimPrefix(strings.TrimSuffix(srv.BaseURL(), "/v1"), "http://")
-	if man.Config["provider"] != "openai" || man.Config["model"] != "fake-model" || man.Config["base_url_host"] != host ||
-		len(fmt.Sprint(man.Config["prompt_hash"])) != 64 || man.Config["prompt"] != "vanilla" || man.Config["temperature"] != 0.0 ||
-		len(man.Config["templates"].(map[string]any)) == 0 || man.LLM["base_url"] != srv.BaseURL() {
+	if man.Describe["provider"] != "openai" || man.Describe["model"] != "fake-model" || man.Describe["base_url_host"] != host ||
+		len(fmt.Sprint(man.Describe["prompt_hash"])) != 64 || man.Config["prompt"] != "vanilla" || man.Config["temperature"] != 0.0 ||
+		len(man.Describe["templates"].(map[string]any)) == 0 || man.Flags["base-url"] != srv.BaseURL() ||
+		man.Config["model"] != "openai:fake-model" || man.Version == "" {
 		t.Errorf("manifest lacks what reproduces the run: %s", r1.Manifest)
 	}
 	cases, answers := fake.paidTotal()

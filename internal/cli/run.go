@@ -2,43 +2,53 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/engine"
+	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
-	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/subject/builtin"
 	"github.com/vulnbench/vulnbench/internal/version"
 )
 
 type runOpts struct {
 	suite, subject, db, resume, out, runID string
-	concurrency, repeats, minLevel         int
-	seed                                   int64
-	timeout, delay                         time.Duration
-	retryErrors, noScore                   bool
+	concurrency, repeats, maxSteps         int
+	timeout                                time.Duration
+	unitTokens                             int64
+	unitCost, maxCost                      float64
+	retryErrors, noScore, skipUnsupported  bool
 	scoreFlags
-	llm llmFlags
 }
 
 func newRunCmd(e *env) *cobra.Command {
 	o := &runOpts{}
-	reg := subject.Builtin()
+	reg := builtin.Registry()
 	c := &cobra.Command{
 		Use:   "run --suite SUITE --subject SPEC",
-		Short: "Run a subject on every case of a suite, storing each verdict as it completes",
-		Long: `Runs a subject on every (case, repeat) of a suite with a bounded pool of workers. Each verdict
-is committed to the store (--db) as soon as it completes, so nothing finished is ever lost: after a
-crash, Ctrl-C or kill, resume with --resume RUN_ID and only the missing units are done.
-A case whose subject fails gets status error with the reason, and the run goes on.
+		Short: "Run a subject on every case of a suite, storing each attempt as it completes",
+		Long: `Runs a subject on every (case, repeat) of a suite with a bounded pool of workers. The suite is
+checked first (schema, ids, pairs, and whether the subject can judge every case's kind and
+language); nothing is stored when it fails. The suite's cases are stored with the run, and each
+attempt is committed to the store (--db) as soon as it completes, with its trace, so nothing
+finished is ever lost: after a crash, Ctrl-C or kill, resume with --resume RUN_ID and only the
+missing units are done. A case whose subject fails gets status error with the reason, and the run
+goes on; only a fault every case would hit (a rejected API key, an unknown model) stops it.
+--resume --retry-errors tries the error units again; earlier attempts are kept, never overwritten.
+
+--max-cost is checked before every model call, counting every attempt of the run.
 
 Ctrl-C (or SIGTERM) once: start nothing new, finish what is in flight, stop. Twice: abandon the
 cases in flight too (they are not stored, so a resume does them again).
@@ -50,30 +60,32 @@ Subjects:
 		Example: `  vulnbench run --suite suites/demo/demo.jsonl --subject flawfinder
   vulnbench run --suite suites/demo/demo.jsonl --subject random --seed 7 --repeats 3
   vulnbench run --suite primevul-test.jsonl --subject predictions:predictions.txt
+  vulnbench run --suite appsec/suite.jsonl --subject flawfinder --skip-unsupported
   vulnbench run --resume 20261129T201500-3f9a`,
 		Args: exactArgs(0, "no arguments (use --suite and --subject)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runRun(cmd.Context(), e, reg, o, cmd.Flags().Changed)
+			return runRun(cmd.Context(), e, reg, o, cmd.Flags())
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&o.suite, "suite", "", "suite file (JSONL)")
 	f.StringVar(&o.subject, "subject", "", "what to run (see the list above)")
-	f.StringVar(&o.db, "db", "vulnbench.db", "store: a SQLite file path")
+	f.StringVar(&o.db, "db", "vulnbench.db", "store: a SQLite file path, or a postgres:// URL")
 	f.IntVar(&o.concurrency, "concurrency", 4, "cases judged at once")
 	f.IntVar(&o.repeats, "repeats", 1, "times each case is judged (scores show mean and std)")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "limit per case; a case over it gets status error")
+	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "limit per attempt; an attempt over it gets status error and keeps its trace and spend")
 	f.StringVar(&o.runID, "run-id", "", "id for the new run (default: start time and a random suffix)")
 	f.StringVar(&o.resume, "resume", "", "resume run RUN_ID: do only the (case, repeat) units not yet stored")
-	f.BoolVar(&o.retryErrors, "retry-errors", false, "with --resume, also redo units whose verdict is an error")
-	f.Int64Var(&o.seed, "seed", 42, "seed for subjects that draw random numbers")
-	f.IntVar(&o.minLevel, "min-level", 1, "flawfinder: lowest hit level (0-5) that makes a case vul")
+	f.BoolVar(&o.retryErrors, "retry-errors", false, "with --resume, also redo units whose latest attempt is an error (as a new attempt)")
+	f.BoolVar(&o.skipUnsupported, "skip-unsupported", false, "give cases the subject cannot judge (kind or language) error verdicts that say why, instead of refusing the suite")
 	f.BoolVar(&o.noScore, "no-score", false, "skip the score table at the end (score later with vulnbench score)")
 	f.StringVar(&o.out, "out", "", "also write the run's verdicts as predictions JSONL to this file")
-	f.DurationVar(&o.delay, "delay", 0, "wait this long before each predictions answer (for tests)")
-	_ = f.MarkHidden("delay")
+	f.Float64Var(&o.maxCost, "max-cost", 0, "stop once the run's cost (every attempt, and the calls in flight) reaches this many USD; checked before every model call; resumable")
+	f.IntVar(&o.maxSteps, "max-steps", 0, "limit of model calls per attempt (0: none)")
+	f.Int64Var(&o.unitTokens, "unit-max-tokens", 0, "limit of tokens (in + out) per attempt (0: none)")
+	f.Float64Var(&o.unitCost, "unit-max-cost", 0, "limit of USD per attempt (0: none)")
+	addSubjectFlags(f, reg)
 	o.scoreFlags.add(f)
-	o.llm.add(f)
 	return c
 }
 
@@ -85,15 +97,58 @@ func subjectHelp(reg *subject.Registry) string {
 	return s
 }
 
-func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, changed func(string) bool) error {
+// addSubjectFlags registers every flag the subject kinds read, each once.
+func addSubjectFlags(f *pflag.FlagSet, reg *subject.Registry) {
+	for _, fl := range reg.Flags() {
+		switch d := fl.Default.(type) {
+		case string:
+			f.String(fl.Name, d, fl.Usage)
+		case int:
+			f.Int(fl.Name, d, fl.Usage)
+		case int64:
+			f.Int64(fl.Name, d, fl.Usage)
+		case float64:
+			f.Float64(fl.Name, d, fl.Usage)
+		case bool:
+			f.Bool(fl.Name, d, fl.Usage)
+		case time.Duration:
+			f.Duration(fl.Name, d, fl.Usage)
+		default:
+			panic(fmt.Sprintf("subject flag --%s: unsupported default %T", fl.Name, d))
+		}
+		if fl.Hidden {
+			_ = f.MarkHidden(fl.Name)
+		}
+	}
+}
+
+// subjectValues returns the values of f's flags as text, as the manifest keeps them (scrubbed),
+// and as the subject reads them (not scrubbed).
+func subjectValues(fs *pflag.FlagSet, fac subject.Factory) (stored, live runner.Values) {
+	stored, live = runner.Values{}, runner.Values{}
+	for _, fl := range fac.Flags {
+		v := fs.Lookup(fl.Name).Value.String()
+		live[fl.Name] = v
+		if fl.Scrub != nil {
+			v = fl.Scrub(v)
+		}
+		stored[fl.Name] = v
+	}
+	return stored, live
+}
+
+func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet) error {
+	changed := fs.Changed
 	if err := o.scoreFlags.validate(); err != nil {
 		return err
 	}
-	if err := o.llm.validate(); err != nil {
-		return err
-	}
-	if o.concurrency < 1 || o.repeats < 1 {
+	switch {
+	case o.concurrency < 1 || o.repeats < 1:
 		return usageErr("--concurrency and --repeats must be at least 1")
+	case !(o.maxCost >= 0) || o.maxCost > 1e12:
+		return usageErr("--max-cost %v is not a number of USD (0 for no cap)", o.maxCost)
+	case !(o.unitCost >= 0) || o.unitCost > 1e12 || o.maxSteps < 0 || o.unitTokens < 0:
+		return usageErr("--max-steps, --unit-max-tokens and --unit-max-cost cannot be negative")
 	}
 	if o.resume == "" {
 		if o.suite == "" || o.subject == "" {
@@ -113,37 +168,35 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 	}
 	defer st.Close()
 
-	var run *store.Run
-	var man engine.Manifest
+	plan := runner.Plan{Store: st, Version: version.String(), RunID: o.runID, Repeats: o.repeats, Concurrency: o.concurrency,
+		Timeout: o.timeout, MaxCost: o.maxCost, RetryErrors: o.retryErrors, SkipUnsupported: o.skipUnsupported,
+		Limits: subject.Limits{Steps: o.maxSteps, Tokens: o.unitTokens, CostUSD: o.unitCost},
+		Deps:   subject.Deps{Cache: st, Getenv: os.Getenv}}
+	var values runner.Values
 	if o.resume != "" {
-		if run, err = st.GetRun(ctx, o.resume); err != nil {
+		if plan.Resume, err = st.GetRun(ctx, o.resume); err != nil {
 			return err
 		}
-		if err := json.Unmarshal(run.Manifest, &man); err != nil {
-			return fmt.Errorf("run %s: unreadable manifest: %w", run.ID, err)
+		man, err := runner.ReadManifest(plan.Resume)
+		if err != nil {
+			return err
 		}
-		for _, fl := range append([]string{"subject", "repeats", "seed", "min-level", "after"}, llmFlagNames...) {
-			if changed(fl) {
-				return usageErr("--%s cannot change on --resume: run %s keeps the settings it started with", fl, run.ID)
-			}
+		if err := resumeFlags(fs, reg, man); err != nil {
+			return err
 		}
 		if !changed("suite") {
 			o.suite = man.Suite.Path
 		}
-		o.subject, o.repeats, o.seed, o.minLevel = man.Subject, man.Repeats, man.Seed, man.MinLevel
-		o.llm.restore(man.LLM)
+		o.subject, plan.Repeats, o.skipUnsupported = man.Subject, man.Repeats, man.SkipUnsupport
+		plan.SkipUnsupported = man.SkipUnsupport
 		if man.After != "" {
 			o.after.raw = man.After
 			if err := o.after.validate(); err != nil {
 				return err
 			}
 		}
-	} else if o.runID != "" {
-		if _, err := st.GetRun(ctx, o.runID); err == nil {
-			return usageErr("run %s already exists in %s: resume it with --resume %s, or pick another --run-id", o.runID, o.db, o.runID)
-		}
+		values = man.FlagValues()
 	}
-
 	fac, arg, err := reg.Lookup(o.subject)
 	if err != nil {
 		return usageErr("%v", err)
@@ -151,102 +204,30 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 	if err := subject.CheckNeeds(fac); err != nil {
 		return err
 	}
-
-	// Check the whole suite before anything is stored.
-	var nCases, nAll, nUndated int
-	kinds := map[suite.Kind]int{}
-	hash, problems, err := suite.Scan(o.suite, true, func(c *suite.Case, _ int) error {
-		nAll++
-		if !o.after.keep(c) {
-			if c.Date == "" {
-				nUndated++
+	stored, live := subjectValues(fs, fac)
+	if values != nil { // resume: the run's values, but for the flags that may change
+		for _, fl := range fac.Flags {
+			if fl.Resumable && changed(fl.Name) {
+				values[fl.Name] = live[fl.Name]
 			}
-			return nil
 		}
-		nCases++
-		kinds[c.Kind]++
-		return nil
-	})
-	if err != nil {
+		stored, live = values, values
+	}
+	if err := foreignFlags(fs, reg, fac); err != nil {
 		return err
 	}
-	if len(problems) > 0 {
-		reportProblems(e.stderr, problems, 20)
-		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems; nothing was run (vulnbench suite validate %s lists them all)", o.suite, len(problems), o.suite)}
+	cfg, err := fac.Configure(arg, live)
+	if err != nil {
+		return usageErr("%v", err)
 	}
+	recorded, err := fac.Configure(arg, stored) // what the manifest keeps: no secret
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	plan.Factory, plan.Spec, plan.Config, plan.Recorded, plan.Flags = fac, o.subject, cfg, recorded, stored
+	plan.Suite, plan.After = o.suite, o.after.raw
 	if o.after.raw != "" {
-		fmt.Fprintf(e.stderr, "kept %d of %d cases dated after %s (%d without a date left out)\n", nCases, nAll, o.after.raw, nUndated)
-		if nCases == 0 {
-			return &exitError{code: ExitFail, err: fmt.Errorf("%s: no case is dated after %s", o.suite, o.after.raw)}
-		}
-	}
-	if nCases == 0 {
-		return &exitError{code: ExitFail, err: fmt.Errorf("%s: the suite has no cases", o.suite)}
-	}
-	for k, n := range kinds {
-		if !fac.Supports(k) {
-			return &exitError{code: ExitFail, err: fmt.Errorf("subject %s cannot judge %s cases (%d in %s)", fac.Name, k, n, o.suite)}
-		}
-	}
-	if run != nil && hash != run.SuiteHash {
-		return &exitError{code: ExitFail, err: fmt.Errorf("%s changed since run %s started (sha256 %.12s, now %.12s): resuming would mix verdicts of two suites; start a new run", o.suite, run.ID, run.SuiteHash, hash)}
-	}
-
-	subj, err := fac.New(arg, subject.Options{Seed: o.seed, MinLevel: o.minLevel, Delay: o.delay, LLM: o.llm.options(st)})
-	if err != nil {
-		return err
-	}
-	priced := false
-	if p, ok := subj.(subject.Priced); ok {
-		priced = p.Priced()
-	}
-	var budget *engine.Budget
-	if o.llm.maxCost > 0 {
-		if !priced {
-			return usageErr("--max-cost needs a subject whose prices are known: %s is unpriced (add it with --prices FILE)", o.subject)
-		}
-		spent := 0.0
-		if run != nil {
-			if spent, err = st.Spent(ctx, run.ID); err != nil {
-				return err
-			}
-		}
-		budget = engine.NewBudget(o.llm.maxCost, spent)
-	}
-
-	units := nCases * o.repeats
-	if run == nil {
-		now := time.Now()
-		man = engine.Manifest{Version: version.String(), Suite: engine.SuiteRef{Path: o.suite, Hash: hash, Cases: nCases},
-			Subject: o.subject, Seed: o.seed, Repeats: o.repeats, Concurrency: o.concurrency,
-			Timeout: o.timeout.String(), MinLevel: o.minLevel, LLM: o.llm.ref(), After: o.after.raw, Created: now.UTC()}
-		if d, ok := subj.(subject.Describer); ok {
-			man.Config = d.Describe()
-		}
-		mj, err := json.Marshal(man)
-		if err != nil {
-			return fmt.Errorf("manifest: %w", err)
-		}
-		id := o.runID
-		if id == "" {
-			id = engine.NewRunID(now)
-		}
-		run = &store.Run{ID: id, CreatedAt: now, State: store.StateRunning, SuitePath: o.suite,
-			SuiteHash: hash, Subject: o.subject, Repeats: o.repeats, Units: units, Manifest: mj}
-		if err := st.CreateRun(ctx, run); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "run %s: %s on %s (%d cases × %d repeats)\n", run.ID, o.subject, o.suite, nCases, o.repeats)
-	} else if err := st.SetState(ctx, run.ID, store.StateRunning); err != nil {
-		return err
-	}
-
-	done := map[store.Unit]bool{}
-	if err := st.Done(ctx, run.ID, o.retryErrors, func(u store.Unit) { done[u] = true }); err != nil {
-		return err
-	}
-	if o.resume != "" {
-		fmt.Fprintf(e.stderr, "run %s: resuming, %d of %d units already stored\n", run.ID, len(done), units)
+		plan.Keep = o.after.keep
 	}
 
 	// First signal: stop starting units. Second: abandon those in flight.
@@ -270,46 +251,51 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		case <-hardCtx.Done():
 		}
 	}()
-
-	prog := newProgress(e.stderr, units-len(done))
-	src := func(fn func(*suite.Case) error) error {
-		h, _, err := suite.Scan(o.suite, false, func(c *suite.Case, _ int) error {
-			if !o.after.keep(c) {
-				return nil
-			}
-			return fn(c)
-		})
-		if err == nil && h != hash {
-			return fmt.Errorf("%s changed while the run was reading it", o.suite)
+	plan.Stop = stop
+	var prog *progress
+	plan.OnStart = func(run *store.Run, cases, done int) {
+		if o.resume != "" {
+			fmt.Fprintf(e.stderr, "run %s: resuming, %d of %d units already stored\n", run.ID, done, run.Units)
+		} else {
+			fmt.Fprintf(e.stderr, "run %s: %s on %s (%d cases × %d repeats)\n", run.ID, o.subject, o.suite, cases, plan.Repeats)
 		}
-		return err
+		prog = newProgress(e.stderr, run.Units-done)
+		plan.OnEvent = prog.event
 	}
-	res, runErr := engine.Run(hardCtx, engine.Config{RunID: run.ID, Concurrency: o.concurrency, Repeats: o.repeats,
-		Timeout: o.timeout, Done: done, Total: units - len(done), Stop: stop, OnEvent: prog.event, Budget: budget}, src, subj, st)
-	prog.finish()
+	plan.OnEvent = func(ev engine.Event) {
+		if prog != nil {
+			prog.event(ev)
+		}
+	}
 
-	state := store.StateDone
-	if res.Interrupted || runErr != nil {
-		state = store.StateInterrupted
+	out, runErr := runner.Execute(hardCtx, plan)
+	if prog != nil {
+		prog.finish()
 	}
-	if err := st.SetState(context.WithoutCancel(ctx), run.ID, state); err != nil && runErr == nil {
-		runErr = err
+	if out == nil {
+		return runFailure(e.stderr, runErr)
 	}
+	if o.after.raw != "" {
+		fmt.Fprintf(e.stderr, "kept %d of %d cases dated after %s (%d without a date left out)\n", out.Cases, out.All, o.after.raw, out.Undated)
+	}
+	run, res := out.Run, out.Result
 	if runErr != nil {
-		return fmt.Errorf("%w (stored verdicts are kept: vulnbench run --resume %s --db %s)", runErr, run.ID, o.db)
+		return fmt.Errorf("%w (stored attempts are kept: vulnbench run --resume %s --db %s)", runErr, run.ID, o.db)
 	}
 	fmt.Fprintf(e.stderr, "run %s: %d units in %s: %d ok, %d failed, %d errors\n", run.ID, res.Done, res.Elapsed.Round(time.Millisecond), res.OK, res.Failed, res.Errors)
-	printUsage(e.stderr, res.Usage, res.Elapsed, priced)
+	if out.Unsupported > 0 {
+		fmt.Fprintf(e.stderr, "run %s: %d cases the subject cannot judge were given error verdicts (--skip-unsupported)\n", run.ID, out.Unsupported)
+	}
+	printUsage(e.stderr, res.Usage, res.Elapsed, out.Priced)
 	if res.BudgetStopped {
 		fmt.Fprintf(e.stderr, "\n*** STOPPED: --max-cost $%.4f reached (run total $%.4f); cases not started are left for later.\n*** Resume with: vulnbench run --resume %s --db %s --max-cost HIGHER\n\n",
-			o.llm.maxCost, budget.Spent(), run.ID, o.db)
+			o.maxCost, out.Budget.Spent(), run.ID, o.db)
 		return silentFail
 	}
 	if res.Interrupted {
 		fmt.Fprintf(e.stderr, "run %s: interrupted; resume with: vulnbench run --resume %s --db %s\n", run.ID, run.ID, o.db)
 		return silentFail
 	}
-
 	if o.out != "" {
 		if err := writeRunPredictions(ctx, st, run.ID, o.out); err != nil {
 			return err
@@ -321,7 +307,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		if err != nil {
 			return err
 		}
-		o.scoreFlags.ciSeed = uint64(o.seed)
+		o.scoreFlags.ciSeed = seedOf(plan.Flags)
 		col, err := runColumn(context.WithoutCancel(ctx), st, run.ID, t, o.scoreFlags.scoring(), e.stderr)
 		if err != nil {
 			return err
@@ -332,6 +318,70 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 	}
 	if res.OK+res.Failed == 0 && res.Errors > 0 {
 		return &exitError{code: ExitFail, err: errors.New("every case ended in an error; see the reasons with: vulnbench run --out FILE or the store")}
+	}
+	return nil
+}
+
+// seedOf is the seed the bootstrap uses: the run's --seed.
+func seedOf(flags map[string]string) uint64 {
+	n, err := strconv.ParseUint(flags["seed"], 10, 64)
+	if err != nil {
+		return 42
+	}
+	return n
+}
+
+// runFailure renders a run that did not start: the suite's problems, or the reason.
+func runFailure(w io.Writer, err error) error {
+	var se *runner.SuiteError
+	switch {
+	case errors.As(err, &se):
+		reportProblems(w, se.Problems, 20)
+		return &exitError{code: ExitFail, err: err}
+	case errors.Is(err, runner.ErrUnpriced):
+		return usageErr("%v", err)
+	}
+	return &exitError{code: ExitFail, err: err}
+}
+
+// foreignFlags refuses subject flags given to a subject that does not read them: a typo'd
+// subject or a forgotten --subject would otherwise run with the flag silently ignored.
+func foreignFlags(fs *pflag.FlagSet, reg *subject.Registry, fac subject.Factory) error {
+	own := map[string]bool{}
+	for _, fl := range fac.Flags {
+		own[fl.Name] = true
+	}
+	for _, fl := range reg.Flags() {
+		if !fs.Changed(fl.Name) || own[fl.Name] {
+			continue
+		}
+		var users []string
+		for _, f := range reg.Factories() {
+			for _, x := range f.Flags {
+				if x.Name == fl.Name {
+					users = append(users, f.Name)
+				}
+			}
+		}
+		return usageErr("--%s does not apply to subject %s (it is read by: %s)", fl.Name, fac.Name, strings.Join(users, ", "))
+	}
+	return nil
+}
+
+// resumeFlags refuses flags that cannot change on --resume: the run keeps the settings it
+// started with.
+func resumeFlags(fs *pflag.FlagSet, reg *subject.Registry, man *runner.Manifest) error {
+	fixed := []string{"subject", "repeats", "after", "skip-unsupported"}
+	for _, fl := range reg.Flags() {
+		if !fl.Resumable {
+			fixed = append(fixed, fl.Name)
+		}
+	}
+	sort.Strings(fixed)
+	for _, name := range fixed {
+		if fs.Changed(name) {
+			return usageErr("--%s cannot change on --resume: the run keeps the settings it started with (%s)", name, man.Subject)
+		}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/cli"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -75,16 +76,19 @@ func TestFlagRanges(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(goodSuite), 0o644)
 	run1 := []string{"run", "--suite", "s.jsonl", "--subject", "random", "--db", "v.db"}
+	llm1 := []string{"run", "--suite", "s.jsonl", "--subject", "llm", "--model", "openai:m", "--db", "v.db"}
 	tests := []struct {
 		args []string
 		want string
 	}{
 		{slices.Concat(run1, []string{"--max-cost", "NaN"}), "--max-cost NaN is not a number of USD"},
 		{slices.Concat(run1, []string{"--max-cost", "-1"}), "--max-cost -1 is not a number of USD"},
-		{slices.Concat(run1, []string{"--temperature", "NaN"}), "--temperature NaN is not in [0, 2]"},
-		{slices.Concat(run1, []string{"--temperature", "3"}), "--temperature 3 is not in [0, 2]"},
-		{slices.Concat(run1, []string{"--rpm", "-5"}), "--rpm, --tpm and --max-retries cannot be negative"},
-		{slices.Concat(run1, []string{"--call-timeout", "-1s"}), "--call-timeout -1s is negative"},
+		{slices.Concat(llm1, []string{"--temperature", "NaN"}), "--temperature NaN is not in [0, 2]"},
+		{slices.Concat(llm1, []string{"--temperature", "3"}), "--temperature 3 is not in [0, 2]"},
+		{slices.Concat(llm1, []string{"--rpm", "-5"}), "--rpm, --tpm and --max-retries cannot be negative"},
+		{slices.Concat(llm1, []string{"--call-timeout", "-1s"}), "--call-timeout -1s is negative"},
+		{slices.Concat(run1, []string{"--temperature", "0.5"}), "--temperature does not apply to subject random (it is read by: llm)"},
+		{slices.Concat(run1, []string{"--max-steps", "-1"}), "--max-steps, --unit-max-tokens and --unit-max-cost cannot be negative"},
 		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--vds-fpr", "NaN"}, "vds fpr tolerance NaN is not in [0,1]"},
 		{[]string{"suite", "leak", "s.jsonl", "s.jsonl", "--threshold", "NaN"}, "--threshold NaN is not in (0, 1]"},
 		{[]string{"suite", "curate", "--in", "s.jsonl", "--out", "o", "--min-similarity", "NaN"}, "--min-similarity NaN is not in (0, 1]"},
@@ -240,5 +244,61 @@ func TestKillAndResume(t *testing.T) {
 	r, _ := st.GetRun(context.Background(), "k")
 	if r.State != store.StateDone {
 		t.Errorf("run state %q after resume, want done", r.State)
+	}
+}
+
+// Defect: flawfinder "judged" Java, PHP and Terraform cases as ok and printed an F1. A suite with
+// cases the subject cannot read is refused before anything is stored, naming the languages; with
+// --skip-unsupported those cases get error verdicts that say why, and are not scored.
+func TestUnsupportedLanguagesAreRefusedOrSkipped(t *testing.T) {
+	dir := t.TempDir()
+	suiteText := `{"id":"c1","kind":"appsec","label":"vul","pair":"c","language":"c","code":"void f(char *s){char b[4];strcpy(b,s);}"}
+{"id":"c2","kind":"appsec","label":"ben","pair":"c","language":"c","code":"int g(int x){return x+1;}"}
+{"id":"j1","kind":"appsec","label":"vul","pair":"j","language":"java","code":"class A { void f(String s) throws Exception { Runtime.getRuntime().exec(s); } }"}
+{"id":"j2","kind":"appsec","label":"ben","pair":"j","language":"java","code":"class A { void f() {} }"}
+{"id":"t1","kind":"appsec","label":"vul","language":"terraform","code":"resource \"aws_s3_bucket\" \"b\" { acl = \"public-read\" }"}
+`
+	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(suiteText), 0o644)
+	code, _, stderr := run(t, dir, "run", "--suite", "s.jsonl", "--subject", "flawfinder", "--db", "v.db", "--run-id", "r1")
+	if code != cli.ExitFail || !strings.Contains(stderr, "3 of 5 cases cannot be judged by flawfinder") ||
+		!strings.Contains(stderr, "subject flawfinder cannot judge java code (it judges c, cpp, c++): 2 cases") ||
+		!strings.Contains(stderr, "--skip-unsupported") {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 naming the 3 cases and their languages", code, stderr)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs, _ := st.Runs(context.Background()); len(runs) != 0 {
+		t.Errorf("%d runs stored by a refused run", len(runs))
+	}
+	st.Close()
+
+	code, stdout, stderr := run(t, dir, "run", "--suite", "s.jsonl", "--subject", "flawfinder", "--db", "v.db", "--run-id", "r2", "--skip-unsupported", "--format", "json")
+	if code != 0 {
+		t.Fatalf("--skip-unsupported: exit %d, stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "3 cases the subject cannot judge were given error verdicts") {
+		t.Errorf("stderr does not say the cases were skipped:\n%s", stderr)
+	}
+	st, err = store.Open(context.Background(), filepath.Join(dir, "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got := map[string]string{}
+	st.Verdicts(context.Background(), "r2", func(v verdict.Verdict) error {
+		got[v.CaseID] = string(v.Status) + " " + v.Reason
+		return nil
+	})
+	want := map[string]string{"c1": "ok ", "c2": "ok ",
+		"j1": "error subject flawfinder cannot judge java code (it judges c, cpp, c++)",
+		"j2": "error subject flawfinder cannot judge java code (it judges c, cpp, c++)",
+		"t1": "error subject flawfinder cannot judge terraform code (it judges c, cpp, c++)"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("verdicts (-want +got):\n%s", d)
+	}
+	if !strings.Contains(stdout, `"error": 3`) && !strings.Contains(stdout, `"error":3`) {
+		t.Errorf("the score does not count the 3 errors apart:\n%s", stdout)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/appsec"
-	"github.com/vulnbench/vulnbench/internal/suite/primevul"
+	"github.com/vulnbench/vulnbench/internal/suite/importer"
 	"github.com/vulnbench/vulnbench/schema"
 )
 
@@ -162,45 +162,49 @@ func newSuiteImportCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "import",
 		Short: "Convert a public dataset into a vulnbench suite",
-		Args:  exactArgs(0, "a dataset name (primevul)"),
+		Args:  exactArgs(0, "a dataset name"),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(newImportPrimeVulCmd(e))
+	for _, im := range importer.Registry() {
+		c.AddCommand(newImportCmd(e, im))
+	}
 	return c
 }
 
-func newImportPrimeVulCmd(e *env) *cobra.Command {
-	var in, out, paired string
+// newImportCmd is `suite import NAME` for one importer of the registry.
+func newImportCmd(e *env, im importer.Importer) *cobra.Command {
+	var in, out string
+	flags := map[string]*string{}
 	c := &cobra.Command{
-		Use:   "primevul --in FILE --out SUITE",
-		Short: "Import PrimeVul JSONL (original or v0.1 fields, unpaired or paired)",
-		Long: `Reads a PrimeVul JSONL file (either public field set) and writes a suite of function cases with
-ids primevul-<idx>; the idx is kept so PrimeVul's predictions.txt can be scored against the suite.
-
-In paired files (--paired auto: the file name contains "paired") rows are paired by
-(project, commit_id), matched by function name when a commit has several pairs, and cross-checked
-against consecutive-line pairing; disagreements are reported. Repeated idx values are reported and
-dropped. Any malformed line stops the import with FILE:LINE errors and writes nothing.`,
-		Example: `  vulnbench suite import primevul --in primevul_test_paired.jsonl --out primevul-test.jsonl`,
+		Use:     im.Name + " --in FILE --out SUITE",
+		Short:   im.Summary,
+		Long:    im.Long,
+		Example: im.Example,
 		Args:    exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" || out == "" {
-				return usageErr("suite import primevul needs --in FILE and --out SUITE")
+				return usageErr("suite import %s needs --in FILE and --out SUITE", im.Name)
 			}
-			if paired != "auto" && paired != "yes" && paired != "no" {
-				return usageErr("--paired %q is not auto, yes or no", paired)
+			values := map[string]string{}
+			for k, v := range flags {
+				values[k] = *v
+			}
+			if im.Check != nil {
+				if err := im.Check(values); err != nil {
+					return usageErr("%v", err)
+				}
 			}
 			f, err := os.Open(in)
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			var rep primevul.Report
+			var res importer.Result
 			var problems []error
 			err = suite.WriteFileAtomic(out, func(w io.Writer) error {
 				sw := suite.NewWriter(w)
 				var err error
-				rep, problems, err = primevul.Import(f, in, sw, primevul.Options{Paired: paired})
+				res, problems, err = im.Import(f, in, sw, values)
 				if err != nil {
 					return err
 				}
@@ -216,14 +220,16 @@ dropped. Any malformed line stops the import with FILE:LINE errors and writes no
 			if err != nil {
 				return err
 			}
-			printImportReport(e.stderr, rep)
-			fmt.Fprintf(e.stdout, "%s: %d cases (%d vul, %d ben), %d pairs\n", out, rep.Cases, rep.Vul, rep.Ben, rep.Pairs)
+			printImportResult(e.stderr, res)
+			fmt.Fprintf(e.stdout, "%s: %d cases (%d vul, %d ben), %d pairs\n", out, res.Cases, res.Vul, res.Ben, res.Pairs)
 			return nil
 		},
 	}
-	c.Flags().StringVar(&in, "in", "", "PrimeVul JSONL file to read")
+	c.Flags().StringVar(&in, "in", "", "dataset file to read")
 	c.Flags().StringVar(&out, "out", "", "suite file to write (replaced atomically)")
-	c.Flags().StringVar(&paired, "paired", "auto", "pair rows: auto (when the file name contains \"paired\"), yes or no")
+	for _, fl := range im.Flags {
+		flags[fl.Name] = c.Flags().String(fl.Name, fl.Default, fl.Usage)
+	}
 	return c
 }
 

@@ -13,31 +13,38 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
-// Subject judges one case; subject.Subject is the same interface.
-type Subject interface {
-	Assess(ctx context.Context, c *suite.Case, repeat int) (verdict.Verdict, error)
-}
-
-// Sink stores verdicts; *store.Store is one.
+// Sink stores attempts; *store.Store is one.
 type Sink interface {
-	PutVerdicts(ctx context.Context, runID string, vs []verdict.Verdict) error
+	PutAttempts(ctx context.Context, runID string, as []store.Attempt) error
 }
 
 // Source calls fn with every case of a suite, in order, and stops when fn returns an error.
 type Source func(fn func(*suite.Case) error) error
+
+// Prepare builds the environment of one attempt; rec is the attempt's trace. metered returns what
+// the environment's model spent so far (the runner's meter); it may be nil.
+type Prepare func(u subject.Unit, rec trace.Recorder) (env *subject.Env, metered func() verdict.Usage)
 
 // Config is one run's settings.
 type Config struct {
 	RunID       string
 	Concurrency int
 	Repeats     int
-	Timeout     time.Duration // per (case, repeat); 0 means none
-	// Done holds the units already stored: they are skipped (resume).
-	Done map[store.Unit]bool
+	Timeout     time.Duration // per attempt; 0 means none
+	// Next says, for a (case, repeat), whether it is to be done and the number of its attempt;
+	// nil means every unit, attempt 0 (resume gives the stored units).
+	Next func(caseID string, repeat int) (do bool, attempt int)
+	// Refuse, when set, says why a case cannot be judged ("" when it can): such a unit gets an
+	// error verdict with the reason, and the subject is not called.
+	Refuse func(*suite.Case) string
+	// Prepare builds each attempt's Env; nil gives an Env with no model and no snapshot.
+	Prepare Prepare
 	// Total is the number of units to do (for progress); 0 if unknown.
 	Total int
 	// Stop, when closed, makes the run start no new unit and finish those in flight.
@@ -46,13 +53,17 @@ type Config struct {
 	// OnEvent receives progress; it is called from one goroutine at a time.
 	OnEvent func(Event)
 	// Budget, when set, stops starting units once the cost spent plus the estimate of those in
-	// flight reaches its cap.
+	// flight reaches its cap; the runner's meter also checks it before every model call.
 	Budget *Budget
 }
 
-// ErrAbort, wrapped in a subject's error, stops the whole run: a fault that every case would
-// hit (a rejected API key, an unknown model). The unit is not stored, so a resume redoes it.
-var ErrAbort = errors.New("run aborted")
+// ErrBudget, wrapped, says a model call was refused because the run's --max-cost is reached. An
+// attempt that ends so before any call was made is left undone (a resume with a higher cap does
+// it); one that had spent is stored as an error, with what it spent.
+var ErrBudget = errors.New("the run's --max-cost is reached")
+
+// ErrAbort is subject.ErrAbort: wrapped in a subject's error, it stops the whole run.
+var ErrAbort = subject.ErrAbort
 
 // Event reports progress after each commit.
 type Event struct {
@@ -74,7 +85,7 @@ type Result struct {
 var errStopped = errors.New("stopped")
 
 // Run does every unit of the suite not yet done and stores each verdict as it completes.
-func Run(ctx context.Context, cfg Config, src Source, subj Subject, sink Sink) (Result, error) {
+func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink Sink) (Result, error) {
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = 1
 	}
@@ -85,12 +96,8 @@ func Run(ctx context.Context, cfg Config, src Source, subj Subject, sink Sink) (
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	type unit struct {
-		c      *suite.Case
-		repeat int
-	}
-	units := make(chan unit)
-	results := make(chan verdict.Verdict, 2*cfg.Concurrency)
+	units := make(chan subject.Unit)
+	results := make(chan store.Attempt, 2*cfg.Concurrency)
 
 	stopped := func() bool {
 		select {
@@ -107,20 +114,24 @@ func Run(ctx context.Context, cfg Config, src Source, subj Subject, sink Sink) (
 		defer close(units)
 		err := src(func(c *suite.Case) error {
 			for r := 0; r < cfg.Repeats; r++ {
-				if cfg.Done[store.Unit{CaseID: c.ID, Repeat: r}] {
-					continue
+				attempt := 0
+				if cfg.Next != nil {
+					var do bool
+					if do, attempt = cfg.Next(c.ID, r); !do {
+						continue
+					}
 				}
 				if cfg.Budget != nil && !cfg.Budget.admit() {
 					budgetStopped.Store(true)
 					return errStopped
 				}
 				select {
-				case units <- unit{c, r}:
+				case units <- subject.Unit{Case: c, Repeat: r, Attempt: attempt}:
 				case <-cfg.Stop:
-					cfg.Budget.release(nil)
+					cfg.Budget.abandon()
 					return errStopped
 				case <-ctx.Done():
-					cfg.Budget.release(nil)
+					cfg.Budget.abandon()
 					return errStopped
 				}
 			}
@@ -141,20 +152,20 @@ func Run(ctx context.Context, cfg Config, src Source, subj Subject, sink Sink) (
 			defer wg.Done()
 			for u := range units {
 				if stopped() || ctx.Err() != nil {
-					cfg.Budget.release(nil)
+					cfg.Budget.abandon()
 					continue
 				}
-				v, err, ok := assess(ctx, cfg.Timeout, subj, u.c, u.repeat)
+				a, own, err, ok := attempt(ctx, &cfg, subj, u)
 				if errors.Is(err, ErrAbort) {
 					abortOnce.Do(func() { abortErr = err; cancel() })
 					ok = false
 				}
 				if !ok {
-					cfg.Budget.release(nil)
+					cfg.Budget.abandon()
 					continue // abandoned: left undone, a resume does it again
 				}
-				cfg.Budget.release(v.Usage.CostUSD)
-				results <- v
+				cfg.Budget.release(own)
+				results <- a
 			}
 		}()
 	}
@@ -165,7 +176,7 @@ func Run(ctx context.Context, cfg Config, src Source, subj Subject, sink Sink) (
 
 	res := Result{}
 	var sinkErr error
-	batch := make([]verdict.Verdict, 0, 256)
+	batch := make([]store.Attempt, 0, 256)
 	for v := range results {
 		batch = append(batch[:0], v)
 	drain:
@@ -184,16 +195,16 @@ func Run(ctx context.Context, cfg Config, src Source, subj Subject, sink Sink) (
 			continue // keep draining so workers can exit
 		}
 		// Store with a context that survives an interrupt: what was computed is kept.
-		if err := sink.PutVerdicts(context.WithoutCancel(ctx), cfg.RunID, batch); err != nil {
+		if err := sink.PutAttempts(context.WithoutCancel(ctx), cfg.RunID, batch); err != nil {
 			sinkErr = err
 			cancel()
 			continue
 		}
 		for i := range batch {
-			res.add(&batch[i])
+			res.add(&batch[i].Verdict)
 		}
 		if cfg.OnEvent != nil {
-			last := batch[len(batch)-1]
+			last := batch[len(batch)-1].Verdict
 			cfg.OnEvent(Event{Done: res.Done, Total: cfg.Total, OK: res.OK, Failed: res.Failed, Err: res.Errors,
 				Elapsed: time.Since(start), Last: &last})
 		}
@@ -223,27 +234,69 @@ func (r *Result) add(v *verdict.Verdict) {
 	default:
 		r.Errors++
 	}
-	u := &r.Usage
-	u.InputTokens += v.Usage.InputTokens
-	u.CachedInputTokens += v.Usage.CachedInputTokens
-	u.OutputTokens += v.Usage.OutputTokens
-	u.ToolCalls += v.Usage.ToolCalls
-	u.Calls += v.Usage.Calls
-	u.Retries += v.Usage.Retries
-	u.CacheHits += v.Usage.CacheHits
-	u.WaitMS += v.Usage.WaitMS
-	if v.Usage.CostUSD != nil {
-		if u.CostUSD == nil {
-			u.CostUSD = verdict.Float(0)
+	r.Usage.Add(v.Usage)
+}
+
+// attempt runs one attempt with its timeout. ok is false when the run's context was cancelled
+// (the unit is abandoned, not stored). A subject's error, panic or timeout becomes a verdict with
+// status error and the reason, and keeps the trace and the spend recorded until then; the error
+// itself is returned too, so that ErrAbort can stop the run. own is the cost the subject reported
+// beyond the metered calls (the budget has not seen it yet).
+func attempt(ctx context.Context, cfg *Config, subj subject.Subject, u subject.Unit) (a store.Attempt, own *float64, _ error, ok bool) {
+	start := time.Now()
+	buf := trace.NewBuffer(nil)
+	finish := func(v verdict.Verdict, metered verdict.Usage) store.Attempt {
+		if !v.Status.Valid() {
+			v = verdict.Verdict{Status: verdict.Error, Reason: fmt.Sprintf("subject returned status %q", v.Status), Usage: v.Usage}
 		}
-		*u.CostUSD += *v.Usage.CostUSD
+		if metered.Calls > 0 || metered.CacheHits > 0 {
+			tc := v.Usage.ToolCalls
+			v.Usage = metered
+			v.Usage.ToolCalls += tc
+		}
+		v.CaseID, v.Repeat, v.Attempt = u.Case.ID, u.Repeat, u.Attempt
+		if v.Usage.WallMS == 0 {
+			v.Usage.WallMS = time.Since(start).Milliseconds()
+		}
+		if v.Status == verdict.Error {
+			buf.Record(trace.Event{Kind: trace.Error, Content: v.Reason})
+		}
+		return store.Attempt{Verdict: v, Events: buf.Events(), Started: start, Finished: time.Now()}
 	}
+	if cfg.Refuse != nil {
+		if why := cfg.Refuse(u.Case); why != "" {
+			return finish(verdict.Verdict{Status: verdict.Error, Reason: why}, verdict.Usage{}), nil, nil, true
+		}
+	}
+	var env *subject.Env
+	metered := func() verdict.Usage { return verdict.Usage{} }
+	if cfg.Prepare != nil {
+		var m func() verdict.Usage
+		env, m = cfg.Prepare(u, buf)
+		if m != nil {
+			metered = m
+		}
+	} else {
+		env = subject.NewEnv(subject.EnvOptions{Trace: buf})
+	}
+	v, err, ok := assess(ctx, cfg.Timeout, subj, u, env)
+	if !ok {
+		return store.Attempt{}, nil, err, false
+	}
+	m := metered()
+	if m.Calls == 0 && m.CacheHits == 0 {
+		if errors.Is(err, ErrBudget) {
+			return store.Attempt{}, nil, nil, false
+		}
+		own = v.Usage.CostUSD
+	}
+	return finish(v, m), own, err, true
 }
 
 // assess runs one unit with its timeout. ok is false when the run's context was cancelled
 // (the unit is abandoned, not stored). A subject's error, panic or timeout becomes a verdict with
 // status error and the reason; the error itself is returned too, so that ErrAbort can stop the run.
-func assess(ctx context.Context, timeout time.Duration, subj Subject, c *suite.Case, repeat int) (verdict.Verdict, error, bool) {
+func assess(ctx context.Context, timeout time.Duration, subj subject.Subject, u subject.Unit, env *subject.Env) (verdict.Verdict, error, bool) {
 	uctx := ctx
 	var cancel context.CancelFunc = func() {}
 	if timeout > 0 {
@@ -262,7 +315,7 @@ func assess(ctx context.Context, timeout time.Duration, subj Subject, c *suite.C
 				done <- answer{err: fmt.Errorf("subject panicked: %v\n%s", p, debug.Stack())}
 			}
 		}()
-		v, err := subj.Assess(uctx, c, repeat)
+		v, err := subj.Assess(uctx, u, env)
 		done <- answer{v, err}
 	}()
 	var a answer
@@ -283,12 +336,6 @@ func assess(ctx context.Context, timeout time.Duration, subj Subject, c *suite.C
 		}
 		v = verdict.Verdict{Status: verdict.Error, Reason: reason, Usage: a.v.Usage}
 	}
-	if !v.Status.Valid() {
-		v = verdict.Verdict{Status: verdict.Error, Reason: fmt.Sprintf("subject returned status %q", v.Status), Usage: v.Usage}
-	}
-	v.CaseID, v.Repeat = c.ID, repeat
-	if v.Usage.WallMS == 0 {
-		v.Usage.WallMS = time.Since(start).Milliseconds()
-	}
+	v.Usage.WallMS = time.Since(start).Milliseconds()
 	return v, a.err, true
 }

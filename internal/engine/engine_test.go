@@ -14,7 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/engine"
 	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -25,8 +27,10 @@ type scripted struct {
 	release chan struct{}
 }
 
-func (s *scripted) Assess(ctx context.Context, c *suite.Case, repeat int) (verdict.Verdict, error) {
+func (s *scripted) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
+	c, repeat := u.Case, u.Repeat
 	s.calls.Add(1)
+	env.Trace.Record(trace.Event{Kind: trace.Note, Content: "start " + c.ID})
 	switch {
 	case strings.HasPrefix(c.ID, "err-"):
 		return verdict.Verdict{}, errors.New("tool crashed")
@@ -125,7 +129,8 @@ func TestRunSkipsDoneUnits(t *testing.T) {
 	st, id := openStore(t)
 	subj := &scripted{}
 	done := map[store.Unit]bool{{CaseID: "a", Repeat: 0}: true, {CaseID: "b", Repeat: 1}: true}
-	res, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 2, Repeats: 2, Done: done},
+	next := func(id string, r int) (bool, int) { return !done[store.Unit{CaseID: id, Repeat: r}], 0 }
+	res, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 2, Repeats: 2, Next: next},
 		cases("a", "b", "c"), subj, st)
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +153,7 @@ type gate struct {
 	reached chan struct{}
 }
 
-func (g *gate) Assess(ctx context.Context, c *suite.Case, _ int) (verdict.Verdict, error) {
+func (g *gate) Assess(ctx context.Context, _ subject.Unit, _ *subject.Env) (verdict.Verdict, error) {
 	if g.left.Add(-1) < 0 {
 		select {
 		case g.reached <- struct{}{}:
@@ -192,7 +197,7 @@ func TestStopFinishesInFlightAndCancelAbandonsThem(t *testing.T) {
 
 type failingSink struct{}
 
-func (failingSink) PutVerdicts(context.Context, string, []verdict.Verdict) error {
+func (failingSink) PutAttempts(context.Context, string, []store.Attempt) error {
 	return errors.New("disk full")
 }
 
@@ -205,7 +210,8 @@ func TestSinkFailureEndsRunWithError(t *testing.T) {
 
 type aborting struct{ calls atomic.Int64 }
 
-func (a *aborting) Assess(ctx context.Context, c *suite.Case, _ int) (verdict.Verdict, error) {
+func (a *aborting) Assess(ctx context.Context, u subject.Unit, _ *subject.Env) (verdict.Verdict, error) {
+	c := u.Case
 	a.calls.Add(1)
 	if c.ID == "a" {
 		return verdict.Verdict{Status: verdict.OK, Label: suite.Vul}, nil
@@ -230,5 +236,58 @@ func TestAbortStopsTheRunAndStoresNothingOfIt(t *testing.T) {
 	}
 	if d := cmp.Diff([]row{{"a", 0, verdict.OK, ""}}, rows(t, st, id)); d != "" {
 		t.Errorf("stored (-want +got):\n%s", d)
+	}
+}
+
+type capture struct{ as []store.Attempt }
+
+func (c *capture) PutAttempts(_ context.Context, _ string, as []store.Attempt) error {
+	c.as = append(c.as, as...)
+	return nil
+}
+
+// spender records a model call and its cost through the env, then waits past its timeout.
+type spender struct{}
+
+func (spender) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
+	env.Trace.Record(trace.Event{Kind: trace.ModelResponse, Content: "thinking about " + u.Case.ID})
+	<-ctx.Done()
+	return verdict.Verdict{}, ctx.Err()
+}
+
+// A unit that times out keeps the trace it recorded and what it spent.
+func TestTimeoutKeepsPartialTraceAndSpend(t *testing.T) {
+	sink := &capture{}
+	prep := func(u subject.Unit, rec trace.Recorder) (*subject.Env, func() verdict.Usage) {
+		env := subject.NewEnv(subject.EnvOptions{Trace: rec})
+		return env, func() verdict.Usage {
+			return verdict.Usage{Calls: 1, InputTokens: 100, OutputTokens: 7, CostUSD: verdict.Float(0.25)}
+		}
+	}
+	res, err := engine.Run(context.Background(), engine.Config{RunID: "r", Concurrency: 1, Timeout: 50 * time.Millisecond, Prepare: prep,
+		Next: func(string, int) (bool, int) { return true, 3 }}, cases("a"), spender{}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.as) != 1 {
+		t.Fatalf("%d attempts stored, want 1", len(sink.as))
+	}
+	a := sink.as[0]
+	v := a.Verdict
+	if v.Status != verdict.Error || !strings.Contains(v.Reason, "timed out") || v.Attempt != 3 {
+		t.Errorf("verdict %+v: want an error that says it timed out, attempt 3", v)
+	}
+	if v.Usage.CostUSD == nil || *v.Usage.CostUSD != 0.25 || v.Usage.InputTokens != 100 || v.Usage.Calls != 1 {
+		t.Errorf("usage %+v: the spend before the timeout is lost", v.Usage)
+	}
+	var kinds []trace.Kind
+	for _, e := range a.Events {
+		kinds = append(kinds, e.Kind)
+	}
+	if d := cmp.Diff([]trace.Kind{trace.ModelResponse, trace.Error}, kinds); d != "" {
+		t.Errorf("trace kinds (-want +got):\n%s", d)
+	}
+	if res.Usage.CostUSD == nil || *res.Usage.CostUSD != 0.25 {
+		t.Errorf("run usage %+v, want the timed-out unit's cost counted", res.Usage)
 	}
 }

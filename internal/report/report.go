@@ -61,7 +61,7 @@ type Note struct {
 	Text    string
 }
 
-// Manifest is what a report reads of a run's manifest (engine.Manifest writes it); Raw is all of it.
+// Manifest is what a report reads of a run's manifest (runner.Manifest writes it); Raw is all of it.
 type Manifest struct {
 	Version string `json:"vulnbench_version"`
 	Suite   struct {
@@ -69,15 +69,26 @@ type Manifest struct {
 		Hash  string `json:"sha256"`
 		Cases int    `json:"cases"`
 	} `json:"suite"`
-	Subject string `json:"subject"`
-	Seed    int64  `json:"seed"`
-	Repeats int    `json:"repeats"`
-	LLM     *struct {
-		Model  string `json:"model"`
-		Prompt string `json:"prompt"`
+	Subject string            `json:"subject"`
+	Flags   map[string]string `json:"flags,omitempty"` // the subject's flags as given
+	Repeats int               `json:"repeats"`
+	After   string            `json:"after,omitempty"`
+	// Wave 1 manifests kept the model here instead of in Flags.
+	LLM *struct {
+		Model string `json:"model"`
 	} `json:"llm,omitempty"`
-	After string          `json:"after,omitempty"`
-	Raw   json.RawMessage `json:"-"`
+	Raw json.RawMessage `json:"-"`
+}
+
+// Model is the model a run asked (its --model), "" for a subject without one.
+func (m *Manifest) Model() string {
+	if v := m.Flags["model"]; v != "" {
+		return v
+	}
+	if m.LLM != nil {
+		return m.LLM.Model
+	}
+	return ""
 }
 
 // Run is one column of a report: a stored run, or a predictions file.
@@ -235,9 +246,7 @@ func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error
 	if err := json.Unmarshal(r.Manifest, &m); err == nil {
 		m.Raw = r.Manifest
 		run.Manifest = &m
-		if m.LLM != nil {
-			run.Model = m.LLM.Model
-		}
+		run.Model = m.Model()
 	} else {
 		run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: unreadable manifest (%v)", r.ID, err)})
 	}

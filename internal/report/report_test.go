@@ -92,7 +92,7 @@ func setup(t *testing.T) (dir string, st *fakeStore) {
 	st = &fakeStore{
 		runs: map[string]*store.Run{
 			"good": {ID: "good", SuitePath: path, SuiteHash: hash, Subject: "llm", Repeats: 1,
-				Manifest: json.RawMessage(`{"vulnbench_version":"v0.2.0 (abc1234)","subject":"llm","llm":{"model":"openai:m"}}`)},
+				Manifest: json.RawMessage(`{"vulnbench_version":"v0.2.0 (abc1234)","subject":"llm","flags":{"model":"openai:m"}}`)},
 			"twice": {ID: "twice", SuitePath: path, SuiteHash: hash, Subject: "constant:vul", Repeats: 2, Manifest: json.RawMessage(`{}`)},
 		},
 		verdicts: map[string][]verdict.Verdict{

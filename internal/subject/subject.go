@@ -1,11 +1,14 @@
-// Package subject defines what is under test and lists every kind of subject vulnbench knows.
-// Subjects are symmetrical: a baseline, a scanner, a predictions file or (later) a model all turn a
-// case into a verdict.
+// Package subject defines what is under test and the environment it judges a case in. Subjects
+// are symmetrical: a baseline, a scanner, a predictions file, a model or an agent all turn a unit
+// (case, repeat, attempt) into a verdict, using only what their Env gives them. The explicit list
+// of subject kinds is in internal/subject/builtin.
 package subject
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"slices"
@@ -14,20 +17,93 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
-// Subject judges cases. Assess returns an error only for infrastructure faults (the engine stores
-// them as status error); an answer that cannot be understood is a verdict with status failed.
-// Assess is called from several goroutines at once.
-type Subject interface {
-	Assess(ctx context.Context, c *suite.Case, repeat int) (verdict.Verdict, error)
+// Unit is one try at one (case, repeat). Attempt counts the tries at it from 0: every attempt is
+// stored, and a retried unit gets the next number.
+type Unit struct {
+	Case    *suite.Case
+	Repeat  int
+	Attempt int
 }
 
-// Describer is implemented by subjects that have configuration or versions worth recording in a
-// run's manifest (tool versions, thresholds).
-type Describer interface {
-	Describe() map[string]any
+// Subject judges units. Assess returns an error only for infrastructure faults (the runner stores
+// them as an error verdict with the reason); an answer that cannot be understood is a verdict with
+// status failed. Assess is called from several goroutines at once.
+type Subject interface {
+	Assess(ctx context.Context, u Unit, env *Env) (verdict.Verdict, error)
+}
+
+// ErrAbort, wrapped in a subject's error, stops the whole run: a fault that every case would hit
+// (a rejected API key, an unknown model). The attempt is not stored, so a resume redoes it.
+var ErrAbort = errors.New("run aborted")
+
+// ErrLimit, wrapped, says a unit reached one of its limits (steps, tokens, cost): an agent stops
+// there and answers with what it has, or the unit ends in an error that says which limit.
+var ErrLimit = errors.New("unit limit reached")
+
+// ErrNoSnapshot is returned by Env.Snapshot for a case without a repository.
+var ErrNoSnapshot = errors.New("the case has no repository snapshot")
+
+// Limits bound one unit; 0 means no limit.
+type Limits struct {
+	Steps   int           // model calls
+	Tokens  int64         // input + output tokens over all calls
+	CostUSD float64       // spent over all calls
+	Wall    time.Duration // the unit's time (the runner cancels its context)
+}
+
+// Snapshot is a case's repository at its commit, read-only: no path leaves it.
+type Snapshot interface {
+	fs.FS
+	Root() string // its directory, for programs that scan it (never written to)
+}
+
+// Env is everything a subject may use for one unit: the metered model (every call traced, its
+// usage and cost counted, the budget and the unit's limits checked before it), the case's
+// snapshot, a trace recorder and the unit's limits.
+type Env struct {
+	// Model is the subject's model, metered for this unit; nil when the subject has none.
+	Model llm.Model
+	// Trace records the attempt's events; never nil.
+	Trace  trace.Recorder
+	Limits Limits
+
+	snapshot func(context.Context) (Snapshot, error)
+}
+
+// EnvOptions builds an Env.
+type EnvOptions struct {
+	Model    llm.Model
+	Trace    trace.Recorder
+	Limits   Limits
+	Snapshot func(context.Context) (Snapshot, error) // nil: the case has none
+}
+
+// NewEnv returns an Env; a nil Trace records nothing.
+func NewEnv(o EnvOptions) *Env {
+	if o.Trace == nil {
+		o.Trace = trace.Discard{}
+	}
+	return &Env{Model: o.Model, Trace: o.Trace, Limits: o.Limits, snapshot: o.Snapshot}
+}
+
+// Snapshot materialises (once, shared by every unit of the same repository and commit) the case's
+// repository and returns it; ErrNoSnapshot when the case has none.
+func (e *Env) Snapshot(ctx context.Context) (Snapshot, error) {
+	if e == nil || e.snapshot == nil {
+		return nil, ErrNoSnapshot
+	}
+	return e.snapshot(ctx)
+}
+
+// Modeled is implemented by subjects that call a model: the runner meters Model for each unit and
+// hands the metered model to Assess as Env.Model. Prices turn usage into cost.
+type Modeled interface {
+	Model() llm.Model
+	Prices() llm.Prices
 }
 
 // Binary is a program a subject runs, and how to get it.
@@ -43,44 +119,58 @@ type Needs struct {
 	Network  bool
 }
 
-// Options carries the run-wide settings subjects may use.
-type Options struct {
-	Seed     int64
-	MinLevel int           // flawfinder: lowest risk level that makes a case vul
-	Delay    time.Duration // predictions: wait before each answer (tests only)
-	LLM      LLMOptions    // model subjects
+// Config is a subject kind's typed configuration, recorded in the run's manifest as JSON.
+type Config interface {
+	Validate() error
 }
 
-// LLMOptions configure model subjects.
-type LLMOptions struct {
-	Model       string // PROVIDER:MODEL
-	BaseURL     string
-	Prompt      string // vanilla, cot, fs, cot+fs
-	PricesFile  string
-	Limits      llm.Limits
-	Retry       llm.RetryPolicy
-	CallTimeout time.Duration
-	Temperature float64
-	MaxTokens   int
-	Cache       llm.CacheStore
-	Getenv      func(string) string
+// Flag is a run flag a subject kind reads. Kinds that read the same flag share it; its Default
+// fixes its type (string, int, int64, float64, bool or time.Duration).
+type Flag struct {
+	Name    string
+	Default any
+	Usage   string
+	Hidden  bool
+	// Resumable flags may change on --resume (rate limits, retries); the others keep the value
+	// the run started with.
+	Resumable bool
+	// Scrub removes secrets from the value before it is stored in the manifest (a URL's user info).
+	Scrub func(string) string
 }
 
-// Priced is implemented by subjects that spend money; Priced reports whether their costs are
-// known (a model missing from the price table is "unpriced", never $0).
-type Priced interface {
-	Priced() bool
+// Values reads flag values by name.
+type Values interface {
+	String(name string) string
+	Int(name string) int
+	Int64(name string) int64
+	Float(name string) float64
+	Bool(name string) bool
+	Duration(name string) time.Duration
+}
+
+// Deps are the process's resources a subject may be built with.
+type Deps struct {
+	Cache  llm.CacheStore      // model responses (nil: no cache)
+	Getenv func(string) string // the environment, for API keys
 }
 
 // Factory makes one kind of subject.
 type Factory struct {
-	Name    string       // as written before the colon in a spec
-	Usage   string       // the spec's shape, e.g. "constant:vul|ben"
-	Summary string       // one line for --help
-	Kinds   []suite.Kind // case kinds it can judge
-	Needs   Needs
-	ArgReq  bool // the spec needs ":ARG"
-	New     func(arg string, opt Options) (Subject, error)
+	Name    string // as written before the colon in a spec
+	Usage   string // the spec's shape, e.g. "constant:vul|ben"
+	Summary string // one line for --help
+	Version string // bumped whenever the kind's verdicts may change for the same input
+	Kinds   []suite.Kind
+	// Languages the kind can judge (lower case, as cases name them); nil means any. A case with no
+	// language is judged when its kind is supported.
+	Languages []string
+	Needs     Needs
+	ArgReq    bool // the spec needs ":ARG"
+	Flags     []Flag
+	// Configure turns the spec's argument and the flags into the kind's config, with defaults
+	// applied and validated.
+	Configure func(arg string, v Values) (Config, error)
+	New       func(cfg Config, d Deps) (Subject, error)
 }
 
 // Registry is the explicit list of subject kinds.
@@ -93,6 +183,21 @@ func NewRegistry(fs ...Factory) *Registry { return &Registry{factories: fs} }
 
 // Factories returns every factory in registration order.
 func (r *Registry) Factories() []Factory { return r.factories }
+
+// Flags returns every flag the kinds read, each once, in registration order.
+func (r *Registry) Flags() []Flag {
+	var out []Flag
+	seen := map[string]bool{}
+	for _, f := range r.factories {
+		for _, fl := range f.Flags {
+			if !seen[fl.Name] {
+				seen[fl.Name] = true
+				out = append(out, fl)
+			}
+		}
+	}
+	return out
+}
 
 // Lookup splits a spec such as "constant:vul" and finds its factory.
 func (r *Registry) Lookup(spec string) (Factory, string, error) {
@@ -134,3 +239,22 @@ func CheckNeeds(f Factory) error {
 
 // Supports reports whether f can judge cases of kind k.
 func (f Factory) Supports(k suite.Kind) bool { return slices.Contains(f.Kinds, k) }
+
+// Unsupported says why f cannot judge c, or "" when it can.
+func (f Factory) Unsupported(c *suite.Case) string {
+	if !f.Supports(c.Kind) {
+		return fmt.Sprintf("subject %s cannot judge %s cases (it judges %s)", f.Name, c.Kind, joinKinds(f.Kinds))
+	}
+	if f.Languages != nil && c.Language != "" && !slices.Contains(f.Languages, strings.ToLower(c.Language)) {
+		return fmt.Sprintf("subject %s cannot judge %s code (it judges %s)", f.Name, c.Language, strings.Join(f.Languages, ", "))
+	}
+	return ""
+}
+
+func joinKinds(ks []suite.Kind) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}

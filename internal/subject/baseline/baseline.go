@@ -5,8 +5,10 @@ package baseline
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"hash/fnv"
 
+	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -16,8 +18,33 @@ import (
 // same verdicts whatever the order or concurrency.
 type Random struct{ Seed int64 }
 
+// Version of the random and constant subjects' answers.
+const Version = "1"
+
+// RandomConfig is the random subject's configuration.
+type RandomConfig struct {
+	Seed int64 `json:"seed"`
+}
+
+// Validate implements subject.Config.
+func (RandomConfig) Validate() error { return nil }
+
+// ConstantConfig is the constant subject's configuration.
+type ConstantConfig struct {
+	Label suite.Label `json:"label"`
+}
+
+// Validate implements subject.Config.
+func (c ConstantConfig) Validate() error {
+	if !c.Label.Valid() {
+		return fmt.Errorf("subject constant:%s: the label must be vul or ben", c.Label)
+	}
+	return nil
+}
+
 // Assess implements subject.Subject.
-func (r Random) Assess(_ context.Context, c *suite.Case, repeat int) (verdict.Verdict, error) {
+func (r Random) Assess(_ context.Context, u subject.Unit, _ *subject.Env) (verdict.Verdict, error) {
+	c, repeat := u.Case, u.Repeat
 	h := fnv.New64a()
 	var b [16]byte
 	binary.LittleEndian.PutUint64(b[:8], uint64(r.Seed))
@@ -30,11 +57,8 @@ func (r Random) Assess(_ context.Context, c *suite.Case, repeat int) (verdict.Ve
 	if score >= 0.5 {
 		label = suite.Vul
 	}
-	return verdict.Verdict{Status: verdict.OK, Label: label, Score: verdict.Float(score)}, nil
+	return verdict.Verdict{Status: verdict.OK, Label: label, Score: verdict.Float(score), ScoreSource: verdict.FromTool}, nil
 }
-
-// Describe implements subject.Describer.
-func (r Random) Describe() map[string]any { return map[string]any{"seed": r.Seed} }
 
 // mix is SplitMix64's finaliser: it spreads FNV's bits evenly over the 64-bit range.
 func mix(z uint64) uint64 {
@@ -47,6 +71,6 @@ func mix(z uint64) uint64 {
 type Constant struct{ Label suite.Label }
 
 // Assess implements subject.Subject.
-func (k Constant) Assess(context.Context, *suite.Case, int) (verdict.Verdict, error) {
+func (k Constant) Assess(context.Context, subject.Unit, *subject.Env) (verdict.Verdict, error) {
 	return verdict.Verdict{Status: verdict.OK, Label: k.Label}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/baseline"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
@@ -16,7 +17,7 @@ func TestRandomIsSeededUniformAndConsistent(t *testing.T) {
 	sum := 0.0
 	for i := 0; i < n; i++ {
 		c := &suite.Case{ID: fmt.Sprintf("case-%d", i)}
-		v, err := r.Assess(ctx, c, 0)
+		v, err := r.Assess(ctx, subject.Unit{Case: c, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +32,7 @@ func TestRandomIsSeededUniformAndConsistent(t *testing.T) {
 			vul++
 		}
 		sum += s
-		again, _ := r.Assess(ctx, c, 0)
+		again, _ := r.Assess(ctx, subject.Unit{Case: c, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
 		if *again.Score != s {
 			t.Fatalf("case %s: %v then %v", c.ID, s, *again.Score)
 		}
@@ -44,16 +45,16 @@ func TestRandomIsSeededUniformAndConsistent(t *testing.T) {
 		t.Errorf("mean score %v, want about 0.5", m)
 	}
 	c := &suite.Case{ID: "x"}
-	a, _ := r.Assess(ctx, c, 0)
-	b, _ := r.Assess(ctx, c, 1)
-	o, _ := baseline.Random{Seed: 43}.Assess(ctx, c, 0)
+	a, _ := r.Assess(ctx, subject.Unit{Case: c, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
+	b, _ := r.Assess(ctx, subject.Unit{Case: c, Repeat: 1}, subject.NewEnv(subject.EnvOptions{}))
+	o, _ := baseline.Random{Seed: 43}.Assess(ctx, subject.Unit{Case: c, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
 	if *a.Score == *b.Score || *a.Score == *o.Score {
 		t.Errorf("repeat or seed does not change the draw: %v %v %v", *a.Score, *b.Score, *o.Score)
 	}
 }
 
 func TestConstant(t *testing.T) {
-	v, err := baseline.Constant{Label: suite.Ben}.Assess(context.Background(), &suite.Case{ID: "a"}, 0)
+	v, err := baseline.Constant{Label: suite.Ben}.Assess(context.Background(), subject.Unit{Case: &suite.Case{ID: "a"}, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
 	if err != nil || v.Label != suite.Ben || v.Score != nil || v.Status != "ok" {
 		t.Errorf("Constant = %+v, %v", v, err)
 	}

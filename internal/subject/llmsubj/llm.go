@@ -8,13 +8,48 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
-	"github.com/vulnbench/vulnbench/internal/engine"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/prompt"
+	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
+
+// Version of the llm subject: the request it sends and how it reads the answer.
+const Version = "2"
+
+// Config is the llm subject's configuration: its flags, with defaults applied.
+type Config struct {
+	Model       string        `json:"model"` // PROVIDER:MODEL
+	BaseURL     string        `json:"base_url,omitempty"`
+	Prompt      string        `json:"prompt"`
+	PricesFile  string        `json:"prices,omitempty"`
+	Temperature float64       `json:"temperature"`
+	MaxTokens   int           `json:"max_tokens,omitempty"`
+	RPM         int           `json:"rpm,omitempty"`
+	TPM         int           `json:"tpm,omitempty"`
+	MaxRetries  int           `json:"max_retries"`
+	RetryBase   time.Duration `json:"retry_base,omitempty"`
+	CallTimeout time.Duration `json:"call_timeout,omitempty"`
+}
+
+// Validate implements subject.Config. The comparisons are written so that NaN fails them too.
+func (c Config) Validate() error {
+	switch {
+	case c.Model == "":
+		return errors.New("subject llm needs --model PROVIDER:MODEL (like openai:gpt-4o-mini)")
+	case !(c.Temperature >= 0 && c.Temperature <= 2):
+		return fmt.Errorf("--temperature %v is not in [0, 2]", c.Temperature)
+	case c.MaxTokens < 0, c.RPM < 0, c.TPM < 0, c.MaxRetries < 0:
+		return errors.New("--max-tokens, --rpm, --tpm and --max-retries cannot be negative")
+	case c.CallTimeout < 0:
+		return fmt.Errorf("--call-timeout %v is negative (0 for no limit)", c.CallTimeout)
+	}
+	_, err := prompt.ParseStrategy(c.Prompt)
+	return err
+}
 
 // Params are the call's sampling settings.
 type Params struct {
@@ -38,7 +73,38 @@ func New(model llm.Model, prompts *prompt.Set, strategy prompt.Strategy, prices 
 	return &Subject{model: model, prompts: prompts, strategy: strategy, prices: prices, params: p}
 }
 
-// Describe implements subject.Describer: what a run's manifest records (never a key).
+// Build makes the subject of cfg: the model stack (cache, retries, limits, provider), the prices
+// and the prompts.
+func Build(cfg Config, cache llm.CacheStore, getenv func(string) string) (*Subject, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	strategy, err := prompt.ParseStrategy(cfg.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	prices, err := llm.LoadPrices(cfg.PricesFile)
+	if err != nil {
+		return nil, err
+	}
+	r := llm.DefaultRetry()
+	r.MaxRetries = cfg.MaxRetries
+	if cfg.RetryBase > 0 {
+		r.Base = cfg.RetryBase
+	}
+	stack, err := llm.New(cfg.Model, llm.Options{BaseURL: cfg.BaseURL, Limits: llm.Limits{RPM: cfg.RPM, TPM: cfg.TPM}, Retry: r,
+		CallTimeout: cfg.CallTimeout, Cache: cache, Getenv: getenv})
+	if err != nil {
+		return nil, err
+	}
+	prompts, err := prompt.New()
+	if err != nil {
+		return nil, err
+	}
+	return New(stack, prompts, strategy, prices, Params{Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}), nil
+}
+
+// Describe is what a run's manifest records beyond the config (never a key).
 func (s *Subject) Describe() map[string]any {
 	info := s.model.Info()
 	d := map[string]any{
@@ -55,64 +121,62 @@ func (s *Subject) Describe() map[string]any {
 	return d
 }
 
-// Priced implements subject.Priced.
-func (s *Subject) Priced() bool {
-	_, ok := s.prices.Lookup(s.model.Info().Spec())
-	return ok
-}
+// Model implements subject.Modeled: the runner meters it for each unit.
+func (s *Subject) Model() llm.Model { return s.model }
+
+// Prices implements subject.Modeled.
+func (s *Subject) Prices() llm.Prices { return s.prices }
 
 func (s *Subject) logprobs() bool { return s.model.Info().Provider == "openai" }
 
-// Assess implements subject.Subject.
-func (s *Subject) Assess(ctx context.Context, c *suite.Case, repeat int) (verdict.Verdict, error) {
-	msgs, err := s.prompts.Render(s.strategy, c)
+// Assess implements subject.Subject: one call through the unit's metered model. Usage and cost
+// are the meter's; a fault that every case would hit stops the run.
+func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
+	model := s.model
+	if env != nil && env.Model != nil {
+		model = env.Model
+	}
+	msgs, err := s.prompts.Render(s.strategy, u.Case)
 	if err != nil {
 		return verdict.Verdict{}, err
 	}
-	req := llm.Request{Temperature: s.params.Temperature, MaxTokens: s.params.MaxTokens, Seed: s.params.Seed, Repeat: repeat}
+	req := llm.Request{Temperature: s.params.Temperature, MaxTokens: s.params.MaxTokens, Seed: s.params.Seed, Repeat: u.Repeat}
 	if s.logprobs() {
 		req.Logprobs, req.TopLogprobs = true, 5
 	}
 	for _, m := range msgs {
 		req.Messages = append(req.Messages, llm.Message{Role: m.Role, Content: m.Content})
 	}
-	resp, err := s.model.Complete(ctx, req)
-	usage := s.usage(resp)
+	resp, err := model.Complete(ctx, req)
 	if err != nil {
 		if llm.IsFatal(err) {
 			var ae *llm.APIError
 			errors.As(err, &ae)
-			return verdict.Verdict{Usage: usage}, fmt.Errorf("%w: %s", engine.ErrAbort, ae.Fatal())
+			return verdict.Verdict{}, fmt.Errorf("%w: %s", subject.ErrAbort, ae.Fatal())
 		}
-		return verdict.Verdict{Usage: usage}, err
+		return verdict.Verdict{}, err
 	}
 	ans, perr := prompt.Parse(resp.Text)
 	if perr != nil {
-		return verdict.Verdict{Status: verdict.Failed, Reason: perr.Error(), Raw: resp.Text, Usage: usage}, nil
+		return verdict.Verdict{Status: verdict.Failed, Reason: perr.Error(), Raw: resp.Text}, nil
 	}
-	v := verdict.Verdict{Status: verdict.OK, Label: suite.Ben, CWE: ans.CWE, Explanation: ans.Reason, Usage: usage}
+	v := verdict.Verdict{Status: verdict.OK, Label: suite.Ben, CWE: ans.CWE, Explanation: ans.Reason, Confidence: ans.Confidence}
 	if ans.Vulnerable {
 		v.Label = suite.Vul
 	}
 	if ans.Via == prompt.ViaJSON {
-		v.Score = VulnerableProbability(resp.Logprobs)
+		if v.Score = VulnerableProbability(resp.Logprobs); v.Score != nil {
+			v.ScoreSource = verdict.FromLogprob
+		}
+	}
+	if v.Score == nil && ans.Confidence != nil {
+		p := *ans.Confidence
+		if !ans.Vulnerable {
+			p = 1 - p
+		}
+		v.Score, v.ScoreSource = verdict.Float(p), verdict.FromStated
 	}
 	return v, nil
-}
-
-// usage turns a response's accounting into a verdict's. A cached answer cost nothing now.
-func (s *Subject) usage(r llm.Response) verdict.Usage {
-	u := verdict.Usage{Calls: r.Calls, Retries: r.Retries, WaitMS: r.Waited.Milliseconds()}
-	if r.Cached {
-		u.CacheHits = 1
-		u.CostUSD = verdict.Float(0)
-		return u
-	}
-	u.InputTokens, u.CachedInputTokens, u.OutputTokens = r.Usage.InputTokens, r.Usage.CachedInputTokens, r.Usage.OutputTokens
-	if cost, ok := s.prices.Cost(s.model.Info().Spec(), r.Usage); ok {
-		u.CostUSD = verdict.Float(cost)
-	}
-	return u
 }
 
 // VulnerableProbability reads P(vulnerable) from the log-probabilities of the answer's

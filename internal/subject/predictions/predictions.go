@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -44,13 +44,29 @@ func Load(path string, delay time.Duration) (*Subject, error) {
 	return s, nil
 }
 
-// Describe implements subject.Describer.
-func (s *Subject) Describe() map[string]any {
-	return map[string]any{"file": s.path, "predictions": len(s.byID) + len(s.byIdx)}
+// Version of the predictions subject: how a file's lines become verdicts.
+const Version = "2"
+
+// Config is the predictions subject's configuration.
+type Config struct {
+	File  string        `json:"file"`
+	Delay time.Duration `json:"delay,omitempty"` // tests only
 }
 
-// Assess implements subject.Subject.
-func (s *Subject) Assess(ctx context.Context, c *suite.Case, _ int) (verdict.Verdict, error) {
+// Validate implements subject.Config.
+func (c Config) Validate() error {
+	if c.File == "" {
+		return errors.New("subject predictions needs a file: predictions:FILE")
+	}
+	return nil
+}
+
+// Count is the number of predictions loaded.
+func (s *Subject) Count() int { return len(s.byID) + len(s.byIdx) }
+
+// Assess implements subject.Subject. The file's repeat 0 answers every repeat it has no line for.
+func (s *Subject) Assess(ctx context.Context, u subject.Unit, _ *subject.Env) (verdict.Verdict, error) {
+	c := u.Case
 	if s.delay > 0 {
 		t := time.NewTimer(s.delay)
 		select {

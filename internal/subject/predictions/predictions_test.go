@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -27,11 +28,11 @@ func TestReplaysByIDAndByIdx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := s.Assess(ctx, &suite.Case{ID: "a"}, 0)
+	v, err := s.Assess(ctx, subject.Unit{Case: &suite.Case{ID: "a"}, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
 	if err != nil || v.Label != suite.Vul || v.Score == nil || *v.Score != 0.75 {
 		t.Errorf("by id: %+v, %v", v, err)
 	}
-	if _, err := s.Assess(ctx, &suite.Case{ID: "b"}, 0); err == nil || !strings.Contains(err.Error(), "no prediction for case b") {
+	if _, err := s.Assess(ctx, subject.Unit{Case: &suite.Case{ID: "b"}, Repeat: 0}, subject.NewEnv(subject.EnvOptions{})); err == nil || !strings.Contains(err.Error(), "no prediction for case b") {
 		t.Errorf("missing prediction: %v", err)
 	}
 
@@ -39,7 +40,7 @@ func TestReplaysByIDAndByIdx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err = tsv.Assess(ctx, &suite.Case{ID: "primevul-12", Source: map[string]any{"idx": float64(12)}}, 0)
+	v, err = tsv.Assess(ctx, subject.Unit{Case: &suite.Case{ID: "primevul-12", Source: map[string]any{"idx": float64(12)}}, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
 	if err != nil || v.Label != suite.Ben || *v.Score != 0.2 {
 		t.Errorf("by idx: %+v, %v", v, err)
 	}
@@ -59,7 +60,7 @@ func TestDelayHonoursCancellation(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := s.Assess(ctx, &suite.Case{ID: "a"}, 0); !errors.Is(err, context.Canceled) {
+	if _, err := s.Assess(ctx, subject.Unit{Case: &suite.Case{ID: "a"}, Repeat: 0}, subject.NewEnv(subject.EnvOptions{})); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want the cancellation at once", err)
 	}
 }

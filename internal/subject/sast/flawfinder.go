@@ -16,7 +16,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -43,13 +45,31 @@ func NewFlawfinder(ctx context.Context, minLevel int) (*Flawfinder, error) {
 	return f, nil
 }
 
-// Describe implements subject.Describer.
-func (f *Flawfinder) Describe() map[string]any {
-	return map[string]any{"tool": "flawfinder", "version": f.version, "min_level": f.MinLevel}
+// FlawfinderVersion is the version of the flawfinder subject (how hits become verdicts).
+const FlawfinderVersion = "1"
+
+// FlawfinderLanguages are the languages flawfinder reads.
+var FlawfinderLanguages = []string{"c", "cpp", "c++"}
+
+// FlawfinderConfig is the flawfinder subject's configuration.
+type FlawfinderConfig struct {
+	MinLevel int `json:"min_level"`
 }
 
+// Validate implements subject.Config.
+func (c FlawfinderConfig) Validate() error {
+	if c.MinLevel < 0 || c.MinLevel > 5 {
+		return fmt.Errorf("flawfinder: --min-level %d is outside 0..5", c.MinLevel)
+	}
+	return nil
+}
+
+// ToolVersion is what flawfinder --version printed.
+func (f *Flawfinder) ToolVersion() string { return f.version }
+
 // Assess implements subject.Subject.
-func (f *Flawfinder) Assess(ctx context.Context, c *suite.Case, _ int) (verdict.Verdict, error) {
+func (f *Flawfinder) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
+	c := u.Case
 	if c.Code == "" {
 		return verdict.Verdict{}, fmt.Errorf("flawfinder: case %s has no code to scan", c.ID)
 	}
@@ -75,6 +95,7 @@ func (f *Flawfinder) Assess(ctx context.Context, c *suite.Case, _ int) (verdict.
 	if err != nil {
 		return verdict.Verdict{}, err
 	}
+	env.Trace.Record(trace.Event{Kind: trace.Note, Name: "flawfinder", Content: fmt.Sprintf("flawfinder %s: %d hits", f.version, len(hits))})
 	return f.verdictOf(hits), nil
 }
 
@@ -85,7 +106,11 @@ func (f *Flawfinder) verdictOf(hits []Hit) verdict.Verdict {
 			max = h.Level
 		}
 	}
-	v := verdict.Verdict{Status: verdict.OK, Label: suite.Ben, Score: verdict.Float(0)}
+	v := verdict.Verdict{Status: verdict.OK, Label: suite.Ben, Score: verdict.Float(0), ScoreSource: verdict.FromTool}
+	for _, h := range hits {
+		v.Findings = append(v.Findings, verdict.Finding{StartLine: h.Line, EndLine: h.Line, Rule: h.Name,
+			CWE: h.CWEs, Severity: strconv.Itoa(h.Level), Message: fmt.Sprintf("%s (level %d)", h.Name, h.Level)})
+	}
 	if max < 0 {
 		v.Explanation = "no hits"
 		return v

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/sast"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -57,7 +58,7 @@ func TestFlawfinderReal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := ff.Assess(ctx, &suite.Case{ID: "x", Language: "c", Code: tt.code}, 0)
+			v, err := ff.Assess(ctx, subject.Unit{Case: &suite.Case{ID: "x", Language: "c", Code: tt.code}, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}

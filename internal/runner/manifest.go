@@ -1,0 +1,84 @@
+package runner
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/subject"
+)
+
+// Manifest records what a run needs to be reproduced, resumed and rescored. It is stored as JSON
+// with the run; keys are stable.
+type Manifest struct {
+	Version        string            `json:"vulnbench_version"`
+	Suite          SuiteRef          `json:"suite"`
+	Subject        string            `json:"subject"` // the spec, e.g. "llm" or "constant:vul"
+	SubjectKind    string            `json:"subject_kind,omitempty"`
+	SubjectVersion string            `json:"subject_version,omitempty"`
+	Config         json.RawMessage   `json:"subject_config,omitempty"` // the kind's typed config
+	Describe       map[string]any    `json:"subject_describe,omitempty"`
+	Flags          map[string]string `json:"flags,omitempty"` // the subject's flags as given (secrets scrubbed)
+	Repeats        int               `json:"repeats"`
+	Concurrency    int               `json:"concurrency"`
+	Timeout        string            `json:"timeout,omitempty"`
+	Limits         *subject.Limits   `json:"limits,omitempty"`
+	SkipUnsupport  bool              `json:"skip_unsupported,omitempty"`
+	After          string            `json:"after,omitempty"` // only cases dated after this were run
+	Created        time.Time         `json:"created"`
+
+	// Wave 1 manifests kept these instead of Flags; they are read on resume.
+	Seed     int64   `json:"seed,omitempty"`
+	MinLevel int     `json:"min_level,omitempty"`
+	LLM      *LLMRef `json:"llm,omitempty"`
+}
+
+// LLMRef is how wave 1 recorded a model run's settings.
+type LLMRef struct {
+	Model       string  `json:"model"`
+	BaseURL     string  `json:"base_url,omitempty"`
+	Prompt      string  `json:"prompt"`
+	Temperature float64 `json:"temperature"`
+	MaxTokens   int     `json:"max_tokens,omitempty"`
+}
+
+// SuiteRef identifies the suite a run judged.
+type SuiteRef struct {
+	Path  string `json:"path"`
+	Hash  string `json:"sha256"`
+	Cases int    `json:"cases"`
+}
+
+// FlagValues returns the subject flags a run started with, from Flags or, for a wave-1
+// manifest, from its fields.
+func (m *Manifest) FlagValues() map[string]string {
+	if m.Flags != nil {
+		return m.Flags
+	}
+	f := map[string]string{"seed": itoa64(m.Seed), "min-level": itoa64(int64(m.MinLevel))}
+	if r := m.LLM; r != nil {
+		f["model"], f["base-url"], f["prompt"] = r.Model, r.BaseURL, r.Prompt
+		f["temperature"] = ftoa(r.Temperature)
+		f["max-tokens"] = itoa64(int64(r.MaxTokens))
+	}
+	return f
+}
+
+// NewRunID returns a sortable, readable id: the UTC start time and four random hex digits.
+func NewRunID(now time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// ReadManifest decodes a stored run's manifest.
+func ReadManifest(r *store.Run) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(r.Manifest, &m); err != nil {
+		return nil, fmt.Errorf("run %s: unreadable manifest: %w", r.ID, err)
+	}
+	return &m, nil
+}

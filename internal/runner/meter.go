@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/engine"
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/trace"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// ErrBudget is engine.ErrBudget: a model call refused because the run's --max-cost is reached.
+var ErrBudget = engine.ErrBudget
+
+// meter is the model one unit sees: before each call it checks the unit's limits and reserves
+// the call's share of the run's budget; after it, it records the request and response in the
+// trace and adds the usage and cost to the unit's.
+type meter struct {
+	next   llm.Model
+	prices llm.Prices
+	budget *engine.Budget
+	limits subject.Limits
+	rec    trace.Recorder
+
+	mu    sync.Mutex
+	usage verdict.Usage
+	steps int
+}
+
+func newMeter(next llm.Model, prices llm.Prices, budget *engine.Budget, limits subject.Limits, rec trace.Recorder) *meter {
+	return &meter{next: next, prices: prices, budget: budget, limits: limits, rec: rec}
+}
+
+func (m *meter) Info() llm.Info { return m.next.Info() }
+
+// Usage returns what the unit's calls consumed so far.
+func (m *meter) Usage() verdict.Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u := m.usage
+	if u.CostUSD != nil {
+		u.CostUSD = verdict.Float(*u.CostUSD)
+	}
+	return u
+}
+
+func (m *meter) check() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l := m.limits
+	switch {
+	case l.Steps > 0 && m.steps >= l.Steps:
+		return fmt.Errorf("%w: %d model calls (--max-steps %d)", subject.ErrLimit, m.steps, l.Steps)
+	case l.Tokens > 0 && m.usage.InputTokens+m.usage.OutputTokens >= l.Tokens:
+		return fmt.Errorf("%w: %d tokens (--unit-max-tokens %d)", subject.ErrLimit, m.usage.InputTokens+m.usage.OutputTokens, l.Tokens)
+	case l.CostUSD > 0 && m.usage.CostUSD != nil && *m.usage.CostUSD >= l.CostUSD:
+		return fmt.Errorf("%w: $%.4f (--unit-max-cost %g)", subject.ErrLimit, *m.usage.CostUSD, l.CostUSD)
+	}
+	m.steps++
+	return nil
+}
+
+func (m *meter) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if err := m.check(); err != nil {
+		return llm.Response{}, err
+	}
+	reserved, ok := m.budget.Reserve()
+	if !ok {
+		return llm.Response{}, fmt.Errorf("%w ($%.4f of $%.4f spent)", ErrBudget, m.budget.Spent(), m.budget.Cap)
+	}
+	spec := m.next.Info().Spec()
+	last := ""
+	if n := len(req.Messages); n > 0 {
+		last = req.Messages[n-1].Content
+	}
+	m.rec.Record(trace.Event{Kind: trace.ModelRequest, Name: spec, Content: last})
+	start := time.Now()
+	resp, err := m.next.Complete(ctx, req)
+	var cost *float64
+	switch {
+	case resp.Cached:
+		cost = verdict.Float(0)
+	case err == nil || resp.Usage.InputTokens+resp.Usage.OutputTokens > 0:
+		if c, ok := m.prices.Cost(spec, resp.Usage); ok {
+			cost = verdict.Float(c)
+		}
+	}
+	m.budget.Settle(reserved, cost)
+	tu := trace.Usage{InputTokens: resp.Usage.InputTokens, CachedInputTokens: resp.Usage.CachedInputTokens, OutputTokens: resp.Usage.OutputTokens}
+	if err != nil {
+		m.rec.Record(trace.Event{Kind: trace.Error, Name: spec, Content: err.Error(), Usage: tu, CostUSD: cost, LatencyMS: time.Since(start).Milliseconds()})
+	} else {
+		m.rec.Record(trace.Event{Kind: trace.ModelResponse, Name: spec, Content: resp.Text, Usage: tu, CostUSD: cost,
+			LatencyMS: resp.Latency.Milliseconds(), Cached: resp.Cached})
+	}
+	m.mu.Lock()
+	u := &m.usage
+	u.Calls += resp.Calls
+	u.Retries += resp.Retries
+	u.WaitMS += resp.Waited.Milliseconds()
+	if resp.Cached {
+		u.CacheHits++
+	} else {
+		u.InputTokens += resp.Usage.InputTokens
+		u.CachedInputTokens += resp.Usage.CachedInputTokens
+		u.OutputTokens += resp.Usage.OutputTokens
+	}
+	if cost != nil {
+		if u.CostUSD == nil {
+			u.CostUSD = verdict.Float(0)
+		}
+		*u.CostUSD += *cost
+	}
+	m.mu.Unlock()
+	return resp, err
+}

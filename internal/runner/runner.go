@@ -1,0 +1,361 @@
+// Package runner creates, resumes, stops and cancels runs: it checks the suite against the
+// subject (kinds, languages, schema) before anything is stored, records the manifest, stores the
+// suite's cases with the run, works out which units are left and which attempt each is at, builds
+// each attempt's environment (the metered model, the snapshot, the trace, the limits) and hands
+// the units to the pool. The CLI and the workers call it; it prints nothing.
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/engine"
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/trace"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// Store is what a run needs from the store.
+type Store interface {
+	CreateRun(ctx context.Context, r *store.Run) error
+	GetRun(ctx context.Context, id string) (*store.Run, error)
+	SetState(ctx context.Context, id, state string) error
+	PutCases(ctx context.Context, runID string, first int, cases []suite.Case) error
+	Units(ctx context.Context, runID string, fn func(store.UnitState)) error
+	PutAttempts(ctx context.Context, runID string, as []store.Attempt) error
+	Spent(ctx context.Context, runID string) (float64, error)
+}
+
+// Plan is one invocation of a run: a new run, or the resumption of a stored one (Resume set).
+type Plan struct {
+	Store   Store
+	Version string // vulnbench's, for the manifest
+
+	RunID  string     // a new run's id ("" picks one)
+	Resume *store.Run // the run to resume, with its manifest
+
+	Suite string
+	Keep  func(*suite.Case) bool // nil keeps every case (--after)
+	After string                 // recorded in the manifest
+
+	Factory subject.Factory
+	Spec    string // the subject as given, e.g. "constant:vul"
+	Config  subject.Config
+	// Recorded is the config as the manifest keeps it (secrets scrubbed); nil: Config.
+	Recorded subject.Config
+	Flags    map[string]string // the subject's flag values, as the manifest keeps them
+	Deps     subject.Deps
+
+	Repeats, Concurrency int
+	Timeout              time.Duration
+	Limits               subject.Limits
+	MaxCost              float64 // USD; 0: no cap
+	RetryErrors          bool    // on resume, also redo units whose latest attempt is an error
+	SkipUnsupported      bool    // give cases the subject cannot judge error verdicts instead of refusing the suite
+
+	Stop    <-chan struct{}
+	OnEvent func(engine.Event)
+	// OnStart is told the run before its first unit: whether it was resumed and how many of its
+	// units were already done.
+	OnStart func(run *store.Run, cases, done int)
+}
+
+// Outcome is what a run invocation did.
+type Outcome struct {
+	Run         *store.Run
+	Manifest    Manifest
+	Cases       int // the cases run (kept by --after)
+	All         int // the suite's cases
+	Undated     int // cases --after left out for having no date
+	Unsupported int // cases given error verdicts because the subject cannot judge them
+	Result      engine.Result
+	Priced      bool           // the subject's costs are known
+	Budget      *engine.Budget // nil without --max-cost
+}
+
+// SuiteError is a suite that cannot be run, with every problem found.
+type SuiteError struct {
+	Path     string
+	Problems []error
+}
+
+func (e *SuiteError) Error() string {
+	return fmt.Sprintf("%s: %d problems; nothing was run (vulnbench suite validate %s lists them all)", e.Path, len(e.Problems), e.Path)
+}
+
+// ErrUnpriced is returned for --max-cost with a subject whose costs are unknown.
+var ErrUnpriced = errors.New("--max-cost needs a subject whose prices are known")
+
+// scan is what the checking pass learnt of the suite.
+type scan struct {
+	hash        string
+	cases, all  int
+	undated     int
+	unsupported map[string]int // reason -> cases
+}
+
+// Execute checks the suite, creates or resumes the run and does every unit left. A run whose
+// units all ran returns a nil error even when some verdicts are errors; a fault that stops the
+// run (a rejected key, the store failing) is returned with the outcome so far.
+func Execute(ctx context.Context, p Plan) (*Outcome, error) {
+	if p.Repeats < 1 || p.Concurrency < 1 {
+		return nil, errors.New("repeats and concurrency must be at least 1")
+	}
+	if err := p.Config.Validate(); err != nil {
+		return nil, err
+	}
+	sc, err := checkSuite(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(sc.unsupported) > 0 && !p.SkipUnsupported {
+		return nil, unsupportedError(p, sc)
+	}
+	if p.Resume != nil && sc.hash != p.Resume.SuiteHash {
+		return nil, fmt.Errorf("%s changed since run %s started (sha256 %.12s, now %.12s): resuming would mix verdicts of two suites; start a new run", p.Suite, p.Resume.ID, p.Resume.SuiteHash, sc.hash)
+	}
+
+	subj, err := p.Factory.New(p.Config, p.Deps)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Cases: sc.cases, All: sc.all, Undated: sc.undated}
+	modeled, _ := subj.(subject.Modeled)
+	out.Priced = modeled != nil && isPriced(modeled)
+	if p.MaxCost > 0 {
+		if !out.Priced {
+			return nil, fmt.Errorf("%w: %s is unpriced (add it with --prices FILE)", ErrUnpriced, p.Spec)
+		}
+		spent := 0.0
+		if p.Resume != nil {
+			if spent, err = p.Store.Spent(ctx, p.Resume.ID); err != nil {
+				return nil, err
+			}
+		}
+		out.Budget = engine.NewBudget(p.MaxCost, spent)
+	}
+
+	run, man, err := createOrResume(ctx, p, sc, subj)
+	if err != nil {
+		return nil, err
+	}
+	out.Run, out.Manifest = run, man
+
+	// Which units are left, and the attempt each is at.
+	type state struct {
+		attempts int
+		scored   bool
+		errored  bool
+	}
+	units := map[store.Unit]state{}
+	if err := p.Store.Units(ctx, run.ID, func(u store.UnitState) {
+		units[store.Unit{CaseID: u.CaseID, Repeat: u.Repeat}] = state{u.Attempts, u.Scored, !u.Scored}
+	}); err != nil {
+		return nil, err
+	}
+	done := 0
+	for _, s := range units {
+		if s.scored || !p.RetryErrors {
+			done++
+		}
+	}
+	next := func(id string, r int) (bool, int) {
+		s, ok := units[store.Unit{CaseID: id, Repeat: r}]
+		if !ok {
+			return true, 0
+		}
+		if s.scored || !p.RetryErrors {
+			return false, 0
+		}
+		return true, s.attempts
+	}
+	if p.OnStart != nil {
+		p.OnStart(run, sc.cases, done)
+	}
+
+	var refuse func(*suite.Case) string
+	if len(sc.unsupported) > 0 {
+		refuse = p.Factory.Unsupported
+		for _, n := range sc.unsupported {
+			out.Unsupported += n
+		}
+	}
+	prepare := func(u subject.Unit, rec trace.Recorder) (*subject.Env, func() verdict.Usage) {
+		opts := subject.EnvOptions{Trace: rec, Limits: p.Limits}
+		var usage func() verdict.Usage
+		if modeled != nil {
+			m := newMeter(modeled.Model(), modeled.Prices(), out.Budget, p.Limits, rec)
+			opts.Model, usage = m, m.Usage
+		}
+		return subject.NewEnv(opts), usage
+	}
+	timeout := p.Timeout
+	if p.Limits.Wall > 0 && (timeout == 0 || p.Limits.Wall < timeout) {
+		timeout = p.Limits.Wall
+	}
+	res, runErr := engine.Run(ctx, engine.Config{RunID: run.ID, Concurrency: p.Concurrency, Repeats: man.Repeats,
+		Timeout: timeout, Next: next, Refuse: refuse, Prepare: prepare, Total: sc.cases*man.Repeats - done,
+		Stop: p.Stop, OnEvent: p.OnEvent, Budget: out.Budget}, source(p, run.ID, sc.hash, p.Resume == nil), subj, p.Store)
+	out.Result = res
+
+	st := store.StateDone
+	if res.Interrupted || runErr != nil {
+		st = store.StateInterrupted
+	}
+	if err := p.Store.SetState(context.WithoutCancel(ctx), run.ID, st); err != nil && runErr == nil {
+		runErr = err
+	}
+	return out, runErr
+}
+
+func isPriced(m subject.Modeled) bool {
+	_, ok := m.Prices().Lookup(m.Model().Info().Spec())
+	return ok
+}
+
+// checkSuite reads the whole suite once: schema, ids and pairs, and which cases the subject
+// cannot judge.
+func checkSuite(p Plan) (scan, error) {
+	sc := scan{unsupported: map[string]int{}}
+	hash, problems, err := suite.Scan(p.Suite, true, func(c *suite.Case, _ int) error {
+		sc.all++
+		if p.Keep != nil && !p.Keep(c) {
+			if c.Date == "" {
+				sc.undated++
+			}
+			return nil
+		}
+		sc.cases++
+		if why := p.Factory.Unsupported(c); why != "" {
+			sc.unsupported[why]++
+		}
+		return nil
+	})
+	if err != nil {
+		return sc, err
+	}
+	if len(problems) > 0 {
+		return sc, &SuiteError{Path: p.Suite, Problems: problems}
+	}
+	if sc.cases == 0 {
+		if p.After != "" {
+			return sc, fmt.Errorf("%s: no case is dated after %s", p.Suite, p.After)
+		}
+		return sc, fmt.Errorf("%s: the suite has no cases", p.Suite)
+	}
+	sc.hash = hash
+	return sc, nil
+}
+
+func unsupportedError(p Plan, sc scan) error {
+	reasons := make([]string, 0, len(sc.unsupported))
+	n := 0
+	for why, k := range sc.unsupported {
+		reasons = append(reasons, fmt.Sprintf("%s: %d cases", why, k))
+		n += k
+	}
+	sort.Strings(reasons)
+	return fmt.Errorf("%s: %d of %d cases cannot be judged by %s; nothing was run:\n  %s\nrun only the cases it can judge (vulnbench suite select --language ...), or pass --skip-unsupported to give them error verdicts that say why",
+		p.Suite, n, sc.cases, p.Factory.Name, strings.Join(reasons, "\n  "))
+}
+
+func createOrResume(ctx context.Context, p Plan, sc scan, subj subject.Subject) (*store.Run, Manifest, error) {
+	if r := p.Resume; r != nil {
+		var man Manifest
+		if err := json.Unmarshal(r.Manifest, &man); err != nil {
+			return nil, man, fmt.Errorf("run %s: unreadable manifest: %w", r.ID, err)
+		}
+		if err := p.Store.SetState(ctx, r.ID, store.StateRunning); err != nil {
+			return nil, man, err
+		}
+		return r, man, nil
+	}
+	now := time.Now()
+	rec := p.Recorded
+	if rec == nil {
+		rec = p.Config
+	}
+	cfg, err := json.Marshal(rec)
+	if err != nil {
+		return nil, Manifest{}, fmt.Errorf("manifest: %w", err)
+	}
+	man := Manifest{Version: p.Version, Suite: SuiteRef{Path: p.Suite, Hash: sc.hash, Cases: sc.cases},
+		Subject: p.Spec, SubjectKind: p.Factory.Name, SubjectVersion: p.Factory.Version, Config: cfg, Flags: p.Flags,
+		Repeats: p.Repeats, Concurrency: p.Concurrency, Timeout: p.Timeout.String(), SkipUnsupport: p.SkipUnsupported,
+		After: p.After, Created: now.UTC()}
+	if p.Limits != (subject.Limits{}) {
+		l := p.Limits
+		man.Limits = &l
+	}
+	if d, ok := subj.(interface{ Describe() map[string]any }); ok {
+		man.Describe = d.Describe()
+	}
+	mj, err := json.Marshal(man)
+	if err != nil {
+		return nil, man, fmt.Errorf("manifest: %w", err)
+	}
+	id := p.RunID
+	if id == "" {
+		id = NewRunID(now)
+	} else if _, err := p.Store.GetRun(ctx, id); err == nil {
+		return nil, man, fmt.Errorf("run %s already exists: resume it with --resume %s, or pick another --run-id", id, id)
+	}
+	run := &store.Run{ID: id, CreatedAt: now, State: store.StateRunning, SuitePath: p.Suite, SuiteHash: sc.hash,
+		Subject: p.Spec, Repeats: p.Repeats, Units: sc.cases * p.Repeats, Manifest: mj}
+	if err := p.Store.CreateRun(ctx, run); err != nil {
+		return nil, man, err
+	}
+	return run, man, nil
+}
+
+// source streams the suite's kept cases to the pool; for a new run it stores them with the run
+// first, a batch at a time, so that every attempt's case is in the store before the attempt.
+func source(p Plan, runID, hash string, storeCases bool) engine.Source {
+	return func(fn func(*suite.Case) error) error {
+		const batchSize = 1000
+		batch := make([]suite.Case, 0, batchSize)
+		stored := 0
+		flush := func() error {
+			if storeCases && len(batch) > 0 {
+				if err := p.Store.PutCases(context.Background(), runID, stored, batch); err != nil {
+					return err
+				}
+			}
+			stored += len(batch)
+			for i := range batch {
+				if err := fn(&batch[i]); err != nil {
+					return err
+				}
+			}
+			batch = make([]suite.Case, 0, batchSize)
+			return nil
+		}
+		h, _, err := suite.Scan(p.Suite, false, func(c *suite.Case, _ int) error {
+			if p.Keep != nil && !p.Keep(c) {
+				return nil
+			}
+			batch = append(batch, *c)
+			if len(batch) == batchSize {
+				return flush()
+			}
+			return nil
+		})
+		if err == nil {
+			err = flush()
+		}
+		if err == nil && h != hash {
+			return fmt.Errorf("%s changed while the run was reading it", p.Suite)
+		}
+		return err
+	}
+}
+
+var _ llm.Model = (*meter)(nil)

@@ -1,0 +1,129 @@
+// Package builtin is the explicit list of the subject kinds vulnbench ships: each with its flags,
+// its typed configuration, its version, the case kinds and languages it judges, and what it needs.
+package builtin
+
+import (
+	"context"
+	"net/url"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/baseline"
+	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
+	"github.com/vulnbench/vulnbench/internal/subject/predictions"
+	"github.com/vulnbench/vulnbench/internal/subject/sast"
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+// Registry lists every subject kind vulnbench ships, in the order --help shows them.
+func Registry() *subject.Registry {
+	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), flawfinder())
+}
+
+var seedFlag = subject.Flag{Name: "seed", Default: int64(42), Usage: "seed for subjects that draw random numbers"}
+
+func random() subject.Factory {
+	return subject.Factory{
+		Name: "random", Usage: "random", Kinds: suite.Kinds, Version: baseline.Version,
+		Summary: "seeded random guesser with a score in [0,1] (--seed); the floor every subject must beat",
+		Flags:   []subject.Flag{seedFlag},
+		Configure: func(_ string, v subject.Values) (subject.Config, error) {
+			return baseline.RandomConfig{Seed: v.Int64("seed")}, nil
+		},
+		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
+			return baseline.Random{Seed: cfg.(baseline.RandomConfig).Seed}, nil
+		},
+	}
+}
+
+func constant() subject.Factory {
+	return subject.Factory{
+		Name: "constant", Usage: "constant:vul|ben", Kinds: suite.Kinds, ArgReq: true, Version: baseline.Version,
+		Summary: "always answers the same label",
+		Configure: func(arg string, _ subject.Values) (subject.Config, error) {
+			c := baseline.ConstantConfig{Label: suite.Label(arg)}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
+			return baseline.Constant{Label: cfg.(baseline.ConstantConfig).Label}, nil
+		},
+	}
+}
+
+func predictionsKind() subject.Factory {
+	return subject.Factory{
+		Name: "predictions", Usage: "predictions:FILE", Kinds: suite.Kinds, ArgReq: true, Version: predictions.Version,
+		Summary: "replays predictions made elsewhere: vulnbench JSONL or PrimeVul's predictions.txt (matched by idx)",
+		Flags: []subject.Flag{{Name: "delay", Default: time.Duration(0), Hidden: true, Resumable: true,
+			Usage: "wait this long before each predictions answer (for tests)"}},
+		Configure: func(arg string, v subject.Values) (subject.Config, error) {
+			c := predictions.Config{File: arg, Delay: v.Duration("delay")}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
+			c := cfg.(predictions.Config)
+			return predictions.Load(c.File, c.Delay)
+		},
+	}
+}
+
+func llmKind() subject.Factory {
+	return subject.Factory{
+		Name: "llm", Usage: "llm", Kinds: []suite.Kind{suite.KindFunction, suite.KindJIT, suite.KindAppSec}, Version: llmsubj.Version,
+		Summary: "a model (--model PROVIDER:MODEL, --prompt vanilla|cot|fs|cot+fs) on the case's code; score from logprobs, else the stated confidence",
+		Needs:   subject.Needs{Network: true},
+		Flags: []subject.Flag{
+			{Name: "model", Default: "", Usage: "llm: PROVIDER:MODEL, e.g. openai:gpt-4o-mini or anthropic:claude-3-5-haiku-latest (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY)"},
+			{Name: "base-url", Default: "", Scrub: ScrubURL, Usage: "llm: an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio), e.g. http://127.0.0.1:8000/v1"},
+			{Name: "prompt", Default: "vanilla", Usage: "llm: prompting strategy: vanilla, cot, fs or cot+fs"},
+			{Name: "prices", Default: "", Resumable: true, Usage: "llm: YAML price table whose entries replace the built-in ones (USD per million tokens)"},
+			{Name: "temperature", Default: 0.0, Usage: "llm: sampling temperature"},
+			{Name: "max-tokens", Default: 0, Usage: "llm: answer budget in tokens (0: the provider's default; Anthropic: 2048)"},
+			{Name: "rpm", Default: 0, Resumable: true, Usage: "llm: requests per minute allowed (0: no limit; 429s always slow down)"},
+			{Name: "tpm", Default: 0, Resumable: true, Usage: "llm: tokens per minute allowed (0: no limit)"},
+			{Name: "max-retries", Default: 6, Resumable: true, Usage: "llm: retries of a retryable fault (429, 5xx, timeout, dropped connection)"},
+			{Name: "call-timeout", Default: 2 * time.Minute, Resumable: true, Usage: "llm: limit per model call (a call over it is retried; 0: no limit)"},
+			{Name: "retry-base", Default: time.Second, Resumable: true, Hidden: true, Usage: "llm: first backoff between retries (doubles each time)"},
+		},
+		Configure: func(_ string, v subject.Values) (subject.Config, error) {
+			c := llmsubj.Config{Model: v.String("model"), BaseURL: v.String("base-url"), Prompt: v.String("prompt"),
+				PricesFile: v.String("prices"), Temperature: v.Float("temperature"), MaxTokens: v.Int("max-tokens"),
+				RPM: v.Int("rpm"), TPM: v.Int("tpm"), MaxRetries: v.Int("max-retries"),
+				CallTimeout: v.Duration("call-timeout"), RetryBase: v.Duration("retry-base")}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, d subject.Deps) (subject.Subject, error) {
+			return llmsubj.Build(cfg.(llmsubj.Config), d.Cache, d.Getenv)
+		},
+	}
+}
+
+func flawfinder() subject.Factory {
+	return subject.Factory{
+		Name: "flawfinder", Usage: "flawfinder", Kinds: []suite.Kind{suite.KindFunction, suite.KindAppSec},
+		Languages: sast.FlawfinderLanguages, Version: sast.FlawfinderVersion,
+		Summary: "flawfinder on C/C++ code; vul when a hit reaches --min-level, score = highest level / 5",
+		Needs:   subject.Needs{Binaries: []subject.Binary{{Name: "flawfinder", Install: "apt-get install flawfinder"}}},
+		Flags:   []subject.Flag{{Name: "min-level", Default: 1, Usage: "flawfinder: lowest hit level (0-5) that makes a case vul"}},
+		Configure: func(_ string, v subject.Values) (subject.Config, error) {
+			c := sast.FlawfinderConfig{MinLevel: v.Int("min-level")}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
+			return sast.NewFlawfinder(context.Background(), cfg.(sast.FlawfinderConfig).MinLevel)
+		},
+	}
+}
+
+// ScrubURL drops user info, query and fragment from a URL: what may hold a secret.
+func ScrubURL(s string) string {
+	if s == "" {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}

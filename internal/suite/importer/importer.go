@@ -1,0 +1,104 @@
+// Package importer is the explicit list of dataset importers behind `vulnbench suite import`:
+// each reads a public dataset's file and writes a vulnbench suite, reporting every problem with
+// its line and what it dropped and why.
+package importer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/suite/primevul"
+)
+
+// Flag is a string option of one importer.
+type Flag struct {
+	Name, Default, Usage string
+}
+
+// Note is a list the import report shows: what was dropped or doubtful, with how many in all.
+type Note struct {
+	Header string
+	Items  []string // the first items, at least
+	Total  int
+}
+
+// Result sums up an import.
+type Result struct {
+	Summary                string // one line about what was read
+	Cases, Vul, Ben, Pairs int
+	Notes                  []Note
+}
+
+// Importer converts one dataset.
+type Importer struct {
+	Name    string // `vulnbench suite import NAME`
+	Summary string // one line for --help
+	Long    string
+	Example string
+	Version string // bumped whenever the cases written for the same input may change
+	Flags   []Flag
+	// Check validates the flags before anything is read; nil accepts any.
+	Check func(flags map[string]string) error
+	// Import reads file (open as r), writes cases to w and returns the problems found (as
+	// *suite.LineError, FILE:LINE: msg); the caller writes nothing when there are any.
+	Import func(r io.Reader, file string, w *suite.Writer, flags map[string]string) (Result, []error, error)
+}
+
+// Registry lists the importers vulnbench ships, in the order --help shows them.
+func Registry() []Importer {
+	return []Importer{primeVul()}
+}
+
+// Lookup finds an importer by name.
+func Lookup(name string) (Importer, error) {
+	var names []string
+	for _, im := range Registry() {
+		if im.Name == name {
+			return im, nil
+		}
+		names = append(names, im.Name)
+	}
+	return Importer{}, fmt.Errorf("unknown dataset %q; known: %s", name, strings.Join(names, ", "))
+}
+
+func primeVul() Importer {
+	return Importer{
+		Name:    "primevul",
+		Summary: "Import PrimeVul JSONL (original or v0.1 fields, unpaired or paired)",
+		Version: "1",
+		Long: `Reads a PrimeVul JSONL file (either public field set) and writes a suite of function cases with
+ids primevul-<idx>; the idx is kept so PrimeVul's predictions.txt can be scored against the suite.
+
+In paired files (--paired auto: the file name contains "paired") rows are paired by
+(project, commit_id), matched by function name when a commit has several pairs, and cross-checked
+against consecutive-line pairing; disagreements are reported. Repeated idx values are reported and
+dropped. Any malformed line stops the import with FILE:LINE errors and writes nothing.`,
+		Example: `  vulnbench suite import primevul --in primevul_test_paired.jsonl --out primevul-test.jsonl`,
+		Flags:   []Flag{{Name: "paired", Default: "auto", Usage: `pair rows: auto (when the file name contains "paired"), yes or no`}},
+		Check: func(flags map[string]string) error {
+			if p := flags["paired"]; p != "auto" && p != "yes" && p != "no" {
+				return fmt.Errorf("--paired %q is not auto, yes or no", p)
+			}
+			return nil
+		},
+		Import: func(r io.Reader, file string, w *suite.Writer, flags map[string]string) (Result, []error, error) {
+			rep, problems, err := primevul.Import(r, file, w, primevul.Options{Paired: flags["paired"]})
+			dups := make([]string, len(rep.DuplicateIdx))
+			for i, d := range rep.DuplicateIdx {
+				dups[i] = fmt.Sprintf("idx %d on line %d (first on line %d)", d.Idx, d.Line, d.First)
+			}
+			return Result{
+				Summary: fmt.Sprintf("read %d rows (%s fields)", rep.Rows, rep.Format),
+				Cases:   rep.Cases, Vul: rep.Vul, Ben: rep.Ben, Pairs: rep.Pairs,
+				Notes: []Note{
+					{Header: fmt.Sprintf("dropped %d rows with a repeated idx:", len(dups)), Items: dups, Total: len(dups)},
+					{Header: fmt.Sprintf("%d cases kept without a twin:", len(rep.Unpaired)), Items: rep.Unpaired, Total: len(rep.Unpaired)},
+					{Header: fmt.Sprintf("%d line pairs differ between commit grouping (used) and consecutive-line pairing:", rep.DisagreementCount),
+						Items: rep.Disagreements, Total: rep.DisagreementCount},
+				},
+			}, problems, err
+		},
+	}
+}

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/store"
 )
 
 // scoreJSON is what these tests read of score --format json with several runs.
@@ -129,5 +132,39 @@ func TestScoreStoredRunWithoutSuiteFlag(t *testing.T) {
 	code, _, errOut = run(t, dir, "score", "--run", "r", "--db", "v.db", "--suite", other)
 	if code != 1 || !regexp.MustCompile(`other.jsonl \(sha256 [0-9a-f]{12}\) is not the suite run r judged`).MatchString(errOut) {
 		t.Errorf("score with another suite: exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+// TestScoreFromTheStoreAlone: a run scored on a machine that has only the database, its suite
+// file gone: the ground truth is the cases stored with the run. Skipped while the store keeps
+// no cases (until store v2 has Cases).
+func TestScoreFromTheStoreAlone(t *testing.T) {
+	dir := t.TempDir()
+	suitePath := writeLLMSuite(t, dir, 6)
+	db := filepath.Join(dir, "v.db")
+	if code, _, errOut := run(t, dir, "run", "--suite", suitePath, "--subject", "constant:vul", "--db", db, "--run-id", "r", "--no-score"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, keeps := any(st).(report.CaseStore)
+	st.Close()
+	if !keeps {
+		t.Skip("the store keeps no cases of a run yet (store v2's Cases)")
+	}
+	if err := os.Remove(suitePath); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	code, out, errOut := run(t, other, "score", "--run", "r", "--db", db, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("score from the store alone: exit %d\n%s", code, errOut)
+	}
+	for _, re := range []string{`^r,constant:vul,,n,6$`, `^r,constant:vul,,binary:recall,1$`, `^r,constant:vul,,pairwise:pairs,3$`} {
+		if !regexp.MustCompile(`(?m)` + re).MatchString(out) {
+			t.Errorf("no row %s:\n%s", re, out)
+		}
 	}
 }

@@ -8,6 +8,8 @@ command -v git >/dev/null 2>&1 || need+=(git)
 # The code graph's oracles (internal/codegraph tests, bench/codegraph.sh).
 ctags --version 2>/dev/null | grep -q 'Universal Ctags' || need+=(universal-ctags)
 command -v cflow >/dev/null 2>&1 || need+=(cflow)
+# Postgres for the store's tests (internal/store/pgtest starts a throwaway cluster from these).
+[ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql-15)
 [ ${#need[@]} -eq 0 ] && exit 0
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -15,5 +17,11 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo=sudo
 fi
 echo "install-deps: installing ${need[*]}" >&2
+if [[ " ${need[*]} " == *" postgresql-15 "* ]]; then
+  # The tests start their own clusters: the package need not create and start a system one. (A
+  # drop-in, not createcluster.conf, which is the package's conffile.)
+  $sudo mkdir -p /etc/postgresql-common/createcluster.d
+  echo 'create_main_cluster = false' | $sudo tee /etc/postgresql-common/createcluster.d/vulnbench.conf >/dev/null
+fi
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

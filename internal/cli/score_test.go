@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -24,10 +23,14 @@ type scoreJSON struct {
 		Subject string `json:"subject"`
 		Model   string `json:"model"`
 		N       int    `json:"n"`
+		VDS     struct {
+			Source string `json:"score_source"`
+		} `json:"vds"`
 	} `json:"runs"`
 }
 
-type runID struct{ Run, Subject, Model string }
+// runID is a run as a score table names it, and where its VD-S scores came from.
+type runID struct{ Run, Subject, Model, Source string }
 
 // TestScoreRunsOfOneSubject: two runs of one subject (two models under llm, two seeds of random)
 // are scored side by side, told apart by their run ids, with subject and model alongside. Before
@@ -36,7 +39,7 @@ func TestScoreRunsOfOneSubject(t *testing.T) {
 	dir := t.TempDir()
 	suitePath := writeLLMSuite(t, dir, 6)
 	db := filepath.Join(dir, "v.db")
-	srv := llmtest.NewOpenAI(llmtest.Fixed(`{"vulnerable": true, "cwe": "CWE-787", "reason": "strcpy"}`))
+	srv := llmtest.NewOpenAI(llmtest.Fixed(`{"vulnerable": true, "cwe": "CWE-787", "confidence": 0.7, "reason": "strcpy"}`))
 	defer srv.Close()
 	t.Setenv("OPENAI_API_KEY", "test-key")
 	for _, r := range []struct{ id, model string }{{"gpt-a", "openai:model-a"}, {"gpt-b", "openai:model-b"}} {
@@ -62,13 +65,13 @@ func TestScoreRunsOfOneSubject(t *testing.T) {
 		{
 			name:     "two models under llm",
 			runs:     []string{"gpt-a", "gpt-b"},
-			want:     []runID{{"gpt-a", "llm", "openai:model-a"}, {"gpt-b", "llm", "openai:model-b"}},
+			want:     []runID{{"gpt-a", "llm", "openai:model-a", "stated"}, {"gpt-b", "llm", "openai:model-b", "stated"}},
 			wantText: []string{`metric +gpt-a +gpt-b`, `subject +llm +llm`, `model +openai:model-a +openai:model-b`},
 		},
 		{
 			name:     "two seeds of random",
 			runs:     []string{"rnd-1", "rnd-2"},
-			want:     []runID{{"rnd-1", "random", ""}, {"rnd-2", "random", ""}},
+			want:     []runID{{"rnd-1", "random", "", "tool"}, {"rnd-2", "random", "", "tool"}},
 			wantText: []string{`metric +rnd-1 +rnd-2`, `subject +random +random`},
 		},
 	}
@@ -85,7 +88,7 @@ func TestScoreRunsOfOneSubject(t *testing.T) {
 			}
 			var ids []runID
 			for _, r := range got.Runs {
-				ids = append(ids, runID{r.Run, r.Subject, r.Model})
+				ids = append(ids, runID{r.Run, r.Subject, r.Model, r.VDS.Source})
 				if r.N != 6 {
 					t.Errorf("run %s: n %d, want 6", r.Run, r.N)
 				}
@@ -136,23 +139,14 @@ func TestScoreStoredRunWithoutSuiteFlag(t *testing.T) {
 }
 
 // TestScoreFromTheStoreAlone: a run scored on a machine that has only the database, its suite
-// file gone: the ground truth is the cases stored with the run. Skipped while the store keeps
-// no cases (until store v2 has Cases).
+// file gone: the ground truth is the cases stored with the run (report uses the store's Cases).
 func TestScoreFromTheStoreAlone(t *testing.T) {
+	var _ report.CaseStore = (*store.Store)(nil) // report finds the cases through this
 	dir := t.TempDir()
 	suitePath := writeLLMSuite(t, dir, 6)
 	db := filepath.Join(dir, "v.db")
 	if code, _, errOut := run(t, dir, "run", "--suite", suitePath, "--subject", "constant:vul", "--db", db, "--run-id", "r", "--no-score"); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
-	}
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, keeps := any(st).(report.CaseStore)
-	st.Close()
-	if !keeps {
-		t.Skip("the store keeps no cases of a run yet (store v2's Cases)")
 	}
 	if err := os.Remove(suitePath); err != nil {
 		t.Fatal(err)

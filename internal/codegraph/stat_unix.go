@@ -95,7 +95,9 @@ func readFile(name string, size int64, a *contentArena) ([]byte, error) {
 
 func openRetry(name string) (int, error) {
 	for {
-		fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		// O_NOFOLLOW: the walk skips symbolic links, and a file swapped for one since is not
+		// followed either (out of a snapshot, say); same one system call.
+		fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
 		if err != syscall.EINTR {
 			return fd, err
 		}

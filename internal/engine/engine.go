@@ -280,6 +280,7 @@ func attempt(ctx context.Context, cfg *Config, subj subject.Subject, u subject.U
 		env = subject.NewEnv(subject.EnvOptions{Trace: buf})
 	}
 	v, err, ok := assess(ctx, cfg.Timeout, subj, u, env)
+	env.Close()
 	if !ok {
 		return store.Attempt{}, nil, err, false
 	}

@@ -61,6 +61,9 @@ type Plan struct {
 	RetryErrors          bool    // on resume, also redo units whose latest attempt is an error
 	SkipUnsupported      bool    // give cases the subject cannot judge error verdicts instead of refusing the suite
 
+	Repos         string // --repos: where cases' repositories are cloned
+	SnapshotCache string // where snapshots are materialised ("": the user's cache directory)
+
 	Stop    <-chan struct{}
 	OnEvent func(engine.Event)
 	// OnStart is told the run before its first unit: whether it was resumed and how many of its
@@ -188,8 +191,9 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 			out.Unsupported += n
 		}
 	}
+	rp := newRepos(p.Repos, p.SnapshotCache)
 	prepare := func(u subject.Unit, rec trace.Recorder) (*subject.Env, func() verdict.Usage) {
-		opts := subject.EnvOptions{Trace: rec, Limits: p.Limits}
+		opts := subject.EnvOptions{Trace: rec, Limits: p.Limits, Snapshot: rp.snapshotOf(u.Case), Graph: rp.graph}
 		var usage func() verdict.Usage
 		if modeled != nil {
 			m := newMeter(modeled.Model(), modeled.Prices(), out.Budget, p.Limits, rec)

@@ -1,42 +1,73 @@
-// Package store keeps runs and their verdicts in a SQL database: SQLite on one machine (the
-// default), Postgres later for many. Every verdict is one row per (run, case, repeat), written as
-// it arrives, so a crash loses nothing that was stored and a run can resume.
+// Package store keeps runs, their cases, every attempt at every unit with its trace events, and
+// the LLM response cache in a SQL database: SQLite on one machine (a file path: the default), or
+// Postgres for many machines (a DSN starting postgres:// or postgresql://).
+//
+// A unit is one (case, repeat) of a run; each try at it is an attempt, numbered from 0, and every
+// attempt is kept with what it cost and its trace: a retry adds a row, it never overwrites one.
+// The scored verdict of a unit is its latest attempt that is not an error; a unit whose attempts
+// are all errors reports its latest error (so errors are shown and counted apart). Spend counts
+// every attempt. Attempts are written in batches, one transaction per batch with their trace
+// events, as they finish, so a crash loses nothing that was stored and a run can resume.
+//
+// Both dialects go through one code path: database/sql, with modernc.org/sqlite (WAL,
+// busy_timeout, immediate transactions) or pgx's database/sql driver (github.com/jackc/pgx/v5/stdlib),
+// and queries written once with ? placeholders that are rebound to $n for Postgres. pgx's native
+// pool would save little here: the statements are plain inserts and ordered scans, pgx caches
+// prepared statements per connection behind database/sql too, and one code path means the two
+// backends cannot drift apart: every test runs on both. Schemas are goose migrations, embedded,
+// one directory per dialect with the same versions and content (Postgres sorts text COLLATE "C",
+// byte order, as SQLite does). Times are stored as UTC RFC 3339 text with a fixed nine-digit
+// fraction (so they sort as text and keep nanoseconds on both); JSON parts (findings, vex, appsec,
+// cases) as JSON text. Text is stored as valid UTF-8 without NUL bytes, which Postgres refuses:
+// such bytes become U+FFFD on both backends.
+//
+// Concurrency: a Store is safe for concurrent use by many goroutines. A SQLite store may also be
+// opened by a second process (a resumed run after a SIGKILL); writers take the database lock at
+// the start of each transaction and wait for it (busy_timeout). A Postgres store serves several
+// processes; migrations are serialised by an advisory lock.
 package store
 
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/pressly/goose/v3"
-	"github.com/vulnbench/vulnbench/internal/suite"
-	"github.com/vulnbench/vulnbench/internal/verdict"
+	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
-
-//go:embed migrations/*.sql
-var migrations embed.FS
 
 // Run states.
 const (
 	StateRunning     = "running"
+	StateStopping    = "stopping" // asked to start no new unit and finish those in flight
 	StateDone        = "done"
 	StateInterrupted = "interrupted"
+	StateCancelled   = "cancelled"
 )
 
-// ErrNotFound is returned when a run does not exist.
+// finalState reports whether a run in state has finished (it has a finish time).
+func finalState(state string) bool {
+	return state == StateDone || state == StateInterrupted || state == StateCancelled
+}
+
+// ErrNotFound is returned when a run, or a case of a run, does not exist.
 var ErrNotFound = errors.New("not found")
+
+// ErrExists is returned when a run or an attempt is already stored: nothing is overwritten.
+var ErrExists = errors.New("already stored")
 
 // Run is one (suite, subject, configuration, repeats).
 type Run struct {
 	ID         string
 	CreatedAt  time.Time
-	FinishedAt time.Time // zero while running
+	FinishedAt time.Time // zero until the run is done, interrupted or cancelled
 	State      string
 	SuitePath  string
 	SuiteHash  string
@@ -46,23 +77,24 @@ type Run struct {
 	Manifest   json.RawMessage
 }
 
-// Unit names one (case, repeat) of a run.
-type Unit struct {
-	CaseID string
-	Repeat int
-}
-
-// Store is the persistence the engine and the scorer need.
+// Store is the persistence of runs, cases, attempts, traces and the response cache.
 type Store struct {
-	db  *sql.DB
-	dsn string
+	db      *sql.DB
+	dialect dialect
+	dsn     string // without any password
 }
 
-// Open opens (creating and migrating when needed) the store at dsn: a file path for SQLite.
+// Open opens the store at dsn, creating and migrating it when needed: a DSN starting
+// postgres:// or postgresql:// opens Postgres, anything else is a SQLite file path (an optional
+// sqlite:// prefix is dropped).
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return nil, fmt.Errorf("open store: Postgres stores are not supported yet; use a SQLite file path such as vulnbench.db")
+		return openPostgres(ctx, dsn)
 	}
+	return openSQLite(ctx, dsn)
+}
+
+func openSQLite(ctx context.Context, dsn string) (*Store, error) {
 	path := strings.TrimPrefix(dsn, "sqlite://")
 	if path == "" {
 		return nil, fmt.Errorf("open store: empty database path")
@@ -72,23 +104,84 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	if err := db.PingContext(ctx); err != nil {
+	s := &Store{db: db, dialect: sqliteDialect, dsn: path}
+	if err := s.init(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	if err := migrate(ctx, db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
-	}
-	return &Store{db: db, dsn: path}, nil
+	return s, nil
 }
 
-func migrate(ctx context.Context, db *sql.DB) error {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrationsFS())
+func openPostgres(ctx context.Context, dsn string) (*Store, error) {
+	shown, err := redact(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", shown, err)
+	}
+	// Many workers of many processes share the server's connections (100 by default).
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(20)
+	s := &Store{db: db, dialect: postgresDialect, dsn: shown}
+	if err := s.init(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", shown, err)
+	}
+	return s, nil
+}
+
+// redact returns a Postgres URL without its password.
+func redact(dsn string) (string, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", fmt.Errorf("bad Postgres URL (want postgres://USER@HOST/DB or postgres:///DB?host=/SOCKET/DIR): %w", err)
+	}
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.User(u.User.Username())
+		}
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Del("password")
+		u.RawQuery = q.Encode()
+	}
+	return u.String(), nil
+}
+
+// init checks the connection and brings the schema up to date.
+func (s *Store) init(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return err
+	}
+	var opts []goose.ProviderOption
+	gd := goose.DialectSQLite3
+	if s.dialect == postgresDialect {
+		gd = goose.DialectPostgres
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return fmt.Errorf("migrations: %w", err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(gd, s.db, migrationsFS(s.dialect), opts...)
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
+	pending, err := p.HasPending(ctx)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if !pending {
+		return nil
+	}
 	if _, err := p.Up(ctx); err != nil {
+		// Two processes creating one SQLite store at once: the loser's migration fails on what
+		// the winner created. The schema is then up to date, which is all that matters.
+		if again, perr := p.HasPending(ctx); perr == nil && !again {
+			return nil
+		}
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
@@ -97,27 +190,48 @@ func migrate(ctx context.Context, db *sql.DB) error {
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
-// CreateRun stores a new run.
+// DSN returns where the store is: the SQLite path, or the Postgres URL without its password.
+func (s *Store) DSN() string { return s.dsn }
+
+// q returns query in the store's dialect.
+func (s *Store) q(query string) string { return s.dialect.rebind(query) }
+
+// CreateRun stores a new run; an existing id is refused with an error wrapping ErrExists.
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (id, created_at, state, suite_path, suite_hash, subject, repeats, units, manifest)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.CreatedAt.UTC().Format(time.RFC3339Nano), r.State, r.SuitePath, r.SuiteHash, r.Subject, r.Repeats, r.Units, string(r.Manifest))
+	manifest := string(r.Manifest)
+	if manifest == "" {
+		manifest = "{}"
+	}
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO runs (id, created_at, finished_at, state, suite_path, suite_hash, subject, repeats, units, manifest)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		clean(r.ID), dbTime(r.CreatedAt), dbTime(r.FinishedAt), r.State, clean(r.SuitePath), r.SuiteHash, clean(r.Subject), r.Repeats, r.Units, clean(manifest))
+	if isUniqueViolation(err) {
+		return fmt.Errorf("create run %s: %w", r.ID, ErrExists)
+	}
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", r.ID, err)
 	}
 	return nil
 }
 
-// GetRun returns the run with id, or an error wrapping ErrNotFound.
+// GetRun returns the run with id, or an error wrapping ErrNotFound that says how to list runs.
 func (s *Store) GetRun(ctx context.Context, id string) (*Run, error) {
 	rows, err := s.queryRuns(ctx, `WHERE id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("run %s: %w in %s (list runs with: vulnbench runs --db %s)", id, ErrNotFound, s.dsn, s.dsn)
+		return nil, fmt.Errorf("run %s: %w in %s (list runs with: vulnbench runs --db %s)", id, ErrNotFound, s.dsn, shellQuote(s.dsn))
 	}
 	return &rows[0], nil
+}
+
+// shellQuote quotes s for a shell command line when it needs it (a Postgres URL's ? and &).
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Runs lists every run, oldest first.
@@ -126,7 +240,7 @@ func (s *Store) Runs(ctx context.Context) ([]Run, error) {
 }
 
 func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, created_at, COALESCE(finished_at, ''), state, suite_path, suite_hash, subject, repeats, units, manifest FROM runs `+where, args...)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, created_at, COALESCE(finished_at, ''), state, suite_path, suite_hash, subject, repeats, units, manifest FROM runs `+where), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read runs: %w", err)
 	}
@@ -138,10 +252,7 @@ func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run
 		if err := rows.Scan(&r.ID, &created, &finished, &r.State, &r.SuitePath, &r.SuiteHash, &r.Subject, &r.Repeats, &r.Units, &manifest); err != nil {
 			return nil, fmt.Errorf("read runs: %w", err)
 		}
-		r.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
-		if finished != "" {
-			r.FinishedAt, _ = time.Parse(time.RFC3339Nano, finished)
-		}
+		r.CreatedAt, r.FinishedAt = parseTime(created), parseTime(finished)
 		r.Manifest = json.RawMessage(manifest)
 		out = append(out, r)
 	}
@@ -151,155 +262,24 @@ func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run
 	return out, nil
 }
 
-// SetState records a run's state; a state other than running also sets its finish time.
+// SetState records a run's state. Done, interrupted and cancelled set its finish time; running
+// and stopping clear it. An unknown run is an error wrapping ErrNotFound.
 func (s *Store) SetState(ctx context.Context, id, state string) error {
-	var finished any
-	if state != StateRunning {
-		finished = time.Now().UTC().Format(time.RFC3339Nano)
+	switch state {
+	case StateRunning, StateStopping, StateDone, StateInterrupted, StateCancelled:
+	default:
+		return fmt.Errorf("set state of run %s: unknown state %q", id, state)
 	}
-	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET state = ?, finished_at = ? WHERE id = ?`, state, finished, id); err != nil {
+	var finished any
+	if finalState(state) {
+		finished = dbTime(time.Now())
+	}
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET state = ?, finished_at = ? WHERE id = ?`), state, finished, id)
+	if err != nil {
 		return fmt.Errorf("set state of run %s: %w", id, err)
 	}
-	return nil
-}
-
-// Done calls fn for every stored unit of a run; with skipErrors, units whose verdict is an error
-// are left out (so that they are tried again).
-func (s *Store) Done(ctx context.Context, runID string, skipErrors bool, fn func(Unit)) error {
-	q := `SELECT case_id, repeat_idx FROM verdicts WHERE run_id = ?`
-	if skipErrors {
-		q += ` AND status <> 'error'`
-	}
-	rows, err := s.db.QueryContext(ctx, q, runID)
-	if err != nil {
-		return fmt.Errorf("read verdicts of run %s: %w", runID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var u Unit
-		if err := rows.Scan(&u.CaseID, &u.Repeat); err != nil {
-			return fmt.Errorf("read verdicts of run %s: %w", runID, err)
-		}
-		fn(u)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read verdicts of run %s: %w", runID, err)
-	}
-	return nil
-}
-
-// PutVerdicts stores verdicts of a run in one transaction: all of them or none. A verdict for a
-// (case, repeat) that is already stored replaces it.
-func (s *Store) PutVerdicts(ctx context.Context, runID string, vs []verdict.Verdict) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store verdicts: %w", err)
-	}
-	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO verdicts (run_id, case_id, repeat_idx, status, label, score, cwe, category, explanation, reason, raw,
-			input_tokens, cached_tokens, output_tokens, cost_usd, wall_ms, tool_calls, calls, retries, cache_hits, wait_ms, trace, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, case_id, repeat_idx) DO UPDATE SET status = excluded.status, label = excluded.label,
-			score = excluded.score, cwe = excluded.cwe, category = excluded.category, explanation = excluded.explanation,
-			reason = excluded.reason, raw = excluded.raw, input_tokens = excluded.input_tokens, cached_tokens = excluded.cached_tokens,
-			output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd, wall_ms = excluded.wall_ms,
-			tool_calls = excluded.tool_calls, calls = excluded.calls, retries = excluded.retries,
-			cache_hits = excluded.cache_hits, wait_ms = excluded.wait_ms, trace = excluded.trace,
-			created_at = excluded.created_at`)
-	if err != nil {
-		return fmt.Errorf("store verdicts: %w", err)
-	}
-	defer stmt.Close()
-	now := time.Now().UTC().Format(time.RFC3339Nano)
-	for i := range vs {
-		v := &vs[i]
-		var trace any // traces are typed events now (internal/trace); this column is wave 1's
-		if _, err := stmt.ExecContext(ctx, runID, v.CaseID, v.Repeat, string(v.Status), nullStr(string(v.Label)), v.Score,
-			nullStr(strings.Join(v.CWE, ",")), nullStr(v.Category), nullStr(v.Explanation), nullStr(v.Reason), nullStr(v.Raw),
-			v.Usage.InputTokens, v.Usage.CachedInputTokens, v.Usage.OutputTokens, v.Usage.CostUSD, v.Usage.WallMS,
-			v.Usage.ToolCalls, v.Usage.Calls, v.Usage.Retries, v.Usage.CacheHits, v.Usage.WaitMS, trace, now); err != nil {
-			return fmt.Errorf("store verdict of case %s: %w", v.CaseID, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store verdicts: %w", err)
-	}
-	return nil
-}
-
-func nullStr(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// Labels calls fn with the fields of every verdict of a run that scoring reads (case, repeat,
-// status, label, score), ordered by case and repeat: cheaper than Verdicts for big runs.
-func (s *Store) Labels(ctx context.Context, runID string, fn func(verdict.Verdict) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT case_id, repeat_idx, status, COALESCE(label, ''), score
-		FROM verdicts WHERE run_id = ? ORDER BY case_id, repeat_idx`, runID)
-	if err != nil {
-		return fmt.Errorf("read verdicts of run %s: %w", runID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var v verdict.Verdict
-		var status, label string
-		var score sql.NullFloat64
-		if err := rows.Scan(&v.CaseID, &v.Repeat, &status, &label, &score); err != nil {
-			return fmt.Errorf("read verdicts of run %s: %w", runID, err)
-		}
-		v.Status, v.Label = verdict.Status(status), suite.Label(label)
-		if score.Valid {
-			v.Score = verdict.Float(score.Float64)
-		}
-		if err := fn(v); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read verdicts of run %s: %w", runID, err)
-	}
-	return nil
-}
-
-// Verdicts calls fn with every verdict of a run, whole, ordered by case and repeat.
-func (s *Store) Verdicts(ctx context.Context, runID string, fn func(verdict.Verdict) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT case_id, repeat_idx, status, COALESCE(label, ''), score, COALESCE(cwe, ''), COALESCE(category, ''),
-		COALESCE(explanation, ''), COALESCE(reason, ''), COALESCE(raw, ''), input_tokens, cached_tokens, output_tokens, cost_usd,
-		wall_ms, tool_calls, calls, retries, cache_hits, wait_ms, COALESCE(trace, '')
-		FROM verdicts WHERE run_id = ? ORDER BY case_id, repeat_idx`, runID)
-	if err != nil {
-		return fmt.Errorf("read verdicts of run %s: %w", runID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var v verdict.Verdict
-		var status, label, cwe, trace string
-		var score, cost sql.NullFloat64
-		if err := rows.Scan(&v.CaseID, &v.Repeat, &status, &label, &score, &cwe, &v.Category, &v.Explanation, &v.Reason, &v.Raw,
-			&v.Usage.InputTokens, &v.Usage.CachedInputTokens, &v.Usage.OutputTokens, &cost, &v.Usage.WallMS,
-			&v.Usage.ToolCalls, &v.Usage.Calls, &v.Usage.Retries, &v.Usage.CacheHits, &v.Usage.WaitMS, &trace); err != nil {
-			return fmt.Errorf("read verdicts of run %s: %w", runID, err)
-		}
-		v.Status = verdict.Status(status)
-		v.Label = suite.Label(label)
-		if score.Valid {
-			v.Score = verdict.Float(score.Float64)
-		}
-		if cost.Valid {
-			v.Usage.CostUSD = verdict.Float(cost.Float64)
-		}
-		if cwe != "" {
-			v.CWE = strings.Split(cwe, ",")
-		}
-		if err := fn(v); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read verdicts of run %s: %w", runID, err)
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("set state of run %s: %w", id, ErrNotFound)
 	}
 	return nil
 }

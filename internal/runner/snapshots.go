@@ -1,0 +1,77 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/snapshot"
+	"github.com/vulnbench/vulnbench/internal/snapshot/snapgraph"
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+// repos gives units their case's snapshot: the repository found under --repos by its URL,
+// materialised once per commit in the snapshot cache, and its code graph built once.
+type repos struct {
+	dir      string // --repos
+	cacheDir string // "" : snapshot.DefaultDir()
+
+	once   sync.Once
+	cache  *snapshot.Cache
+	err    error
+	graphs *snapgraph.Graphs
+}
+
+func newRepos(dir, cacheDir string) *repos {
+	return &repos{dir: dir, cacheDir: cacheDir, graphs: snapgraph.New(codegraph.Options{}, 8)}
+}
+
+func (r *repos) open() (*snapshot.Cache, error) {
+	r.once.Do(func() {
+		dir := r.cacheDir
+		if dir == "" {
+			if dir, r.err = snapshot.DefaultDir(); r.err != nil {
+				return
+			}
+		}
+		r.cache, r.err = snapshot.NewCache(dir, snapshot.Options{})
+	})
+	return r.cache, r.err
+}
+
+// snapshotOf returns how to open c's snapshot, or nil when c has no repository.
+func (r *repos) snapshotOf(c *suite.Case) func(context.Context) (*snapshot.Snapshot, error) {
+	if c.Repo == nil || c.Repo.URL == "" {
+		return nil
+	}
+	return func(ctx context.Context) (*snapshot.Snapshot, error) {
+		if c.Repo.Commit == "" {
+			return nil, fmt.Errorf("case %s: its repository %s names no commit", c.ID, c.Repo.URL)
+		}
+		if r.dir == "" {
+			return nil, fmt.Errorf("case %s needs its repository %s: say where clones are with --repos DIR (looked up as DIR/HOST/OWNER/NAME, DIR/OWNER/NAME, DIR/OWNER+NAME or DIR/NAME)", c.ID, c.Repo.URL)
+		}
+		dir, err := snapshot.Locate(r.dir, c.Repo.URL)
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", c.ID, err)
+		}
+		cache, err := r.open()
+		if err != nil {
+			return nil, fmt.Errorf("snapshot cache: %w", err)
+		}
+		s, err := cache.Get(ctx, dir, c.Repo.Commit)
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", c.ID, err)
+		}
+		return s, nil
+	}
+}
+
+func (r *repos) graph(ctx context.Context, s *snapshot.Snapshot) (*codegraph.Index, error) {
+	if s == nil {
+		return nil, errors.New("no snapshot")
+	}
+	return r.graphs.Get(ctx, s)
+}

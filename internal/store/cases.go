@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+// PutCases stores cases of a run with the ordinals first, first+1, ... (their positions in the
+// suite), in one transaction: all of them or none. Callers stream a suite in batches (say 1,000
+// cases a call). A case id or ordinal already stored for the run is refused.
+func (s *Store) PutCases(ctx context.Context, runID string, first int, cases []suite.Case) error {
+	if len(cases) == 0 {
+		return nil
+	}
+	if err := s.putCases(ctx, runID, first, cases); err != nil {
+		return fmt.Errorf("store cases of run %s: %w", runID, err)
+	}
+	return nil
+}
+
+func (s *Store) putCases(ctx context.Context, runID string, first int, cases []suite.Case) error {
+	rows := make([][]any, 0, len(cases))
+	var cwes [][]any
+	for i := range cases {
+		c := &cases[i]
+		b, err := json.Marshal(c)
+		if err != nil {
+			return fmt.Errorf("case %s: %w", c.ID, err)
+		}
+		id := clean(c.ID)
+		rows = append(rows, []any{runID, first + i, id, string(c.Kind), string(c.Label), text(c.Pair), text(c.Language), string(b)})
+		for _, cwe := range distinct(c.CWE) {
+			cwes = append(cwes, []any{runID, id, clean(cwe)})
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := s.insertMany(ctx, tx, "run_cases", []string{"run_id", "ordinal", "case_id", "kind", "label", "pair", "language", "case_json"}, rows); err != nil {
+		if isUniqueViolation(err) {
+			// Which case: the driver's message says (Postgres names the key, SQLite the columns).
+			return fmt.Errorf("cases %d to %d: a case id or ordinal is %w (%v)", first, first+len(cases)-1, ErrExists, err)
+		}
+		return fmt.Errorf("cases %d to %d: %w", first, first+len(cases)-1, err)
+	}
+	if err := s.insertMany(ctx, tx, "case_cwes", []string{"run_id", "case_id", "cwe"}, cwes); err != nil {
+		return fmt.Errorf("CWEs of cases %d to %d: %w", first, first+len(cases)-1, err)
+	}
+	return tx.Commit()
+}
+
+// distinct returns the non-empty strings of ss, each once, in their order.
+func distinct(ss []string) []string {
+	if len(ss) < 2 {
+		if len(ss) == 1 && ss[0] == "" {
+			return nil
+		}
+		return ss
+	}
+	out := make([]string, 0, len(ss))
+	seen := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Cases calls fn with every stored case of a run in suite order; it stops at, and returns, the
+// first error fn returns.
+func (s *Store) Cases(ctx context.Context, runID string, fn func(*suite.Case) error) error {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT case_json FROM run_cases WHERE run_id = ? ORDER BY ordinal`), runID)
+	if err != nil {
+		return fmt.Errorf("read cases of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return fmt.Errorf("read cases of run %s: %w", runID, err)
+		}
+		c := new(suite.Case)
+		if err := json.Unmarshal(b, c); err != nil {
+			return fmt.Errorf("read cases of run %s: %w", runID, err)
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read cases of run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// Case returns one stored case of a run, or an error wrapping ErrNotFound.
+func (s *Store) Case(ctx context.Context, runID, caseID string) (*suite.Case, error) {
+	var b []byte
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT case_json FROM run_cases WHERE run_id = ? AND case_id = ?`), runID, caseID).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("case %s of run %s: %w", caseID, runID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read case %s of run %s: %w", caseID, runID, err)
+	}
+	c := new(suite.Case)
+	if err := json.Unmarshal(b, c); err != nil {
+		return nil, fmt.Errorf("read case %s of run %s: %w", caseID, runID, err)
+	}
+	return c, nil
+}
+
+// CaseCount returns the number of stored cases of a run.
+func (s *Store) CaseCount(ctx context.Context, runID string) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM run_cases WHERE run_id = ?`), runID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count cases of run %s: %w", runID, err)
+	}
+	return n, nil
+}
+
+// CaseIDsByCWE returns the ids of a run's cases whose CWE list holds cwe (exactly as written, e.g.
+// "CWE-787"), in suite order.
+func (s *Store) CaseIDsByCWE(ctx context.Context, runID, cwe string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT w.case_id FROM case_cwes w
+		JOIN run_cases c ON c.run_id = w.run_id AND c.case_id = w.case_id
+		WHERE w.run_id = ? AND w.cwe = ? ORDER BY c.ordinal`), runID, cwe)
+	if err != nil {
+		return nil, fmt.Errorf("cases of %s in run %s: %w", cwe, runID, err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("cases of %s in run %s: %w", cwe, runID, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cases of %s in run %s: %w", cwe, runID, err)
+	}
+	return ids, nil
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/vulnbench/vulnbench/internal/version"
 )
 
 // Exit codes, as DESIGN.md section 3 sets them.
@@ -18,9 +19,6 @@ const (
 	ExitFail  = 1 // a failed check or run
 	ExitUsage = 2 // bad flags or arguments
 )
-
-// Version is vulnbench's version, recorded in every run's manifest.
-const Version = "0.1.0-dev"
 
 // exitError carries an exit code with an error; a nil err prints nothing.
 type exitError struct {
@@ -104,7 +102,7 @@ A typical session:
 Exit codes: 0 success, 1 a failed check or run, 2 a usage error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version,
+		Version:       version.String(),
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}

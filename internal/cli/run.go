@@ -20,6 +20,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/builtin"
+	"github.com/vulnbench/vulnbench/internal/version"
 )
 
 type runOpts struct {
@@ -170,7 +171,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	}
 	defer st.Close()
 
-	plan := runner.Plan{Store: st, Version: Version, RunID: o.runID, Repeats: o.repeats, Concurrency: o.concurrency,
+	plan := runner.Plan{Store: st, Version: version.String(), RunID: o.runID, Repeats: o.repeats, Concurrency: o.concurrency,
 		Timeout: o.timeout, MaxCost: o.maxCost, RetryErrors: o.retryErrors, SkipUnsupported: o.skipUnsupported,
 		Limits: subject.Limits{Steps: o.maxSteps, Tokens: o.unitTokens, CostUSD: o.unitCost},
 		Deps:   subject.Deps{Cache: st, Getenv: os.Getenv}, Repos: o.repos, SnapshotCache: o.snapCache}

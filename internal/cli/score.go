@@ -2,18 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -102,6 +100,14 @@ func (a *afterFlag) validate() error {
 	return usageErr("--after %q is not a date like 2024-05-01 or 2024-05-01T12:00:00Z", a.raw)
 }
 
+// keeper is keep as a report.Keep; nil without --after.
+func (a *afterFlag) keeper() report.Keep {
+	if a.raw == "" {
+		return nil
+	}
+	return a.keep
+}
+
 // keep reports whether a case passes --after (every case does without it).
 func (a *afterFlag) keep(c *suite.Case) bool {
 	if a.raw == "" {
@@ -122,61 +128,48 @@ func newScoreCmd(e *env) *cobra.Command {
 		runs, preds []string
 	)
 	c := &cobra.Command{
-		Use:   "score --suite SUITE (--run ID | --predictions FILE)",
+		Use:   "score (--run ID | --suite SUITE --predictions FILE) [--suite SUITE]",
 		Short: "Score verdicts against a suite's ground truth",
 		Long: `Scores one or more runs (from the store) or predictions files against a suite, as the papers
 define: binary metrics (vulnerable is positive), pairwise P-C / P-V / P-B / P-R and pAcc, VD-S (the
 false-negative rate at FPR <= --vds-fpr), and a per-CWE table. Several --run / --predictions print
-side by side. Scores are always recomputed from the stored verdicts.
+side by side, each named by its run id (or file name), with its subject and model. Scores are
+always recomputed from the stored verdicts, and name the scorer version and vulnbench's.
+
+A stored run knows its suite: without --suite its ground truth is the cases stored with it, or the
+suite file its run recorded, which must be unchanged. A --suite given must be the file every run
+judged. Predictions files need --suite (or a --run whose suite they share).
 
 Verdict statuses: ok answers are scored; failed (unparseable) answers count per --unparsed-as;
 errors (infrastructure faults) and cases with no verdict are reported apart and never scored.
+VD-S ranks each verdict's score: its log-probability or tool score, else the confidence the
+model stated (P(vul) = confidence for vul, 1 - confidence for ben), else the label (degenerate);
+the table says which (score source).
 
 Predictions files are vulnbench JSONL ({"case_id":..,"label":"vul"|"ben","score":..}) or
 PrimeVul's tab-separated predictions.txt (idx, label, probability), matched by idx to cases
 imported with 'vulnbench suite import primevul'.`,
-		Example: `  vulnbench score --suite suites/demo/demo.jsonl --run 20261129T201500-3f9a
+		Example: `  vulnbench score --run 20261129T201500-3f9a
   vulnbench score --suite primevul-test.jsonl --predictions predictions.txt --format json
-  vulnbench score --suite suites/demo/demo.jsonl --run A --run B --format md`,
-		Args: exactArgs(0, "no arguments (use --suite with --run or --predictions)"),
+  vulnbench score --run A --run B --format md`,
+		Args: exactArgs(0, "no arguments (use --run, or --suite with --predictions)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := sf.validate(); err != nil {
 				return err
 			}
-			if suitePath == "" || len(runs)+len(preds) == 0 {
-				return usageErr("score needs --suite SUITE and at least one --run ID or --predictions FILE")
+			if len(runs)+len(preds) == 0 || (suitePath == "" && len(runs) == 0) {
+				return usageErr("score needs at least one --run ID, or --suite SUITE with --predictions FILE")
 			}
-			t, err := loadTruth(suitePath, &sf.after, e.stderr)
+			rep, err := buildReport(cmd.Context(), e, db, report.Request{Runs: runs, Predictions: preds, Suite: suitePath,
+				Keep: sf.after.keeper(), Score: sf.options(), CI: sf.scoring().ci}, &sf.after)
 			if err != nil {
 				return err
 			}
-			var cols []output.Column
-			if len(runs) > 0 {
-				st, err := openExisting(cmd.Context(), db)
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				for _, id := range runs {
-					col, err := runColumn(cmd.Context(), st, id, t, sf.scoring(), e.stderr)
-					if err != nil {
-						return err
-					}
-					cols = append(cols, col)
-				}
-			}
-			for _, p := range preds {
-				col, err := predictionsColumn(p, t, sf.scoring(), e.stderr)
-				if err != nil {
-					return err
-				}
-				cols = append(cols, col)
-			}
-			return writeScores(e.stdout, sf.format, cols...)
+			return writeScores(e.stdout, sf.format, rep)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&suitePath, "suite", "", "suite file holding the ground truth")
+	f.StringVar(&suitePath, "suite", "", "suite file holding the ground truth (default: the run's own)")
 	f.StringArrayVar(&runs, "run", nil, "run id to score (repeatable)")
 	f.StringArrayVar(&preds, "predictions", nil, "predictions file to score (repeatable)")
 	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs")
@@ -185,209 +178,98 @@ imported with 'vulnbench suite import primevul'.`,
 	return c
 }
 
-// truth is a suite's ground truth, compact enough for millions of cases.
-type truth struct {
-	path     string
-	cases    []score.Case
-	index    map[string]int32    // case id -> position in cases
-	byIdx    map[string]string   // PrimeVul idx -> case id
-	excluded map[string]struct{} // ids left out by --after: their verdicts are ignored silently
+// buildReport assembles a report from the store at db (opened only when req names runs) and
+// says on stderr what the report notes, and how many cases --after kept.
+func buildReport(ctx context.Context, e *env, db string, req report.Request, after *afterFlag) (*report.Report, error) {
+	var st report.Store
+	if len(req.Runs) > 0 {
+		s, err := openExisting(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Close()
+		st = s
+	}
+	rep, err := report.Build(ctx, st, req)
+	if err != nil {
+		return nil, reportErr(e.stderr, err)
+	}
+	if err := checkKept(rep.Truth, after, e.stderr); err != nil {
+		return nil, err
+	}
+	printNotes(e.stderr, rep.Notes())
+	return rep, nil
+}
+
+// reportErr prints the problems of a predictions file and exits 1.
+func reportErr(w io.Writer, err error) error {
+	var pe *report.ProblemsError
+	if errors.As(err, &pe) {
+		reportProblems(w, pe.Problems, 20)
+	}
+	return &exitError{code: ExitFail, err: err}
+}
+
+// checkKept says on info how many cases --after kept, and fails when it kept none.
+func checkKept(t *report.Truth, after *afterFlag, info io.Writer) error {
+	if after == nil || after.raw == "" {
+		return nil
+	}
+	fmt.Fprintf(info, "kept %d of %d cases dated after %s (%d without a date left out)\n", len(t.Cases), t.Total, after.raw, t.Undated)
+	if len(t.Cases) == 0 {
+		return &exitError{code: ExitFail, err: fmt.Errorf("%s: no case is dated after %s", t.Source, after.raw)}
+	}
+	return nil
+}
+
+func printNotes(w io.Writer, notes []report.Note) {
+	for _, n := range notes {
+		kind := "note"
+		if n.Warning {
+			kind = "warning"
+		}
+		fmt.Fprintf(w, "vulnbench: %s: %s\n", kind, n.Text)
+	}
 }
 
 // loadTruth reads a suite's ground truth, keeping only the cases after passes and saying on
 // info how many that was when after is set.
-func loadTruth(path string, after *afterFlag, info io.Writer) (*truth, error) {
-	n, err := suite.CountLines(path)
+func loadTruth(path string, after *afterFlag, info io.Writer) (*report.Truth, error) {
+	var keep report.Keep
+	if after != nil {
+		keep = after.keeper()
+	}
+	t, err := report.LoadTruth(path, keep)
 	if err != nil {
+		return nil, &exitError{code: ExitFail, err: err}
+	}
+	if err := checkKept(t, after, info); err != nil {
 		return nil, err
-	}
-	t := &truth{path: path, cases: make([]score.Case, 0, n), index: make(map[string]int32, n), byIdx: map[string]string{}}
-	cweSets := map[string][]string{} // cases share their CWE lists: one slice per distinct list
-	projects := map[string]string{}
-	total, undated := 0, 0
-	_, problems, err := suite.Scan(path, true, func(c *suite.Case, _ int) error {
-		total++
-		if after != nil && !after.keep(c) {
-			if t.excluded == nil {
-				t.excluded = map[string]struct{}{}
-			}
-			t.excluded[c.ID] = struct{}{}
-			if c.Date == "" {
-				undated++
-			}
-			return nil
-		}
-		p, ok := projects[c.Project]
-		if !ok {
-			p = c.Project
-			projects[p] = p
-		}
-		key := strings.Join(c.CWE, ",")
-		cwe, ok := cweSets[key]
-		if !ok {
-			cwe = c.CWE
-			cweSets[key] = cwe
-		}
-		t.index[c.ID] = int32(len(t.cases))
-		t.cases = append(t.cases, score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p})
-		if idx, ok := c.SourceIdx(); ok {
-			t.byIdx[idx] = c.ID
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(problems) > 0 {
-		return nil, &exitError{code: ExitFail, err: fmt.Errorf("%v (and %d problems in all: vulnbench suite validate %s)", problems[0], len(problems), path)}
-	}
-	if after != nil && after.raw != "" {
-		fmt.Fprintf(info, "kept %d of %d cases dated after %s (%d without a date left out)\n", len(t.cases), total, after.raw, undated)
-		if len(t.cases) == 0 {
-			return nil, &exitError{code: ExitFail, err: fmt.Errorf("%s: no case is dated after %s", path, after.raw)}
-		}
 	}
 	return t, nil
 }
 
-// answers collects what scoring needs of a run's or a file's verdicts, one slice per repeat.
-type answers struct {
-	t        *truth
-	byRepeat map[int][]score.Answer
-	unknown  int
-}
-
-func (a *answers) add(id string, v verdict.Verdict) {
-	i, ok := a.t.index[id]
-	if !ok {
-		if _, ex := a.t.excluded[id]; !ex {
-			a.unknown++
-		}
-		return
-	}
-	as := a.byRepeat[v.Repeat]
-	if as == nil {
-		as = make([]score.Answer, len(a.t.cases))
-		a.byRepeat[v.Repeat] = as
-	}
-	as[i] = score.AnswerOf(v)
-}
-
-// column scores every repeat (at least one) and aggregates them when there are several.
-// Intervals (sc.ci) are computed for a single repeat only: over repeats the table shows std.
-func (a *answers) column(name string, repeats int, sc scoring, warn io.Writer) output.Column {
-	opt := sc.opt
-	keys := make([]int, 0, len(a.byRepeat))
-	for r := range a.byRepeat {
-		keys = append(keys, r)
-	}
-	for r := 0; r < repeats; r++ {
-		if _, ok := a.byRepeat[r]; !ok {
-			keys = append(keys, r) // a repeat with no verdict yet: every case missing
-		}
-	}
-	sort.Ints(keys)
-	if len(keys) == 0 {
-		keys = []int{0}
-	}
-	results := make([]score.Result, len(keys))
-	for i, r := range keys {
-		results[i] = score.Compute(a.t.cases, a.byRepeat[r], opt)
-	}
-	if len(results) == 1 {
-		if sc.ci != nil {
-			results[0].CI = score.Intervals(a.t.cases, a.byRepeat[keys[0]], opt, *sc.ci)
-			if ci := results[0].CI; ci.Requested > 0 {
-				fmt.Fprintf(warn, "vulnbench: note: %s: %d bootstrap resamples instead of %d over %d units (the draw budget)\n", name, ci.Resamples, ci.Requested, ci.Units)
-			}
-		}
-		return output.Column{Name: name, Result: &results[0]}
-	}
-	if sc.ci != nil {
-		fmt.Fprintf(warn, "vulnbench: note: %s has %d repeats: no bootstrap intervals (the std over repeats is shown)\n", name, len(results))
-	}
-	agg := score.Aggregate(results)
-	return output.Column{Name: name, Agg: &agg}
-}
-
-// runColumn scores every repeat of a stored run.
-func runColumn(ctx context.Context, st *store.Store, runID string, t *truth, sc scoring, warn io.Writer) (output.Column, error) {
-	a, run, err := runAnswers(ctx, st, runID, t, warn)
-	if err != nil {
-		return output.Column{}, err
-	}
-	return a.column(run.Subject, run.Repeats, sc, warn), nil
-}
-
-// runAnswers collects a stored run's verdicts against t.
-func runAnswers(ctx context.Context, st *store.Store, runID string, t *truth, warn io.Writer) (*answers, *store.Run, error) {
-	run, err := st.GetRun(ctx, runID)
-	if err != nil {
-		return nil, nil, err
-	}
-	a := &answers{t: t, byRepeat: map[int][]score.Answer{}}
-	if err := st.Labels(ctx, runID, func(v verdict.Verdict) error { a.add(v.CaseID, v); return nil }); err != nil {
-		return nil, nil, err
-	}
-	if a.unknown > 0 {
-		fmt.Fprintf(warn, "vulnbench: warning: run %s has %d verdicts for cases not in %s (ignored)\n", runID, a.unknown, t.path)
-	}
-	return a, run, nil
-}
-
-func predictionsColumn(path string, t *truth, sc scoring, warn io.Writer) (output.Column, error) {
-	a, err := predictionsAnswers(path, t, warn)
-	if err != nil {
-		return output.Column{}, err
-	}
-	return a.column(filepath.Base(path), 1, sc, warn), nil
-}
-
-// predictionsAnswers collects a predictions file's verdicts against t.
-func predictionsAnswers(path string, t *truth, warn io.Writer) (*answers, error) {
-	f, err := os.Open(path)
+// runColumn scores every repeat of a stored run against t: a report of that one run.
+func runColumn(ctx context.Context, st *store.Store, runID string, t *report.Truth, sc scoring, warn io.Writer) (*report.Report, error) {
+	run, err := report.LoadRun(ctx, st, runID, t)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	a := &answers{t: t, byRepeat: map[int][]score.Answer{}} // a file written by run --out may hold several repeats
-	problems := verdict.ReadPredictions(f, path, func(p verdict.Prediction, _ int) error {
-		id := p.CaseID
-		if id == "" {
-			id = t.byIdx[p.Idx]
-		}
-		a.add(id, p.Verdict)
-		return nil
-	})
-	if len(problems) > 0 {
-		reportProblems(warn, problems, 20)
-		return nil, &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems; nothing was scored", path, len(problems))}
-	}
-	if a.unknown > 0 {
-		fmt.Fprintf(warn, "vulnbench: warning: %s has %d predictions for cases not in %s (ignored)\n", path, a.unknown, t.path)
-	}
-	return a, nil
+	run.Score(t, sc.opt, sc.ci)
+	printNotes(warn, run.Notes)
+	return report.New(t, sc.opt, run), nil
 }
 
-func writeScores(w io.Writer, format string, cols ...output.Column) error {
-	return output.WriteScores(w, format, cols)
+func writeScores(w io.Writer, format string, rep *report.Report) error {
+	return output.WriteScores(w, format, rep)
 }
 
 // writeRunPredictions exports a run's verdicts as predictions JSONL, sorted by case and repeat.
 func writeRunPredictions(ctx context.Context, st *store.Store, runID, path string) error {
-	var vs []verdict.Verdict
-	if err := st.Verdicts(ctx, runID, func(v verdict.Verdict) error {
-		vs = append(vs, v)
-		return nil
-	}); err != nil {
+	vs, err := report.Verdicts(ctx, st, runID)
+	if err != nil {
 		return err
 	}
-	sort.SliceStable(vs, func(i, j int) bool {
-		if vs[i].CaseID != vs[j].CaseID {
-			return vs[i].CaseID < vs[j].CaseID
-		}
-		return vs[i].Repeat < vs[j].Repeat
-	})
 	return suite.WriteFileAtomic(path, func(w io.Writer) error {
 		return verdict.WriteJSONL(w, vs)
 	})

@@ -14,7 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/stats"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -30,7 +32,8 @@ func resultA() *score.Result {
 		Binary: score.Binary{TP: 3, FP: 1, TN: 2, FN: 2, FailedVul: 1,
 			Accuracy: 0.625, Precision: 0.75, Recall: 0.6, F1: 2.0 / 3, FPR: 1.0 / 3, FNR: 0.4, TNR: 2.0 / 3},
 		Pairwise: &score.Pairwise{Pairs: 4, Incomplete: 1, PC: 0.5, PV: 0.25, PR: 0.25, PAcc: 0.5},
-		VDS:      &score.VDS{FPRTolerance: 0.005, FNR: 1, Degenerate: true, N: 8},
+		VDS: &score.VDS{FPRTolerance: 0.005, FNR: 1, Degenerate: true, N: 8,
+			Source: score.SourceMixed, Sources: map[string]int{score.SourceLabel: 5, score.SourceStated: 2}},
 		ByCWE: map[string]score.CWEScore{
 			"CWE-20":  {N: 4, TP: 2, FP: 1, TN: 1, Recall: 1, F1: 0.8, Pairs: 2, PAcc: 0.5},
 			"CWE-119": {N: 2, TP: 1, FN: 1, Recall: 0.5, F1: 2.0 / 3, Pairs: 1, PAcc: 1},
@@ -46,7 +49,7 @@ func aggBC() *score.Aggregated {
 		Status:   score.StatusCounts{OK: 10},
 		Binary:   score.Binary{TP: 4, FP: 2, TN: 3, FN: 1, Accuracy: 0.7, Precision: 2.0 / 3, Recall: 0.8, F1: 8.0 / 11, FPR: 0.4, FNR: 0.2, TNR: 0.6},
 		Pairwise: &score.Pairwise{Pairs: 5, PC: 0.4, PV: 0.4, PB: 0.2, PAcc: 0.4},
-		VDS:      &score.VDS{FPRTolerance: 0.005, FNR: 0.6, Threshold: verdict.Float(0.62), N: 10},
+		VDS:      &score.VDS{FPRTolerance: 0.005, FNR: 0.6, Threshold: verdict.Float(0.62), N: 10, Source: score.SourceLogprob},
 		ByCWE:    map[string]score.CWEScore{"CWE-20": {N: 4, TP: 2, TN: 2, Recall: 1, F1: 1, Pairs: 2, PAcc: 1}},
 	}
 	c := score.Result{
@@ -54,27 +57,49 @@ func aggBC() *score.Aggregated {
 		Status:   score.StatusCounts{OK: 9, Error: 1},
 		Binary:   score.Binary{TP: 3, FP: 1, TN: 4, FN: 1, Accuracy: 7.0 / 9, Precision: 0.75, Recall: 0.75, F1: 0.75, FPR: 0.2, FNR: 0.25, TNR: 0.8},
 		Pairwise: &score.Pairwise{Pairs: 4, Incomplete: 1, PC: 0.5, PV: 0.25, PB: 0.25, PAcc: 0.5},
-		VDS:      &score.VDS{FPRTolerance: 0.005, FNR: 0.8, Threshold: verdict.Float(0.71), N: 9},
+		VDS:      &score.VDS{FPRTolerance: 0.005, FNR: 0.8, Threshold: verdict.Float(0.71), N: 9, Source: score.SourceLogprob},
 		ByCWE:    map[string]score.CWEScore{"CWE-20": {N: 4, TP: 1, FN: 1, TN: 2, Recall: 0.5, F1: 2.0 / 3, Pairs: 2, PAcc: 0.5}},
 	}
 	a := score.Aggregate([]score.Result{b, c})
 	return &a
 }
 
-func fixtures() map[string][]output.Column {
-	return map[string][]output.Column{
-		"one": {{Name: "run-a", Result: resultA()}},
-		"agg": {{Name: "run-b", Agg: aggBC()}},
-		"two": {{Name: "run-a", Result: resultA()}, {Name: "run-b", Agg: aggBC()}},
+// runA is a run of one repeat, runB one of two repeats (an aggregate).
+func runA() *report.Run {
+	return &report.Run{ID: "run-a", Name: "run-a", Subject: "llm", Model: "openai:gpt-4o", Results: []score.Result{*resultA()}}
+}
+
+func runB() *report.Run {
+	return &report.Run{ID: "run-b", Name: "run-b", Subject: "random", Agg: aggBC()}
+}
+
+// runCI is run-a with bootstrap intervals.
+func runCI() *report.Run {
+	r := runA()
+	r.Results[0].CI = &score.CI{Level: 0.95, Resamples: 200, Requested: 1000, Seed: 1 << 60, By: score.ByPair, Units: 4,
+		F1: [2]float64{0.5, 0.8}, PAcc: &stats.Interval{0.25, 0.75}, Accuracy: [2]float64{0.5, 0.75}}
+	return r
+}
+
+func rep(runs ...*report.Run) *report.Report {
+	return &report.Report{Scorer: score.Version, Vulnbench: "v0.2.0 (abc1234)", Runs: runs}
+}
+
+func fixtures() map[string]*report.Report {
+	return map[string]*report.Report{
+		"one": rep(runA()),
+		"agg": rep(runB()),
+		"two": rep(runA(), runB()),
+		"ci":  rep(runCI()),
 	}
 }
 
 func TestWriteScoresGolden(t *testing.T) {
-	for name, cols := range fixtures() {
+	for name, r := range fixtures() {
 		for _, format := range []string{"text", "md", "json", "csv"} {
 			t.Run(name+"."+format, func(t *testing.T) {
 				var b bytes.Buffer
-				if err := output.WriteScores(&b, format, cols); err != nil {
+				if err := output.WriteScores(&b, format, r); err != nil {
 					t.Fatal(err)
 				}
 				path := filepath.Join("testdata", name+"."+format+".golden")
@@ -95,10 +120,10 @@ func TestWriteScoresGolden(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, format string, cols []output.Column) string {
+func write(t *testing.T, format string, r *report.Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := output.WriteScores(&b, format, cols); err != nil {
+	if err := output.WriteScores(&b, format, r); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -107,7 +132,7 @@ func write(t *testing.T, format string, cols []output.Column) string {
 // TestTextFigures checks, independently of the golden files, the figures of resultA as the text and
 // Markdown tables show them (percentages worked out in resultA's comment).
 func TestTextFigures(t *testing.T) {
-	cols := []output.Column{{Name: "run-a", Result: resultA()}}
+	cols := rep(runA())
 
 	cellSep := regexp.MustCompile(`\s{2,}`) // tabwriter pads cells with at least two spaces
 	rows := map[string][]string{}
@@ -115,7 +140,7 @@ func TestTextFigures(t *testing.T) {
 	for _, line := range strings.Split(write(t, "text", cols), "\n") {
 		f := cellSep.Split(line, -1)
 		switch {
-		case strings.HasPrefix(line, "random guessing"):
+		case strings.HasPrefix(line, "random guessing"), strings.HasPrefix(line, "scorer "):
 			notes = append(notes, line)
 		case line != "":
 			rows[f[0]] = f[1:]
@@ -131,13 +156,16 @@ func TestTextFigures(t *testing.T) {
 		"CWE-787": {"1", "0.0%", "0.0%", "-"},
 		// VD-S: nothing predicted vul at r, FNR 100%, scores 0/1.
 		"FNR at FPR <= r": {"100.0% (degenerate: scores take <= 2 values)"}, "threshold": {"none"},
+		"score source": {"mixed (label 5, stated 2)"},
+		// the run's identity
+		"metric": {"run-a"}, "subject": {"llm"}, "model": {"openai:gpt-4o"},
 	}
 	for k, v := range want {
 		if diff := cmp.Diff(v, rows[k]); diff != "" {
 			t.Errorf("text row %q (-want +got):\n%s", k, diff)
 		}
 	}
-	if diff := cmp.Diff([]string{"random guessing: P-C = 25.0%"}, notes); diff != "" {
+	if diff := cmp.Diff([]string{"random guessing: P-C = 25.0%", "scorer 2, vulnbench v0.2.0 (abc1234)"}, notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 
@@ -150,83 +178,114 @@ func TestTextFigures(t *testing.T) {
 }
 
 func TestCSVFigures(t *testing.T) {
-	cols := []output.Column{{Name: "run-a", Result: resultA()}, {Name: "run-b", Agg: aggBC()}}
+	cols := rep(runA(), runB())
 	recs, err := csv.NewReader(strings.NewReader(write(t, "csv", cols))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string][]string{}
 	for _, r := range recs[1:] {
-		got[r[0]+" "+r[1]] = r[2:]
+		got[r[0]+" "+r[3]] = append(r[1:3:3], r[4:]...)
 	}
 	want := map[string][]string{
-		"run-a binary:accuracy":  {"0.625", ""},
-		"run-a cwe:CWE-119:f1":   {"0.6666666666666666", ""},
-		"run-a vds:degenerate":   {"true", ""},
-		"run-a vds:threshold":    nil, // infinite: no row
-		"run-b repeats":          {"2", ""},
-		"run-b binary:tp":        {"3.5", "0.7071067811865476"},    // 4, 3: mean 3.5, std 1/sqrt(2)
-		"run-b vds:threshold":    {"0.665", "0.06363961030678926"}, // 0.62, 0.71: std 0.09/sqrt(2)
-		"run-b cwe:CWE-20:pairs": {"2", "0"},
+		"run-a scorer":                  {"llm", "openai:gpt-4o", "2", ""},
+		"run-a vulnbench":               {"llm", "openai:gpt-4o", "v0.2.0 (abc1234)", ""},
+		"run-a binary:accuracy":         {"llm", "openai:gpt-4o", "0.625", ""},
+		"run-a cwe:CWE-119:f1":          {"llm", "openai:gpt-4o", "0.6666666666666666", ""},
+		"run-a vds:degenerate":          {"llm", "openai:gpt-4o", "true", ""},
+		"run-a vds:threshold":           nil, // infinite: no row
+		"run-a vds:score_source":        {"llm", "openai:gpt-4o", "mixed", ""},
+		"run-a vds:score_sources:label": {"llm", "openai:gpt-4o", "5", ""},
+		"run-b repeats":                 {"random", "", "2", ""},
+		"run-b binary:tp":               {"random", "", "3.5", "0.7071067811865476"},    // 4, 3: mean 3.5, std 1/sqrt(2)
+		"run-b vds:threshold":           {"random", "", "0.665", "0.06363961030678926"}, // 0.62, 0.71: std 0.09/sqrt(2)
+		"run-b cwe:CWE-20:pairs":        {"random", "", "2", "0"},
 	}
 	for k, v := range want {
 		if diff := cmp.Diff(v, got[k]); diff != "" {
 			t.Errorf("csv %q (-want +got):\n%s", k, diff)
 		}
 	}
-	if diff := cmp.Diff([]string{"subject", "metric", "value", "std"}, recs[0]); diff != "" {
+	if diff := cmp.Diff([]string{"run", "subject", "model", "metric", "value", "std"}, recs[0]); diff != "" {
 		t.Errorf("csv header (-want +got):\n%s", diff)
 	}
 }
 
+// TestJSONRoundTrip: the JSON the metric table writes reads back into the score types whole,
+// so no field of theirs is left out of the table.
 func TestJSONRoundTrip(t *testing.T) {
-	a := resultA()
-	var got score.Result
-	if err := json.Unmarshal([]byte(write(t, "json", []output.Column{{Result: a}})), &got); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(*a, got); diff != "" {
-		t.Errorf("one column (-want +got):\n%s", diff)
+	for _, r := range []*report.Run{runA(), runCI()} {
+		want := r.Results[0]
+		var got score.Result
+		if err := json.Unmarshal([]byte(write(t, "json", rep(r))), &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("one run (-want +got):\n%s", diff)
+		}
 	}
 
-	var two map[string]json.RawMessage
+	var two struct {
+		Scorer    int               `json:"scorer"`
+		Vulnbench string            `json:"vulnbench"`
+		Runs      []json.RawMessage `json:"runs"`
+	}
 	if err := json.Unmarshal([]byte(write(t, "json", fixtures()["two"])), &two); err != nil {
 		t.Fatal(err)
 	}
+	if two.Scorer != score.Version || two.Vulnbench != "v0.2.0 (abc1234)" {
+		t.Errorf("scorer %d, vulnbench %q", two.Scorer, two.Vulnbench)
+	}
+	if diff := cmp.Diff(2, len(two.Runs)); diff != "" {
+		t.Fatalf("runs (-want +got):\n%s", diff)
+	}
+	type id struct {
+		Run     string `json:"run"`
+		Subject string `json:"subject"`
+		Model   string `json:"model"`
+	}
+	var ids [2]id
 	var gotA score.Result
 	var gotB score.Aggregated
-	if err := json.Unmarshal(two["run-a"], &gotA); err != nil {
-		t.Fatal(err)
+	for i, dst := range []any{&gotA, &gotB} {
+		if err := json.Unmarshal(two.Runs[i], &ids[i]); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(two.Runs[i], dst); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := json.Unmarshal(two["run-b"], &gotB); err != nil {
-		t.Fatal(err)
+	if diff := cmp.Diff([2]id{{"run-a", "llm", "openai:gpt-4o"}, {"run-b", "random", ""}}, ids); diff != "" {
+		t.Errorf("run ids (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(*a, gotA); diff != "" {
-		t.Errorf("two columns, run-a (-want +got):\n%s", diff)
+	if diff := cmp.Diff(*resultA(), gotA); diff != "" {
+		t.Errorf("two runs, run-a (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(*aggBC(), gotB); diff != "" {
-		t.Errorf("two columns, run-b (-want +got):\n%s", diff)
+		t.Errorf("two runs, run-b (-want +got):\n%s", diff)
 	}
 }
 
 func TestWriteScoresErrors(t *testing.T) {
-	r := resultA()
+	unnamed := runA()
+	unnamed.Name = ""
+	unscored := runA()
+	unscored.Results = nil
 	tests := []struct {
 		name    string
 		format  string
-		cols    []output.Column
+		rep     *report.Report
 		wantErr string
 	}{
-		{"unknown format", "html", []output.Column{{Result: r}}, `unknown score format "html": use one of text, md, json, csv`},
-		{"no column", "text", nil, "write scores: no column to write"},
-		{"neither result nor aggregate", "text", []output.Column{{Name: "x"}}, `write scores: column 1 ("x") needs exactly one of a result and an aggregate`},
-		{"both", "json", []output.Column{{Name: "x", Result: r, Agg: aggBC()}}, `write scores: column 1 ("x") needs exactly one of a result and an aggregate`},
-		{"unnamed among several", "csv", []output.Column{{Name: "a", Result: r}, {Result: r}}, "write scores: column 2 has no name (needed with several columns)"},
-		{"same name twice", "md", []output.Column{{Name: "a", Result: r}, {Name: "a", Result: r}}, `write scores: two columns are named "a"`},
+		{"unknown format", "html", rep(runA()), `unknown score format "html": use one of text, md, json, csv`},
+		{"no run", "text", rep(), "write scores: no run to write"},
+		{"not scored", "text", rep(unscored), `write scores: run "run-a" has 0 scored repeats and no aggregate`},
+		{"unnamed among several", "csv", rep(runA(), unnamed), "write scores: run 2 has no name (needed with several runs)"},
+		{"same name twice", "md", rep(runA(), runA()), `write scores: two runs are named "run-a"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := output.WriteScores(&bytes.Buffer{}, tt.format, tt.cols)
+			err := output.WriteScores(&bytes.Buffer{}, tt.format, tt.rep)
 			got := ""
 			if err != nil {
 				got = err.Error()

@@ -67,9 +67,17 @@ func Aggregate(rs []Result) Aggregated {
 			N:            over(vs, func(v VDS) float64 { return float64(v.N) }),
 		}
 		finite := true
-		for _, x := range vs {
+		for i, x := range vs {
 			v.Degenerate = v.Degenerate || x.Degenerate
 			finite = finite && x.Threshold != nil
+			if i == 0 {
+				v.Source = x.Source
+			} else if x.Source != v.Source {
+				v.Source = SourceMixed
+			}
+		}
+		if v.Source == SourceMixed {
+			v.Sources = sources(rs)
 		}
 		if finite {
 			t := over(vs, func(v VDS) float64 { return *v.Threshold })
@@ -94,6 +102,36 @@ func Aggregate(rs []Result) Aggregated {
 		}
 	}
 	return a
+}
+
+// sources is the Stat of the count of each score source over the repeats that have VD-S: every
+// ok verdict has a source, so a repeat of one source counts all its ok verdicts there, and 0
+// for the sources it lacks.
+func sources(rs []Result) map[string]Stat {
+	var vs []Result
+	names := map[string]bool{}
+	for _, r := range rs {
+		if r.VDS == nil {
+			continue
+		}
+		vs = append(vs, r)
+		for s := range r.VDS.Sources {
+			names[s] = true
+		}
+		if r.VDS.Source != "" && r.VDS.Source != SourceMixed {
+			names[r.VDS.Source] = true
+		}
+	}
+	m := make(map[string]Stat, len(names))
+	for s := range names {
+		m[s] = over(vs, func(r Result) float64 {
+			if r.VDS.Source == s {
+				return float64(r.Status.OK)
+			}
+			return float64(r.VDS.Sources[s])
+		})
+	}
+	return m
 }
 
 // over returns the Stat of f over xs.

@@ -12,6 +12,12 @@ import (
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
+// Version is the scorer's version, named by every score output (DESIGN section 3: "scorer").
+// Bump it whenever the definition of a figure changes, so that scores computed by two scorers
+// are never compared unawares. 1 was wave 1; 2 takes a stated confidence as the VD-S score when
+// a verdict has no score, and reports the score source.
+const Version = 2
+
 // DefaultVDSFPR is the false-positive-rate tolerance r of VD-S that PrimeVul reports (0.5 %).
 const DefaultVDSFPR = 0.005
 
@@ -116,13 +122,27 @@ type PairwiseOf[C, F any] struct {
 // VDSOf holds VD-S: FNR is the false-negative rate at the chosen ROC point. Threshold is nil when
 // the point is the one where nothing is predicted vulnerable (an infinite threshold). Degenerate
 // says the scores took at most two distinct values (a 0/1 score). N counts the cases used.
+// Source says where the scores of the ok verdicts came from (see the Source constants): one
+// source, or SourceMixed and then Sources counts the verdicts of each; "" when no verdict is ok.
 type VDSOf[C, F any] struct {
-	FPRTolerance F    `json:"fpr_tolerance"`
-	FNR          F    `json:"fnr"`
-	Threshold    *F   `json:"threshold"`
-	Degenerate   bool `json:"degenerate"`
-	N            C    `json:"n"`
+	FPRTolerance F            `json:"fpr_tolerance"`
+	FNR          F            `json:"fnr"`
+	Threshold    *F           `json:"threshold"`
+	Degenerate   bool         `json:"degenerate"`
+	N            C            `json:"n"`
+	Source       string       `json:"score_source,omitempty"`
+	Sources      map[string]C `json:"score_sources,omitempty"`
 }
+
+// The sources of the scores VD-S ranks, as VDSOf.Source names them.
+const (
+	SourceLogprob     = "logprob"     // the answer token's log-probabilities
+	SourceStated      = "stated"      // the model's stated confidence (Verdict.Confidence, or a score so labelled)
+	SourceTool        = "tool"        // a scanner's own measure
+	SourceUnspecified = "unspecified" // a score that came without a source (wave-1 and PrimeVul predictions files)
+	SourceLabel       = "label"       // no score: 1 for vul, 0 for ben (VD-S is degenerate)
+	SourceMixed       = "mixed"       // several of the above: see Sources
+)
 
 // CWEOf holds the figures of the cases of one CWE; Pairs and PAcc count the pairs whose vulnerable
 // case has the CWE.
@@ -165,19 +185,58 @@ const (
 	outBen // ok, predicted ben
 )
 
+// source is where an Answer's score came from; srcLabel: no score.
+type source uint8
+
+const (
+	srcLabel source = iota
+	srcLogprob
+	srcStated
+	srcTool
+	srcUnspecified
+	nSources
+)
+
+// sourceNames are the names of the sources, indexed by source.
+func sourceNames() [nSources]string {
+	return [nSources]string{SourceLabel, SourceLogprob, SourceStated, SourceTool, SourceUnspecified}
+}
+
 // Answer is what scoring keeps of one verdict: small and free of pointers, so that millions of
 // them cost the garbage collector nothing. The zero Answer is a missing verdict.
 type Answer struct {
 	out    outcome
 	scored bool
+	src    source
 	score  float64
 }
 
-// AnswerOf keeps what scoring needs of v. A score that is NaN or infinite counts as no score.
+// AnswerOf keeps what scoring needs of v. Its VD-S score is v.Score when that is finite, labelled
+// with v.ScoreSource (unspecified when empty). Otherwise, for an ok verdict with a Confidence in
+// [0,1], it is the stated probability of vul: the confidence when the label is vul, 1 - the
+// confidence when it is ben. Otherwise there is no score (the label stands in for it).
 func AnswerOf(v verdict.Verdict) Answer {
 	a := Answer{out: outcomeOf(v)}
-	if v.Score != nil && !math.IsNaN(*v.Score) && !math.IsInf(*v.Score, 0) {
+	switch {
+	case v.Score != nil && !math.IsNaN(*v.Score) && !math.IsInf(*v.Score, 0):
 		a.scored, a.score = true, *v.Score
+		switch v.ScoreSource {
+		case verdict.FromLogprob:
+			a.src = srcLogprob
+		case verdict.FromStated:
+			a.src = srcStated
+		case verdict.FromTool:
+			a.src = srcTool
+		default:
+			a.src = srcUnspecified
+		}
+	case v.Confidence != nil && *v.Confidence >= 0 && *v.Confidence <= 1 && (a.out == outVul || a.out == outBen):
+		a.scored, a.src = true, srcStated
+		if a.out == outVul {
+			a.score = *v.Confidence
+		} else {
+			a.score = 1 - *v.Confidence
+		}
 	}
 	return a
 }
@@ -343,8 +402,9 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 	outs := make([]outcome, len(cases))
 	pts := make([]point, 0, len(cases))
 	var (
-		conf confusion
-		cwes map[string]*cweAcc
+		conf    confusion
+		cwes    map[string]*cweAcc
+		sources [nSources]int
 	)
 	for i := range cases {
 		c := &cases[i]
@@ -375,6 +435,7 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 			case o == outVul:
 				s = 1
 			}
+			sources[a.src]++
 			pts = append(pts, point{s: s, vul: c.Label == suite.Vul})
 		case outFailed:
 			if c.Label == suite.Vul || benMode {
@@ -401,6 +462,9 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 		res.Pairwise = pairwise(cases, outs, slots, cwes, benMode)
 	}
 	res.VDS = vds(pts, r)
+	if res.VDS != nil {
+		res.VDS.Source, res.VDS.Sources = sourceOf(sources)
+	}
 	if len(cwes) > 0 {
 		res.ByCWE = make(map[string]CWEScore, len(cwes))
 		for w, a := range cwes {
@@ -467,6 +531,28 @@ func pairwise(cases []Case, outs []outcome, slots []pairSlot, cwes map[string]*c
 		PC: ratio(pc, pairs), PV: ratio(pv, pairs), PB: ratio(pb, pairs), PR: ratio(pr, pairs),
 		PAcc: ratio(pc, pairs),
 	}
+}
+
+// sourceOf names the one source with a count, or SourceMixed and the counts of each.
+func sourceOf(counts [nSources]int) (string, map[string]int) {
+	names := sourceNames()
+	one, n := "", 0
+	for i, c := range counts {
+		if c > 0 {
+			one = names[i]
+			n++
+		}
+	}
+	if n <= 1 {
+		return one, nil
+	}
+	m := make(map[string]int, n)
+	for i, c := range counts {
+		if c > 0 {
+			m[names[i]] = c
+		}
+	}
+	return SourceMixed, m
 }
 
 // ratio is a/b, and 0 when b is 0.

@@ -278,40 +278,42 @@ func TestComputeVDS(t *testing.T) {
 			cases: tieCases, verdicts: tieVerdicts, opt: score.Options{VDSFPR: 0.25},
 			// +Inf: fp 0 tp 0; 0.9: fp 1/4 tp 1; 0.8: fp 1/4 tp 2; 0.5: fp 2/4 > 0.25.
 			// largest FPR <= 0.25 is 0.25 at 0.9 and 0.8: take the lower, 0.8. FNR (4-2)/4.
-			want: &score.VDS{FPRTolerance: 0.25, FNR: 0.5, Threshold: thr(0.8), N: 8},
+			want: &score.VDS{FPRTolerance: 0.25, FNR: 0.5, Threshold: thr(0.8), N: 8, Source: score.SourceUnspecified},
 		},
 		{
 			name:  "tie at the top keeps nothing below r=0.2",
 			cases: tieCases, verdicts: tieVerdicts, opt: score.Options{VDSFPR: 0.2},
 			// 0.9 takes the vul and the ben together: FPR 1/4 > 0.2, so only +Inf: FNR 4/4.
-			want: &score.VDS{FPRTolerance: 0.2, FNR: 1, N: 8},
+			want: &score.VDS{FPRTolerance: 0.2, FNR: 1, N: 8, Source: score.SourceUnspecified},
 		},
 		{
 			name:  "default r, FPR equal to r is kept",
 			cases: boundCases, verdicts: boundVerdicts,
 			// 0.95: fp 0 tp 1; 0.9: fp 1/200 = 0.005 <= 0.005; 0.5: fp 1/200 tp 2; 0.1: fp 200/200.
 			// threshold 0.5, FNR 0/2; 202 cases.
-			want: &score.VDS{FPRTolerance: 0.005, FNR: 0, Threshold: thr(0.5), N: 202},
+			want: &score.VDS{FPRTolerance: 0.005, FNR: 0, Threshold: thr(0.5), N: 202, Source: score.SourceUnspecified},
 		},
 		{
 			name:  "0/1 scores are degenerate, a failed vul case is a false negative",
 			cases: degCases, verdicts: degVerdicts, opt: score.Options{VDSFPR: 0.5},
 			// scores vul 1, 0, 1, -Inf; ben 0, 0, 1. 1: tp 2 fp 1/3 <= 0.5; 0: fp 3/3.
-			// threshold 1, FNR (4-2)/4; distinct finite scores {0, 1}; 7 cases.
-			want: &score.VDS{FPRTolerance: 0.5, FNR: 0.5, Threshold: thr(1), Degenerate: true, N: 7},
+			// threshold 1, FNR (4-2)/4; distinct finite scores {0, 1}; 7 cases. Of the 6 ok
+			// verdicts, 4 have no score (the label stands in) and 2 a score without a source.
+			want: &score.VDS{FPRTolerance: 0.5, FNR: 0.5, Threshold: thr(1), Degenerate: true, N: 7,
+				Source: score.SourceMixed, Sources: map[string]int{score.SourceLabel: 4, score.SourceUnspecified: 2}},
 		},
 		{
 			name:  "failed ben case left out (failed)",
 			cases: fbCases, verdicts: fbVerdicts, opt: score.Options{VDSFPR: 0.3},
 			// ben 0.9, 0.2, 0.1 (3). 0.95: tp 1 fp 0; 0.9: fp 1/3 > 0.3. threshold 0.95, FNR 2/3; 6 cases.
-			want: &score.VDS{FPRTolerance: 0.3, FNR: 2.0 / 3, Threshold: thr(0.95), N: 6},
+			want: &score.VDS{FPRTolerance: 0.3, FNR: 2.0 / 3, Threshold: thr(0.95), N: 6, Source: score.SourceUnspecified},
 		},
 		{
 			name:  "failed ben case kept at -Inf (ben)",
 			cases: fbCases, verdicts: fbVerdicts, opt: score.Options{VDSFPR: 0.3, UnparsedAs: score.UnparsedBen},
 			// ben 0.9, 0.2, 0.1, -Inf (4). 0.95: tp 1; 0.9: fp 1/4; 0.8: tp 2; 0.3: tp 3, fp 1/4;
 			// 0.2: fp 2/4 > 0.3. threshold 0.3, FNR 0/3; 7 cases.
-			want: &score.VDS{FPRTolerance: 0.3, FNR: 0, Threshold: thr(0.3), N: 7},
+			want: &score.VDS{FPRTolerance: 0.3, FNR: 0, Threshold: thr(0.3), N: 7, Source: score.SourceUnspecified},
 		},
 		{
 			name:     "no ben case with a score",
@@ -325,6 +327,110 @@ func TestComputeVDS(t *testing.T) {
 			r := score.Compute(tt.cases, score.Answers(tt.cases, tt.verdicts), tt.opt)
 			if diff := cmp.Diff(tt.want, r.VDS, approx()); diff != "" {
 				t.Errorf("vds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestScoreSource: a stated confidence becomes the VD-S score P(vul) when a verdict has no score,
+// and every run says where its scores came from.
+func TestScoreSource(t *testing.T) {
+	conf := func(l suite.Label, c float64) verdict.Verdict {
+		return verdict.Verdict{Status: verdict.OK, Label: l, Confidence: verdict.Float(c)}
+	}
+	src := func(l suite.Label, s float64, from verdict.ScoreSource) verdict.Verdict {
+		v := okScore(l, s)
+		v.ScoreSource = from
+		return v
+	}
+	cases := []score.Case{vulCase("v1", ""), vulCase("v2", ""), benCase("b1", ""), benCase("b2", "")}
+	thr := verdict.Float
+	tests := []struct {
+		name     string
+		verdicts map[string]verdict.Verdict
+		want     *score.VDS
+	}{
+		{
+			name: "labels only: degenerate",
+			verdicts: map[string]verdict.Verdict{"v1": ok(suite.Vul), "v2": ok(suite.Ben),
+				"b1": ok(suite.Ben), "b2": ok(suite.Vul)},
+			// scores 1, 0 | 0, 1: at 1 FPR 1/2 > r; FNR 1.
+			want: &score.VDS{FPRTolerance: 0.005, FNR: 1, Degenerate: true, N: 4, Source: score.SourceLabel},
+		},
+		{
+			name: "stated confidence: P(vul) is the confidence of a vul answer, 1 - that of a ben answer",
+			// v1 vul 0.9 -> 0.9; v2 ben 0.8 -> 0.2 (approximately); b1 ben 0.7 -> 0.3; b2 vul 0.6 -> 0.6.
+			// Sorted 0.9 (v), 0.6 (b), 0.3 (b), 0.2 (v): only 0.9 has FPR 0: FNR 1/2, not degenerate.
+			verdicts: map[string]verdict.Verdict{"v1": conf(suite.Vul, 0.9), "v2": conf(suite.Ben, 0.8),
+				"b1": conf(suite.Ben, 0.7), "b2": conf(suite.Vul, 0.6)},
+			want: &score.VDS{FPRTolerance: 0.005, FNR: 0.5, Threshold: thr(0.9), N: 4, Source: score.SourceStated},
+		},
+		{
+			name: "a score wins over a confidence and keeps its source",
+			verdicts: map[string]verdict.Verdict{
+				"v1": {Status: verdict.OK, Label: suite.Vul, Score: verdict.Float(0.95), ScoreSource: verdict.FromLogprob, Confidence: verdict.Float(0.1)},
+				"v2": src(suite.Vul, 0.7, verdict.FromLogprob), "b1": src(suite.Ben, 0.2, verdict.FromLogprob),
+				"b2": src(suite.Ben, 0.1, verdict.FromLogprob)},
+			// 0.95 v, 0.7 v, 0.2 b, 0.1 b: threshold 0.7 keeps FPR 0, FNR 0.
+			want: &score.VDS{FPRTolerance: 0.005, FNR: 0, Threshold: thr(0.7), N: 4, Source: score.SourceLogprob},
+		},
+		{
+			name: "mixed sources are counted; an out-of-range confidence is no score",
+			verdicts: map[string]verdict.Verdict{"v1": src(suite.Vul, 0.8, verdict.FromTool), "v2": conf(suite.Vul, 1.5),
+				"b1": src(suite.Ben, 0.4, verdict.FromStated), "b2": conf(suite.Ben, 0.5)},
+			// v1 0.8 tool; v2 label 1; b1 0.4 stated; b2 0.5 stated. Sorted 1 v, 0.8 v, 0.5 b, 0.4 b.
+			want: &score.VDS{FPRTolerance: 0.005, FNR: 0, Threshold: thr(0.8), N: 4, Source: score.SourceMixed,
+				Sources: map[string]int{score.SourceTool: 1, score.SourceLabel: 1, score.SourceStated: 2}},
+		},
+		{
+			name: "a failed verdict's confidence is ignored; it has no source",
+			verdicts: map[string]verdict.Verdict{"v1": conf(suite.Vul, 0.9),
+				"v2": {Status: verdict.Failed, Confidence: verdict.Float(0.99)},
+				"b1": conf(suite.Ben, 0.9), "b2": conf(suite.Ben, 0.6)},
+			// v1 0.9; v2 -Inf; b1 0.1; b2 0.4. 0.9: FPR 0, tp 1: FNR 1/2.
+			want: &score.VDS{FPRTolerance: 0.005, FNR: 0.5, Threshold: thr(0.9), N: 4, Source: score.SourceStated},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := score.Compute(cases, score.Answers(cases, tt.verdicts), score.Options{})
+			if diff := cmp.Diff(tt.want, r.VDS, approx()); diff != "" {
+				t.Errorf("vds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestAggregateScoreSource: repeats of different sources aggregate to mixed, with the count of
+// each source over repeats.
+func TestAggregateScoreSource(t *testing.T) {
+	label := score.Result{Status: score.StatusCounts{OK: 4}, VDS: &score.VDS{N: 4, Source: score.SourceLabel}}
+	stated := score.Result{Status: score.StatusCounts{OK: 3, Error: 1}, VDS: &score.VDS{N: 3, Source: score.SourceStated}}
+	mixed := score.Result{Status: score.StatusCounts{OK: 4}, VDS: &score.VDS{N: 4, Source: score.SourceMixed,
+		Sources: map[string]int{score.SourceLabel: 1, score.SourceStated: 3}}}
+	s := func(mean, std float64) score.Stat { return score.Stat{Mean: mean, Std: std} }
+	tests := []struct {
+		name        string
+		rs          []score.Result
+		wantSource  string
+		wantSources map[string]score.Stat
+	}{
+		{"one source", []score.Result{label, label}, score.SourceLabel, nil},
+		// label 4, 0; stated 0, 3: std |a-b|/sqrt2.
+		{"two sources", []score.Result{label, stated}, score.SourceMixed,
+			map[string]score.Stat{score.SourceLabel: s(2, 4/math.Sqrt2), score.SourceStated: s(1.5, 3/math.Sqrt2)}},
+		// label 4, 1; stated 0, 3.
+		{"a mixed repeat", []score.Result{label, mixed}, score.SourceMixed,
+			map[string]score.Stat{score.SourceLabel: s(2.5, 3/math.Sqrt2), score.SourceStated: s(1.5, 3/math.Sqrt2)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := score.Aggregate(tt.rs)
+			if diff := cmp.Diff(tt.wantSource, a.VDS.Source); diff != "" {
+				t.Errorf("source (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantSources, a.VDS.Sources, approx()); diff != "" {
+				t.Errorf("sources (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -356,7 +462,7 @@ func TestComputeByCWE(t *testing.T) {
 		Binary: score.Binary{TP: 3, FP: 2, TN: 1, FN: 1,
 			Accuracy: 4.0 / 7, Precision: 0.6, Recall: 0.75, F1: 2.0 / 3, FPR: 2.0 / 3, FNR: 0.25, TNR: 1.0 / 3},
 		Pairwise: &score.Pairwise{Pairs: 3, PC: 1.0 / 3, PV: 1.0 / 3, PR: 1.0 / 3, PAcc: 1.0 / 3},
-		VDS:      &score.VDS{FPRTolerance: 0.005, FNR: 1, Degenerate: true, N: 7},
+		VDS:      &score.VDS{FPRTolerance: 0.005, FNR: 1, Degenerate: true, N: 7, Source: score.SourceLabel},
 		ByCWE: map[string]score.CWEScore{
 			"CWE-476": {N: 3, TP: 1, FN: 1, TN: 1, Recall: 0.5, F1: 2.0 / 3, Pairs: 2, PAcc: 0.5},
 			"CWE-787": {N: 2, TP: 1, FN: 1, Recall: 0.5, F1: 2.0 / 3, Pairs: 2, PAcc: 0},

@@ -1,0 +1,101 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/stats"
+)
+
+// WriteComparison writes a comparison of two runs of rep in format: text, md or json (the
+// compare contract of DESIGN.md section 3, opening with the scorer and vulnbench's version).
+func WriteComparison(w io.Writer, format string, rep *report.Report, c *report.Comparison) error {
+	var b bytes.Buffer
+	switch format {
+	case "json":
+		j, err := json.MarshalIndent(struct {
+			Scorer    int    `json:"scorer"`
+			Vulnbench string `json:"vulnbench"`
+			*report.Comparison
+		}{rep.Scorer, rep.Vulnbench, c}, "", "  ")
+		if err != nil {
+			return fmt.Errorf("write comparison: %w", err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	case "text", "md":
+		comparisonTable(&b, format, rep, c)
+	default:
+		return fmt.Errorf("unknown comparison format %q: use text, md or json", format)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("write comparison: %w", err)
+	}
+	return nil
+}
+
+func comparisonTable(b *bytes.Buffer, format string, rep *report.Report, c *report.Comparison) {
+	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
+	pts := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
+	iv := func(i stats.Interval) string { return "[" + pts(i[0]) + ", " + pts(i[1]) + "]" }
+	rows := [][]string{{"metric", "A", "B", "A - B (points)", fmt.Sprintf("%g%% CI", 100*c.Delta.Level)}}
+	rows = append(rows, []string{"F1", pct(c.ScoresA.F1), pct(c.ScoresB.F1), pts(c.Delta.F1.Value), iv(c.Delta.F1.CI)})
+	if c.Delta.PAcc != nil && c.ScoresA.PAcc != nil && c.ScoresB.PAcc != nil {
+		rows = append(rows, []string{"pAcc", pct(*c.ScoresA.PAcc), pct(*c.ScoresB.PAcc), pts(c.Delta.PAcc.Value), iv(c.Delta.PAcc.CI)})
+	}
+	rows = append(rows, []string{"accuracy", pct(c.ScoresA.Accuracy), pct(c.ScoresB.Accuracy), pts(c.Delta.Accuracy.Value), iv(c.Delta.Accuracy.CI)})
+	rows = append(rows, []string{"Youden (mean over CWEs)", pts(c.Youden.A), pts(c.Youden.B), pts(c.Youden.Delta), "-"})
+	fmt.Fprintf(b, "A: %s\nB: %s\n\n", c.A, c.B)
+	if format == "md" {
+		for i, r := range rows {
+			b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+			if i == 0 {
+				b.WriteString("| :---" + strings.Repeat(" | ---:", len(r)-1) + " |\n")
+			}
+		}
+	} else {
+		width := make([]int, len(rows[0]))
+		for _, r := range rows {
+			for i, x := range r {
+				width[i] = max(width[i], len(x))
+			}
+		}
+		for _, r := range rows {
+			for i, x := range r {
+				if i > 0 {
+					b.WriteString("  ")
+				}
+				if i == len(r)-1 {
+					b.WriteString(x)
+				} else {
+					b.WriteString(x + strings.Repeat(" ", width[i]-len(x)))
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	m := c.McNemar
+	verdict := "no significant difference at 5%"
+	if m.PValue < 0.05 {
+		verdict = "significant at 5%"
+	}
+	fmt.Fprintf(b, "\nMcNemar exact: %d cases judged by both; only A right %d, only B right %d; p = %.4g (%s)\n", m.N, m.B, m.C, m.PValue, verdict)
+	fmt.Fprintf(b, "bootstrap: %d resamples of %d %s units, seed %d\n", c.Delta.Resamples, c.Delta.Units, c.Delta.By, c.Delta.Seed)
+	fmt.Fprintf(b, "Youden: %d CWEs with vul and ben cases (%d skipped)\n", c.Youden.CWEs, c.Youden.Skipped)
+	cwes := make([]string, 0, len(c.Youden.ByCWE))
+	for w := range c.Youden.ByCWE {
+		cwes = append(cwes, w)
+	}
+	slices.Sort(cwes)
+	for _, w := range cwes {
+		y := c.Youden.ByCWE[w]
+		fmt.Fprintf(b, "  %-12s n=%-6d A %6s  B %6s\n", w, y.N, pts(y.A), pts(y.B))
+	}
+	b.WriteString("\n" + footer(rep) + "\n")
+}

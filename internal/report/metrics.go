@@ -1,0 +1,388 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/score"
+)
+
+// Figures is a run's score as writers see it: every figure a score.Stat, with Std 0 for a run of
+// one repeat (Agg false), whose CI is kept.
+type Figures struct {
+	Agg     bool // over several repeats
+	Repeats int
+	score.ResultOf[score.Stat, score.Stat]
+}
+
+// Figures returns what writers show of r: its aggregate over repeats, or its one repeat's score.
+func (r *Run) Figures() (*Figures, error) {
+	switch {
+	case r.Agg != nil:
+		return &Figures{Agg: true, Repeats: r.Agg.Repeats, ResultOf: r.Agg.ResultOf}, nil
+	case len(r.Results) == 1:
+		one := score.Aggregate(r.Results) // a Stat of one value: the value, std 0
+		f := &Figures{Repeats: 1, ResultOf: one.ResultOf}
+		f.CI = r.Results[0].CI
+		return f, nil
+	}
+	return nil, fmt.Errorf("run %q has %d scored repeats and no aggregate", r.Name, len(r.Results))
+}
+
+// Format says what kind of figure a metric is, and so how each writer shows it.
+type Format uint8
+
+// The formats of figures.
+const (
+	Count     Format = iota + 1 // a count: an integer, or a mean over repeats
+	Fraction                    // in [0,1]; text and Markdown show a percentage, JSON and CSV the fraction
+	Threshold                   // a score; Null when there is none
+	Flag                        // true or false
+	Interval                    // [Lo, Hi] of fractions
+	Text                        // a word
+	Number                      // an exact number written as it is in Text (a seed)
+)
+
+// Value is one figure of one run.
+type Value struct {
+	Stat   score.Stat // Count, Fraction, Threshold: the value, or the mean and std over repeats
+	Null   bool       // Threshold: none (only "nothing is vulnerable" keeps FPR <= r)
+	Flag   bool
+	Lo, Hi float64 // Interval
+	Text   string  // Text, Number
+	Blank  bool    // text and Markdown show "-" (a per-CWE pAcc without pairs)
+}
+
+// Family is a set of figures repeated per name: per CWE, per score source.
+type Family struct {
+	JSON    string                    // the dotted JSON path of the object with one member per name
+	CSV     string                    // the CSV key prefix
+	Names   func(f *Figures) []string // the names a run has, in Compare order
+	Compare func(a, b string) int     // the order of names in text, Markdown and CSV
+}
+
+// Metric defines one figure for every writer.
+type Metric struct {
+	// Key is the figure's dotted JSON path (in a family, below the name, and "" for the member
+	// itself); its CSV key joins the parts with ':' (in a family: Family.CSV, the name, the key).
+	Key string
+	// Label is the row (or, per CWE, column) label in text and Markdown; "" shows it in neither.
+	Label string
+	// Section is the text and Markdown table the row belongs to (see Sections).
+	Section string
+	Format  Format
+	Family  *Family
+	// Wide is, for a per-CWE figure, the title of the table that puts several runs side by side;
+	// "" leaves it to the one-run table.
+	Wide string
+	// Missing is what text and Markdown show where a run lacks the figure; "" is "-".
+	Missing string
+	// Suffix, when set, is appended to the figure's text and Markdown cell.
+	Suffix func(f *Figures) string
+	// Get returns the figure of a run (name is the family member); false when the run lacks it.
+	Get func(f *Figures, name string) (Value, bool)
+}
+
+// CSVKey is the metric's CSV key for the family member name.
+func (m *Metric) CSVKey(name string) string {
+	k := strings.ReplaceAll(m.Key, ".", ":")
+	if m.Family == nil {
+		return k
+	}
+	if k == "" {
+		return m.Family.CSV + ":" + name
+	}
+	return m.Family.CSV + ":" + name + ":" + k
+}
+
+// JSONPath is the metric's JSON path for the family member name.
+func (m *Metric) JSONPath(name string) []string {
+	if m.Family == nil {
+		return strings.Split(m.Key, ".")
+	}
+	p := append(strings.Split(m.Family.JSON, "."), name)
+	if m.Key != "" {
+		p = append(p, strings.Split(m.Key, ".")...)
+	}
+	return p
+}
+
+// Section is one text and Markdown table.
+type Section struct {
+	Name  string
+	Title string // the first header cell
+	// Note, when set, is printed under the table.
+	Note func(names []string, figs []*Figures) string
+}
+
+// The sections, by name.
+const (
+	SecSummary  = "summary"
+	SecPairwise = "pairwise"
+	SecVDS      = "vds"
+	SecCWE      = "cwe" // one row per CWE: see Metric.Wide
+)
+
+// Sections lists the text and Markdown tables in the order they are printed.
+func Sections() []Section {
+	return []Section{
+		{Name: SecSummary, Title: "metric", Note: ciNote},
+		{Name: SecPairwise, Title: "pairwise", Note: func([]string, []*Figures) string { return "random guessing: P-C = 25.0%" }},
+		{Name: SecVDS, Title: "VD-S"},
+		{Name: SecCWE, Title: "CWE"},
+	}
+}
+
+func ciNote(names []string, figs []*Figures) string {
+	note := ""
+	for i, f := range figs {
+		if f.CI == nil {
+			continue
+		}
+		if note == "" {
+			note = "95% CI: percentile bootstrap"
+		}
+		note += fmt.Sprintf("; %s: %d resamples of %d units (by %s)", names[i], f.CI.Resamples, f.CI.Units, f.CI.By)
+	}
+	return note
+}
+
+// CWECompare orders CWE-79 before CWE-119 (by number), and other names after, by text.
+func CWECompare(a, b string) int {
+	na, oka := cweNumber(a)
+	nb, okb := cweNumber(b)
+	switch {
+	case oka && okb && na != nb:
+		return na - nb
+	case oka != okb:
+		if oka {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func cweNumber(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(s, "CWE-"))
+	return n, err == nil && strings.HasPrefix(s, "CWE-")
+}
+
+func sortedKeys[V any](m map[string]V, cmp func(a, b string) int) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, cmp)
+	return ks
+}
+
+// Metrics is the one table of figures: every writer shows these, in this order, and a figure
+// added here appears in text, Markdown, CSV and JSON alike.
+func Metrics() []Metric {
+	stat := func(s score.Stat) (Value, bool) { return Value{Stat: s}, true }
+	count := func(key, label, section string, get func(f *Figures) score.Stat) Metric {
+		return Metric{Key: key, Label: label, Section: section, Format: Count,
+			Get: func(f *Figures, _ string) (Value, bool) { return stat(get(f)) }}
+	}
+	frac := func(key, label, section string, get func(f *Figures) score.Stat) Metric {
+		m := count(key, label, section, get)
+		m.Format = Fraction
+		return m
+	}
+	pair := func(key, label string, format Format, get func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat) Metric {
+		return Metric{Key: key, Label: label, Section: SecPairwise, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+			if f.Pairwise == nil {
+				return Value{}, false
+			}
+			return stat(get(f.Pairwise))
+		}}
+	}
+	vds := func(key, label string, format Format, get func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool)) Metric {
+		return Metric{Key: key, Label: label, Section: SecVDS, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+			if f.VDS == nil {
+				return Value{}, false
+			}
+			return get(f.VDS)
+		}}
+	}
+	ci := func(key, label string, format Format, get func(c *score.CI) (Value, bool)) Metric {
+		return Metric{Key: key, Label: label, Section: SecSummary, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+			if f.CI == nil {
+				return Value{}, false
+			}
+			return get(f.CI)
+		}}
+	}
+	interval := func(iv [2]float64) (Value, bool) { return Value{Lo: iv[0], Hi: iv[1]}, true }
+
+	cwes := &Family{JSON: "by_cwe", CSV: "cwe", Compare: CWECompare,
+		Names: func(f *Figures) []string { return sortedKeys(f.ByCWE, CWECompare) }}
+	cwe := func(key, label, wide string, format Format, get func(c score.CWEOf[score.Stat, score.Stat]) Value) Metric {
+		return Metric{Key: key, Label: label, Section: SecCWE, Format: format, Family: cwes, Wide: wide,
+			Get: func(f *Figures, name string) (Value, bool) {
+				c, ok := f.ByCWE[name]
+				if !ok {
+					return Value{}, false
+				}
+				return get(c), true
+			}}
+	}
+	sources := &Family{JSON: "vds.score_sources", CSV: "vds:score_sources", Compare: strings.Compare,
+		Names: func(f *Figures) []string {
+			if f.VDS == nil {
+				return nil
+			}
+			return sortedKeys(f.VDS.Sources, strings.Compare)
+		}}
+
+	b := func(f *Figures) *score.BinaryOf[score.Stat, score.Stat] { return &f.Binary }
+	return []Metric{
+		{Key: "repeats", Label: "repeats", Section: SecSummary, Format: Number, Missing: "1",
+			Get: func(f *Figures, _ string) (Value, bool) { return Value{Text: strconv.Itoa(f.Repeats)}, f.Agg }},
+		count("n", "n", SecSummary, func(f *Figures) score.Stat { return f.N }),
+		count("status.ok", "ok", SecSummary, func(f *Figures) score.Stat { return f.Status.OK }),
+		count("status.failed", "failed", SecSummary, func(f *Figures) score.Stat { return f.Status.Failed }),
+		count("status.error", "error", SecSummary, func(f *Figures) score.Stat { return f.Status.Error }),
+		count("status.missing", "missing", SecSummary, func(f *Figures) score.Stat { return f.Status.Missing }),
+		count("binary.tp", "tp", SecSummary, func(f *Figures) score.Stat { return b(f).TP }),
+		count("binary.fp", "fp", SecSummary, func(f *Figures) score.Stat { return b(f).FP }),
+		count("binary.tn", "tn", SecSummary, func(f *Figures) score.Stat { return b(f).TN }),
+		count("binary.fn", "fn", SecSummary, func(f *Figures) score.Stat { return b(f).FN }),
+		count("binary.failed_vul", "", SecSummary, func(f *Figures) score.Stat { return b(f).FailedVul }),
+		count("binary.failed_ben", "", SecSummary, func(f *Figures) score.Stat { return b(f).FailedBen }),
+		frac("binary.accuracy", "accuracy", SecSummary, func(f *Figures) score.Stat { return b(f).Accuracy }),
+		frac("binary.precision", "precision", SecSummary, func(f *Figures) score.Stat { return b(f).Precision }),
+		frac("binary.recall", "recall", SecSummary, func(f *Figures) score.Stat { return b(f).Recall }),
+		frac("binary.f1", "F1", SecSummary, func(f *Figures) score.Stat { return b(f).F1 }),
+		frac("binary.fpr", "FPR", SecSummary, func(f *Figures) score.Stat { return b(f).FPR }),
+		frac("binary.fnr", "FNR", SecSummary, func(f *Figures) score.Stat { return b(f).FNR }),
+		frac("binary.tnr", "TNR", SecSummary, func(f *Figures) score.Stat { return b(f).TNR }),
+
+		pair("pairwise.pairs", "pairs", Count, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.Pairs }),
+		pair("pairwise.incomplete", "incomplete", Count, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.Incomplete }),
+		pair("pairwise.p_c", "P-C", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PC }),
+		pair("pairwise.p_v", "P-V", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PV }),
+		pair("pairwise.p_b", "P-B", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PB }),
+		pair("pairwise.p_r", "P-R", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PR }),
+		pair("pairwise.pacc", "pAcc", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PAcc }),
+
+		vds("vds.fpr_tolerance", "FPR tolerance r", Fraction, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return stat(v.FPRTolerance) }),
+		func() Metric {
+			m := vds("vds.fnr", "FNR at FPR <= r", Fraction, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return stat(v.FNR) })
+			m.Suffix = func(f *Figures) string {
+				if f.VDS != nil && f.VDS.Degenerate {
+					return " (degenerate: scores take <= 2 values)"
+				}
+				return ""
+			}
+			return m
+		}(),
+		vds("vds.threshold", "threshold", Threshold, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) {
+			if v.Threshold == nil {
+				return Value{Null: true}, true
+			}
+			return stat(*v.Threshold)
+		}),
+		vds("vds.degenerate", "", Flag, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return Value{Flag: v.Degenerate}, true }),
+		vds("vds.n", "cases", Count, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return stat(v.N) }),
+		func() Metric {
+			m := vds("vds.score_source", "score source", Text, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) {
+				return Value{Text: v.Source}, v.Source != ""
+			})
+			m.Suffix = func(f *Figures) string {
+				if f.VDS == nil || len(f.VDS.Sources) == 0 {
+					return ""
+				}
+				var parts []string
+				for _, s := range sortedKeys(f.VDS.Sources, strings.Compare) {
+					parts = append(parts, s+" "+strconv.FormatFloat(f.VDS.Sources[s].Mean, 'g', 4, 64))
+				}
+				return " (" + strings.Join(parts, ", ") + ")"
+			}
+			return m
+		}(),
+		{Key: "", Section: SecVDS, Format: Count, Family: sources, Get: func(f *Figures, name string) (Value, bool) {
+			if f.VDS == nil {
+				return Value{}, false
+			}
+			s, ok := f.VDS.Sources[name]
+			return Value{Stat: s}, ok
+		}},
+
+		ci("ci.level", "", Fraction, func(c *score.CI) (Value, bool) { return stat(score.Stat{Mean: c.Level}) }),
+		ci("ci.resamples", "", Count, func(c *score.CI) (Value, bool) { return stat(score.Stat{Mean: float64(c.Resamples)}) }),
+		ci("ci.requested", "", Count, func(c *score.CI) (Value, bool) {
+			return Value{Stat: score.Stat{Mean: float64(c.Requested)}}, c.Requested > 0
+		}),
+		ci("ci.seed", "", Number, func(c *score.CI) (Value, bool) { return Value{Text: strconv.FormatUint(c.Seed, 10)}, true }),
+		ci("ci.by", "", Text, func(c *score.CI) (Value, bool) { return Value{Text: c.By}, true }),
+		ci("ci.units", "", Count, func(c *score.CI) (Value, bool) { return stat(score.Stat{Mean: float64(c.Units)}) }),
+		ci("ci.f1", "F1 95% CI", Interval, func(c *score.CI) (Value, bool) { return interval(c.F1) }),
+		ci("ci.pacc", "pAcc 95% CI", Interval, func(c *score.CI) (Value, bool) {
+			if c.PAcc == nil {
+				return Value{}, false
+			}
+			return interval(*c.PAcc)
+		}),
+		ci("ci.accuracy", "accuracy 95% CI", Interval, func(c *score.CI) (Value, bool) { return interval(c.Accuracy) }),
+
+		cwe("n", "n", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.N} }),
+		cwe("tp", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.TP} }),
+		cwe("fn", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.FN} }),
+		cwe("fp", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.FP} }),
+		cwe("tn", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.TN} }),
+		cwe("recall", "recall", "", Fraction, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.Recall} }),
+		cwe("f1", "F1", "F1 by CWE", Fraction, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.F1} }),
+		cwe("pairs", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.Pairs} }),
+		cwe("pacc", "pAcc", "pAcc by CWE", Fraction, func(c score.CWEOf[score.Stat, score.Stat]) Value {
+			return Value{Stat: c.PAcc, Blank: c.Pairs.Mean == 0}
+		}),
+	}
+}
+
+// Figure is one figure of one run, as Each gives it.
+type Figure struct {
+	Metric *Metric
+	Name   string // the family member, "" outside a family
+	Value  Value
+}
+
+// Each calls fn with every figure f has, in the order of ms; the consecutive metrics of one
+// family are taken member by member (every figure of one CWE, then of the next), members in
+// the order cmp gives (nil: the family's Compare).
+func Each(ms []Metric, f *Figures, cmp func(a, b string) int, fn func(Figure) error) error {
+	for i := 0; i < len(ms); {
+		m := &ms[i]
+		if m.Family == nil {
+			if v, ok := m.Get(f, ""); ok {
+				if err := fn(Figure{Metric: m, Value: v}); err != nil {
+					return err
+				}
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(ms) && ms[j].Family == m.Family {
+			j++
+		}
+		names := slices.Clone(m.Family.Names(f))
+		if cmp != nil {
+			slices.SortFunc(names, cmp)
+		}
+		for _, name := range names {
+			for k := i; k < j; k++ {
+				if v, ok := ms[k].Get(f, name); ok {
+					if err := fn(Figure{Metric: &ms[k], Name: name, Value: v}); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		i = j
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+// Keep says whether a case takes part (--after: dated after a cutoff); nil keeps every case.
+type Keep func(*suite.Case) bool
+
+// Truth is the ground truth of a report: the kept cases of a suite, compact enough for millions.
+type Truth struct {
+	// Source says where the cases came from: a suite file's path, or "run ID in the store".
+	Source string
+	// Hash is the suite file's sha256, as runs record it.
+	Hash string
+	// Cases are the kept cases, in suite order; answers are indexed like them.
+	Cases []score.Case
+	// Total counts the cases read, kept or not; Undated those left out that have no date.
+	Total, Undated int
+
+	index    map[string]int32    // case id -> position in Cases
+	byIdx    map[string]string   // PrimeVul idx -> case id
+	excluded map[string]struct{} // ids left out by keep: their verdicts are ignored silently
+	cweSets  map[string][]string // cases share their CWE lists: one slice per distinct list
+	projects map[string]string
+}
+
+func newTruth(source string, n int) *Truth {
+	return &Truth{Source: source, Cases: make([]score.Case, 0, n), index: make(map[string]int32, n),
+		byIdx: map[string]string{}, cweSets: map[string][]string{}, projects: map[string]string{}}
+}
+
+func (t *Truth) add(c *suite.Case, keep Keep) {
+	t.Total++
+	if keep != nil && !keep(c) {
+		if t.excluded == nil {
+			t.excluded = map[string]struct{}{}
+		}
+		t.excluded[c.ID] = struct{}{}
+		if c.Date == "" {
+			t.Undated++
+		}
+		return
+	}
+	p, ok := t.projects[c.Project]
+	if !ok {
+		p = c.Project
+		t.projects[p] = p
+	}
+	key := strings.Join(c.CWE, ",")
+	cwe, ok := t.cweSets[key]
+	if !ok {
+		cwe = c.CWE
+		t.cweSets[key] = cwe
+	}
+	t.index[c.ID] = int32(len(t.Cases))
+	t.Cases = append(t.Cases, score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p})
+	if idx, ok := c.SourceIdx(); ok {
+		t.byIdx[idx] = c.ID
+	}
+}
+
+// Find returns the position of the case with id in Cases; excluded is true when keep left it out.
+func (t *Truth) Find(id string) (i int, ok, excluded bool) {
+	if j, ok := t.index[id]; ok {
+		return int(j), true, false
+	}
+	_, ex := t.excluded[id]
+	return 0, false, ex
+}
+
+// LoadTruth reads the ground truth of the suite file at path, keeping the cases keep says yes to.
+// A suite with problems is refused with the first of them.
+func LoadTruth(path string, keep Keep) (*Truth, error) {
+	n, err := suite.CountLines(path)
+	if err != nil {
+		return nil, fmt.Errorf("ground truth: %w", err)
+	}
+	t := newTruth(path, n)
+	hash, problems, err := suite.Scan(path, true, func(c *suite.Case, _ int) error {
+		t.add(c, keep)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ground truth: %w", err)
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%v (and %d problems in all: vulnbench suite validate %s)", problems[0], len(problems), path)
+	}
+	t.Hash = hash
+	t.cweSets, t.projects = nil, nil
+	return t, nil
+}
+
+// StoredTruth reads the cases stored with run: no suite file is needed. It returns nil, nil when
+// the store holds no case of the run (a run stored before cases were).
+func StoredTruth(ctx context.Context, cs CaseStore, run *store.Run, keep Keep) (*Truth, error) {
+	t := newTruth("run "+run.ID+" in the store", 0)
+	if err := cs.Cases(ctx, run.ID, func(c *suite.Case) error {
+		t.add(c, keep)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("ground truth of run %s: %w", run.ID, err)
+	}
+	if t.Total == 0 {
+		return nil, nil
+	}
+	t.Hash = run.SuiteHash
+	t.cweSets, t.projects = nil, nil
+	return t, nil
+}
+
+// RunTruth is the ground truth of a stored run: the cases stored with it when st keeps cases
+// (CaseStore), else the suite file its manifest names, which must still be the file it judged.
+func RunTruth(ctx context.Context, st Store, run *store.Run, keep Keep) (*Truth, error) {
+	if cs, ok := st.(CaseStore); ok {
+		t, err := StoredTruth(ctx, cs, run, keep)
+		if err != nil || t != nil {
+			return t, err
+		}
+	}
+	t, err := LoadTruth(run.SuitePath, keep)
+	if err != nil {
+		return nil, fmt.Errorf("run %s judged the suite %s: %w (give its suite file with --suite)", run.ID, run.SuitePath, err)
+	}
+	if err := CheckSuite(t, run); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// CheckSuite refuses a truth read from a suite file other than the one run judged.
+func CheckSuite(t *Truth, run *store.Run) error {
+	if t.Hash == run.SuiteHash {
+		return nil
+	}
+	return fmt.Errorf("%s (sha256 %.12s) is not the suite run %s judged (sha256 %.12s, %s): the verdicts would be scored against other cases",
+		t.Source, t.Hash, run.ID, run.SuiteHash, run.SuitePath)
+}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -347,4 +348,83 @@ func TestLLMKillAndResumePaysOnlyForMissingCases(t *testing.T) {
 		t.Errorf("%d units stored after the resume, want 200", n)
 	}
 	t.Logf("killed with %d of 200 stored; resume paid %d, cache hits %d", stored, paidAfter-paidBefore, hits)
+}
+
+// TestLLMOneCaseRefusedDoesNotStopTheRun answers one case's request with OpenAI's context
+// overflow: that case gets an error verdict with the provider's reason, the others are judged,
+// and a resume that retries the errors asks again without aborting.
+func TestLLMOneCaseRefusedDoesNotStopTheRun(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte(prices), 0o644)
+	const n = 40
+	suitePath := writeLLMSuite(t, dir, n)
+	fake := newFake(0)
+	const overflow = "This model's maximum context length is 128000 tokens. However, your messages resulted in 130571 tokens. Please reduce the length of the messages."
+	var refused sync.Map
+	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
+		if strings.Contains(r.Prompt(), "case c0013") {
+			v, _ := refused.LoadOrStore("c0013", new(int))
+			*v.(*int)++
+			return llmtest.Reply{Status: 400, ErrorCode: "context_length_exceeded", ErrorParam: "messages", ErrorMessage: overflow}
+		}
+		return fake.handle(r)
+	})
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	db := filepath.Join(dir, "v.db")
+	// Concurrency 1 and the refused case among the first: the refusal may come first of all.
+	code, _, errOut := run(t, dir, llmArgs(suitePath, db, srv.BaseURL(), "ctx", "--concurrency", "1")...)
+	if code != 0 {
+		t.Fatalf("run: exit %d, want 0 (a run with error verdicts)\n%s", code, errOut)
+	}
+	statuses := func() (map[verdict.Status]int, map[string]string) {
+		st, err := store.Open(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		status := map[verdict.Status]int{}
+		reasons := map[string]string{}
+		st.Verdicts(context.Background(), "ctx", func(v verdict.Verdict) error {
+			status[v.Status]++
+			if v.Status == verdict.Error {
+				reasons[v.CaseID] = v.Reason
+			}
+			return nil
+		})
+		return status, reasons
+	}
+	status, reasons := statuses()
+	// c0007, c0032 answer nonsense (failed); c0013 is refused.
+	if d := cmp.Diff(map[verdict.Status]int{verdict.OK: n - 3, verdict.Failed: 2, verdict.Error: 1}, status); d != "" {
+		t.Errorf("statuses (-want +got):\n%s\n%s", d, errOut)
+	}
+	if r := reasons["c0013"]; !strings.Contains(r, "maximum context length is 128000 tokens") || !strings.Contains(r, "openai") {
+		t.Errorf("c0013's reason %q does not carry the provider's message", r)
+	}
+	if !strings.Contains(errOut, "1 errors") {
+		t.Errorf("stderr does not count the error:\n%s", errOut)
+	}
+
+	// The resume redoes only the refused unit, which is refused again: the CLI exits 1 for "every
+	// case ended in an error", but the run completes (state done), not aborted.
+	code, _, errOut = run(t, dir, "run", "--resume", "ctx", "--retry-errors", "--db", db, "--prices", "prices.yaml", "--retry-base", "2ms")
+	if code != 1 || strings.Contains(errOut, "aborted") || !strings.Contains(errOut, "1 units in") || !strings.Contains(errOut, "every case ended in an error") {
+		t.Fatalf("resume --retry-errors: exit %d\n%s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.GetRun(context.Background(), "ctx")
+	st.Close()
+	if err != nil || r.State != store.StateDone {
+		t.Errorf("run state after the resume: %v %v, want done", r, err)
+	}
+	if v, _ := refused.Load("c0013"); v == nil || *v.(*int) != 2 {
+		t.Errorf("the refused case was asked %v times, want 2 (once per run, never retried within one)", v)
+	}
+	if status, _ := statuses(); status[verdict.Error] != 1 || status[verdict.OK] != n-3 {
+		t.Errorf("after the resume: %v", status)
+	}
 }

@@ -18,7 +18,8 @@ type Options struct {
 	HTTPClient  *http.Client // nil: the SDK's default
 }
 
-// Stack is a model with its middleware: cache → retry → limits → timeout → provider.
+// Stack is a model with its middleware: cache → first-call marking → retry → limits → timeout →
+// provider.
 type Stack struct {
 	Model
 	Cache *Cache // nil without a cache store
@@ -65,6 +66,7 @@ func New(spec string, o Options) (*Stack, error) {
 	m = WithTimeout(m, o.CallTimeout)
 	m = WithLimits(m, o.Limits)
 	m = WithRetry(m, o.Retry)
+	m = WithFirstCall(m)
 	s := &Stack{Model: m}
 	if o.Cache != nil {
 		s.Cache = WithCache(m, o.Cache)

@@ -143,10 +143,18 @@ type Reply struct {
 	// RetryAfter, when positive on an error status, sets Retry-After in whole
 	// seconds, rounded up, and retry-after-ms for OpenAI.
 	RetryAfter time.Duration
+	// RetryNow, on an error status with no RetryAfter, sends Retry-After: 0
+	// (and retry-after-ms: 0 for OpenAI): "try again at once".
+	RetryNow bool
 	// ErrorType overrides the error type of the body (OpenAI error.type,
 	// Anthropic error.type), e.g. "insufficient_quota" for OpenAI's 429 that
 	// must not be retried.
 	ErrorType string
+	// ErrorMessage, ErrorCode and ErrorParam override the error body's
+	// message, and OpenAI's error.code and error.param (Anthropic's body has
+	// neither). For example OpenAI's context overflow is Status 400,
+	// ErrorCode "context_length_exceeded", ErrorParam "messages".
+	ErrorMessage, ErrorCode, ErrorParam string
 	// Latency is waited before answering; a cancelled request or a closed
 	// server cuts it short and gets no answer.
 	Latency time.Duration
@@ -365,7 +373,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rep.Status != 0 && rep.Status/100 != 2 {
 		e := d.statusError(rep.Status, rep.ErrorType)
-		e.retryAfter = rep.RetryAfter
+		if rep.ErrorMessage != "" {
+			e.message = rep.ErrorMessage
+		}
+		if rep.ErrorCode != "" {
+			e.code = rep.ErrorCode
+		}
+		if rep.ErrorParam != "" {
+			e.param = rep.ErrorParam
+		}
+		e.retryAfter, e.retryNow = rep.RetryAfter, rep.RetryNow
 		s.writeBody(ctx, w, rep.Status, d.errorBody(e, reqID), rep.SlowBody, e.retryAfterHeaders(d))
 		return
 	}

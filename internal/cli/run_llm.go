@@ -31,11 +31,11 @@ func (l *llmFlags) add(f *pflag.FlagSet) {
 	f.Float64Var(&l.maxCost, "max-cost", 0, "llm: stop starting cases once the run's cost (spent + in flight) reaches this many USD; resumable")
 	f.Float64Var(&l.temperature, "temperature", 0, "llm: sampling temperature")
 	f.IntVar(&l.maxTokens, "max-tokens", 0, "llm: answer budget in tokens (0: the provider's default; Anthropic: 2048)")
-	f.IntVar(&l.rpm, "rpm", 0, "llm: requests per minute allowed (0: no limit; 429s always slow down)")
+	f.IntVar(&l.rpm, "rpm", 0, "llm: requests per minute allowed (0: as the provider's rate-limit headers say, when it sends them; a 429 always halves the calls in flight)")
 	f.IntVar(&l.tpm, "tpm", 0, "llm: tokens per minute allowed (0: no limit)")
 	f.IntVar(&l.retries, "max-retries", 6, "llm: retries of a retryable fault (429, 5xx, timeout, dropped connection)")
 	f.DurationVar(&l.callTimeout, "call-timeout", 2*time.Minute, "llm: limit per model call (a call over it is retried; 0: no limit)")
-	f.DurationVar(&l.retryBase, "retry-base", time.Second, "llm: first backoff between retries (doubles each time)")
+	f.DurationVar(&l.retryBase, "retry-base", llm.DefaultRetry().Base, "llm: first backoff between retries (doubles each time)")
 	_ = f.MarkHidden("retry-base")
 }
 

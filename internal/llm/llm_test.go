@@ -339,19 +339,60 @@ func TestCallTimeoutIsARetryableFault(t *testing.T) {
 	}
 }
 
-func TestLimiterPausesEveryCallerAfter429(t *testing.T) {
+// TestA429PausesOnlyItsOwnCall: a 429 that does not say a budget is spent (no rate-limit headers)
+// delays the call that got it (its retry), not the next caller.
+func TestA429PausesOnlyItsOwnCall(t *testing.T) {
 	srv := llmtest.NewOpenAI(llmtest.FailFirst(1, llmtest.Reply{Status: 429, RetryAfter: 300 * time.Millisecond}, llmtest.Fixed("ok")))
 	defer srv.Close()
 	m := llm.WithLimits(llm.NewOpenAI("m", srv.BaseURL(), "k", nil), llm.Limits{})
 	if _, err := m.Complete(context.Background(), ask("x")); err == nil {
 		t.Fatal("the 429 was not reported")
 	}
-	resp, err := m.Complete(context.Background(), ask("y")) // another caller: must wait out the pause
+	resp, err := m.Complete(context.Background(), ask("y")) // another caller: must not wait
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Waited < 250*time.Millisecond {
-		t.Errorf("next call waited %v, want about the 300 ms Retry-After", resp.Waited)
+	if resp.Waited > 100*time.Millisecond {
+		t.Errorf("next call waited %v: a 429 paused every caller", resp.Waited)
+	}
+}
+
+// TestSpentBudgetHoldsNewCalls runs against a fake that enforces 3 requests per 600 ms and sends
+// the rate-limit headers: once they say none is left, calls wait instead of being refused.
+func TestSpentBudgetHoldsNewCalls(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		newSrv func(llmtest.Handler, ...llmtest.Option) *llmtest.Server
+		model  func(string) llm.Model
+	}{
+		{"openai", llmtest.NewOpenAI, func(u string) llm.Model { return llm.NewOpenAI("m", u, "k", nil) }},
+		{"anthropic", llmtest.NewAnthropic, func(u string) llm.Model { return llm.NewAnthropic("m", u, "k", nil) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := tt.newSrv(llmtest.Fixed("ok"), llmtest.WithRateLimit(llmtest.RateLimit{Requests: 3, Window: 600 * time.Millisecond}))
+			defer srv.Close()
+			// A configured RPM: the fake's 600 ms window is not the per-minute budget the headers
+			// are read as.
+			m := llm.WithRetry(llm.WithLimits(tt.model(srv.BaseURL()), llm.Limits{RPM: 60000}),
+				llm.RetryPolicy{MaxRetries: 10, Base: time.Millisecond, Max: 5 * time.Second})
+			start := time.Now()
+			for i := range 6 {
+				if _, err := m.Complete(context.Background(), ask(fmt.Sprint("q", i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			refused := 0
+			for _, c := range srv.RateCounts() {
+				refused += c.Refused
+			}
+			// Anthropic's reset is in whole seconds (RFC 3339): its first wait may fall short once more.
+			if refused > 2 {
+				t.Errorf("%d requests refused for 6 calls: the spent budget did not hold them", refused)
+			}
+			if el := time.Since(start); el < 550*time.Millisecond {
+				t.Errorf("6 calls in %v against 3 per 600 ms", el)
+			}
+		})
 	}
 }
 

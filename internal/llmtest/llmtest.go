@@ -9,7 +9,9 @@
 // connection). It parses requests in their real shapes, rejects what the real
 // API rejects (a missing or bad key, an unknown model, streaming, tool results
 // that do not answer the preceding tool calls), counts requests and keeps a
-// log of what it received.
+// log of what it received. It can enforce a rate limit as providers do
+// ([WithRateLimit]: 429 with Retry-After over it, rate-limit headers on every
+// answer), and [Faults] faults a reproducible share of requests.
 //
 //	srv := llmtest.NewOpenAI(llmtest.Fixed("vulnerable"))
 //	defer srv.Close()
@@ -180,6 +182,7 @@ type config struct {
 	badKey      string
 	keyOptional bool
 	noLog       bool
+	rateLimit   *RateLimit
 }
 
 // WithModels makes the server know only these models: a request for another
@@ -227,6 +230,7 @@ type Server struct {
 	cfg     config
 
 	requests atomic.Int64
+	limiter  *limiter // nil without WithRateLimit
 	mu       sync.Mutex
 	log      []Request
 
@@ -256,6 +260,9 @@ func newServer(d dialect, h Handler, opts []Option) *Server {
 	s := &Server{dialect: d, handler: h, done: make(chan struct{})}
 	for _, o := range opts {
 		o(&s.cfg)
+	}
+	if s.cfg.rateLimit != nil {
+		s.limiter = newLimiter(*s.cfg.rateLimit, time.Now())
 	}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
 	// Dropped connections and cancelled requests are expected: keep the
@@ -362,6 +369,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.models != nil && !s.cfg.models[req.Model] {
 		fail(d.unknownModel(req.Model))
 		return
+	}
+
+	if s.limiter != nil {
+		now := time.Now()
+		ok, remaining, retry, reset := s.limiter.take(now)
+		for k, v := range rateHeaders(d.name(), s.limiter.rl.Requests, remaining, reset, now) {
+			w.Header()[k] = v
+		}
+		if !ok {
+			fail(rateLimited(d, s.limiter.rl.Requests, retry))
+			return
+		}
 	}
 
 	rep := s.handler(req)

@@ -428,3 +428,51 @@ func TestLLMOneCaseRefusedDoesNotStopTheRun(t *testing.T) {
 		t.Errorf("after the resume: %v", status)
 	}
 }
+
+// TestLLMReasoningModelRuns runs an OpenAI reasoning model against a fake that refuses what
+// OpenAI's reasoning models refuse (max_tokens, temperature, logprobs): the run completes, the
+// manifest records that no logprobs were asked for, and the cost names its prices' date.
+func TestLLMReasoningModelRuns(t *testing.T) {
+	dir := t.TempDir()
+	suitePath := writeLLMSuite(t, dir, 30)
+	fake := newFake(0)
+	srv := llmtest.NewOpenAI(fake.handle)
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	db := filepath.Join(dir, "v.db")
+	code, _, errOut := run(t, dir, "run", "--suite", suitePath, "--subject", "llm", "--model", "openai:o3-mini-2025-01-31",
+		"--base-url", srv.BaseURL(), "--db", db, "--run-id", "o3", "--max-tokens", "2000", "--retry-base", "2ms")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "30 units in") || !strings.Contains(errOut, " 0 errors") {
+		t.Errorf("not every case was judged:\n%s", errOut)
+	}
+	// o3-mini: 1.10 in, 4.40 out per million; 30 x (1000 in + 100 out) = 0.033 + 0.0132.
+	if !strings.Contains(errOut, "cost $0.0462 (prices of 2025)") {
+		t.Errorf("cost without its prices' date:\n%s", errOut)
+	}
+	for _, sent := range srv.Log() {
+		if sent.Temperature != nil || sent.Logprobs || !strings.Contains(string(sent.Raw), `"max_completion_tokens":2000`) {
+			t.Fatalf("sent %s", sent.Raw)
+		}
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.GetRun(context.Background(), "o3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man struct {
+		Config map[string]any `json:"subject_config"`
+	}
+	if err := json.Unmarshal(r.Manifest, &man); err != nil {
+		t.Fatal(err)
+	}
+	if man.Config["logprobs"] != false {
+		t.Errorf("manifest records logprobs %v, want false", man.Config["logprobs"])
+	}
+}

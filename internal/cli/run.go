@@ -298,7 +298,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, chan
 		return fmt.Errorf("%w (stored verdicts are kept: vulnbench run --resume %s --db %s)", runErr, run.ID, o.db)
 	}
 	fmt.Fprintf(e.stderr, "run %s: %d units in %s: %d ok, %d failed, %d errors\n", run.ID, res.Done, res.Elapsed.Round(time.Millisecond), res.OK, res.Failed, res.Errors)
-	printUsage(e.stderr, res.Usage, res.Elapsed, priced)
+	printUsage(e.stderr, res.Usage, res.Elapsed, priced, o.llm.priceNote())
 	if res.BudgetStopped {
 		fmt.Fprintf(e.stderr, "\n*** STOPPED: --max-cost $%.4f reached (run total $%.4f); cases not started are left for later.\n*** Resume with: vulnbench run --resume %s --db %s --max-cost HIGHER\n\n",
 			o.llm.maxCost, budget.Spent(), run.ID, o.db)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -27,7 +28,13 @@ func (l *llmFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&l.model, "model", "", "llm: PROVIDER:MODEL, e.g. openai:gpt-4o-mini or anthropic:claude-3-5-haiku-latest (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY)")
 	f.StringVar(&l.baseURL, "base-url", "", "llm: an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio), e.g. http://127.0.0.1:8000/v1")
 	f.StringVar(&l.prompt, "prompt", "vanilla", "llm: prompting strategy: vanilla, cot, fs or cot+fs")
-	f.StringVar(&l.prices, "prices", "", "llm: YAML price table whose entries replace the built-in ones (USD per million tokens)")
+	f.StringVar(&l.prices, "prices", "", "llm: YAML table of prices and request capabilities whose rows replace the built-in ones, e.g.\n"+
+		"date: 2026-05\n"+
+		"openai:my-model: {input: 0.5, cached_input: 0.05, cache_write: 0.5, output: 2.0}   # USD per million tokens\n"+
+		"openai:my-reasoner: {input: 1, output: 4, reasoning: true}   # no temperature/logprobs, max_completion_tokens\n"+
+		"openai:my-local: {capabilities: {temperature: false, logprobs: false, max_tokens_param: max_completion_tokens}}\n"+
+		"moonshot:kimi-k2.6: {input: 0.6, output: 2.5, api: openai}   # priced for --model openai:kimi-k2.6 --base-url URL\n"+
+		"(each cost is printed with its row's date:, else the file's)")
 	f.Float64Var(&l.maxCost, "max-cost", 0, "llm: stop starting cases once the run's cost (spent + in flight) reaches this many USD; resumable")
 	f.Float64Var(&l.temperature, "temperature", 0, "llm: sampling temperature")
 	f.IntVar(&l.maxTokens, "max-tokens", 0, "llm: answer budget in tokens (0: the provider's default; Anthropic: 2048)")
@@ -94,14 +101,36 @@ func scrubURL(s string) string {
 	return u.String()
 }
 
-// printUsage sums up what a run consumed, on stderr.
-func printUsage(w io.Writer, u verdict.Usage, elapsed time.Duration, priced bool) {
+// priceNote says which prices a run's costs come from: "prices of 2026-05", or the --prices file
+// when its row is undated; "" without a model.
+func (l *llmFlags) priceNote() string {
+	if l.model == "" {
+		return ""
+	}
+	p, err := llm.LoadPrices(l.prices)
+	if err != nil {
+		return ""
+	}
+	if d := p.DateOf(l.model); d != "" {
+		return "prices of " + d
+	}
+	if l.prices != "" {
+		return "undated prices from " + filepath.Base(l.prices)
+	}
+	return ""
+}
+
+// printUsage sums up what a run consumed, on stderr; a cost is followed by note, the prices' date.
+func printUsage(w io.Writer, u verdict.Usage, elapsed time.Duration, priced bool, note string) {
 	if u.Calls == 0 && u.CacheHits == 0 {
 		return
 	}
 	cost := "unpriced"
 	if u.CostUSD != nil && priced {
 		cost = fmt.Sprintf("$%.4f", *u.CostUSD)
+		if note != "" {
+			cost += " (" + note + ")"
+		}
 	}
 	fmt.Fprintf(w, "usage: %d model calls, %d cache hits, %d retries, %s waiting; tokens %d in (%d cached), %d out; cost %s; %s\n",
 		u.Calls, u.CacheHits, u.Retries, (time.Duration(u.WaitMS) * time.Millisecond).Round(time.Millisecond),

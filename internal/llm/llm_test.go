@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -409,5 +410,70 @@ func TestNewNeedsAKeyUnlessLocal(t *testing.T) {
 		if _, err := llm.New(bad, llm.Options{Getenv: noEnv}); err == nil {
 			t.Errorf("--model %q accepted", bad)
 		}
+	}
+}
+
+// TestReasoningModelsGetWhatTheyTake runs OpenAI's reasoning models against a fake that refuses,
+// as OpenAI does, max_tokens, a temperature and logprobs: the adapter sends
+// max_completion_tokens and none of the others; told otherwise (a --prices file), the refusal is
+// fatal on the first call.
+func TestReasoningModelsGetWhatTheyTake(t *testing.T) {
+	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "ok", InputTokens: 20, OutputTokens: 500, ReasoningTokens: 448}
+	})
+	defer srv.Close()
+	req := ask("x")
+	req.MaxTokens, req.Logprobs, req.TopLogprobs = 4000, true, 5
+	for _, model := range []string{"o1", "o3-mini", "o3-mini-2025-01-31", "o4-mini", "gpt-5", "gpt-5-mini-2025-08-07", "gpt-5.5", "gpt-5.4-mini"} {
+		resp, err := llm.NewOpenAI(model, srv.BaseURL(), "k", nil).Complete(context.Background(), req)
+		if err != nil {
+			t.Errorf("%s: %v", model, err)
+			continue
+		}
+		if d := cmp.Diff(llm.Usage{InputTokens: 20, OutputTokens: 500, ReasoningTokens: 448}, resp.Usage); d != "" {
+			t.Errorf("%s: usage (-want +got):\n%s", model, d)
+		}
+	}
+	for _, sent := range srv.Log() {
+		if sent.MaxTokens != 4000 || sent.Temperature != nil || sent.Logprobs || sent.TopLogprobs != 0 ||
+			!strings.Contains(string(sent.Raw), `"max_completion_tokens":4000`) {
+			t.Errorf("%s got %s", sent.Model, sent.Raw)
+		}
+	}
+	// A table that says o3 takes max_tokens (as the old code assumed): refused, and fatal.
+	m := llm.WithFirstCall(llm.NewOpenAI("o3", srv.BaseURL(), "k", nil).WithCaps(llm.DefaultCaps()))
+	_, err := m.Complete(context.Background(), req)
+	var ae *llm.APIError
+	if !errors.As(err, &ae) || ae.Param != "max_tokens" || ae.Code != "unsupported_parameter" || !llm.IsFatal(err) ||
+		!strings.Contains(ae.Fatal(), "max_tokens") {
+		t.Errorf("o3 with max_tokens: %v (fatal %v)", err, llm.IsFatal(err))
+	}
+	// gpt-4o still gets a temperature, max_tokens and logprobs.
+	if _, err := llm.NewOpenAI("gpt-4o", srv.BaseURL(), "k", nil).Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	last := srv.Log()[len(srv.Log())-1]
+	if last.Temperature == nil || !last.Logprobs || !strings.Contains(string(last.Raw), `"max_tokens":4000`) {
+		t.Errorf("gpt-4o got %s", last.Raw)
+	}
+}
+
+// TestAnthropicCacheWrites checks that cache creation is read apart and billed at its rate.
+func TestAnthropicCacheWrites(t *testing.T) {
+	srv := llmtest.NewAnthropic(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "ok", InputTokens: 1000, CachedInputTokens: 300, CacheWriteTokens: 500, OutputTokens: 10}
+	})
+	defer srv.Close()
+	resp, err := llm.NewAnthropic("claude-sonnet-4-6", srv.BaseURL(), "k", nil).Complete(context.Background(), ask("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(llm.Usage{InputTokens: 1000, CachedInputTokens: 300, CacheWriteTokens: 500, OutputTokens: 10}, resp.Usage); d != "" {
+		t.Errorf("usage (-want +got):\n%s", d)
+	}
+	p, _ := llm.LoadPrices("")
+	// 200 fresh x 3 + 300 read x 0.30 + 500 written x 3.75 + 10 out x 15, per million.
+	if c, ok := p.Cost("anthropic:claude-sonnet-4-6", resp.Usage); !ok || math.Abs(c-(600+90+1875+150)/1e6) > 1e-12 {
+		t.Errorf("cost %v %v", c, ok)
 	}
 }

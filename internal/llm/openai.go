@@ -18,10 +18,13 @@ import (
 type OpenAI struct {
 	client openai.Client
 	info   Info
+	caps   Caps
 }
 
-// NewOpenAI makes an adapter for model at baseURL ("" for OpenAI's API) with key. The SDK's own
-// retries are off: WithRetry decides.
+// NewOpenAI makes an adapter for model at baseURL ("" for OpenAI's API) with key, sending what the
+// embedded table says the model takes (a reasoning model gets no temperature, no logprobs and
+// max_completion_tokens); WithCaps says otherwise. The SDK's own retries are off: WithRetry
+// decides.
 func NewOpenAI(model, baseURL, key string, hc *http.Client) *OpenAI {
 	if baseURL == "" {
 		baseURL = "https://api.openai.com/v1/" // explicit: OPENAI_BASE_URL is read by New, not behind our back
@@ -34,22 +37,44 @@ func NewOpenAI(model, baseURL, key string, hc *http.Client) *OpenAI {
 	if host == "api.openai.com" {
 		host = ""
 	}
-	return &OpenAI{client: openai.NewClient(opts...), info: Info{Provider: "openai", Model: model, BaseHost: host}}
+	caps := DefaultCaps()
+	if p, err := parsePrices(defaultPrices, "embedded prices"); err == nil { // the tests keep it parseable
+		caps = p.Capabilities("openai:" + model)
+	}
+	return &OpenAI{client: openai.NewClient(opts...), info: Info{Provider: "openai", Model: model, BaseHost: host}, caps: caps}
 }
+
+// WithCaps returns the adapter sending only what c allows.
+func (o *OpenAI) WithCaps(c Caps) *OpenAI {
+	n := *o
+	n.caps = c
+	return &n
+}
+
+// Caps returns what the adapter sends.
+func (o *OpenAI) Caps() Caps { return o.caps }
 
 // Info implements Model.
 func (o *OpenAI) Info() Info { return o.info }
 
-// Complete implements Model.
+// Complete implements Model. What the model does not take (see Caps) is not sent: a reasoning
+// model's answer then has no logprobs, whatever the request asked.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
-	p := openai.ChatCompletionNewParams{Model: o.info.Model, Temperature: openai.Float(req.Temperature)}
+	p := openai.ChatCompletionNewParams{Model: o.info.Model}
+	if o.caps.Temperature {
+		p.Temperature = openai.Float(req.Temperature)
+	}
 	if req.MaxTokens > 0 {
-		p.MaxTokens = openai.Int(int64(req.MaxTokens))
+		if o.caps.MaxTokensParam == "max_completion_tokens" {
+			p.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+		} else {
+			p.MaxTokens = openai.Int(int64(req.MaxTokens))
+		}
 	}
 	if req.Seed != nil {
 		p.Seed = openai.Int(*req.Seed)
 	}
-	if req.Logprobs {
+	if req.Logprobs && o.caps.Logprobs {
 		p.Logprobs = openai.Bool(true)
 		if req.TopLogprobs > 0 {
 			p.TopLogprobs = openai.Int(int64(req.TopLogprobs))

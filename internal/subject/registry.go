@@ -72,7 +72,7 @@ func newLLM(_ string, opt Options) (Subject, error) {
 		return nil, err
 	}
 	stack, err := llm.New(o.Model, llm.Options{BaseURL: o.BaseURL, Limits: o.Limits, Retry: o.Retry,
-		CallTimeout: o.CallTimeout, Cache: o.Cache, Getenv: o.Getenv})
+		CallTimeout: o.CallTimeout, Cache: o.Cache, Getenv: o.Getenv, Prices: &prices})
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,12 @@ func (s *Subject) Priced() bool {
 	return ok
 }
 
-func (s *Subject) logprobs() bool { return s.model.Info().Provider == "openai" }
+// logprobs reports whether the model returns logprobs: OpenAI-style APIs do, unless the price
+// table says the model takes none (OpenAI's reasoning models).
+func (s *Subject) logprobs() bool {
+	info := s.model.Info()
+	return info.Provider == "openai" && s.prices.Capabilities(info.Spec()).Logprobs
+}
 
 // Assess implements subject.Subject.
 func (s *Subject) Assess(ctx context.Context, c *suite.Case, repeat int) (verdict.Verdict, error) {

@@ -40,7 +40,7 @@ func (l *llmFlags) add(f *pflag.FlagSet) {
 	f.IntVar(&l.maxTokens, "max-tokens", 0, "llm: answer budget in tokens (0: the provider's default; Anthropic: 2048)")
 	f.IntVar(&l.rpm, "rpm", 0, "llm: requests per minute allowed (0: as the provider's rate-limit headers say, when it sends them; a 429 always halves the calls in flight)")
 	f.IntVar(&l.tpm, "tpm", 0, "llm: tokens per minute allowed (0: no limit)")
-	f.IntVar(&l.retries, "max-retries", 6, "llm: retries of a retryable fault (429, 5xx, timeout, dropped connection)")
+	f.IntVar(&l.retries, "max-retries", llm.DefaultRetry().MaxRetries, "llm: retries of a retryable fault (429, 5xx, timeout, dropped connection)")
 	f.DurationVar(&l.callTimeout, "call-timeout", 2*time.Minute, "llm: limit per model call (a call over it is retried; 0: no limit)")
 	f.DurationVar(&l.retryBase, "retry-base", llm.DefaultRetry().Base, "llm: first backoff between retries (doubles each time)")
 	_ = f.MarkHidden("retry-base")

@@ -17,11 +17,13 @@ type RetryPolicy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// DefaultRetry is six retries from 250 ms doubling up to 60 s (full jitter: a wait is anywhere
-// in [0, step]). A short first step matters: a worker waiting out a 5xx judges nothing, and only
-// the faulted call waits.
+// DefaultRetry is eight retries from 100 ms doubling up to 60 s (full jitter: a wait is anywhere
+// in [0, step]; at most 25.5 s in all before the case gets an error verdict). A short first step
+// matters: a worker waiting out a 5xx judges nothing, and a lone 5xx usually passes at once; the
+// doubling steps cover a longer outage. Rate limits are not left to it: Retry-After and the
+// limiter decide those waits.
 func DefaultRetry() RetryPolicy {
-	return RetryPolicy{MaxRetries: 6, Base: 250 * time.Millisecond, Max: time.Minute}
+	return RetryPolicy{MaxRetries: 8, Base: 100 * time.Millisecond, Max: time.Minute}
 }
 
 type retrying struct {

@@ -175,7 +175,7 @@ func (e *APIError) Fatal() string {
 	case e.quota():
 		return fmt.Sprintf("%s refused for lack of credit (HTTP %d): check the account's plan and billing", e.Provider, e.Status)
 	case e.Status == 400 && e.Param != "":
-		return fmt.Sprintf("%s rejected the request's %s parameter (HTTP 400): %s; if the model does not take it, say so in --prices (see --help)", e.Provider, e.Param, e.Message)
+		return fmt.Sprintf("%s rejected the request's %s parameter (HTTP 400): %s (if the model does not take it, say so in --prices; see --help)", e.Provider, e.Param, e.Message)
 	case e.Status == 400:
 		return fmt.Sprintf("%s rejected the request (HTTP 400): %s", e.Provider, e.Message)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -350,4 +351,134 @@ func TestLLMKillAndResumePaysOnlyForMissingCases(t *testing.T) {
 		t.Errorf("%d units stored after the resume, want 200", n)
 	}
 	t.Logf("killed with %d of 200 stored; resume paid %d, cache hits %d", stored, paidAfter-paidBefore, hits)
+}
+
+// TestLLMOneCaseRefusedDoesNotStopTheRun answers one case's request with OpenAI's context
+// overflow: that case gets an error verdict with the provider's reason, the others are judged,
+// and a resume that retries the errors asks again without aborting.
+func TestLLMOneCaseRefusedDoesNotStopTheRun(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte(prices), 0o644)
+	const n = 40
+	suitePath := writeLLMSuite(t, dir, n)
+	fake := newFake(0)
+	const overflow = "This model's maximum context length is 128000 tokens. However, your messages resulted in 130571 tokens. Please reduce the length of the messages."
+	var refused sync.Map
+	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
+		if strings.Contains(r.Prompt(), "case c0013") {
+			v, _ := refused.LoadOrStore("c0013", new(int))
+			*v.(*int)++
+			return llmtest.Reply{Status: 400, ErrorCode: "context_length_exceeded", ErrorParam: "messages", ErrorMessage: overflow}
+		}
+		return fake.handle(r)
+	})
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	db := filepath.Join(dir, "v.db")
+	// Concurrency 1 and the refused case among the first: the refusal may come first of all.
+	code, _, errOut := run(t, dir, llmArgs(suitePath, db, srv.BaseURL(), "ctx", "--concurrency", "1")...)
+	if code != 0 {
+		t.Fatalf("run: exit %d, want 0 (a run with error verdicts)\n%s", code, errOut)
+	}
+	statuses := func() (map[verdict.Status]int, map[string]string) {
+		st, err := store.Open(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		status := map[verdict.Status]int{}
+		reasons := map[string]string{}
+		st.Verdicts(context.Background(), "ctx", func(v verdict.Verdict) error {
+			status[v.Status]++
+			if v.Status == verdict.Error {
+				reasons[v.CaseID] = v.Reason
+			}
+			return nil
+		})
+		return status, reasons
+	}
+	status, reasons := statuses()
+	// c0007, c0032 answer nonsense (failed); c0013 is refused.
+	if d := cmp.Diff(map[verdict.Status]int{verdict.OK: n - 3, verdict.Failed: 2, verdict.Error: 1}, status); d != "" {
+		t.Errorf("statuses (-want +got):\n%s\n%s", d, errOut)
+	}
+	if r := reasons["c0013"]; !strings.Contains(r, "maximum context length is 128000 tokens") || !strings.Contains(r, "openai") {
+		t.Errorf("c0013's reason %q does not carry the provider's message", r)
+	}
+	if !strings.Contains(errOut, "1 errors") {
+		t.Errorf("stderr does not count the error:\n%s", errOut)
+	}
+
+	// The resume redoes only the refused unit, which is refused again as a second attempt; the run
+	// completes (state done, exit 0: it has scored verdicts), not aborted, and both attempts stay.
+	code, _, errOut = run(t, dir, "run", "--resume", "ctx", "--retry-errors", "--db", db, "--prices", "prices.yaml", "--retry-base", "2ms")
+	if code != 0 || strings.Contains(errOut, "aborted") || !strings.Contains(errOut, "1 units in") {
+		t.Fatalf("resume --retry-errors: exit %d\n%s", code, errOut)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.GetRun(context.Background(), "ctx")
+	if as, _ := st.Attempts(context.Background(), "ctx", "c0013", 0); len(as) != 2 || as[0].Status != verdict.Error || as[1].Attempt != 1 {
+		t.Errorf("attempts of the refused unit: %+v; want two error attempts, 0 and 1", as)
+	}
+	st.Close()
+	if err != nil || r.State != store.StateDone {
+		t.Errorf("run state after the resume: %v %v, want done", r, err)
+	}
+	if v, _ := refused.Load("c0013"); v == nil || *v.(*int) != 2 {
+		t.Errorf("the refused case was asked %v times, want 2 (once per run, never retried within one)", v)
+	}
+	if status, _ := statuses(); status[verdict.Error] != 1 || status[verdict.OK] != n-3 {
+		t.Errorf("after the resume: %v", status)
+	}
+}
+
+// TestLLMReasoningModelRuns runs an OpenAI reasoning model against a fake that refuses what
+// OpenAI's reasoning models refuse (max_tokens, temperature, logprobs): the run completes, the
+// manifest records that no logprobs were asked for, and the cost names its prices' date.
+func TestLLMReasoningModelRuns(t *testing.T) {
+	dir := t.TempDir()
+	suitePath := writeLLMSuite(t, dir, 30)
+	fake := newFake(0)
+	srv := llmtest.NewOpenAI(fake.handle)
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	db := filepath.Join(dir, "v.db")
+	code, _, errOut := run(t, dir, "run", "--suite", suitePath, "--subject", "llm", "--model", "openai:o3-mini-2025-01-31",
+		"--base-url", srv.BaseURL(), "--db", db, "--run-id", "o3", "--max-tokens", "2000", "--retry-base", "2ms")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "30 units in") || !strings.Contains(errOut, " 0 errors") {
+		t.Errorf("not every case was judged:\n%s", errOut)
+	}
+	// o3-mini: 1.10 in, 4.40 out per million; 30 x (1000 in + 100 out) = 0.033 + 0.0132.
+	if !strings.Contains(errOut, "cost $0.0462 (prices of 2025)") {
+		t.Errorf("cost without its prices' date:\n%s", errOut)
+	}
+	for _, sent := range srv.Log() {
+		if sent.Temperature != nil || sent.Logprobs || !strings.Contains(string(sent.Raw), `"max_completion_tokens":2000`) {
+			t.Fatalf("sent %s", sent.Raw)
+		}
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.GetRun(context.Background(), "o3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man struct {
+		Describe map[string]any `json:"subject_describe"`
+	}
+	if err := json.Unmarshal(r.Manifest, &man); err != nil {
+		t.Fatal(err)
+	}
+	if man.Describe["logprobs"] != false {
+		t.Errorf("manifest records logprobs %v, want false", man.Describe["logprobs"])
+	}
 }

@@ -286,7 +286,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	if out.Unsupported > 0 {
 		fmt.Fprintf(e.stderr, "run %s: %d cases the subject cannot judge were given error verdicts (--skip-unsupported)\n", run.ID, out.Unsupported)
 	}
-	printUsage(e.stderr, res.Usage, res.Elapsed, out.Priced)
+	printUsage(e.stderr, res.Usage, res.Elapsed, out.Priced, out.PriceNote)
 	if res.BudgetStopped {
 		fmt.Fprintf(e.stderr, "\n*** STOPPED: --max-cost $%.4f reached (run total $%.4f); cases not started are left for later.\n*** Resume with: vulnbench run --resume %s --db %s --max-cost HIGHER\n\n",
 			o.maxCost, out.Budget.Spent(), run.ID, o.db)
@@ -316,7 +316,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 			return err
 		}
 	}
-	if res.OK+res.Failed == 0 && res.Errors > 0 {
+	if res.OK+res.Failed == 0 && res.Errors > 0 && out.Scored == 0 {
 		return &exitError{code: ExitFail, err: errors.New("every case ended in an error; see the reasons with: vulnbench run --out FILE or the store")}
 	}
 	return nil

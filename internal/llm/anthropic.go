@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -84,8 +85,12 @@ func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error)
 		opts = append(opts, option.WithJSONSet("temperature", req.Temperature))
 	}
 	start := time.Now()
-	msg, err := a.client.Messages.New(ctx, p, opts...)
+	var hr *http.Response
+	msg, err := a.client.Messages.New(ctx, p, append(opts, option.WithResponseInto(&hr))...)
 	resp := Response{Calls: 1, Latency: time.Since(start)}
+	if hr != nil {
+		resp.RateLimit = parseRateLimit(hr.Header, time.Now())
+	}
 	if err != nil {
 		return resp, a.apiError(err)
 	}
@@ -102,7 +107,12 @@ func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error)
 	resp.FinishReason = string(msg.StopReason)
 	u := msg.Usage
 	resp.Usage = Usage{InputTokens: u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
-		CachedInputTokens: u.CacheReadInputTokens, OutputTokens: u.OutputTokens}
+		CachedInputTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens, OutputTokens: u.OutputTokens}
+	if resp.FinishReason == "refusal" {
+		// Claude declined to answer this case: its input, not the run.
+		return resp, &APIError{Provider: "anthropic", Status: 200, Code: "refusal",
+			Message: "the model declined to answer (stop_reason refusal)"}
+	}
 	return resp, nil
 }
 
@@ -113,10 +123,18 @@ func (a *Anthropic) apiError(err error) error {
 		if e.Message == "" {
 			e.Message = http.StatusText(ae.StatusCode)
 		}
+		if m := antParamRE.FindStringSubmatch(e.Message); m != nil && e.Status == 400 {
+			e.Param = m[1] // Anthropic names the field first: "max_tokens: 100000 > 64000, ..."
+		}
 		if ae.Response != nil {
-			e.RetryAfter = parseRetryAfter(ae.Response.Header)
+			now := time.Now()
+			e.RetryAfter, e.HasRetryAfter = parseRetryAfter(ae.Response.Header, now)
+			e.RateLimit = parseRateLimit(ae.Response.Header, now)
 		}
 		return e
 	}
 	return &APIError{Provider: "anthropic", Message: transportMessage(err), Cause: err}
 }
+
+// antParamRE finds the field an Anthropic 400 names at the start of its message.
+var antParamRE = regexp.MustCompile(`^([a-z_]+(?:\.[a-z0-9_]+)*): `)

@@ -16,9 +16,13 @@ type Options struct {
 	Cache       CacheStore // nil: no cache
 	Getenv      func(string) string
 	HTTPClient  *http.Client // nil: the SDK's default
+	// Prices holds the models' request capabilities (and prices); nil: the embedded table. Give
+	// the table LoadPrices returned, so that a --prices file's capabilities count.
+	Prices *Prices
 }
 
-// Stack is a model with its middleware: cache → retry → limits → timeout → provider.
+// Stack is a model with its middleware: cache → first-call marking → retry → limits → timeout →
+// provider.
 type Stack struct {
 	Model
 	Cache *Cache // nil without a cache store
@@ -33,6 +37,8 @@ func ParseSpec(spec string) (provider, model string, err error) {
 	switch provider {
 	case "openai", "anthropic":
 		return provider, model, nil
+	case "moonshot", "deepseek":
+		return "", "", fmt.Errorf("--model %q: %s serves an OpenAI-compatible API: use --model openai:%s with --base-url (its API's URL) and its key in OPENAI_API_KEY", spec, provider, model)
 	}
 	return "", "", fmt.Errorf("--model %q: unknown provider %q (use openai for any OpenAI-compatible server, or anthropic)", spec, provider)
 }
@@ -60,11 +66,16 @@ func New(spec string, o Options) (*Stack, error) {
 	case "anthropic":
 		m = NewAnthropic(model, o.BaseURL, key, o.HTTPClient)
 	default:
-		m = NewOpenAI(model, o.BaseURL, key, o.HTTPClient)
+		oa := NewOpenAI(model, o.BaseURL, key, o.HTTPClient)
+		if o.Prices != nil {
+			oa = oa.WithCaps(o.Prices.Capabilities(spec))
+		}
+		m = oa
 	}
 	m = WithTimeout(m, o.CallTimeout)
 	m = WithLimits(m, o.Limits)
 	m = WithRetry(m, o.Retry)
+	m = WithFirstCall(m)
 	s := &Stack{Model: m}
 	if o.Cache != nil {
 		s.Cache = WithCache(m, o.Cache)

@@ -3,31 +3,51 @@ package llm
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 )
 
-// Limits are a model's budgets per minute; 0 means no limit.
+// Limits are a model's budgets; 0 means no limit.
 type Limits struct {
-	RPM int // requests per minute
+	RPM int // requests per minute; 0: learned from the provider's rate-limit headers, if it sends them
 	TPM int // tokens per minute (estimated before the call from the prompt's length)
+	// MaxInFlight is the ceiling the adaptive window grows back to after 429s; 0: the most calls
+	// seen in flight at once (the run's concurrency, in practice).
+	MaxInFlight int
 }
 
+// limited is the rate-limit middleware of one model. It keeps an adaptive window of calls in
+// flight (AIMD: a 429 halves it, down to 1; each success widens it by one, back up to the
+// ceiling), paces calls to the per-minute budgets, configured or learned from the provider's
+// x-ratelimit-limit-requests, and holds new calls while the provider says a budget is spent
+// (remaining 0) until one more call should pass (see oneMore), or until the Retry-After of a 429
+// that says the budget is spent. Any other 429 pauses nobody else: the call that got it retries
+// after its own Retry-After, in WithRetry.
 type limited struct {
-	next   Model
-	req    *rate.Limiter
-	tok    *rate.Limiter
-	mu     sync.Mutex
-	paused time.Time // after a 429, every caller waits until then
-	strike int       // consecutive 429s, for the pause's growth
+	next Model
+	l    Limits
+	tok  *rate.Limiter
+
+	mu       sync.Mutex
+	req      *rate.Limiter // configured or learned; nil: no pacing
+	learned  int64         // the learned requests-per-minute limit, 0 when none
+	window   float64       // calls allowed in flight; +Inf until the first 429
+	inflight int
+	peak     int
+	epoch    int           // bumped by each decrease: 429s of calls started before it do not count again
+	gate     time.Time     // no call starts before this: a budget is spent until its reset
+	wake     chan struct{} // closed when a slot frees or the window grows
 }
 
-// WithLimits spaces calls to stay within the provider's per-minute budgets, and pauses every
-// caller of this model when the provider answers 429, for its Retry-After or a growing step.
-func WithLimits(next Model, l Limits) Model {
-	m := &limited{next: next}
+// WithLimits wraps next with the adaptive concurrency window, the per-minute pacing and the
+// provider's rate-limit headers (see limited).
+func WithLimits(next Model, l Limits) Model { return newLimited(next, l) }
+
+func newLimited(next Model, l Limits) *limited {
+	m := &limited{next: next, l: l, window: math.Inf(1), wake: make(chan struct{})}
 	if l.RPM > 0 {
 		m.req = rate.NewLimiter(rate.Limit(float64(l.RPM)/60), max(1, l.RPM/60))
 	}
@@ -41,41 +61,80 @@ func (m *limited) Info() Info { return m.next.Info() }
 
 func (m *limited) Complete(ctx context.Context, req Request) (Response, error) {
 	start := time.Now()
-	if err := m.wait(ctx, req); err != nil {
+	epoch, err := m.acquire(ctx)
+	if err != nil {
+		return Response{Waited: time.Since(start)}, err
+	}
+	if err := m.pace(ctx, req); err != nil {
+		m.release(epoch, nil, err)
 		return Response{Waited: time.Since(start)}, err
 	}
 	waited := time.Since(start)
 	resp, err := m.next.Complete(ctx, req)
 	resp.Waited += waited
+	rl := resp.RateLimit
 	var ae *APIError
-	m.mu.Lock()
-	if errors.As(err, &ae) && ae.Status == 429 {
-		m.strike++
-		pause := ae.RetryAfter
-		if pause <= 0 {
-			pause = time.Duration(min(m.strike, 6)) * time.Second
-		}
-		if until := time.Now().Add(pause); until.After(m.paused) {
-			m.paused = until
-		}
-	} else if err == nil {
-		m.strike = 0
+	if errors.As(err, &ae) && ae.RateLimit != nil {
+		rl = ae.RateLimit
 	}
-	m.mu.Unlock()
+	m.release(epoch, rl, err)
 	return resp, err
 }
 
-func (m *limited) wait(ctx context.Context, req Request) error {
-	m.mu.Lock()
-	until := m.paused
-	m.mu.Unlock()
-	if d := time.Until(until); d > 0 {
-		if err := sleep(ctx, d); err != nil {
-			return err
+// acquire waits for a slot in the window and for the gate; it returns the epoch the call
+// started in.
+func (m *limited) acquire(ctx context.Context) (int, error) {
+	for {
+		m.mu.Lock()
+		wait := time.Until(m.gate)
+		if wait <= 0 && float64(m.inflight) < m.window {
+			m.inflight++
+			m.peak = max(m.peak, m.inflight)
+			e := m.epoch
+			m.mu.Unlock()
+			return e, nil
+		}
+		wake := m.wake
+		m.mu.Unlock()
+		var t *time.Timer
+		var timer <-chan time.Time
+		if wait > 0 {
+			t = time.NewTimer(wait)
+			timer = t.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-timer:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
 		}
 	}
-	if m.req != nil {
-		if err := m.req.Wait(ctx); err != nil {
+}
+
+// tryAcquire takes a slot if one is free and the gate is open, for tests.
+func (m *limited) tryAcquire() (int, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if time.Until(m.gate) > 0 || float64(m.inflight) >= m.window {
+		return 0, false
+	}
+	m.inflight++
+	m.peak = max(m.peak, m.inflight)
+	return m.epoch, true
+}
+
+// pace waits for the per-minute budgets.
+func (m *limited) pace(ctx context.Context, req Request) error {
+	m.mu.Lock()
+	rl := m.req
+	m.mu.Unlock()
+	if rl != nil {
+		if err := rl.Wait(ctx); err != nil {
 			return err
 		}
 	}
@@ -86,6 +145,75 @@ func (m *limited) wait(ctx context.Context, req Request) error {
 		}
 	}
 	return nil
+}
+
+// release frees the call's slot and adapts: a 429 halves the window (once per epoch), a success
+// widens it by one; rate-limit headers with a spent budget close the gate until their reset, and
+// a requests-per-minute limit is learned when none was configured.
+func (m *limited) release(epoch int, rl *RateLimit, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.inflight--
+	var ae *APIError
+	switch {
+	case errors.As(err, &ae) && ae.Status == 429 && !ae.quota():
+		if epoch == m.epoch {
+			m.window = max(1, math.Floor(min(m.window, float64(m.inflight+1))/2))
+			m.epoch++
+		}
+	case err == nil && !math.IsInf(m.window, 1):
+		m.window++
+		ceiling := m.peak
+		if m.l.MaxInFlight > 0 {
+			ceiling = m.l.MaxInFlight
+		}
+		if m.window >= float64(ceiling) {
+			m.window = math.Inf(1)
+		}
+	}
+	if rl != nil {
+		m.gate = later(m.gate, rl.At.Add(oneMore(rl.LimitRequests, rl.ResetRequests, rl.RemainingRequests)))
+		m.gate = later(m.gate, rl.At.Add(oneMore(rl.LimitTokens, rl.ResetTokens, rl.RemainingTokens)))
+		spent := rl.RemainingRequests == 0 || rl.RemainingTokens == 0
+		if spent && ae != nil && ae.Status == 429 && ae.HasRetryAfter {
+			// The provider says the budget is spent and when it is back: no call before.
+			m.gate = later(m.gate, rl.At.Add(ae.RetryAfter))
+		}
+		if m.l.RPM == 0 && rl.LimitRequests > 0 && rl.LimitRequests != m.learned {
+			m.learned = rl.LimitRequests
+			r := rate.Limit(float64(rl.LimitRequests) / 60)
+			if m.req == nil {
+				// Burst 1: the calls already made count against the provider's window.
+				m.req = rate.NewLimiter(r, 1)
+			} else {
+				m.req.SetLimit(r)
+			}
+		}
+	}
+	close(m.wake)
+	m.wake = make(chan struct{})
+}
+
+// oneMore is how long after a response with remaining 0 in a budget of limit, whole again after
+// reset, one more call should be accepted: reset/limit for a budget that comes back steadily
+// (OpenAI's "reset" is the time until the whole budget is back), reset itself when the limit is
+// unknown. 0 when the budget is not spent. A budget that comes back all at once (a fixed window)
+// answers the early call 429 with its Retry-After, which closes the gate until then.
+func oneMore(limit int64, reset time.Duration, remaining int64) time.Duration {
+	if remaining != 0 {
+		return 0
+	}
+	if limit > 0 {
+		return reset / time.Duration(limit)
+	}
+	return reset
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // estimateTokens guesses a call's tokens before it is made: about four characters a token for

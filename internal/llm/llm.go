@@ -44,11 +44,17 @@ type Request struct {
 	Repeat      int       `json:"repeat"`
 }
 
-// Usage counts tokens as the provider reports them.
+// Usage counts tokens as the provider reports them. InputTokens counts every prompt token, of
+// which CachedInputTokens were read from the provider's prompt cache and CacheWriteTokens written
+// to it (Anthropic bills cache creation apart). OutputTokens counts every generated token, of
+// which ReasoningTokens were hidden reasoning (OpenAI's completion_tokens_details): they are
+// billed at the output rate, inside OutputTokens, never twice.
 type Usage struct {
 	InputTokens       int64 `json:"input_tokens"`
 	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+	CacheWriteTokens  int64 `json:"cache_write_tokens,omitempty"`
 	OutputTokens      int64 `json:"output_tokens"`
+	ReasoningTokens   int64 `json:"reasoning_tokens,omitempty"`
 }
 
 // TokenLogprob is one generated token with its log-probability and the most likely alternatives.
@@ -72,6 +78,8 @@ type Response struct {
 	Calls   int           `json:"-"` // HTTP attempts made, including failed ones
 	Retries int           `json:"-"`
 	Waited  time.Duration `json:"-"` // time spent in backoff and rate-limit waits
+	// RateLimit is what the answer's rate-limit headers said; nil when it had none.
+	RateLimit *RateLimit `json:"-"`
 }
 
 // Info names a model: the provider, its model id and where it is served.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -202,7 +203,10 @@ func TestRetryHonoursRetryAfterAndFailsFastOnFatal(t *testing.T) {
 		{name: "429 with Retry-After twice, then ok",
 			h:     llmtest.FailFirst(2, llmtest.Reply{Status: 429, RetryAfter: 3 * time.Second}, llmtest.Fixed("ok")),
 			calls: 3, waits: []time.Duration{3 * time.Second, 3 * time.Second}},
-		{name: "500 then ok: one jittered backoff in [0.5 s, 1 s]",
+		{name: "429 with Retry-After: 0 is retried at once",
+			h:     llmtest.FailFirst(1, llmtest.Reply{Status: 429, RetryNow: true}, llmtest.Fixed("ok")),
+			calls: 2, waits: []time.Duration{0}},
+		{name: "500 then ok: one jittered backoff in [0, 1 s]",
 			h: llmtest.FailFirst(1, llmtest.Reply{Status: 500}, llmtest.Fixed("ok")), calls: 2},
 		{name: "malformed JSON then ok", h: llmtest.FailFirst(1, llmtest.Reply{Malformed: true}, llmtest.Fixed("ok")), calls: 2},
 		{name: "dropped connection then ok", h: llmtest.FailFirst(1, llmtest.Reply{Drop: true}, llmtest.Fixed("ok")), calls: 2},
@@ -228,9 +232,9 @@ func TestRetryHonoursRetryAfterAndFailsFastOnFatal(t *testing.T) {
 					t.Errorf("waits (-want +got):\n%s", d)
 				}
 			}
-			for _, w := range rec.waits {
-				if tt.waits == nil && (w < 500*time.Millisecond || w > 8*time.Second) {
-					t.Errorf("backoff %v outside the jittered exponential range", w)
+			for i, w := range rec.waits {
+				if tt.waits == nil && (w < 0 || w > time.Second<<i) {
+					t.Errorf("backoff %d: %v outside the jittered exponential range [0, %v]", i, w, time.Second<<i)
 				}
 			}
 			var sum time.Duration
@@ -336,19 +340,60 @@ func TestCallTimeoutIsARetryableFault(t *testing.T) {
 	}
 }
 
-func TestLimiterPausesEveryCallerAfter429(t *testing.T) {
+// TestA429PausesOnlyItsOwnCall: a 429 that does not say a budget is spent (no rate-limit headers)
+// delays the call that got it (its retry), not the next caller.
+func TestA429PausesOnlyItsOwnCall(t *testing.T) {
 	srv := llmtest.NewOpenAI(llmtest.FailFirst(1, llmtest.Reply{Status: 429, RetryAfter: 300 * time.Millisecond}, llmtest.Fixed("ok")))
 	defer srv.Close()
 	m := llm.WithLimits(llm.NewOpenAI("m", srv.BaseURL(), "k", nil), llm.Limits{})
 	if _, err := m.Complete(context.Background(), ask("x")); err == nil {
 		t.Fatal("the 429 was not reported")
 	}
-	resp, err := m.Complete(context.Background(), ask("y")) // another caller: must wait out the pause
+	resp, err := m.Complete(context.Background(), ask("y")) // another caller: must not wait
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Waited < 250*time.Millisecond {
-		t.Errorf("next call waited %v, want about the 300 ms Retry-After", resp.Waited)
+	if resp.Waited > 100*time.Millisecond {
+		t.Errorf("next call waited %v: a 429 paused every caller", resp.Waited)
+	}
+}
+
+// TestSpentBudgetHoldsNewCalls runs against a fake that enforces 3 requests per 600 ms and sends
+// the rate-limit headers: once they say none is left, calls wait instead of being refused.
+func TestSpentBudgetHoldsNewCalls(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		newSrv func(llmtest.Handler, ...llmtest.Option) *llmtest.Server
+		model  func(string) llm.Model
+	}{
+		{"openai", llmtest.NewOpenAI, func(u string) llm.Model { return llm.NewOpenAI("m", u, "k", nil) }},
+		{"anthropic", llmtest.NewAnthropic, func(u string) llm.Model { return llm.NewAnthropic("m", u, "k", nil) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := tt.newSrv(llmtest.Fixed("ok"), llmtest.WithRateLimit(llmtest.RateLimit{Requests: 3, Window: 600 * time.Millisecond}))
+			defer srv.Close()
+			// A configured RPM: the fake's 600 ms window is not the per-minute budget the headers
+			// are read as.
+			m := llm.WithRetry(llm.WithLimits(tt.model(srv.BaseURL()), llm.Limits{RPM: 60000}),
+				llm.RetryPolicy{MaxRetries: 10, Base: time.Millisecond, Max: 5 * time.Second})
+			start := time.Now()
+			for i := range 6 {
+				if _, err := m.Complete(context.Background(), ask(fmt.Sprint("q", i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			refused := 0
+			for _, c := range srv.RateCounts() {
+				refused += c.Refused
+			}
+			// Anthropic's reset is in whole seconds (RFC 3339): its first wait may fall short once more.
+			if refused > 2 {
+				t.Errorf("%d requests refused for 6 calls: the spent budget did not hold them", refused)
+			}
+			if el := time.Since(start); el < 550*time.Millisecond {
+				t.Errorf("6 calls in %v against 3 per 600 ms", el)
+			}
+		})
 	}
 }
 
@@ -365,5 +410,70 @@ func TestNewNeedsAKeyUnlessLocal(t *testing.T) {
 		if _, err := llm.New(bad, llm.Options{Getenv: noEnv}); err == nil {
 			t.Errorf("--model %q accepted", bad)
 		}
+	}
+}
+
+// TestReasoningModelsGetWhatTheyTake runs OpenAI's reasoning models against a fake that refuses,
+// as OpenAI does, max_tokens, a temperature and logprobs: the adapter sends
+// max_completion_tokens and none of the others; told otherwise (a --prices file), the refusal is
+// fatal on the first call.
+func TestReasoningModelsGetWhatTheyTake(t *testing.T) {
+	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "ok", InputTokens: 20, OutputTokens: 500, ReasoningTokens: 448}
+	})
+	defer srv.Close()
+	req := ask("x")
+	req.MaxTokens, req.Logprobs, req.TopLogprobs = 4000, true, 5
+	for _, model := range []string{"o1", "o3-mini", "o3-mini-2025-01-31", "o4-mini", "gpt-5", "gpt-5-mini-2025-08-07", "gpt-5.5", "gpt-5.4-mini"} {
+		resp, err := llm.NewOpenAI(model, srv.BaseURL(), "k", nil).Complete(context.Background(), req)
+		if err != nil {
+			t.Errorf("%s: %v", model, err)
+			continue
+		}
+		if d := cmp.Diff(llm.Usage{InputTokens: 20, OutputTokens: 500, ReasoningTokens: 448}, resp.Usage); d != "" {
+			t.Errorf("%s: usage (-want +got):\n%s", model, d)
+		}
+	}
+	for _, sent := range srv.Log() {
+		if sent.MaxTokens != 4000 || sent.Temperature != nil || sent.Logprobs || sent.TopLogprobs != 0 ||
+			!strings.Contains(string(sent.Raw), `"max_completion_tokens":4000`) {
+			t.Errorf("%s got %s", sent.Model, sent.Raw)
+		}
+	}
+	// A table that says o3 takes max_tokens (as the old code assumed): refused, and fatal.
+	m := llm.WithFirstCall(llm.NewOpenAI("o3", srv.BaseURL(), "k", nil).WithCaps(llm.DefaultCaps()))
+	_, err := m.Complete(context.Background(), req)
+	var ae *llm.APIError
+	if !errors.As(err, &ae) || ae.Param != "max_tokens" || ae.Code != "unsupported_parameter" || !llm.IsFatal(err) ||
+		!strings.Contains(ae.Fatal(), "max_tokens") {
+		t.Errorf("o3 with max_tokens: %v (fatal %v)", err, llm.IsFatal(err))
+	}
+	// gpt-4o still gets a temperature, max_tokens and logprobs.
+	if _, err := llm.NewOpenAI("gpt-4o", srv.BaseURL(), "k", nil).Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	last := srv.Log()[len(srv.Log())-1]
+	if last.Temperature == nil || !last.Logprobs || !strings.Contains(string(last.Raw), `"max_tokens":4000`) {
+		t.Errorf("gpt-4o got %s", last.Raw)
+	}
+}
+
+// TestAnthropicCacheWrites checks that cache creation is read apart and billed at its rate.
+func TestAnthropicCacheWrites(t *testing.T) {
+	srv := llmtest.NewAnthropic(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "ok", InputTokens: 1000, CachedInputTokens: 300, CacheWriteTokens: 500, OutputTokens: 10}
+	})
+	defer srv.Close()
+	resp, err := llm.NewAnthropic("claude-sonnet-4-6", srv.BaseURL(), "k", nil).Complete(context.Background(), ask("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(llm.Usage{InputTokens: 1000, CachedInputTokens: 300, CacheWriteTokens: 500, OutputTokens: 10}, resp.Usage); d != "" {
+		t.Errorf("usage (-want +got):\n%s", d)
+	}
+	p, _ := llm.LoadPrices("")
+	// 200 fresh x 3 + 300 read x 0.30 + 500 written x 3.75 + 10 out x 15, per million.
+	if c, ok := p.Cost("anthropic:claude-sonnet-4-6", resp.Usage); !ok || math.Abs(c-(600+90+1875+150)/1e6) > 1e-12 {
+		t.Errorf("cost %v %v", c, ok)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -19,10 +18,13 @@ import (
 type OpenAI struct {
 	client openai.Client
 	info   Info
+	caps   Caps
 }
 
-// NewOpenAI makes an adapter for model at baseURL ("" for OpenAI's API) with key. The SDK's own
-// retries are off: WithRetry decides.
+// NewOpenAI makes an adapter for model at baseURL ("" for OpenAI's API) with key, sending what the
+// embedded table says the model takes (a reasoning model gets no temperature, no logprobs and
+// max_completion_tokens); WithCaps says otherwise. The SDK's own retries are off: WithRetry
+// decides.
 func NewOpenAI(model, baseURL, key string, hc *http.Client) *OpenAI {
 	if baseURL == "" {
 		baseURL = "https://api.openai.com/v1/" // explicit: OPENAI_BASE_URL is read by New, not behind our back
@@ -35,22 +37,44 @@ func NewOpenAI(model, baseURL, key string, hc *http.Client) *OpenAI {
 	if host == "api.openai.com" {
 		host = ""
 	}
-	return &OpenAI{client: openai.NewClient(opts...), info: Info{Provider: "openai", Model: model, BaseHost: host}}
+	caps := DefaultCaps()
+	if p, err := parsePrices(defaultPrices, "embedded prices"); err == nil { // the tests keep it parseable
+		caps = p.Capabilities("openai:" + model)
+	}
+	return &OpenAI{client: openai.NewClient(opts...), info: Info{Provider: "openai", Model: model, BaseHost: host}, caps: caps}
 }
+
+// WithCaps returns the adapter sending only what c allows.
+func (o *OpenAI) WithCaps(c Caps) *OpenAI {
+	n := *o
+	n.caps = c
+	return &n
+}
+
+// Caps returns what the adapter sends.
+func (o *OpenAI) Caps() Caps { return o.caps }
 
 // Info implements Model.
 func (o *OpenAI) Info() Info { return o.info }
 
-// Complete implements Model.
+// Complete implements Model. What the model does not take (see Caps) is not sent: a reasoning
+// model's answer then has no logprobs, whatever the request asked.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
-	p := openai.ChatCompletionNewParams{Model: o.info.Model, Temperature: openai.Float(req.Temperature)}
+	p := openai.ChatCompletionNewParams{Model: o.info.Model}
+	if o.caps.Temperature {
+		p.Temperature = openai.Float(req.Temperature)
+	}
 	if req.MaxTokens > 0 {
-		p.MaxTokens = openai.Int(int64(req.MaxTokens))
+		if o.caps.MaxTokensParam == "max_completion_tokens" {
+			p.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+		} else {
+			p.MaxTokens = openai.Int(int64(req.MaxTokens))
+		}
 	}
 	if req.Seed != nil {
 		p.Seed = openai.Int(*req.Seed)
 	}
-	if req.Logprobs {
+	if req.Logprobs && o.caps.Logprobs {
 		p.Logprobs = openai.Bool(true)
 		if req.TopLogprobs > 0 {
 			p.TopLogprobs = openai.Int(int64(req.TopLogprobs))
@@ -64,17 +88,28 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 			Name: t.Name, Description: openai.String(t.Description), Parameters: shared.FunctionParameters(t.Parameters)}))
 	}
 	start := time.Now()
-	cc, err := o.client.Chat.Completions.New(ctx, p)
+	var hr *http.Response
+	cc, err := o.client.Chat.Completions.New(ctx, p, option.WithResponseInto(&hr))
 	resp := Response{Calls: 1, Latency: time.Since(start)}
+	if hr != nil {
+		resp.RateLimit = parseRateLimit(hr.Header, time.Now())
+	}
 	if err != nil {
 		return resp, o.apiError(err)
 	}
+	resp.Usage = Usage{InputTokens: cc.Usage.PromptTokens, CachedInputTokens: cc.Usage.PromptTokensDetails.CachedTokens,
+		OutputTokens: cc.Usage.CompletionTokens, ReasoningTokens: cc.Usage.CompletionTokensDetails.ReasoningTokens}
 	if len(cc.Choices) == 0 {
-		return resp, &APIError{Provider: "openai", Status: 200, Message: "the response has no choices"}
+		return resp, &APIError{Provider: "openai", Status: 200, Code: "no_choices", Message: "the response has no choices"}
 	}
 	ch := cc.Choices[0]
 	resp.Text = ch.Message.Content
 	resp.FinishReason = string(ch.FinishReason)
+	if resp.FinishReason == "content_filter" {
+		// The answer was cut by the provider's filter: this case's input, not the run.
+		return resp, &APIError{Provider: "openai", Status: 200, Code: "content_filter",
+			Message: "the answer was withheld by OpenAI's content filter (finish_reason content_filter)"}
+	}
 	for _, tc := range ch.Message.ToolCalls {
 		resp.ToolCalls = append(resp.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
@@ -85,8 +120,6 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		}
 		resp.Logprobs = append(resp.Logprobs, t)
 	}
-	resp.Usage = Usage{InputTokens: cc.Usage.PromptTokens, CachedInputTokens: cc.Usage.PromptTokensDetails.CachedTokens,
-		OutputTokens: cc.Usage.CompletionTokens}
 	return resp, nil
 }
 
@@ -114,12 +147,14 @@ func openaiMessage(m Message) openai.ChatCompletionMessageParamUnion {
 func (o *OpenAI) apiError(err error) error {
 	var ae *openai.Error
 	if errors.As(err, &ae) {
-		e := &APIError{Provider: "openai", Status: ae.StatusCode, Type: ae.Type, Message: ae.Message, Cause: err}
+		e := &APIError{Provider: "openai", Status: ae.StatusCode, Type: ae.Type, Code: ae.Code, Param: ae.Param, Message: ae.Message, Cause: err}
 		if e.Message == "" {
 			e.Message = http.StatusText(ae.StatusCode)
 		}
 		if ae.Response != nil {
-			e.RetryAfter = parseRetryAfter(ae.Response.Header)
+			now := time.Now()
+			e.RetryAfter, e.HasRetryAfter = parseRetryAfter(ae.Response.Header, now)
+			e.RateLimit = parseRateLimit(ae.Response.Header, now)
 		}
 		return e
 	}
@@ -139,26 +174,6 @@ func transportMessage(err error) string {
 		return fmt.Sprintf("%s %s: %v", ue.Op, where, ue.Err)
 	}
 	return err.Error()
-}
-
-// parseRetryAfter reads retry-after-ms (OpenAI) or Retry-After in seconds or as an HTTP date.
-func parseRetryAfter(h http.Header) time.Duration {
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(0, time.Until(t))
-	}
-	return 0
 }
 
 // hostOf returns the host of a base URL, for manifests and cache keys: never a path with

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -14,83 +15,269 @@ var defaultPrices []byte
 
 // Price is what a model costs, in USD per million tokens.
 type Price struct {
-	Input       float64  `yaml:"input"`
-	CachedInput *float64 `yaml:"cached_input"`
-	Output      float64  `yaml:"output"`
+	Input       float64
+	CachedInput *float64 // cache reads; nil: the input rate
+	CacheWrite  *float64 // cache creation (Anthropic bills it apart); nil: the input rate
+	Output      float64  // reasoning tokens included
 }
 
-// Prices maps "provider:model" to its price.
-type Prices map[string]Price
+// Caps are what a model's API takes in a request.
+type Caps struct {
+	Temperature bool // a temperature may be sent
+	Logprobs    bool // logprobs may be asked for (and come back)
+	// MaxTokensParam names the answer budget: "max_tokens", or "max_completion_tokens" for
+	// OpenAI's reasoning models, which refuse max_tokens.
+	MaxTokensParam string
+}
 
-// LoadPrices returns the embedded table, with the entries of path (when not "") replacing it key
-// by key.
+// DefaultCaps are a model's capabilities when the table says nothing about it.
+func DefaultCaps() Caps { return Caps{Temperature: true, Logprobs: true, MaxTokensParam: "max_tokens"} }
+
+// ReasoningCaps are those of OpenAI's reasoning models (o1, o3, o4-mini, gpt-5...): no
+// temperature, no logprobs, max_completion_tokens.
+func ReasoningCaps() Caps { return Caps{MaxTokensParam: "max_completion_tokens"} }
+
+// entry is one row of the table.
+type entry struct {
+	price *Price // nil: listed for its capabilities only, unpriced
+	caps  *Caps  // nil: DefaultCaps
+	date  string // when the price was listed
+	api   string // "openai": the provider serves an OpenAI-compatible API
+}
+
+// Prices is the price and capability table, keyed "provider:model". Date is the table's date
+// (the newest prices' date), to be printed with every cost: prices change.
+type Prices struct {
+	Date   string
+	models map[string]entry
+}
+
+// rawEntry is a row as written in YAML.
+type rawEntry struct {
+	Input        *float64 `yaml:"input"`
+	CachedInput  *float64 `yaml:"cached_input"`
+	CacheWrite   *float64 `yaml:"cache_write"`
+	Output       *float64 `yaml:"output"`
+	Reasoning    *bool    `yaml:"reasoning"`
+	Capabilities *struct {
+		Temperature    *bool  `yaml:"temperature"`
+		Logprobs       *bool  `yaml:"logprobs"`
+		MaxTokensParam string `yaml:"max_tokens_param"`
+	} `yaml:"capabilities"`
+	Date string `yaml:"date"`
+	API  string `yaml:"api"`
+}
+
+var rowKeys = map[string]bool{"input": true, "cached_input": true, "cache_write": true, "output": true,
+	"reasoning": true, "capabilities": true, "date": true, "api": true}
+
+// LoadPrices returns the embedded table, with the rows of path (when not "") merged in row by
+// row: a row's prices replace the built-in ones when it gives any, its capabilities when it
+// gives any, and its date (or its file's date:) goes with its prices.
 func LoadPrices(path string) (Prices, error) {
 	p, err := parsePrices(defaultPrices, "embedded prices")
 	if err != nil {
-		return nil, err
+		return Prices{}, err
 	}
 	if path == "" {
 		return p, nil
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("prices: %w", err)
+		return Prices{}, fmt.Errorf("prices: %w", err)
 	}
 	over, err := parsePrices(b, path)
 	if err != nil {
-		return nil, err
+		return Prices{}, err
 	}
-	for k, v := range over {
-		p[k] = v
+	if over.Date != "" {
+		p.Date = over.Date
+	}
+	for k, v := range over.models {
+		old := p.models[k]
+		if v.price == nil {
+			v.price, v.date = old.price, old.date
+		}
+		if v.caps == nil {
+			v.caps = old.caps
+		}
+		if v.api == "" {
+			v.api = old.api
+		}
+		p.models[k] = v
 	}
 	return p, nil
 }
 
 func parsePrices(b []byte, name string) (Prices, error) {
-	var p Prices
-	if err := yaml.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	var doc map[string]yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return Prices{}, fmt.Errorf("%s: %w", name, err)
 	}
-	for k, v := range p {
+	p := Prices{models: make(map[string]entry, len(doc))}
+	if n, ok := doc["date"]; ok {
+		if err := n.Decode(&p.Date); err != nil || n.Kind != yaml.ScalarNode {
+			return Prices{}, fmt.Errorf("%s:%d: date is not like 2026-05", name, n.Line)
+		}
+		delete(doc, "date")
+	}
+	for k, n := range doc {
 		if !strings.Contains(k, ":") {
-			return nil, fmt.Errorf("%s: %q is not provider:model (like openai:gpt-4o-mini)", name, k)
+			return Prices{}, fmt.Errorf("%s:%d: %q is not provider:model (like openai:gpt-4o-mini)", name, n.Line, k)
 		}
-		if v.Input < 0 || v.Output < 0 || (v.CachedInput != nil && *v.CachedInput < 0) {
-			return nil, fmt.Errorf("%s: %s has a negative price", name, k)
+		if n.Kind != yaml.MappingNode {
+			return Prices{}, fmt.Errorf("%s:%d: %s is not a mapping like {input: 1.0, output: 2.0}", name, n.Line, k)
 		}
+		for i := 0; i < len(n.Content); i += 2 {
+			if f := n.Content[i].Value; !rowKeys[f] {
+				return Prices{}, fmt.Errorf("%s:%d: %s: unknown field %q", name, n.Content[i].Line, k, f)
+			}
+		}
+		var r rawEntry
+		if err := n.Decode(&r); err != nil {
+			return Prices{}, fmt.Errorf("%s:%d: %s: %w", name, n.Line, k, err)
+		}
+		e, err := r.entry(p.Date)
+		if err != nil {
+			return Prices{}, fmt.Errorf("%s:%d: %s %w", name, n.Line, k, err)
+		}
+		p.models[k] = e
 	}
 	return p, nil
 }
 
-// Lookup finds a model's price: the exact "provider:model", else the longest listed name that
-// the model id extends with a dash (a dated snapshot such as gpt-4o-mini-2024-07-18).
-func (p Prices) Lookup(spec string) (Price, bool) {
-	if v, ok := p[spec]; ok {
-		return v, true
+func (r rawEntry) entry(fileDate string) (entry, error) {
+	e := entry{date: r.Date, api: r.API}
+	if e.date == "" {
+		e.date = fileDate
+	}
+	if r.API != "" && r.API != "openai" {
+		return e, fmt.Errorf("has api %q; the only one known is openai (an OpenAI-compatible API)", r.API)
+	}
+	for _, v := range []*float64{r.Input, r.CachedInput, r.CacheWrite, r.Output} {
+		if v != nil && *v < 0 {
+			return e, fmt.Errorf("has a negative price")
+		}
+	}
+	if r.Input != nil || r.Output != nil {
+		if r.Input == nil || r.Output == nil {
+			return e, fmt.Errorf("needs both input and output prices")
+		}
+		e.price = &Price{Input: *r.Input, CachedInput: r.CachedInput, CacheWrite: r.CacheWrite, Output: *r.Output}
+	} else if r.CachedInput != nil || r.CacheWrite != nil {
+		return e, fmt.Errorf("needs input and output prices")
+	}
+	if r.Reasoning != nil || r.Capabilities != nil {
+		c := DefaultCaps()
+		if r.Reasoning != nil && *r.Reasoning {
+			c = ReasoningCaps()
+		}
+		if rc := r.Capabilities; rc != nil {
+			if rc.Temperature != nil {
+				c.Temperature = *rc.Temperature
+			}
+			if rc.Logprobs != nil {
+				c.Logprobs = *rc.Logprobs
+			}
+			switch rc.MaxTokensParam {
+			case "":
+			case "max_tokens", "max_completion_tokens":
+				c.MaxTokensParam = rc.MaxTokensParam
+			default:
+				return e, fmt.Errorf("has max_tokens_param %q: use max_tokens or max_completion_tokens", rc.MaxTokensParam)
+			}
+		}
+		e.caps = &c
+	}
+	return e, nil
+}
+
+// find returns the row for spec: the exact "provider:model", else the longest listed name that
+// the model id extends with a dash (a dated snapshot such as gpt-4o-mini-2024-07-18), else, for
+// an openai: spec, the same model listed under a provider whose API is OpenAI-compatible (api:
+// openai, like moonshot:kimi-k2.6 served at --base-url). has picks the rows that count.
+func (p Prices) find(spec string, has func(entry) bool) (entry, bool) {
+	if e, ok := p.models[spec]; ok && has(e) {
+		return e, true
 	}
 	best := ""
-	for k := range p {
-		if strings.HasPrefix(spec, k+"-") && len(k) > len(best) {
+	for k, e := range p.models {
+		if has(e) && strings.HasPrefix(spec, k+"-") && len(k) > len(best) {
 			best = k
 		}
 	}
-	if best == "" {
+	if best != "" {
+		return p.models[best], true
+	}
+	provider, model, _ := strings.Cut(spec, ":")
+	if provider != "openai" {
+		return entry{}, false
+	}
+	var others []string
+	for k, e := range p.models {
+		if e.api == "openai" && !strings.HasPrefix(k, "openai:") {
+			if _, m, _ := strings.Cut(k, ":"); m != "" && (spec == "openai:"+m || strings.HasPrefix(model, m+"-")) {
+				others = append(others, k)
+			}
+		}
+	}
+	sort.Strings(others) // one answer, whatever the map's order
+	for _, k := range others {
+		if has(p.models[k]) {
+			return p.models[k], true
+		}
+	}
+	return entry{}, false
+}
+
+// Lookup finds a model's price (see find for how spec is matched); ok is false when the table
+// has none for it.
+func (p Prices) Lookup(spec string) (Price, bool) {
+	e, ok := p.find(spec, func(e entry) bool { return e.price != nil })
+	if !ok {
 		return Price{}, false
 	}
-	return p[best], true
+	return *e.price, true
+}
+
+// DateOf is the date of the price Lookup finds for spec ("" when unpriced or undated).
+func (p Prices) DateOf(spec string) string {
+	e, ok := p.find(spec, func(e entry) bool { return e.price != nil })
+	if !ok {
+		return ""
+	}
+	return e.date
+}
+
+// Capabilities are what spec's API takes: the row found as for prices (rows listed for their
+// capabilities only count too), else DefaultCaps. Anthropic never returns logprobs.
+func (p Prices) Capabilities(spec string) Caps {
+	c := DefaultCaps()
+	if e, ok := p.find(spec, func(e entry) bool { return e.caps != nil }); ok {
+		c = *e.caps
+	}
+	if strings.HasPrefix(spec, "anthropic:") {
+		c.Logprobs = false
+	}
+	return c
 }
 
 // Cost is the USD cost of usage for spec; ok is false when the model is not priced ("unpriced",
-// never $0).
+// never $0). Cache reads and writes are billed at their rates (the input rate when the table
+// has none); reasoning tokens are inside OutputTokens and billed once, at the output rate.
 func (p Prices) Cost(spec string, u Usage) (cost float64, ok bool) {
 	pr, ok := p.Lookup(spec)
 	if !ok {
 		return 0, false
 	}
-	cached := pr.Input
+	cached, write := pr.Input, pr.Input
 	if pr.CachedInput != nil {
 		cached = *pr.CachedInput
 	}
-	fresh := u.InputTokens - u.CachedInputTokens
-	return (float64(fresh)*pr.Input + float64(u.CachedInputTokens)*cached + float64(u.OutputTokens)*pr.Output) / 1e6, true
+	if pr.CacheWrite != nil {
+		write = *pr.CacheWrite
+	}
+	fresh := u.InputTokens - u.CachedInputTokens - u.CacheWriteTokens
+	return (float64(fresh)*pr.Input + float64(u.CachedInputTokens)*cached + float64(u.CacheWriteTokens)*write +
+		float64(u.OutputTokens)*pr.Output) / 1e6, true
 }

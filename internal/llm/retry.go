@@ -17,9 +17,13 @@ type RetryPolicy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// DefaultRetry is six retries from 1 s doubling up to 60 s.
+// DefaultRetry is eight retries from 100 ms doubling up to 60 s (full jitter: a wait is anywhere
+// in [0, step]; at most 25.5 s in all before the case gets an error verdict). A short first step
+// matters: a worker waiting out a 5xx judges nothing, and a lone 5xx usually passes at once; the
+// doubling steps cover a longer outage. Rate limits are not left to it: Retry-After and the
+// limiter decide those waits.
 func DefaultRetry() RetryPolicy {
-	return RetryPolicy{MaxRetries: 6, Base: time.Second, Max: time.Minute}
+	return RetryPolicy{MaxRetries: 8, Base: 100 * time.Millisecond, Max: time.Minute}
 }
 
 type retrying struct {
@@ -28,7 +32,8 @@ type retrying struct {
 }
 
 // WithRetry retries retryable faults with exponential backoff and full jitter, honouring the
-// provider's Retry-After; fatal faults (400, 401, 403, 404) return at once.
+// provider's Retry-After exactly (0 is "now"); other faults (400, 401, 403, 404, a filtered
+// answer) return at once. A backoff delays only the call that faulted.
 func WithRetry(next Model, p RetryPolicy) Model {
 	if p.Sleep == nil {
 		p.Sleep = sleep
@@ -52,7 +57,8 @@ func (r *retrying) Complete(ctx context.Context, req Request) (Response, error) 
 		if attempt >= r.p.MaxRetries {
 			return resp, fmt.Errorf("gave up after %d attempts: %w", attempt+1, err)
 		}
-		d := r.backoff(attempt, retryAfter(err))
+		after, has := retryAfter(err)
+		d := r.backoff(attempt, after, has)
 		if err := r.p.Sleep(ctx, d); err != nil {
 			return resp, err
 		}
@@ -61,17 +67,17 @@ func (r *retrying) Complete(ctx context.Context, req Request) (Response, error) 
 	}
 }
 
-// backoff is the provider's Retry-After when it gave one (capped at Max), else full jitter over
-// an exponential step: a random wait in [step/2, step].
-func (r *retrying) backoff(attempt int, after time.Duration) time.Duration {
-	if after > 0 {
-		return min(after, r.p.Max)
+// backoff is the provider's Retry-After when it gave one, 0 included (capped at Max), else full
+// jitter over an exponential step: a random wait in [0, step].
+func (r *retrying) backoff(attempt int, after time.Duration, has bool) time.Duration {
+	if has {
+		return min(max(after, 0), r.p.Max)
 	}
 	step := r.p.Base << attempt
 	if step <= 0 || step > r.p.Max {
 		step = r.p.Max
 	}
-	return step/2 + time.Duration(rand.Int64N(int64(step/2)+1))
+	return time.Duration(rand.Int64N(int64(step) + 1))
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

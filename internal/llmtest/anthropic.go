@@ -257,8 +257,11 @@ func (anthropicDialect) reply(req Request, rep Reply, n int64) ([]byte, *apiErro
 		}
 	}
 	in, out := usageOf(req, rep, answer)
-	m.Usage.InputTokens = in - rep.CachedInputTokens
+	in = max(in, rep.CachedInputTokens+rep.CacheWriteTokens)
+	m.Usage.InputTokens = in - rep.CachedInputTokens - rep.CacheWriteTokens
 	m.Usage.CacheReadInputTokens = rep.CachedInputTokens
+	m.Usage.CacheCreationInputTokens = rep.CacheWriteTokens
+	m.Usage.CacheCreation.Ephemeral5m = rep.CacheWriteTokens
 	m.Usage.OutputTokens = out
 	m.Usage.ServiceTier = "standard"
 	b, err := json.Marshal(m)

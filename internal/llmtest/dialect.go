@@ -50,11 +50,19 @@ type apiError struct {
 	param      string // OpenAI only
 	code       string // OpenAI only
 	retryAfter time.Duration
+	retryNow   bool // send Retry-After: 0
 }
 
 func (e *apiError) retryAfterHeaders(d dialect) http.Header {
 	if e.retryAfter <= 0 {
-		return nil
+		if !e.retryNow {
+			return nil
+		}
+		h := http.Header{"Retry-After": {"0"}}
+		if d.retryAfterMs() {
+			h.Set("Retry-After-Ms", "0")
+		}
+		return h
 	}
 	secs := (e.retryAfter + time.Second - 1) / time.Second
 	h := http.Header{"Retry-After": {strconv.FormatInt(int64(secs), 10)}}

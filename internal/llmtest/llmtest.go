@@ -9,7 +9,9 @@
 // connection). It parses requests in their real shapes, rejects what the real
 // API rejects (a missing or bad key, an unknown model, streaming, tool results
 // that do not answer the preceding tool calls), counts requests and keeps a
-// log of what it received.
+// log of what it received. It can enforce a rate limit as providers do
+// ([WithRateLimit]: 429 with Retry-After over it, rate-limit headers on every
+// answer), and [Faults] faults a reproducible share of requests.
 //
 //	srv := llmtest.NewOpenAI(llmtest.Fixed("vulnerable"))
 //	defer srv.Close()
@@ -131,6 +133,14 @@ type Reply struct {
 	// cache_read_input_tokens. Zero InputTokens or OutputTokens are estimated
 	// as a quarter of the length of the prompt or of the answer, at least 1.
 	InputTokens, CachedInputTokens, OutputTokens int
+	// CacheWriteTokens are prompt tokens written to the cache, among
+	// InputTokens: Anthropic reports them as cache_creation_input_tokens
+	// (and input_tokens without them); OpenAI reports none.
+	CacheWriteTokens int
+	// ReasoningTokens are hidden reasoning tokens among OutputTokens: OpenAI
+	// reports them as completion_tokens_details.reasoning_tokens, inside
+	// completion_tokens; Anthropic counts thinking inside output_tokens.
+	ReasoningTokens int
 
 	// FinishReason is written as is; it defaults to "stop" (OpenAI) or
 	// "end_turn" (Anthropic), or to "tool_calls" or "tool_use" when there are
@@ -143,10 +153,18 @@ type Reply struct {
 	// RetryAfter, when positive on an error status, sets Retry-After in whole
 	// seconds, rounded up, and retry-after-ms for OpenAI.
 	RetryAfter time.Duration
+	// RetryNow, on an error status with no RetryAfter, sends Retry-After: 0
+	// (and retry-after-ms: 0 for OpenAI): "try again at once".
+	RetryNow bool
 	// ErrorType overrides the error type of the body (OpenAI error.type,
 	// Anthropic error.type), e.g. "insufficient_quota" for OpenAI's 429 that
 	// must not be retried.
 	ErrorType string
+	// ErrorMessage, ErrorCode and ErrorParam override the error body's
+	// message, and OpenAI's error.code and error.param (Anthropic's body has
+	// neither). For example OpenAI's context overflow is Status 400,
+	// ErrorCode "context_length_exceeded", ErrorParam "messages".
+	ErrorMessage, ErrorCode, ErrorParam string
 	// Latency is waited before answering; a cancelled request or a closed
 	// server cuts it short and gets no answer.
 	Latency time.Duration
@@ -172,6 +190,8 @@ type config struct {
 	badKey      string
 	keyOptional bool
 	noLog       bool
+	rateLimit   *RateLimit
+	reasoning   func(model string) bool
 }
 
 // WithModels makes the server know only these models: a request for another
@@ -194,6 +214,36 @@ func WithModels(ids ...string) Option {
 // does to requests without one.
 func WithBadKey(key string) Option {
 	return func(c *config) { c.badKey = key }
+}
+
+// WithReasoningModels makes the OpenAI server treat these models, besides
+// those it recognises by name (see [IsReasoningModel]), as OpenAI's reasoning
+// models: they refuse max_tokens, a temperature other than 1, logprobs and
+// top_logprobs with HTTP 400, as OpenAI does.
+func WithReasoningModels(ids ...string) Option {
+	return func(c *config) {
+		prev := c.reasoning
+		c.reasoning = func(m string) bool {
+			for _, id := range ids {
+				if m == id {
+					return true
+				}
+			}
+			return prev != nil && prev(m)
+		}
+	}
+}
+
+// IsReasoningModel reports whether OpenAI's model id names one of its
+// reasoning models: o1, o3, o4-mini, gpt-5 and their variants (o3-mini,
+// gpt-5.5, gpt-5-mini-2025-08-07...), but not gpt-5-chat.
+func IsReasoningModel(model string) bool {
+	for _, fam := range []string{"o1", "o3", "o4"} {
+		if model == fam || strings.HasPrefix(model, fam+"-") {
+			return true
+		}
+	}
+	return strings.HasPrefix(model, "gpt-5") && !strings.HasPrefix(model, "gpt-5-chat")
 }
 
 // WithKeyOptional accepts requests without an API key, like a local vLLM or
@@ -219,6 +269,7 @@ type Server struct {
 	cfg     config
 
 	requests atomic.Int64
+	limiter  *limiter // nil without WithRateLimit
 	mu       sync.Mutex
 	log      []Request
 
@@ -248,6 +299,9 @@ func newServer(d dialect, h Handler, opts []Option) *Server {
 	s := &Server{dialect: d, handler: h, done: make(chan struct{})}
 	for _, o := range opts {
 		o(&s.cfg)
+	}
+	if s.cfg.rateLimit != nil {
+		s.limiter = newLimiter(*s.cfg.rateLimit, time.Now())
 	}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
 	// Dropped connections and cancelled requests are expected: keep the
@@ -355,6 +409,24 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(d.unknownModel(req.Model))
 		return
 	}
+	if d.name() == OpenAI && (IsReasoningModel(req.Model) || s.cfg.reasoning != nil && s.cfg.reasoning(req.Model)) {
+		if e := reasoningRefusal(body); e != nil {
+			fail(e)
+			return
+		}
+	}
+
+	if s.limiter != nil {
+		now := time.Now()
+		ok, remaining, retry, reset := s.limiter.take(now)
+		for k, v := range rateHeaders(d.name(), s.limiter.rl.Requests, remaining, reset, now) {
+			w.Header()[k] = v
+		}
+		if !ok {
+			fail(rateLimited(d, s.limiter.rl.Requests, retry))
+			return
+		}
+	}
 
 	rep := s.handler(req)
 	ctx := r.Context()
@@ -365,7 +437,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rep.Status != 0 && rep.Status/100 != 2 {
 		e := d.statusError(rep.Status, rep.ErrorType)
-		e.retryAfter = rep.RetryAfter
+		if rep.ErrorMessage != "" {
+			e.message = rep.ErrorMessage
+		}
+		if rep.ErrorCode != "" {
+			e.code = rep.ErrorCode
+		}
+		if rep.ErrorParam != "" {
+			e.param = rep.ErrorParam
+		}
+		e.retryAfter, e.retryNow = rep.RetryAfter, rep.RetryNow
 		s.writeBody(ctx, w, rep.Status, d.errorBody(e, reqID), rep.SlowBody, e.retryAfterHeaders(d))
 		return
 	}

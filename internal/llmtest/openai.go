@@ -304,8 +304,9 @@ func (openaiDialect) reply(req Request, rep Reply, n int64) ([]byte, *apiError) 
 	in, out := usageOf(req, rep, answer)
 	c.Usage.PromptTokens = in
 	c.Usage.PromptTokensDetails.CachedTokens = rep.CachedInputTokens
-	c.Usage.CompletionTokens = out
-	c.Usage.TotalTokens = in + out
+	c.Usage.CompletionTokens = max(out, rep.ReasoningTokens)
+	c.Usage.CompletionTokensDetails.ReasoningTokens = rep.ReasoningTokens
+	c.Usage.TotalTokens = in + c.Usage.CompletionTokens
 	b, err := json.Marshal(c)
 	if err != nil {
 		return nil, &apiError{status: 500, typ: "server_error", message: "llmtest: cannot encode the scripted reply: " + err.Error()}
@@ -410,4 +411,28 @@ func (openaiDialect) errorBody(e *apiError, _ string) []byte {
 	return mustJSON(struct {
 		Error body `json:"error"`
 	}{b})
+}
+
+// reasoningRefusal is OpenAI's 400 for a parameter its reasoning models do
+// not take, checked in the order OpenAI reports them; nil when there is none.
+func reasoningRefusal(body []byte) *apiError {
+	var in oaiRequest
+	if json.Unmarshal(body, &in) != nil {
+		return nil
+	}
+	unsupported := func(param, msg string) *apiError {
+		return &apiError{status: 400, typ: "invalid_request_error", param: param, code: "unsupported_parameter", message: msg}
+	}
+	switch {
+	case in.MaxTokens != nil:
+		return unsupported("max_tokens", "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.")
+	case in.Temperature != nil && *in.Temperature != 1:
+		return &apiError{status: 400, typ: "invalid_request_error", param: "temperature", code: "unsupported_value",
+			message: fmt.Sprintf("Unsupported value: 'temperature' does not support %v with this model. Only the default (1) value is supported.", *in.Temperature)}
+	case in.Logprobs != nil && *in.Logprobs:
+		return unsupported("logprobs", "Unsupported parameter: 'logprobs' is not supported with this model.")
+	case in.TopLogprobs != nil:
+		return unsupported("top_logprobs", "Unsupported parameter: 'top_logprobs' is not supported with this model.")
+	}
+	return nil
 }

@@ -90,7 +90,8 @@ func (m *meter) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 		}
 	}
 	m.budget.Settle(reserved, cost)
-	tu := trace.Usage{InputTokens: resp.Usage.InputTokens, CachedInputTokens: resp.Usage.CachedInputTokens, OutputTokens: resp.Usage.OutputTokens}
+	tu := trace.Usage{InputTokens: resp.Usage.InputTokens, CachedInputTokens: resp.Usage.CachedInputTokens,
+		CacheWriteTokens: resp.Usage.CacheWriteTokens, OutputTokens: resp.Usage.OutputTokens, ReasoningTokens: resp.Usage.ReasoningTokens}
 	if err != nil {
 		m.rec.Record(trace.Event{Kind: trace.Error, Name: spec, Content: err.Error(), Usage: tu, CostUSD: cost, LatencyMS: time.Since(start).Milliseconds()})
 	} else {
@@ -108,6 +109,8 @@ func (m *meter) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 		u.InputTokens += resp.Usage.InputTokens
 		u.CachedInputTokens += resp.Usage.CachedInputTokens
 		u.OutputTokens += resp.Usage.OutputTokens
+		u.CacheWriteTokens += resp.Usage.CacheWriteTokens
+		u.ReasoningTokens += resp.Usage.ReasoningTokens
 	}
 	if cost != nil {
 		if u.CostUSD == nil {

@@ -82,8 +82,10 @@ type Outcome struct {
 	All         int // the suite's cases
 	Undated     int // cases --after left out for having no date
 	Unsupported int // cases given error verdicts because the subject cannot judge them
+	Scored      int // units that had a scored verdict before this invocation (a resume)
 	Result      engine.Result
 	Priced      bool           // the subject's costs are known
+	PriceNote   string         // where they come from: "prices of 2026-05"
 	Budget      *engine.Budget // nil without --max-cost
 }
 
@@ -158,6 +160,11 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 	out := &Outcome{Cases: sc.cases, All: sc.all, Undated: sc.undated}
 	modeled, _ := subj.(subject.Modeled)
 	out.Priced = modeled != nil && isPriced(modeled)
+	if out.Priced {
+		if d := modeled.Prices().DateOf(modeled.Model().Info().Spec()); d != "" {
+			out.PriceNote = "prices of " + d
+		}
+	}
 	if p.MaxCost > 0 {
 		if !out.Priced {
 			return nil, fmt.Errorf("%w: %s is unpriced (add it with --prices FILE)", ErrUnpriced, p.Spec)
@@ -191,6 +198,9 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 	}
 	done := 0
 	for _, s := range units {
+		if s.scored {
+			out.Scored++
+		}
 		if s.scored || !p.RetryErrors {
 			done++
 		}

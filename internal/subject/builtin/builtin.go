@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/baseline"
 	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
@@ -76,14 +77,20 @@ func llmKind() subject.Factory {
 			{Name: "model", Default: "", Usage: "llm: PROVIDER:MODEL, e.g. openai:gpt-4o-mini or anthropic:claude-3-5-haiku-latest (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY)"},
 			{Name: "base-url", Default: "", Scrub: ScrubURL, Usage: "llm: an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio), e.g. http://127.0.0.1:8000/v1"},
 			{Name: "prompt", Default: "vanilla", Usage: "llm: prompting strategy: vanilla, cot, fs or cot+fs"},
-			{Name: "prices", Default: "", Resumable: true, Usage: "llm: YAML price table whose entries replace the built-in ones (USD per million tokens)"},
+			{Name: "prices", Default: "", Resumable: true, Usage: "llm: YAML table of prices and request capabilities whose rows replace the built-in ones, e.g.\n" +
+				"date: 2026-05\n" +
+				"openai:my-model: {input: 0.5, cached_input: 0.05, cache_write: 0.5, output: 2.0}   # USD per million tokens\n" +
+				"openai:my-reasoner: {input: 1, output: 4, reasoning: true}   # no temperature/logprobs, max_completion_tokens\n" +
+				"openai:my-local: {capabilities: {temperature: false, logprobs: false, max_tokens_param: max_completion_tokens}}\n" +
+				"moonshot:kimi-k2.6: {input: 0.6, output: 2.5, api: openai}   # priced for --model openai:kimi-k2.6 --base-url URL\n" +
+				"(each cost is printed with its row's date:, else the file's)"},
 			{Name: "temperature", Default: 0.0, Usage: "llm: sampling temperature"},
 			{Name: "max-tokens", Default: 0, Usage: "llm: answer budget in tokens (0: the provider's default; Anthropic: 2048)"},
-			{Name: "rpm", Default: 0, Resumable: true, Usage: "llm: requests per minute allowed (0: no limit; 429s always slow down)"},
+			{Name: "rpm", Default: 0, Resumable: true, Usage: "llm: requests per minute allowed (0: as the provider's rate-limit headers say, when it sends them; a 429 always halves the calls in flight)"},
 			{Name: "tpm", Default: 0, Resumable: true, Usage: "llm: tokens per minute allowed (0: no limit)"},
-			{Name: "max-retries", Default: 6, Resumable: true, Usage: "llm: retries of a retryable fault (429, 5xx, timeout, dropped connection)"},
+			{Name: "max-retries", Default: llm.DefaultRetry().MaxRetries, Resumable: true, Usage: "llm: retries of a retryable fault (429, 5xx, timeout, dropped connection)"},
 			{Name: "call-timeout", Default: 2 * time.Minute, Resumable: true, Usage: "llm: limit per model call (a call over it is retried; 0: no limit)"},
-			{Name: "retry-base", Default: time.Second, Resumable: true, Hidden: true, Usage: "llm: first backoff between retries (doubles each time)"},
+			{Name: "retry-base", Default: llm.DefaultRetry().Base, Resumable: true, Hidden: true, Usage: "llm: first backoff between retries (doubles each time)"},
 		},
 		Configure: func(_ string, v subject.Values) (subject.Config, error) {
 			c := llmsubj.Config{Model: v.String("model"), BaseURL: v.String("base-url"), Prompt: v.String("prompt"),

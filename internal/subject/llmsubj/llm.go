@@ -93,7 +93,7 @@ func Build(cfg Config, cache llm.CacheStore, getenv func(string) string) (*Subje
 		r.Base = cfg.RetryBase
 	}
 	stack, err := llm.New(cfg.Model, llm.Options{BaseURL: cfg.BaseURL, Limits: llm.Limits{RPM: cfg.RPM, TPM: cfg.TPM}, Retry: r,
-		CallTimeout: cfg.CallTimeout, Cache: cache, Getenv: getenv})
+		CallTimeout: cfg.CallTimeout, Cache: cache, Getenv: getenv, Prices: &prices})
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,12 @@ func (s *Subject) Model() llm.Model { return s.model }
 // Prices implements subject.Modeled.
 func (s *Subject) Prices() llm.Prices { return s.prices }
 
-func (s *Subject) logprobs() bool { return s.model.Info().Provider == "openai" }
+// logprobs reports whether the model returns logprobs: OpenAI-style APIs do, unless the price
+// table says the model takes none (OpenAI's reasoning models).
+func (s *Subject) logprobs() bool {
+	info := s.model.Info()
+	return info.Provider == "openai" && s.prices.Capabilities(info.Spec()).Logprobs
+}
 
 // Assess implements subject.Subject: one call through the unit's metered model. Usage and cost
 // are the meter's; a fault that every case would hit stops the run.

@@ -7,10 +7,22 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/vulnbench/vulnbench/internal/cli"
+	"github.com/vulnbench/vulnbench/internal/store/pgtest"
 )
 
+// withPostgres stops the tests' Postgres cluster (internal/store/pgtest) once every test ran.
+type withPostgres struct{ m *testing.M }
+
+func (w withPostgres) Run() int {
+	code := w.m.Run()
+	if err := pgtest.Stop(); err != nil && code == 0 {
+		code = 1
+	}
+	return code
+}
+
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withPostgres{m}, map[string]func(){
 		"vulnbench": func() {
 			os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},

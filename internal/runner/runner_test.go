@@ -12,9 +12,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -210,5 +212,65 @@ func TestStopAndCancelFromAnotherHandle(t *testing.T) {
 				t.Errorf("asking a %s run to %s again succeeded", r.State, tt.name)
 			}
 		})
+	}
+}
+
+// stuck makes one model call through its metered model, then works past its time limit.
+type stuck struct {
+	model  llm.Model
+	prices llm.Prices
+}
+
+func (s stuck) Model() llm.Model   { return s.model }
+func (s stuck) Prices() llm.Prices { return s.prices }
+
+func (s stuck) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
+	if err := call(env.Model); err != nil {
+		return verdict.Verdict{}, err
+	}
+	env.Trace.Record(trace.Event{Kind: trace.ToolCall, Name: "get_callers", Args: `{"function":"f"}`})
+	<-ctx.Done()
+	return verdict.Verdict{}, ctx.Err()
+}
+
+// A unit that times out is stored as an error that keeps its partial trace and what it spent.
+func TestTimedOutUnitKeepsTraceAndSpend(t *testing.T) {
+	m, prices, _ := stack(t)
+	dir := t.TempDir()
+	suitePath := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(suitePath, []byte(`{"id":"a","kind":"function","label":"vul","code":"x"}`+"\n"), 0o644)
+	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fac := subject.Factory{Name: "stuck", Kinds: suite.Kinds, Version: "1",
+		New: func(subject.Config, subject.Deps) (subject.Subject, error) { return stuck{m, prices}, nil }}
+	out, err := Execute(context.Background(), Plan{Store: st, RunID: "r", Suite: suitePath, Factory: fac, Spec: "stuck",
+		Config: noConfig{}, Repeats: 1, Concurrency: 1, Timeout: 200 * time.Millisecond, MaxCost: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := st.Attempts(context.Background(), "r", "a", 0)
+	if err != nil || len(as) != 1 {
+		t.Fatalf("attempts %v, %v", as, err)
+	}
+	v := as[0]
+	if v.Status != verdict.Error || !strings.Contains(v.Reason, "timed out") || v.Usage.Calls != 1 || v.Usage.CostUSD == nil || *v.Usage.CostUSD < 0.0011-1e-9 {
+		t.Errorf("attempt %+v: want a timeout error that kept its call and its $0.0011", v)
+	}
+	events, err := st.TraceEvents(context.Background(), "r", "a", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []trace.Kind
+	for _, e := range events {
+		kinds = append(kinds, e.Kind)
+	}
+	if d := cmp.Diff([]trace.Kind{trace.ModelRequest, trace.ModelResponse, trace.ToolCall, trace.Error}, kinds); d != "" {
+		t.Errorf("stored trace (-want +got):\n%s", d)
+	}
+	if spent, _ := st.Spent(context.Background(), "r"); spent < 0.0011-1e-9 || out.Budget.Spent() < 0.0011-1e-9 {
+		t.Errorf("spent %v (budget %v), want the timed-out call's cost counted", spent, out.Budget.Spent())
 	}
 }

@@ -39,7 +39,7 @@ func (s *scoreFlags) add(f *pflag.FlagSet) {
 }
 
 func (s *scoreFlags) validate() error {
-	if err := checkFormat(s.format, output.Formats...); err != nil {
+	if err := checkFormat(s.format, output.Formats()...); err != nil {
 		return err
 	}
 	if s.resamples < 1 {

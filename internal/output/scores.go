@@ -18,9 +18,37 @@ import (
 	"github.com/vulnbench/vulnbench/internal/report"
 )
 
-// Formats lists the table formats of WriteScores (and WriteStats), in the order help texts show them.
-// Treat it as read-only.
-var Formats = []string{"text", "md", "json", "csv"}
+// scoreWriter presents the report model in one format: the figures of ms (the one metric
+// table) for each column.
+type scoreWriter struct {
+	format string
+	write  func(b *bytes.Buffer, rep *report.Report, ms []report.Metric, cols []column) error
+}
+
+// scoreWriters is the explicit list of score formats, in the order help texts show them. A new
+// format is one entry here (docs/extending.md).
+func scoreWriters() []scoreWriter {
+	return []scoreWriter{
+		{"text", func(b *bytes.Buffer, rep *report.Report, ms []report.Metric, cols []column) error {
+			return writeText(b, rep, tables(ms, cols))
+		}},
+		{"md", func(b *bytes.Buffer, rep *report.Report, ms []report.Metric, cols []column) error {
+			writeMarkdown(b, rep, tables(ms, cols))
+			return nil
+		}},
+		{"json", writeJSON},
+		{"csv", writeCSV},
+	}
+}
+
+// Formats lists the table formats of WriteScores (and WriteStats).
+func Formats() []string {
+	var out []string
+	for _, w := range scoreWriters() {
+		out = append(out, w.format)
+	}
+	return out
+}
 
 // column is one run as the writers see it.
 type column struct {
@@ -31,8 +59,9 @@ type column struct {
 // WriteScores writes the score table of rep's runs to w in format (one of Formats). Runs are
 // columns named by Run.Name (the run id), with subject and model alongside.
 func WriteScores(w io.Writer, format string, rep *report.Report) error {
-	if !slices.Contains(Formats, format) {
-		return fmt.Errorf("unknown score format %q: use one of %s", format, strings.Join(Formats, ", "))
+	i := slices.IndexFunc(scoreWriters(), func(w scoreWriter) bool { return w.format == format })
+	if i < 0 {
+		return fmt.Errorf("unknown score format %q: use one of %s", format, strings.Join(Formats(), ", "))
 	}
 	cols, err := columns(rep)
 	if err != nil {
@@ -40,16 +69,7 @@ func WriteScores(w io.Writer, format string, rep *report.Report) error {
 	}
 	ms := report.Metrics()
 	var b bytes.Buffer // writes to a buffer never fail: one error check at the end
-	switch format {
-	case "text":
-		err = writeText(&b, rep, tables(ms, cols))
-	case "md":
-		writeMarkdown(&b, rep, tables(ms, cols))
-	case "json":
-		err = writeJSON(&b, rep, ms, cols)
-	case "csv":
-		err = writeCSV(&b, rep, ms, cols)
-	}
+	err = scoreWriters()[i].write(&b, rep, ms, cols)
 	if err == nil {
 		_, err = w.Write(b.Bytes())
 	}

@@ -54,5 +54,5 @@ func WriteStats(w io.Writer, format string, st *suite.Stats) error {
 		}
 		return tw.Flush()
 	}
-	return fmt.Errorf("unknown format %q (use %s)", format, strings.Join(Formats, ", "))
+	return fmt.Errorf("unknown format %q (use %s)", format, strings.Join(Formats(), ", "))
 }

@@ -21,7 +21,7 @@ func TestWriteStatsGolden(t *testing.T) {
 	} {
 		st.Add(&c)
 	}
-	for _, format := range output.Formats {
+	for _, format := range output.Formats() {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := output.WriteStats(&buf, format, st); err != nil {
@@ -45,7 +45,7 @@ func TestWriteStatsGolden(t *testing.T) {
 	if err := output.WriteStats(&bytes.Buffer{}, "xml", st); err == nil {
 		t.Error("format xml accepted")
 	}
-	for _, format := range output.Formats {
+	for _, format := range output.Formats() {
 		if err := output.WriteStats(failingWriter{}, format, st); err == nil {
 			t.Errorf("%s: a failed write was not reported", format)
 		}

@@ -146,9 +146,10 @@ VD-S ranks each verdict's score: its log-probability or tool score, else the con
 model stated (P(vul) = confidence for vul, 1 - confidence for ben), else the label (degenerate);
 the table says which (score source).
 
-Predictions files are vulnbench JSONL ({"case_id":..,"label":"vul"|"ben","score":..}) or
-PrimeVul's tab-separated predictions.txt (idx, label, probability), matched by idx to cases
-imported with 'vulnbench suite import primevul'.`,
+Predictions files are vulnbench JSONL, one verdict a line ({"case_id":..,"label":"vul"|"ben",
+"score":..}, and optionally repeat, score_source, confidence, cwe, findings, vex, appsec, ...; see
+schema/verdict.schema.json), or PrimeVul's tab-separated predictions.txt (idx, label,
+probability), matched by idx to cases imported with 'vulnbench suite import primevul'.`,
 		Example: `  vulnbench score --run 20261129T201500-3f9a
   vulnbench score --suite primevul-test.jsonl --predictions predictions.txt --format json
   vulnbench score --run A --run B --format md`,

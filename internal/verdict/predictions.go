@@ -24,9 +24,12 @@ type Prediction struct {
 // ReadPredictions reads a predictions file and calls fn with each valid prediction, in file order.
 // Two formats are accepted, told apart by the first non-blank line:
 //
-//   - vulnbench JSONL (the line starts with '{'): one Verdict-shaped object per line, with at
-//     least case_id and a label or a status; status defaults to "ok"; label must be vul or ben
-//     when the status is ok (and when present); score must be in [0,1]. Unknown fields are
+//   - vulnbench JSONL (the line starts with '{'): one Verdict-shaped object per line (see
+//     schema/verdict.schema.json), with at least case_id and a label or a status; status
+//     defaults to "ok"; label must be vul or ben when the status is ok (and when present); score
+//     and confidence must be in [0,1]; repeat, attempt, finding lines and usage not negative; a
+//     finding's end_line not before its start_line; score_source, vex.status and
+//     vex.justification from their lists; CWE ids spelt CWE-<number>. Unknown fields are
 //     refused, so that a misspelt "score" is caught. One (case_id, repeat) may appear once.
 //   - PrimeVul's predictions.txt: idx<TAB>label (0 or 1)[<TAB>probability of the vulnerable
 //     class]; the probability becomes Score. One idx may appear once.
@@ -141,7 +144,79 @@ func parseJSON(b []byte) (Prediction, []error) {
 	if v.Repeat < 0 {
 		errs = append(errs, fmt.Errorf(`field "repeat": %d is negative`, v.Repeat))
 	}
-	return p, errs
+	if v.Attempt < 0 {
+		errs = append(errs, fmt.Errorf(`field "attempt": %d is negative`, v.Attempt))
+	}
+	if !v.ScoreSource.Valid() {
+		errs = append(errs, fmt.Errorf(`field "score_source": %q is not logprob, stated or tool`, v.ScoreSource))
+	}
+	if v.Confidence != nil && !(*v.Confidence >= 0 && *v.Confidence <= 1) {
+		errs = append(errs, fmt.Errorf(`field "confidence": %v is not in [0, 1]`, *v.Confidence))
+	}
+	errs = checkCWEs(errs, "cwe", v.CWE)
+	for i, f := range v.Findings {
+		field := fmt.Sprintf("findings[%d]", i)
+		if f.StartLine < 0 {
+			errs = append(errs, fmt.Errorf(`field "%s.start_line": %d is negative`, field, f.StartLine))
+		}
+		if f.EndLine < 0 {
+			errs = append(errs, fmt.Errorf(`field "%s.end_line": %d is negative`, field, f.EndLine))
+		}
+		if f.StartLine > 0 && f.EndLine > 0 && f.EndLine < f.StartLine {
+			errs = append(errs, fmt.Errorf(`field "%s": end_line %d is before start_line %d`, field, f.EndLine, f.StartLine))
+		}
+		errs = checkCWEs(errs, field+".cwe", f.CWE)
+	}
+	if x := v.VEX; x != nil {
+		if x.Status != "" && !ValidVEXStatus(x.Status) {
+			errs = append(errs, fmt.Errorf(`field "vex.status": %q is not affected, not_affected, fixed or under_investigation`, clip(x.Status)))
+		}
+		if x.Justification != "" && !ValidJustification(x.Justification) {
+			errs = append(errs, fmt.Errorf(`field "vex.justification": %q is not one of OpenVEX's: component_not_present, `+
+				`vulnerable_code_not_present, vulnerable_code_not_in_execute_path, `+
+				`vulnerable_code_cannot_be_controlled_by_adversary, inline_mitigations_already_exist`, clip(x.Justification)))
+		}
+	}
+	return p, checkUsage(errs, &v.Usage)
+}
+
+// checkCWEs adds a problem for each entry of list (the field named field) that is not a CWE id
+// as suites write them: CWE-<number>, NVD-CWE-Other or NVD-CWE-noinfo. A lower-case "cwe-79" is
+// refused, not corrected, with the spelling to use.
+func checkCWEs(errs []error, field string, list []string) []error {
+	for i, c := range list {
+		if suite.ValidCWE(c) {
+			continue
+		}
+		if up := strings.ToUpper(c); suite.ValidCWE(up) {
+			errs = append(errs, fmt.Errorf(`field "%s[%d]": %q is not a CWE id: write %q`, field, i, c, up))
+		} else {
+			errs = append(errs, fmt.Errorf(`field "%s[%d]": %q is not a CWE id (CWE-<number>, NVD-CWE-Other or NVD-CWE-noinfo)`, field, i, clip(c)))
+		}
+	}
+	return errs
+}
+
+// checkUsage adds a problem for each negative count or cost of u.
+func checkUsage(errs []error, u *Usage) []error {
+	for _, c := range []struct {
+		name string
+		n    int64
+	}{
+		{"input_tokens", u.InputTokens}, {"cached_input_tokens", u.CachedInputTokens},
+		{"cache_write_tokens", u.CacheWriteTokens}, {"output_tokens", u.OutputTokens},
+		{"reasoning_tokens", u.ReasoningTokens}, {"wall_ms", u.WallMS}, {"tool_calls", int64(u.ToolCalls)},
+		{"calls", int64(u.Calls)}, {"retries", int64(u.Retries)}, {"cache_hits", int64(u.CacheHits)},
+		{"wait_ms", u.WaitMS},
+	} {
+		if c.n < 0 {
+			errs = append(errs, fmt.Errorf(`field "usage.%s": %d is negative`, c.name, c.n))
+		}
+	}
+	if u.CostUSD != nil && !(*u.CostUSD >= 0) {
+		errs = append(errs, fmt.Errorf(`field "usage.cost_usd": %v is negative`, *u.CostUSD))
+	}
+	return errs
 }
 
 // parseTSV reads idx<TAB>label[<TAB>probability].

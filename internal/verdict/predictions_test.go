@@ -107,6 +107,61 @@ func TestReadPredictions(t *testing.T) {
 			},
 		},
 		{
+			name: "jsonl: verdict v2, every field",
+			data: `{"case_id": "a", "repeat": 1, "attempt": 2, "label": "vul", "score": 0.8, "score_source": "tool", "confidence": 0.7,` +
+				` "cwe": ["CWE-120", "NVD-CWE-noinfo"], "findings": [{"file": "a.c", "start_line": 3, "end_line": 3, "function": "f",` +
+				` "rule": "strcpy", "cwe": ["CWE-120"], "severity": "4", "message": "m"}, {"start_line": 0}],` +
+				` "vex": {"category": "c", "status": "not_affected", "justification": "inline_mitigations_already_exist", "impact": "i"},` +
+				` "appsec": {"owasp": "A03:2021", "severity": "high", "cvss_vector": "CVSS:3.1/AV:N", "exploit": "e", "fix": "f"},` +
+				` "usage": {"cache_write_tokens": 5, "reasoning_tokens": 6, "cost_usd": 0}}` + "\n",
+			want: []read{{1, Prediction{Verdict: Verdict{CaseID: "a", Repeat: 1, Attempt: 2, Status: OK, Label: suite.Vul,
+				Score: Float(0.8), ScoreSource: FromTool, Confidence: Float(0.7), CWE: []string{"CWE-120", "NVD-CWE-noinfo"},
+				Findings: []Finding{{File: "a.c", StartLine: 3, EndLine: 3, Function: "f", Rule: "strcpy", CWE: []string{"CWE-120"},
+					Severity: "4", Message: "m"}, {}},
+				VEX:    &VEX{Category: "c", Status: "not_affected", Justification: "inline_mitigations_already_exist", Impact: "i"},
+				AppSec: &AppSec{OWASP: "A03:2021", Severity: "high", CVSSVector: "CVSS:3.1/AV:N", Exploit: "e", Fix: "f"},
+				Usage:  Usage{CacheWriteTokens: 5, ReasoningTokens: 6, CostUSD: Float(0)}}}}},
+		},
+		{
+			name: "jsonl: every verdict v2 problem",
+			data: `{"case_id": "a", "label": "vul", "attempt": -1}` + "\n" + // 1
+				`{"case_id": "b", "label": "vul", "score_source": "vibes"}` + "\n" + // 2
+				`{"case_id": "c", "label": "vul", "confidence": 1.01}` + "\n" + // 3
+				`{"case_id": "d", "label": "vul", "confidence": -1}` + "\n" + // 4
+				`{"case_id": "e", "label": "vul", "cwe": ["CWE-79", "cwe-79", "79", "CWE-"]}` + "\n" + // 5
+				`{"case_id": "f", "label": "vul", "findings": [{"start_line": 5, "end_line": 2}, {"start_line": -1, "end_line": -2}, {"cwe": ["Cwe-1"]}]}` + "\n" + // 6
+				`{"case_id": "g", "label": "ben", "vex": {"status": "unaffected", "justification": "code_not_reachable"}}` + "\n" + // 7
+				`{"case_id": "h", "label": "ben", "vex": {"stauts": "fixed"}}` + "\n" + // 8
+				`{"case_id": "i", "label": "ben", "usage": {"output_tokens": -1, "cost_usd": -0.5}}` + "\n" + // 9
+				`{"case_id": "j", "label": "ben", "findings": [{"line": 3}]}` + "\n" + // 10
+				`{"case_id": "k", "label": "ben", "confidence": "high"}` + "\n" + // 11
+				`{"case_id": "l", "label": "ben", "findings": [{"start_line": 4}, {"end_line": 4}], "vex": {"status": "fixed"}}` + "\n", // 12 fine
+			want: []read{{12, Prediction{Verdict: Verdict{CaseID: "l", Status: OK, Label: suite.Ben,
+				Findings: []Finding{{StartLine: 4}, {EndLine: 4}}, VEX: &VEX{Status: "fixed"}}}}},
+			wantErrs: []string{
+				`p.jsonl:1: field "attempt": -1 is negative`,
+				`p.jsonl:2: field "score_source": "vibes" is not logprob, stated or tool`,
+				`p.jsonl:3: field "confidence": 1.01 is not in [0, 1]`,
+				`p.jsonl:4: field "confidence": -1 is not in [0, 1]`,
+				`p.jsonl:5: field "cwe[1]": "cwe-79" is not a CWE id: write "CWE-79"`,
+				`p.jsonl:5: field "cwe[2]": "79" is not a CWE id (CWE-<number>, NVD-CWE-Other or NVD-CWE-noinfo)`,
+				`p.jsonl:5: field "cwe[3]": "CWE-" is not a CWE id (CWE-<number>, NVD-CWE-Other or NVD-CWE-noinfo)`,
+				`p.jsonl:6: field "findings[0]": end_line 2 is before start_line 5`,
+				`p.jsonl:6: field "findings[1].start_line": -1 is negative`,
+				`p.jsonl:6: field "findings[1].end_line": -2 is negative`,
+				`p.jsonl:6: field "findings[2].cwe[0]": "Cwe-1" is not a CWE id: write "CWE-1"`,
+				`p.jsonl:7: field "vex.status": "unaffected" is not affected, not_affected, fixed or under_investigation`,
+				`p.jsonl:7: field "vex.justification": "code_not_reachable" is not one of OpenVEX's: component_not_present, ` +
+					`vulnerable_code_not_present, vulnerable_code_not_in_execute_path, vulnerable_code_cannot_be_controlled_by_adversary, ` +
+					`inline_mitigations_already_exist`,
+				`p.jsonl:8: invalid prediction: unknown field "stauts"`,
+				`p.jsonl:9: field "usage.output_tokens": -1 is negative`,
+				`p.jsonl:9: field "usage.cost_usd": -0.5 is negative`,
+				`p.jsonl:10: invalid prediction: unknown field "line"`,
+				`p.jsonl:11: field "confidence": expected float64, got JSON string`,
+			},
+		},
+		{
 			name: "tsv: three and two columns, CRLF, blank lines",
 			data: "12\t1\t0.87\r\n\r\n007\t0\t0.1\r\n13\t0\n14\t1\t1e-3\n",
 			want: []read{
@@ -238,10 +293,12 @@ func TestReadPredictionsReadFailure(t *testing.T) {
 func FuzzReadPredictions(f *testing.F) {
 	f.Add([]byte(`{"case_id": "a", "label": "vul", "score": 0.5}` + "\n" + `{"case_id": "b", "status": "error"}`))
 	f.Add([]byte("1\t1\t0.5\r\n2\t0\n"))
+	f.Add([]byte(`{"case_id": "a", "label": "vul", "score_source": "stated", "confidence": 0.5, "findings": [{"start_line": 2, "end_line": 3}], "vex": {"status": "fixed"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ReadPredictions(strings.NewReader(string(data)), "f", func(p Prediction, _ int) error {
 			if (p.CaseID == "") == (p.Idx == "") || !p.Status.Valid() || (p.Status == OK && !p.Label.Valid()) ||
-				(p.Score != nil && !(*p.Score >= 0 && *p.Score <= 1)) {
+				(p.Score != nil && !(*p.Score >= 0 && *p.Score <= 1)) || !p.ScoreSource.Valid() ||
+				(p.Confidence != nil && !(*p.Confidence >= 0 && *p.Confidence <= 1)) || p.Attempt < 0 {
 				t.Fatalf("accepted an invalid prediction %+v", p)
 			}
 			return nil

@@ -100,6 +100,26 @@ type VEX struct {
 	Impact        string `json:"impact,omitempty"`        // free text: why
 }
 
+// ValidVEXStatus reports whether s is one of OpenVEX's statuses: affected, not_affected, fixed,
+// under_investigation.
+func ValidVEXStatus(s string) bool {
+	switch s {
+	case "affected", "not_affected", "fixed", "under_investigation":
+		return true
+	}
+	return false
+}
+
+// ValidJustification reports whether s is one of OpenVEX's five justifications for not_affected.
+func ValidJustification(s string) bool {
+	switch s {
+	case "component_not_present", "vulnerable_code_not_present", "vulnerable_code_not_in_execute_path",
+		"vulnerable_code_cannot_be_controlled_by_adversary", "inline_mitigations_already_exist":
+		return true
+	}
+	return false
+}
+
 // AppSec is the structured part of an AppSecBench answer.
 type AppSec struct {
 	OWASP      string `json:"owasp,omitempty"` // e.g. A03:2021

@@ -16,9 +16,15 @@ import (
 // Subject answers each case with the prediction the file holds for it.
 type Subject struct {
 	path  string
-	byID  map[string]verdict.Verdict
+	byID  map[unitKey]verdict.Verdict
 	byIdx map[string]verdict.Verdict
 	delay time.Duration
+}
+
+// unitKey is one (case, repeat) of a vulnbench predictions file.
+type unitKey struct {
+	id     string
+	repeat int
 }
 
 // Load reads every prediction of path. A malformed file is refused whole, with every problem
@@ -29,10 +35,10 @@ func Load(path string, delay time.Duration) (*Subject, error) {
 		return nil, fmt.Errorf("predictions: %w", err)
 	}
 	defer f.Close()
-	s := &Subject{path: path, byID: map[string]verdict.Verdict{}, byIdx: map[string]verdict.Verdict{}, delay: delay}
+	s := &Subject{path: path, byID: map[unitKey]verdict.Verdict{}, byIdx: map[string]verdict.Verdict{}, delay: delay}
 	problems := verdict.ReadPredictions(f, path, func(p verdict.Prediction, _ int) error {
 		if p.CaseID != "" {
-			s.byID[p.CaseID] = p.Verdict
+			s.byID[unitKey{p.CaseID, p.Repeat}] = p.Verdict
 		} else {
 			s.byIdx[p.Idx] = p.Verdict
 		}
@@ -44,8 +50,9 @@ func Load(path string, delay time.Duration) (*Subject, error) {
 	return s, nil
 }
 
-// Version of the predictions subject: how a file's lines become verdicts.
-const Version = "2"
+// Version of the predictions subject: how a file's lines become verdicts. 3: each repeat is
+// answered by its own line (2 answered every repeat with the case's last line).
+const Version = "3"
 
 // Config is the predictions subject's configuration.
 type Config struct {
@@ -64,7 +71,9 @@ func (c Config) Validate() error {
 // Count is the number of predictions loaded.
 func (s *Subject) Count() int { return len(s.byID) + len(s.byIdx) }
 
-// Assess implements subject.Subject. The file's repeat 0 answers every repeat it has no line for.
+// Assess implements subject.Subject. The file's line for the unit's repeat answers it, the whole
+// verdict as the file has it (findings, vex, appsec and all); repeat 0 answers every repeat the
+// file has no line for.
 func (s *Subject) Assess(ctx context.Context, u subject.Unit, _ *subject.Env) (verdict.Verdict, error) {
 	c := u.Case
 	if s.delay > 0 {
@@ -76,7 +85,10 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, _ *subject.Env) (v
 		case <-t.C:
 		}
 	}
-	if v, ok := s.byID[c.ID]; ok {
+	if v, ok := s.byID[unitKey{c.ID, u.Repeat}]; ok {
+		return v, nil
+	}
+	if v, ok := s.byID[unitKey{c.ID, 0}]; ok {
 		return v, nil
 	}
 	if idx, ok := c.SourceIdx(); ok {

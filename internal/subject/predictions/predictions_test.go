@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 func write(t *testing.T, body string) string {
@@ -43,6 +45,39 @@ func TestReplaysByIDAndByIdx(t *testing.T) {
 	v, err = tsv.Assess(ctx, subject.Unit{Case: &suite.Case{ID: "primevul-12", Source: map[string]any{"idx": float64(12)}}, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
 	if err != nil || v.Label != suite.Ben || *v.Score != 0.2 {
 		t.Errorf("by idx: %+v, %v", v, err)
+	}
+}
+
+// TestReplaysTheWholeVerdict: a verdict v2 line comes back whole, findings, vex and appsec
+// included, for the run to store; each repeat gets its own line, and repeat 0 answers the
+// repeats the file has no line for.
+func TestReplaysTheWholeVerdict(t *testing.T) {
+	ctx := context.Background()
+	s, err := Load(write(t, `{"case_id":"a","label":"vul","score":0.9,"score_source":"tool","confidence":0.7,"cwe":["CWE-120"],`+
+		`"findings":[{"file":"a.c","start_line":3,"end_line":4,"function":"f","rule":"strcpy","cwe":["CWE-120"],"severity":"4","message":"m"}],`+
+		`"vex":{"category":"c","status":"not_affected","justification":"component_not_present","impact":"i"},`+
+		`"appsec":{"owasp":"A03:2021","severity":"high","cvss_vector":"CVSS:3.1/AV:N","exploit":"e","fix":"f"},"explanation":"x"}`+"\n"+
+		`{"case_id":"a","repeat":1,"label":"ben","score":0.1}`+"\n"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := verdict.Verdict{CaseID: "a", Status: verdict.OK, Label: suite.Vul, Score: verdict.Float(0.9), ScoreSource: verdict.FromTool,
+		Confidence: verdict.Float(0.7), CWE: []string{"CWE-120"},
+		Findings:    []verdict.Finding{{File: "a.c", StartLine: 3, EndLine: 4, Function: "f", Rule: "strcpy", CWE: []string{"CWE-120"}, Severity: "4", Message: "m"}},
+		VEX:         &verdict.VEX{Category: "c", Status: "not_affected", Justification: "component_not_present", Impact: "i"},
+		AppSec:      &verdict.AppSec{OWASP: "A03:2021", Severity: "high", CVSSVector: "CVSS:3.1/AV:N", Exploit: "e", Fix: "f"},
+		Explanation: "x"}
+	want := []verdict.Verdict{first, {CaseID: "a", Repeat: 1, Status: verdict.OK, Label: suite.Ben, Score: verdict.Float(0.1)}, first}
+	var got []verdict.Verdict
+	for repeat := range 3 {
+		v, err := s.Assess(ctx, subject.Unit{Case: &suite.Case{ID: "a"}, Repeat: repeat}, subject.NewEnv(subject.EnvOptions{}))
+		if err != nil {
+			t.Fatalf("repeat %d: %v", repeat, err)
+		}
+		got = append(got, v)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("verdicts of repeats 0, 1, 2 (-want +got):\n%s", diff)
 	}
 }
 

@@ -298,6 +298,10 @@ func TestUnsupportedLanguagesAreRefusedOrSkipped(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("verdicts (-want +got):\n%s", d)
 	}
+	r, err := st.GetRun(context.Background(), "r2")
+	if err != nil || !strings.Contains(string(r.Manifest), `"subject_describe":{"min_level":1,"tool":"flawfinder","version":"2.`) {
+		t.Errorf("the manifest does not record flawfinder's version: %s %v", r.Manifest, err)
+	}
 	if !strings.Contains(stdout, `"error": 3`) && !strings.Contains(stdout, `"error":3`) {
 		t.Errorf("the score does not count the 3 errors apart:\n%s", stdout)
 	}

@@ -18,7 +18,7 @@ import (
 
 // Registry lists every subject kind vulnbench ships, in the order --help shows them.
 func Registry() *subject.Registry {
-	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), flawfinder())
+	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), flawfinder(), sarifKind())
 }
 
 var seedFlag = subject.Flag{Name: "seed", Default: int64(42), Usage: "seed for subjects that draw random numbers"}
@@ -118,6 +118,20 @@ func flawfinder() subject.Factory {
 		},
 		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
 			return sast.NewFlawfinder(context.Background(), cfg.(sast.FlawfinderConfig).MinLevel)
+		},
+	}
+}
+
+func sarifKind() subject.Factory {
+	return subject.Factory{
+		Name: "sarif", Usage: "sarif:FILE", Kinds: []suite.Kind{suite.KindFunction, suite.KindJIT, suite.KindAppSec}, ArgReq: true, Version: sast.SARIFVersion,
+		Summary: "scores any tool's SARIF file made elsewhere: a case is vul when a finding's file and lines meet its target (matcher version in the manifest)",
+		Configure: func(arg string, _ subject.Values) (subject.Config, error) {
+			c := sast.SARIFConfig{File: arg}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
+			return sast.LoadSARIF(cfg.(sast.SARIFConfig))
 		},
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // Registry lists every subject kind vulnbench ships, in the order --help shows them.
 func Registry() *subject.Registry {
-	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), flawfinder())
+	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), flawfinder(), cppcheck(), sarifKind())
 }
 
 var seedFlag = subject.Flag{Name: "seed", Default: int64(42), Usage: "seed for subjects that draw random numbers"}
@@ -118,6 +118,35 @@ func flawfinder() subject.Factory {
 		},
 		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
 			return sast.NewFlawfinder(context.Background(), cfg.(sast.FlawfinderConfig).MinLevel)
+		},
+	}
+}
+
+func cppcheck() subject.Factory {
+	return subject.Factory{
+		Name: "cppcheck", Usage: "cppcheck", Kinds: []suite.Kind{suite.KindFunction, suite.KindAppSec},
+		Languages: sast.FlawfinderLanguages, Version: sast.CppcheckVersion,
+		Summary: "cppcheck (XML v2, with CWEs) on C/C++ code; vul when it reports an error or warning about the code",
+		Needs:   subject.Needs{Binaries: []subject.Binary{{Name: "cppcheck", Install: sast.CppcheckInstall}}},
+		Configure: func(string, subject.Values) (subject.Config, error) {
+			return sast.CppcheckConfig{}, nil
+		},
+		New: func(subject.Config, subject.Deps) (subject.Subject, error) {
+			return sast.NewCppcheck(context.Background())
+		},
+	}
+}
+
+func sarifKind() subject.Factory {
+	return subject.Factory{
+		Name: "sarif", Usage: "sarif:FILE", Kinds: []suite.Kind{suite.KindFunction, suite.KindJIT, suite.KindAppSec}, ArgReq: true, Version: sast.SARIFVersion,
+		Summary: "scores any tool's SARIF file made elsewhere: a case is vul when a finding's file and lines meet its target (matcher version in the manifest)",
+		Configure: func(arg string, _ subject.Values) (subject.Config, error) {
+			c := sast.SARIFConfig{File: arg}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
+			return sast.LoadSARIF(cfg.(sast.SARIFConfig))
 		},
 	}
 }

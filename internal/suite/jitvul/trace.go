@@ -71,10 +71,10 @@ type Reason string
 
 // The reasons a record is dropped.
 const (
-	ReasonBadInput         Reason = "bad input"           // a commit or path that cannot be used
-	ReasonNoRepository     Reason = "repository missing"  // not under --repos
-	ReasonNoCommit         Reason = "commit missing"      // the fix (or its parent) is not in the repository
-	ReasonRootFix          Reason = "fix has no parent"   // the fix is a root commit
+	ReasonBadInput         Reason = "bad input"          // a commit or path that cannot be used
+	ReasonNoRepository     Reason = "repository missing" // not under --repos
+	ReasonNoCommit         Reason = "commit missing"     // the fix (or its parent) is not in the repository
+	ReasonRootFix          Reason = "fix has no parent"  // the fix is a root commit
 	ReasonFileDeleted      Reason = "file deleted by the fix"
 	ReasonFileNotInParent  Reason = "file added by the fix"
 	ReasonNotAFile         Reason = "not a regular file" // a symlink, submodule or directory
@@ -103,14 +103,14 @@ type Stop string
 
 // The ways a walk ends with an introducing commit.
 const (
-	StopChanged   Stop = "text first appears"   // the commit before had the function with other text
-	StopAdded     Stop = "function added"       // the commit before had no such function in the file
-	StopFileAdded Stop = "file added"           // the commit created the file (not a rename)
-	StopRenamed   Stop = "file renamed"         // the commit renamed the file to this path: the walk does not follow
-	StopMoved     Stop = "function moved"       // the f_vul text was in another file before the commit
-	StopRoot      Stop = "history ends"         // the chain ended (a shallow clone) with the text still there
-	StopNotFile   Stop = "path was not a file"  // the commit turned a symlink or submodule into this file
-	StopUnread    Stop = "previous unreadable"  // the version before was binary or too large
+	StopChanged   Stop = "text first appears"  // the commit before had the function with other text
+	StopAdded     Stop = "function added"      // the commit before had no such function in the file
+	StopFileAdded Stop = "file added"          // the commit created the file (not a rename)
+	StopRenamed   Stop = "file renamed"        // the commit renamed the file to this path: the walk does not follow
+	StopMoved     Stop = "function moved"      // the f_vul text was in another file before the commit
+	StopRoot      Stop = "history ends"        // the chain ended (a shallow clone) with the text still there
+	StopNotFile   Stop = "path was not a file" // the commit turned a symlink or submodule into this file
+	StopUnread    Stop = "previous unreadable" // the version before was binary or too large
 )
 
 // Request is one fix to trace.

@@ -124,7 +124,7 @@ func LoadTruth(path string, keep Keep) (*Truth, error) {
 		return nil, fmt.Errorf("%v (and %d problems in all: vulnbench suite validate %s)", problems[0], len(problems), path)
 	}
 	t.Hash = hash
-	t.cweSets, t.projects = nil, nil
+	t.cweSets, t.projects, t.halves = nil, nil, nil
 	return t, nil
 }
 
@@ -142,7 +142,7 @@ func StoredTruth(ctx context.Context, cs CaseStore, run *store.Run, keep Keep) (
 		return nil, nil
 	}
 	t.Hash = run.SuiteHash
-	t.cweSets, t.projects = nil, nil
+	t.cweSets, t.projects, t.halves = nil, nil, nil
 	return t, nil
 }
 

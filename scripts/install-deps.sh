@@ -3,7 +3,7 @@
 set -euo pipefail
 need=()
 command -v flawfinder >/dev/null 2>&1 || need+=(flawfinder)
-# Scanners as subjects (internal/subject/sast): cppcheck 2.10 (XML v2), bandit 1.6.2 (JSON).
+# Scanners as subjects (internal/subject/sast's table): cppcheck 2.10 (XML v2), bandit 1.6.2 (JSON).
 command -v cppcheck >/dev/null 2>&1 || need+=(cppcheck)
 command -v bandit >/dev/null 2>&1 || need+=(bandit)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
@@ -13,6 +13,11 @@ ctags --version 2>/dev/null | grep -q 'Universal Ctags' || need+=(universal-ctag
 command -v cflow >/dev/null 2>&1 || need+=(cflow)
 # Postgres for the store's tests (internal/store/pgtest starts a throwaway cluster from these).
 [ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql-15)
+# gosec (a scanner subject) is a Go program: installed with go install, no root needed.
+if ! command -v gosec >/dev/null 2>&1 && [ ! -x "$(go env GOPATH)/bin/gosec" ]; then
+  echo "install-deps: go install github.com/securego/gosec/v2/cmd/gosec@v2.30.0" >&2
+  go install github.com/securego/gosec/v2/cmd/gosec@v2.30.0
+fi
 [ ${#need[@]} -eq 0 ] && exit 0
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -299,7 +299,7 @@ func TestUnsupportedLanguagesAreRefusedOrSkipped(t *testing.T) {
 		t.Errorf("verdicts (-want +got):\n%s", d)
 	}
 	r, err := st.GetRun(context.Background(), "r2")
-	if err != nil || !strings.Contains(string(r.Manifest), `"subject_describe":{"min_level":1,"tool":"flawfinder","version":"2.`) {
+	if err != nil || !strings.Contains(string(r.Manifest), `"min_level":1,"tool":"flawfinder","tool_version":"2.`) {
 		t.Errorf("the manifest does not record flawfinder's version: %s %v", r.Manifest, err)
 	}
 	if !strings.Contains(stdout, `"error": 3`) && !strings.Contains(stdout, `"error":3`) {

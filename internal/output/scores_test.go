@@ -81,6 +81,15 @@ func runCI() *report.Run {
 	return r
 }
 
+// runMatched is run-a made by a subject that matches findings to cases: its manifest names the
+// matcher's version, which every format shows.
+func runMatched() *report.Run {
+	r := runA()
+	r.ID, r.Name, r.Subject, r.Model = "run-m", "run-m", "sarif:codeql.sarif", ""
+	r.Manifest = &report.Manifest{Describe: map[string]any{"matcher": float64(1)}}
+	return r
+}
+
 func rep(runs ...*report.Run) *report.Report {
 	return &report.Report{Scorer: score.Version, Vulnbench: "v0.2.0 (abc1234)", Runs: runs}
 }
@@ -91,6 +100,8 @@ func fixtures() map[string]*report.Report {
 		"agg": rep(runB()),
 		"two": rep(runA(), runB()),
 		"ci":  rep(runCI()),
+		// A matcher-made run beside one that is not: the matcher row names the first's version.
+		"matcher": rep(runMatched(), runB()),
 	}
 }
 

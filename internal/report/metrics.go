@@ -14,6 +14,9 @@ import (
 type Figures struct {
 	Agg     bool // over several repeats
 	Repeats int
+	// Matcher is the version of the findings → cases matcher (internal/sarif) the run's subject
+	// judged with, from its manifest; 0 for a subject that does not match findings to cases.
+	Matcher int
 	score.ResultOf[score.Stat, score.Stat]
 }
 
@@ -21,14 +24,25 @@ type Figures struct {
 func (r *Run) Figures() (*Figures, error) {
 	switch {
 	case r.Agg != nil:
-		return &Figures{Agg: true, Repeats: r.Agg.Repeats, ResultOf: r.Agg.ResultOf}, nil
+		return &Figures{Agg: true, Repeats: r.Agg.Repeats, Matcher: r.matcher(), ResultOf: r.Agg.ResultOf}, nil
 	case len(r.Results) == 1:
 		one := score.Aggregate(r.Results) // a Stat of one value: the value, std 0
-		f := &Figures{Repeats: 1, ResultOf: one.ResultOf}
+		f := &Figures{Repeats: 1, Matcher: r.matcher(), ResultOf: one.ResultOf}
 		f.CI = r.Results[0].CI
 		return f, nil
 	}
 	return nil, fmt.Errorf("run %q has %d scored repeats and no aggregate", r.Name, len(r.Results))
+}
+
+// matcher is the matcher version the run's manifest records (subject_describe.matcher), or 0.
+func (r *Run) matcher() int {
+	if r.Manifest == nil {
+		return 0
+	}
+	if v, ok := r.Manifest.Describe["matcher"].(float64); ok && v > 0 {
+		return int(v)
+	}
+	return 0
 }
 
 // Format says what kind of figure a metric is, and so how each writer shows it.
@@ -276,6 +290,8 @@ func Metrics() []Metric {
 	return []Metric{
 		{Key: "repeats", Label: "repeats", Section: SecSummary, Format: Number, Missing: "1",
 			Get: func(f *Figures, _ string) (Value, bool) { return Value{Text: strconv.Itoa(f.Repeats)}, f.Agg }},
+		{Key: "matcher", Label: "matcher", Section: SecSummary, Format: Number,
+			Get: func(f *Figures, _ string) (Value, bool) { return Value{Text: strconv.Itoa(f.Matcher)}, f.Matcher > 0 }},
 		count("n", "n", SecSummary, func(f *Figures) score.Stat { return f.N }),
 		count("status.ok", "ok", SecSummary, func(f *Figures) score.Stat { return f.Status.OK }),
 		count("status.failed", "failed", SecSummary, func(f *Figures) score.Stat { return f.Status.Failed }),

@@ -69,10 +69,12 @@ type Manifest struct {
 		Hash  string `json:"sha256"`
 		Cases int    `json:"cases"`
 	} `json:"suite"`
-	Subject string            `json:"subject"`
-	Flags   map[string]string `json:"flags,omitempty"` // the subject's flags as given
-	Repeats int               `json:"repeats"`
-	After   string            `json:"after,omitempty"`
+	Subject        string            `json:"subject"`
+	SubjectVersion string            `json:"subject_version,omitempty"`
+	Describe       map[string]any    `json:"subject_describe,omitempty"` // tool versions, matcher version
+	Flags          map[string]string `json:"flags,omitempty"`            // the subject's flags as given
+	Repeats        int               `json:"repeats"`
+	After          string            `json:"after,omitempty"`
 	// Wave 1 manifests kept the model here instead of in Flags.
 	LLM *struct {
 		Model string `json:"model"`

@@ -3,7 +3,6 @@
 package builtin
 
 import (
-	"context"
 	"net/url"
 	"time"
 
@@ -21,7 +20,9 @@ import (
 
 // Registry lists every subject kind vulnbench ships, in the order --help shows them.
 func Registry() *subject.Registry {
-	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), depaugKind(), reactKind(), flawfinder(), cppcheck(), sarifKind())
+	kinds := []subject.Factory{random(), constant(), predictionsKind(), llmKind(), depaugKind(), reactKind()}
+	kinds = append(kinds, scanners()...)
+	return subject.NewRegistry(append(kinds, sarifKind())...)
 }
 
 var seedFlag = subject.Flag{Name: "seed", Default: int64(42), Usage: "seed for subjects that draw random numbers"}
@@ -153,36 +154,37 @@ func reactKind() subject.Factory {
 	}
 }
 
-func flawfinder() subject.Factory {
-	return subject.Factory{
-		Name: "flawfinder", Usage: "flawfinder", Kinds: []suite.Kind{suite.KindFunction, suite.KindAppSec},
-		Languages: sast.FlawfinderLanguages, Version: sast.FlawfinderVersion,
-		Summary: "flawfinder on C/C++ code; vul when a hit reaches --min-level, score = highest level / 5",
-		Needs:   subject.Needs{Binaries: []subject.Binary{{Name: "flawfinder", Install: "apt-get install flawfinder"}}},
-		Flags:   []subject.Flag{{Name: "min-level", Default: 1, Usage: "flawfinder: lowest hit level (0-5) that makes a case vul"}},
-		Configure: func(_ string, v subject.Values) (subject.Config, error) {
-			c := sast.FlawfinderConfig{MinLevel: v.Int("min-level")}
-			return c, c.Validate()
-		},
-		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
-			return sast.NewFlawfinder(context.Background(), cfg.(sast.FlawfinderConfig).MinLevel)
-		},
+// scanners are the subject kinds of the scanner table (sast.Scanners), one per tool.
+func scanners() []subject.Factory {
+	summaries := map[string]string{
+		"flawfinder": "flawfinder (SARIF) on C/C++ code; vul when a hit reaches --min-level, score = highest level / 5",
+		"cppcheck":   "cppcheck (XML v2, with CWEs) on C/C++ code; vul when it reports an error or warning about the code",
+		"bandit":     "bandit (JSON; CWEs from its test ids) on Python code; vul when it reports an issue",
+		"gosec":      "gosec (SARIF) on Go code; vul when it reports an issue",
 	}
-}
-
-func cppcheck() subject.Factory {
-	return subject.Factory{
-		Name: "cppcheck", Usage: "cppcheck", Kinds: []suite.Kind{suite.KindFunction, suite.KindAppSec},
-		Languages: sast.FlawfinderLanguages, Version: sast.CppcheckVersion,
-		Summary: "cppcheck (XML v2, with CWEs) on C/C++ code; vul when it reports an error or warning about the code",
-		Needs:   subject.Needs{Binaries: []subject.Binary{{Name: "cppcheck", Install: sast.CppcheckInstall}}},
-		Configure: func(string, subject.Values) (subject.Config, error) {
-			return sast.CppcheckConfig{}, nil
-		},
-		New: func(subject.Config, subject.Deps) (subject.Subject, error) {
-			return sast.NewCppcheck(context.Background())
-		},
+	var fs []subject.Factory
+	for _, s := range sast.Scanners() {
+		f := subject.Factory{
+			Name: s.Name, Usage: s.Name, Kinds: suite.Kinds, Languages: s.Languages, Version: sast.ToolVersion,
+			Summary: summaries[s.Name] + "; jit and vex cases: one scan per snapshot, findings matched to the target",
+			Needs:   subject.Needs{Binaries: []subject.Binary{{Name: s.Binary, Install: s.Install}}},
+			Configure: func(_ string, v subject.Values) (subject.Config, error) {
+				c := sast.ToolConfig{Tool: s.Name}
+				if s.Name == "flawfinder" {
+					c.MinLevel = v.Int("min-level")
+				}
+				return c, c.Validate()
+			},
+			New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
+				return sast.NewTool(cfg.(sast.ToolConfig))
+			},
+		}
+		if s.Name == "flawfinder" {
+			f.Flags = []subject.Flag{{Name: "min-level", Default: 1, Usage: "flawfinder: lowest hit level (0-5) that makes a case vul"}}
+		}
+		fs = append(fs, f)
 	}
+	return fs
 }
 
 func sarifKind() subject.Factory {

@@ -19,7 +19,7 @@ func TestLookup(t *testing.T) {
 		{spec: "predictions:a:b.jsonl", name: "predictions", arg: "a:b.jsonl"},
 		{spec: "constant", err: `subject "constant" needs an argument: constant:vul|ben`},
 		{spec: "random:3", err: `subject "random:3" takes no argument: random`},
-		{spec: "gpt", err: `unknown subject "gpt"; known subjects: random, constant:vul|ben, predictions:FILE, llm, depaug, react, flawfinder, cppcheck, sarif:FILE`},
+		{spec: "gpt", err: `unknown subject "gpt"; known subjects: random, constant:vul|ben, predictions:FILE, llm, depaug, react, flawfinder, cppcheck, bandit, gosec, sarif:FILE`},
 	}
 	for _, tt := range tests {
 		f, arg, err := reg.Lookup(tt.spec)
@@ -61,6 +61,8 @@ func TestUnsupportedLanguages(t *testing.T) {
 		t.Fatal(err)
 	}
 	rnd, _, _ := reg.Lookup("random")
+	bd, _, _ := reg.Lookup("bandit")
+	sf, _, _ := reg.Lookup("sarif:x")
 	tests := []struct {
 		f    subject.Factory
 		c    suite.Case
@@ -71,7 +73,9 @@ func TestUnsupportedLanguages(t *testing.T) {
 		{ff, suite.Case{Kind: suite.KindFunction}, ""},
 		{ff, suite.Case{Kind: suite.KindAppSec, Language: "java"}, "subject flawfinder cannot judge java code (it judges c, cpp, c++)"},
 		{ff, suite.Case{Kind: suite.KindAppSec, Language: "Terraform"}, "subject flawfinder cannot judge Terraform code (it judges c, cpp, c++)"},
-		{ff, suite.Case{Kind: suite.KindVEX, Language: "c"}, "subject flawfinder cannot judge vex cases (it judges function, appsec)"},
+		{ff, suite.Case{Kind: suite.KindVEX, Language: "c"}, ""}, // its snapshot is scanned
+		{bd, suite.Case{Kind: suite.KindJIT, Language: "c"}, "subject bandit cannot judge c code (it judges python, py)"},
+		{sf, suite.Case{Kind: suite.KindVEX, Language: "c"}, "subject sarif cannot judge vex cases (it judges function, jit, appsec)"},
 		{rnd, suite.Case{Kind: suite.KindVEX, Language: "go"}, ""},
 	}
 	for _, tt := range tests {

@@ -80,26 +80,7 @@ func (s *SARIFFile) Assess(_ context.Context, u subject.Unit, _ *subject.Env) (v
 	for i, j := range idx {
 		cand[i] = s.findings[j]
 	}
-	cm := s.matcher.Match([]*suite.Case{u.Case}, cand)[0]
-	v := verdict.Verdict{Status: verdict.OK, Label: suite.Ben, Score: verdict.Float(0), ScoreSource: verdict.FromTool}
-	if !cm.Vul(sarif.Unrelated) {
-		v.Explanation = fmt.Sprintf("no finding at %s (matcher %d)", describeSpan(span), sarif.MatcherVersion)
-		return v, nil
-	}
-	v.Label, v.Score = suite.Vul, verdict.Float(1)
-	seen := map[string]bool{}
-	for _, i := range cm.Findings {
-		f := cand[i]
-		v.Findings = append(v.Findings, f)
-		for _, c := range f.CWE {
-			if !seen[c] {
-				seen[c] = true
-				v.CWE = append(v.CWE, c)
-			}
-		}
-	}
-	v.Explanation = fmt.Sprintf("%d findings at %s; best CWE tier %s (matcher %d)", len(cm.Findings), describeSpan(span), cm.Tier, sarif.MatcherVersion)
-	return v, nil
+	return matchVerdict(s.matcher.Match([]*suite.Case{u.Case}, cand)[0], cand, span), nil
 }
 
 func describeSpan(s sarif.Span) string {

@@ -1,0 +1,311 @@
+package sarif
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// SchemaURI is the SARIF 2.1.0 schema the writer's output validates against.
+const SchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
+
+// RunMeta describes the vulnbench run whose verdicts are written: it becomes the SARIF run's
+// tool and its properties.
+type RunMeta struct {
+	Vulnbench string         // vulnbench's version
+	RunID     string         // the run id
+	Subject   string         // as the run was started, e.g. llm
+	Model     string         // --model, "" for a subject without one
+	Prompt    string         // --prompt, "" for a subject without one
+	Extra     map[string]any // more tool properties (the subject's version and description)
+}
+
+// Write writes one run's verdicts as strict SARIF 2.1.0: every finding of a vul verdict becomes
+// a result at its location (a file given relative to the repository; a finding without a file is
+// placed in the case's target file), a vul verdict without findings one result at the case's
+// target file and lines; CWEs are rule tags (external/cwe/cwe-N), rule relationships and result
+// taxa of a CWE taxonomy; the message is the finding's, else the verdict's explanation. Verdicts
+// with status error become tool execution notifications. cases gives each verdict's case.
+func Write(w io.Writer, meta RunMeta, cases map[string]*suite.Case, vs []verdict.Verdict) error {
+	b := builder{ruleIndex: map[string]int{}, taxonIndex: map[string]int{}, results: []wResult{}}
+	inv := wInvocation{ExecutionSuccessful: true, ToolExecutionNotifications: []wNotification{}}
+	for i := range vs {
+		v := &vs[i]
+		c := cases[v.CaseID]
+		switch {
+		case v.Status == verdict.Error:
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, wNotification{Level: "error",
+				Message: wMessage{Text: fmt.Sprintf("case %s (repeat %d): %s", v.CaseID, v.Repeat, nonEmpty(v.Reason, "error"))}})
+		case v.Label != suite.Vul:
+		case len(v.Findings) == 0:
+			f := verdict.Finding{CWE: v.CWE}
+			b.add(v, c, f)
+		default:
+			for _, f := range v.Findings {
+				if len(f.CWE) == 0 {
+					f.CWE = v.CWE
+				}
+				b.add(v, c, f)
+			}
+		}
+	}
+	props := map[string]any{"run": meta.RunID, "subject": meta.Subject}
+	if meta.Model != "" {
+		props["model"] = meta.Model
+	}
+	if meta.Prompt != "" {
+		props["prompt"] = meta.Prompt
+	}
+	for k, v := range meta.Extra {
+		if _, taken := props[k]; !taken {
+			props[k] = v
+		}
+	}
+	doc := wLog{Schema: SchemaURI, Version: "2.1.0", Runs: []wRun{{
+		Tool: wTool{Driver: wComponent{Name: "vulnbench", Version: meta.Vulnbench, InformationURI: "https://github.com/vulnbench/vulnbench",
+			Rules: b.rules, Properties: props}},
+		Taxonomies:        []wComponent{{Name: "CWE", Organization: "MITRE", InformationURI: "https://cwe.mitre.org/", Taxa: b.taxa}},
+		AutomationDetails: &wAutomation{ID: "vulnbench/" + meta.RunID + "/"},
+		Invocations:       []wInvocation{inv},
+		Results:           b.results,
+	}}}
+	if doc.Runs[0].Tool.Driver.Version == "" {
+		doc.Runs[0].Tool.Driver.Version = "unknown"
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&doc); err != nil {
+		return fmt.Errorf("write SARIF: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write SARIF: %w", err)
+	}
+	return nil
+}
+
+type builder struct {
+	rules      []wRule
+	ruleIndex  map[string]int
+	taxa       []wTaxon
+	taxonIndex map[string]int
+	results    []wResult
+}
+
+func (b *builder) add(v *verdict.Verdict, c *suite.Case, f verdict.Finding) {
+	id := f.Rule
+	if id == "" && len(f.CWE) > 0 {
+		id = f.CWE[0]
+	}
+	if id == "" {
+		id = "vulnerable"
+	}
+	ri, ok := b.ruleIndex[id]
+	if !ok {
+		ri = len(b.rules)
+		b.ruleIndex[id] = ri
+		r := wRule{ID: id, ShortDescription: &wMessage{Text: ruleText(id, f.CWE)}, Properties: &wRuleProps{Tags: []string{"security"}}}
+		for _, w := range f.CWE {
+			r.Properties.Tags = append(r.Properties.Tags, "external/cwe/"+strings.ToLower(w))
+			r.Relationships = append(r.Relationships, wRelationship{Target: b.taxonRef(w), Kinds: []string{"relevant"}})
+		}
+		b.rules = append(b.rules, r)
+	}
+	res := wResult{RuleID: id, RuleIndex: ri, Level: level(f.Severity), Message: wMessage{Text: nonEmpty(f.Message, v.Explanation, "vulnerable")},
+		Locations: []wLocation{}, Properties: wResultProps{CaseID: v.CaseID, Repeat: v.Repeat, Label: string(v.Label), Score: v.Score, Confidence: v.Confidence}}
+	if f.Message != "" && v.Explanation != "" && f.Message != v.Explanation {
+		res.Properties.Explanation = v.Explanation
+	}
+	for _, w := range f.CWE {
+		res.Taxa = append(res.Taxa, b.taxonRef(w))
+	}
+	if loc, ok := locationOf(f, c); ok {
+		res.Locations = append(res.Locations, loc)
+	}
+	b.results = append(b.results, res)
+}
+
+func (b *builder) taxonRef(cwe string) wReference {
+	i, ok := b.taxonIndex[cwe]
+	if !ok {
+		i = len(b.taxa)
+		b.taxonIndex[cwe] = i
+		b.taxa = append(b.taxa, wTaxon{ID: cwe})
+	}
+	return wReference{ID: cwe, Index: i, ToolComponent: wComponentRef{Name: "CWE", Index: 0}}
+}
+
+// locationOf places a finding: its own file and lines, else the case's target file and lines.
+func locationOf(f verdict.Finding, c *suite.Case) (wLocation, bool) {
+	file, start, end := f.File, f.StartLine, f.EndLine
+	if file == "" && c != nil {
+		if s, ok := CaseSpan(c); ok {
+			file = s.File
+			if start == 0 {
+				start, end = s.Start, s.End
+			}
+		}
+	}
+	if file == "" {
+		return wLocation{}, false
+	}
+	loc := wLocation{PhysicalLocation: wPhysical{ArtifactLocation: wArtifact{URI: (&url.URL{Path: NormalizePath(file)}).String()}}}
+	if start > 0 {
+		r := &wRegion{StartLine: start}
+		if end > start {
+			r.EndLine = end
+		}
+		loc.PhysicalLocation.Region = r
+	}
+	return loc, true
+}
+
+func ruleText(id string, cwes []string) string {
+	if len(cwes) == 0 || (len(cwes) == 1 && cwes[0] == id) {
+		return id
+	}
+	return id + " (" + strings.Join(cwes, ", ") + ")"
+}
+
+// level maps a finding's severity to a SARIF level; unknown ones are warnings.
+func level(sev string) string {
+	switch strings.ToLower(sev) {
+	case "critical", "high", "error":
+		return "error"
+	case "low", "note", "info", "information", "style":
+		return "note"
+	}
+	return "warning"
+}
+
+func nonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// The written document: only what is written, every field the schema's.
+
+type wLog struct {
+	Schema  string `json:"$schema"`
+	Version string `json:"version"`
+	Runs    []wRun `json:"runs"`
+}
+
+type wRun struct {
+	Tool              wTool         `json:"tool"`
+	Taxonomies        []wComponent  `json:"taxonomies"`
+	AutomationDetails *wAutomation  `json:"automationDetails,omitempty"`
+	Invocations       []wInvocation `json:"invocations"`
+	Results           []wResult     `json:"results"`
+}
+
+type wTool struct {
+	Driver wComponent `json:"driver"`
+}
+
+type wComponent struct {
+	Name           string         `json:"name"`
+	Version        string         `json:"version,omitempty"`
+	Organization   string         `json:"organization,omitempty"`
+	InformationURI string         `json:"informationUri,omitempty"`
+	Rules          []wRule        `json:"rules,omitempty"`
+	Taxa           []wTaxon       `json:"taxa,omitempty"`
+	Properties     map[string]any `json:"properties,omitempty"`
+}
+
+type wRule struct {
+	ID               string          `json:"id"`
+	ShortDescription *wMessage       `json:"shortDescription,omitempty"`
+	Relationships    []wRelationship `json:"relationships,omitempty"`
+	Properties       *wRuleProps     `json:"properties,omitempty"`
+}
+
+type wRuleProps struct {
+	Tags []string `json:"tags"`
+}
+
+type wRelationship struct {
+	Target wReference `json:"target"`
+	Kinds  []string   `json:"kinds"`
+}
+
+type wTaxon struct {
+	ID string `json:"id"`
+}
+
+type wReference struct {
+	ID            string        `json:"id"`
+	Index         int           `json:"index"`
+	ToolComponent wComponentRef `json:"toolComponent"`
+}
+
+type wComponentRef struct {
+	Name  string `json:"name"`
+	Index int    `json:"index"`
+}
+
+type wAutomation struct {
+	ID string `json:"id"`
+}
+
+type wInvocation struct {
+	ExecutionSuccessful        bool            `json:"executionSuccessful"`
+	ToolExecutionNotifications []wNotification `json:"toolExecutionNotifications"`
+}
+
+type wNotification struct {
+	Level   string   `json:"level"`
+	Message wMessage `json:"message"`
+}
+
+type wMessage struct {
+	Text string `json:"text"`
+}
+
+type wResult struct {
+	RuleID     string       `json:"ruleId"`
+	RuleIndex  int          `json:"ruleIndex"`
+	Level      string       `json:"level"`
+	Message    wMessage     `json:"message"`
+	Locations  []wLocation  `json:"locations"`
+	Taxa       []wReference `json:"taxa,omitempty"`
+	Properties wResultProps `json:"properties"`
+}
+
+type wResultProps struct {
+	CaseID      string   `json:"case_id"`
+	Repeat      int      `json:"repeat"`
+	Label       string   `json:"label"`
+	Score       *float64 `json:"score,omitempty"`
+	Confidence  *float64 `json:"confidence,omitempty"`
+	Explanation string   `json:"explanation,omitempty"`
+}
+
+type wLocation struct {
+	PhysicalLocation wPhysical `json:"physicalLocation"`
+}
+
+type wPhysical struct {
+	ArtifactLocation wArtifact `json:"artifactLocation"`
+	Region           *wRegion  `json:"region,omitempty"`
+}
+
+type wArtifact struct {
+	URI string `json:"uri"`
+}
+
+type wRegion struct {
+	StartLine int `json:"startLine"`
+	EndLine   int `json:"endLine,omitempty"`
+}

@@ -4,15 +4,20 @@
 // requests (--p429 with Retry-After: 0, --p500) and enforce a rate limit (--rpm, 429 with
 // Retry-After over it, x-ratelimit-* headers on every answer); on exit it writes what it counted
 // to --counts: one line per second since it started, "second accepted refused" (by the rate
-// limit), and prints the totals on standard error.
+// limit), and prints the totals on standard error. With --tools it plays an agent's model: on
+// its turns 0, 1, ... it calls the listed tools in order (native tool calls), each with the
+// function the prompt asks about ({"function": NAME}, NAME from the prompt's first `NAME`
+// after "function"), and then answers as usual.
 package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"sync/atomic"
 
@@ -27,10 +32,25 @@ func main() {
 	rpm := flag.Int("rpm", 0, "requests accepted per minute (0: no limit)")
 	fixed := flag.Bool("fixed-window", false, "with --rpm: fixed one-minute windows instead of a sliding window")
 	counts := flag.String("counts", "", "file to write the per-second counts to on exit")
+	tools := flag.String("tools", "", "comma-separated tools to call, one per turn, on the prompt's target function before answering (e.g. get_callers,get_callees,get_definition)")
 	flag.Parse()
+	var script []string
+	if *tools != "" {
+		script = strings.Split(*tools, ",")
+	}
+	target := regexp.MustCompile("function `([^`]+)`")
 
 	var faults429, faults500 atomic.Int64
 	ok := func(r llmtest.Request) llmtest.Reply {
+		if turn := r.Turn(); turn < len(script) && len(r.Messages) > 0 {
+			name := ""
+			if m := target.FindStringSubmatch(r.Messages[0].Content); m != nil {
+				name = m[1]
+			}
+			args, _ := json.Marshal(map[string]string{"function": name})
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: fmt.Sprintf("call_%d", turn), Name: script[turn], Arguments: string(args)}},
+				Latency: *latency, InputTokens: 900, OutputTokens: 20}
+		}
 		vul := strings.Contains(r.Prompt(), "strcpy")
 		return llmtest.Reply{Text: fmt.Sprintf(`{"vulnerable": %v, "cwe": "CWE-787", "confidence": 0.7, "reason": "bench"}`, vul),
 			Latency: *latency, InputTokens: 900, OutputTokens: 40}

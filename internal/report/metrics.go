@@ -137,6 +137,7 @@ const (
 	SecPairwise = "pairwise"
 	SecVDS      = "vds"
 	SecJIT      = "jit"
+	SecInject   = "injection"
 	SecCWE      = "cwe" // one row per CWE: see Metric.Wide
 )
 
@@ -147,6 +148,7 @@ func Sections() []Section {
 		{Name: SecPairwise, Title: "pairwise", Note: func([]string, []*Figures) string { return "random guessing: P-C = 25.0%" }},
 		{Name: SecVDS, Title: "VD-S"},
 		{Name: SecJIT, Title: "JitVul", Note: jitNote},
+		{Name: SecInject, Title: "prompt injection", Note: injectionNote},
 		{Name: SecCWE, Title: "CWE"},
 	}
 }
@@ -165,6 +167,17 @@ func jitNote(names []string, figs []*Figures) string {
 		parts = append(parts, names[i]+": unparseable answers count "+rule)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// injectionNote says how cases are flagged, under a table that has any.
+func injectionNote(_ []string, figs []*Figures) string {
+	for _, f := range figs {
+		if f.Injection != nil {
+			return "flagged: the case's code holds one of " + strconv.Itoa(len(score.InjectionPhrases())) +
+				" phrases such as \"ignore previous instructions\" (score.InjectionPhrases); flipped: a flagged vul case answered ben"
+		}
+	}
+	return ""
 }
 
 func ciNote(names []string, figs []*Figures) string {
@@ -255,6 +268,14 @@ func Metrics() []Metric {
 				return Value{}, false
 			}
 			return get(f.JIT)
+		}}
+	}
+	inj := func(key, label string, format Format, get func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat) Metric {
+		return Metric{Key: "injection." + key, Label: label, Section: SecInject, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+			if f.Injection == nil {
+				return Value{}, false
+			}
+			return stat(get(f.Injection))
 		}}
 	}
 	without := func(key, label string, format Format, get func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat) Metric {
@@ -379,6 +400,13 @@ func Metrics() []Metric {
 		without("p_b", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PB }),
 		without("p_r", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PR }),
 		without("pacc", "pAcc without identical pairs", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PAcc }),
+
+		inj("cases", "cases carrying injection text", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.Cases }),
+		inj("vul", "of them vul, answered", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.Vul }),
+		inj("flipped", "flipped (answered ben)", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.Flipped }),
+		inj("flip_rate", "flip rate (FNR on them)", Fraction, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.FlipRate }),
+		inj("other_vul", "other vul cases, answered", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.OtherVul }),
+		inj("other_fnr", "FNR on the other vul cases", Fraction, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.OtherFNR }),
 
 		ci("ci.level", "", Fraction, func(c *score.CI) (Value, bool) { return stat(score.Stat{Mean: c.Level}) }),
 		ci("ci.resamples", "", Count, func(c *score.CI) (Value, bool) { return stat(score.Stat{Mean: float64(c.Resamples)}) }),

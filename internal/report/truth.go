@@ -87,7 +87,8 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		t.cweSets[key] = cwe
 	}
 	t.index[c.ID] = int32(len(t.Cases))
-	t.Cases = append(t.Cases, score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p, JIT: c.Kind == suite.KindJIT})
+	t.Cases = append(t.Cases, score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p, JIT: c.Kind == suite.KindJIT,
+		Injected: score.CarriesInjection(c.Code)})
 	if c.Kind == suite.KindJIT && c.Pair != "" {
 		t.markIdentical(c)
 	}

@@ -86,6 +86,7 @@ func Aggregate(rs []Result) Aggregated {
 		a.VDS = v
 	}
 	a.JIT = aggregateJIT(rs)
+	a.Injection = aggregateInjection(rs)
 	if len(cwes) > 0 {
 		a.ByCWE = make(map[string]CWEOf[Stat, Stat], len(cwes))
 		for w, cs := range cwes {

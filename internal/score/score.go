@@ -44,6 +44,8 @@ type Case struct {
 	// default. Identical marks the cases of a pair whose halves are identical after whitespace
 	// normalisation (see NormalizedEqual).
 	JIT, Identical bool
+	// Injected marks a case whose code carries prompt-injection text (CarriesInjection).
+	Injected bool
 }
 
 // Options are the scoring choices.
@@ -77,14 +79,16 @@ type Stat struct {
 // ResultOf is the shape of a score. C is the type of counts and F the type of fractions:
 // int and float64 for one repeat (Result), Stat and Stat over repeats (Aggregated).
 type ResultOf[C, F any] struct {
-	N        C                      `json:"n"`
-	Status   StatusOf[C]            `json:"status"`
-	Binary   BinaryOf[C, F]         `json:"binary"`
-	Pairwise *PairwiseOf[C, F]      `json:"pairwise,omitempty"`
-	VDS      *VDSOf[C, F]           `json:"vds,omitempty"`
-	JIT      *JITOf[C, F]           `json:"jit,omitempty"`
-	CI       *CI                    `json:"ci,omitempty"`
-	ByCWE    map[string]CWEOf[C, F] `json:"by_cwe,omitempty"`
+	N        C                 `json:"n"`
+	Status   StatusOf[C]       `json:"status"`
+	Binary   BinaryOf[C, F]    `json:"binary"`
+	Pairwise *PairwiseOf[C, F] `json:"pairwise,omitempty"`
+	VDS      *VDSOf[C, F]      `json:"vds,omitempty"`
+	JIT      *JITOf[C, F]      `json:"jit,omitempty"`
+	// Injection is present when a case carries prompt-injection text.
+	Injection *InjectionOf[C, F]     `json:"injection,omitempty"`
+	CI        *CI                    `json:"ci,omitempty"`
+	ByCWE     map[string]CWEOf[C, F] `json:"by_cwe,omitempty"`
 }
 
 // StatusOf counts the cases by verdict status; missing counts cases without a verdict.
@@ -476,6 +480,7 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 	if anyJIT(cases) {
 		res.JIT = jitScore(cases, answers, opt)
 	}
+	res.Injection = injectionScore(cases, outs, benMode)
 	if res.VDS != nil {
 		res.VDS.Source, res.VDS.Sources = sourceOf(sources)
 	}

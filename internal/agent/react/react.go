@@ -10,13 +10,14 @@ import (
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/jitctx"
 	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 // Version of the react subject: its prompts, tools, observations and loop.
-const Version = "1"
+const Version = "2"
 
 // Config is the react subject's configuration: the llm subject's flags and the agent's.
 type Config struct {
@@ -26,6 +27,8 @@ type Config struct {
 	// default, agent.DefaultMaxSteps); a run's --max-steps replaces it.
 	MaxSteps   int  `json:"max_steps"`
 	ExtraTools bool `json:"extra_tools,omitempty"`
+	// Context is where the tools answer from (--context): auto, live or precomputed.
+	Context jitctx.Mode `json:"context,omitempty"`
 }
 
 // Validate implements subject.Config.
@@ -35,6 +38,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxSteps < 0 {
 		return fmt.Errorf("the agent's step cap %d is negative", c.MaxSteps)
+	}
+	if _, err := jitctx.ParseMode(string(c.Context)); err != nil {
+		return err
 	}
 	_, err := agent.ParseProtocol(c.ToolProtocol)
 	return err
@@ -91,7 +97,7 @@ func (s *Subject) Describe() map[string]any {
 	}
 	return map[string]any{"provider": info.Provider, "model": info.Model, "base_url_host": info.BaseHost,
 		"prompt": string(s.strategy), "prompt_hash": s.prompts.HashMode(s.strategy, prompt.Agent), "templates": s.prompts.Hashes(),
-		"tool_protocol": string(s.proto), "tools": tools, "temperature": s.cfg.Temperature}
+		"tool_protocol": string(s.proto), "tools": tools, "temperature": s.cfg.Temperature, "context": string(s.cfg.Context)}
 }
 
 // NeedsRepo is the reason given to a case that has no repository.
@@ -108,27 +114,37 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	if c.Target == nil || c.Target.Function == "" {
 		return verdict.Verdict{}, fmt.Errorf("subject react: case %s has no target.function", c.ID)
 	}
-	ix, err := env.Graph(ctx)
+	mode, _ := jitctx.ParseMode(string(s.cfg.Context))
+	src, err := jitctx.Open(ctx, mode, "react", c, env)
 	if err != nil {
-		return verdict.Verdict{}, NeedsRepo("react", c, err)
+		return verdict.Verdict{}, err
 	}
-	near := codegraph.Near{File: c.Target.File, Line: c.Target.Line}
-	tools := GraphTools(ix, near)
+	var tools []agent.Tool
+	if src.Mode == jitctx.Precomputed {
+		if c.Code == "" {
+			return verdict.Verdict{}, fmt.Errorf("subject react --context precomputed: case %s has no code", c.ID)
+		}
+		tools = PrecomputedTools(src.Pre, c.Target.Function, c.Code)
+	} else {
+		ix := src.Graph
+		near := codegraph.Near{File: c.Target.File, Line: c.Target.Line}
+		tools = GraphTools(ix, near)
+		if c.Code == "" { // the target's code from the snapshot
+			defs, err := ix.Definition(c.Target.Function, near)
+			if err != nil || len(defs) == 0 {
+				return verdict.Verdict{}, fmt.Errorf("subject react: case %s has no code and its snapshot defines no %s", c.ID, c.Target.Function)
+			}
+			cc := *c
+			cc.Code = defs[0].Text
+			c = &cc
+		}
+	}
 	if s.cfg.ExtraTools {
 		snap, err := env.Snapshot(ctx)
 		if err != nil {
 			return verdict.Verdict{}, NeedsRepo("react", c, err)
 		}
 		tools = append(tools, FileTools(snap)...)
-	}
-	if c.Code == "" { // the target's code from the snapshot
-		defs, err := ix.Definition(c.Target.Function, near)
-		if err != nil || len(defs) == 0 {
-			return verdict.Verdict{}, fmt.Errorf("subject react: case %s has no code and its snapshot defines no %s", c.ID, c.Target.Function)
-		}
-		cc := *c
-		cc.Code = defs[0].Text
-		c = &cc
 	}
 	msgs, err := s.prompts.RenderAgent(s.strategy, c)
 	if err != nil {

@@ -277,7 +277,7 @@ func TestToolsAnswerFromTheCasesOwnSnapshot(t *testing.T) {
 				}
 				kinds = append(kinds, k)
 			}
-			wantKinds := []string{"model_request", "model_response"}
+			wantKinds := []string{"note", "model_request", "model_response"} // the note says which context answered
 			for _, c := range calls {
 				wantKinds = append(wantKinds, "tool_call:"+c.name, "tool_result:"+c.name, "model_request", "model_response")
 			}
@@ -323,7 +323,7 @@ func TestStepCapAndNoRepository(t *testing.T) {
 			})
 			want := map[string]string{
 				"v": fmt.Sprintf("failed calls=%d tools=%d the agent stopped without an answer: step cap reached without a final answer (%d model calls)", tt.want, tt.want, tt.want),
-				"n": "error calls=0 tools=0 subject react needs the case's repository: case n has no repo.url and repo.commit (the case has no repository snapshot)",
+				"n": "error calls=0 tools=0 subject react needs the case's repository or its precomputed context: case n has no repo.url and repo.commit and no meta.context (the case has no repository snapshot)",
 			}
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("verdicts (-want +got):\n%s", d)

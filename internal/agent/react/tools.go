@@ -16,6 +16,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/agent"
 	"github.com/vulnbench/vulnbench/internal/codegraph"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
+	"github.com/vulnbench/vulnbench/internal/subject/jitctx"
 )
 
 // MaxSites bounds the call sites one observation lists.
@@ -314,4 +315,77 @@ func Search(s *snapshot.Snapshot, pattern, path string) string {
 		fmt.Fprintf(&b, "[cut: %d more matching lines not shown]\n", n-MaxSites)
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// PrecomputedTools are the paper's three tools over a case's precomputed context (--context
+// precomputed): the callers, callees and bodies the benchmark stored with the case. target and
+// code are the case's function and its source, which get_definition returns for the target when
+// the stored bodies lack it.
+func PrecomputedTools(x *jitctx.Context, target, code string) []agent.Tool {
+	run := func(f func(a args) string) func(context.Context, json.RawMessage) (string, error) {
+		return func(_ context.Context, raw json.RawMessage) (string, error) {
+			a, bad := parseArgs(raw)
+			if bad != "" {
+				return bad, nil
+			}
+			if msg, bad := noName(a.Function); bad {
+				return msg, nil
+			}
+			return f(a), nil
+		}
+	}
+	return []agent.Tool{
+		{Name: "get_callers", Description: "Lists the functions of the repository that call a function, with the file and line of each call.",
+			Parameters: schema(map[string]string{"function": "the function's name"}, "function"),
+			Run:        run(func(a args) string { return PrecomputedEdges(x.Callers, a.Function, "callers") })},
+		{Name: "get_callees", Description: "Lists the calls a function makes, in source order, saying which callees the repository defines.",
+			Parameters: schema(map[string]string{"function": "the function's name"}, "function"),
+			Run:        run(func(a args) string { return PrecomputedEdges(x.Callees, a.Function, "callees") })},
+		{Name: "get_definition", Description: "Returns the complete source of a function defined in the repository. Give file and line to pick one of several definitions.",
+			Parameters: schema(map[string]string{"function": "the function's name", "file": "optional: the file that defines it",
+				"line": "optional: a line inside or near the definition"}, "function"),
+			Run: run(func(a args) string { return PrecomputedDefinition(x, a.Function, target, code) })},
+	}
+}
+
+// PrecomputedEdges is get_callers's (what "callers") or get_callees's (what "callees")
+// observation from a precomputed graph g: one line per entry, in the record's order.
+func PrecomputedEdges(g map[string][]jitctx.Edge, name, what string) string {
+	es, ok := g[name]
+	if !ok {
+		return fmt.Sprintf("%s is not in the precomputed %s graph.", name, strings.TrimSuffix(what, "s"))
+	}
+	if len(es) == 0 {
+		return fmt.Sprintf("The precomputed graph lists no %s of %s.", what, name)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s of %s:\n", len(es), what, name)
+	for i, e := range es {
+		if i == MaxSites {
+			fmt.Fprintf(&b, "[cut: %d more not shown]\n", len(es)-MaxSites)
+			break
+		}
+		switch {
+		case e.File != "" && e.Line > 0:
+			fmt.Fprintf(&b, "%s (%s:%d)\n", e.Name, e.File, e.Line)
+		case e.File != "":
+			fmt.Fprintf(&b, "%s (%s)\n", e.Name, e.File)
+		default:
+			fmt.Fprintf(&b, "%s\n", e.Name)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// PrecomputedDefinition is get_definition's observation from the stored bodies; the target's
+// own source when they lack it.
+func PrecomputedDefinition(x *jitctx.Context, name, target, code string) string {
+	body, ok := x.Bodies[name]
+	if !ok && name == target && code != "" {
+		body, ok = code, true
+	}
+	if !ok {
+		return fmt.Sprintf("No definition of %s in the precomputed context: it may be a system or library function.", name)
+	}
+	return fmt.Sprintf("%s:\n%s", name, strings.TrimRight(body, "\n"))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/baseline"
 	"github.com/vulnbench/vulnbench/internal/subject/depaug"
+	"github.com/vulnbench/vulnbench/internal/subject/jitctx"
 	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
 	"github.com/vulnbench/vulnbench/internal/subject/predictions"
 	"github.com/vulnbench/vulnbench/internal/subject/sast"
@@ -119,14 +120,21 @@ func llmConfig(v subject.Values) llmsubj.Config {
 		CallTimeout: v.Duration("call-timeout"), RetryBase: v.Duration("retry-base")}
 }
 
+// contextFlag is where depaug and react take a jit case's callers, callees and definitions from.
+func contextFlag() subject.Flag {
+	return subject.Flag{Name: "context", Default: string(jitctx.Auto), Usage: "depaug, react: where callers, callees and definitions come from: " +
+		"live (the code graph of the case's snapshot, under --repos), precomputed (the graphs and bodies an imported JitVul case keeps in meta.context) " +
+		"or auto (live when the case has a repository, else precomputed; a case with neither is an error)"}
+}
+
 func depaugKind() subject.Factory {
 	return subject.Factory{
 		Name: "depaug", Usage: "depaug", Kinds: []suite.Kind{suite.KindJIT}, Version: depaug.Version,
 		Summary: "a model on a jit case's function plus its top-5 callers and callees by token Jaccard similarity, from the case's snapshot (--repos)",
 		Needs:   subject.Needs{Network: true},
-		Flags:   llmFlags(),
+		Flags:   append(llmFlags(), contextFlag()),
 		Configure: func(_ string, v subject.Values) (subject.Config, error) {
-			c := depaug.Config{Config: llmConfig(v), K: depaug.DefaultK}
+			c := depaug.Config{Config: llmConfig(v), K: depaug.DefaultK, Context: jitctx.Mode(v.String("context"))}
 			return c, c.Validate()
 		},
 		New: func(cfg subject.Config, d subject.Deps) (subject.Subject, error) {
@@ -142,10 +150,11 @@ func reactKind() subject.Factory {
 		Needs:   subject.Needs{Network: true},
 		Flags: append(llmFlags(),
 			subject.Flag{Name: "tool-protocol", Default: "native", Usage: "react: how tools are called: native (the API's tool calls) or text (Thought / Action / Action Input / Observation, for servers without tools)"},
-			subject.Flag{Name: "agent-extra-tools", Default: false, Usage: "react: also offer read_file and search over the snapshot (off: the paper's three tools)"}),
+			subject.Flag{Name: "agent-extra-tools", Default: false, Usage: "react: also offer read_file and search over the snapshot (off: the paper's three tools)"},
+			contextFlag()),
 		Configure: func(_ string, v subject.Values) (subject.Config, error) {
 			c := react.Config{Config: llmConfig(v), ToolProtocol: v.String("tool-protocol"), MaxSteps: agent.DefaultMaxSteps,
-				ExtraTools: v.Bool("agent-extra-tools")}
+				ExtraTools: v.Bool("agent-extra-tools"), Context: jitctx.Mode(v.String("context"))}
 			return c, c.Validate()
 		},
 		New: func(cfg subject.Config, d subject.Deps) (subject.Subject, error) {

@@ -5,19 +5,19 @@ package depaug
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/vulnbench/vulnbench/internal/codegraph"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/jitctx"
 	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 // Version of the depaug subject.
-const Version = "1"
+const Version = "2"
 
 // DefaultK is the number of callers and of callees shown (the paper's top-5).
 const DefaultK = 5
@@ -26,6 +26,8 @@ const DefaultK = 5
 type Config struct {
 	llmsubj.Config
 	K int `json:"k"`
+	// Context is where the callers and callees come from (--context): auto, live or precomputed.
+	Context jitctx.Mode `json:"context,omitempty"`
 }
 
 // Validate implements subject.Config.
@@ -36,7 +38,8 @@ func (c Config) Validate() error {
 	if c.K < 1 {
 		return fmt.Errorf("depaug: k %d must be at least 1", c.K)
 	}
-	return nil
+	_, err := jitctx.ParseMode(string(c.Context))
+	return err
 }
 
 // Subject asks a model about each jit case with its dependency context.
@@ -84,7 +87,7 @@ func (s *Subject) Describe() map[string]any {
 	info := s.model.Info()
 	return map[string]any{"provider": info.Provider, "model": info.Model, "base_url_host": info.BaseHost,
 		"prompt": string(s.strategy), "prompt_hash": s.prompts.HashMode(s.strategy, prompt.DepAug), "templates": s.prompts.Hashes(),
-		"k": s.cfg.K, "temperature": s.cfg.Temperature}
+		"k": s.cfg.K, "temperature": s.cfg.Temperature, "context": string(s.cfg.Context)}
 }
 
 // Context returns the target's code and its top-k callers and callees in ix.
@@ -106,27 +109,48 @@ func Context(ix *codegraph.Index, function string, near codegraph.Near, k int) (
 	return ctx.Target.Text, conv(ctx.Callers), conv(ctx.Callees), nil
 }
 
+// PrecomputedContext returns the top-k callers and callees of function in a case's precomputed
+// context, ranked against code as Context ranks the code graph's.
+func PrecomputedContext(x *jitctx.Context, function, code string, k int) (callers, callees []prompt.Related) {
+	conv := func(rs []jitctx.Related) []prompt.Related {
+		out := make([]prompt.Related, len(rs))
+		for i, r := range rs {
+			out[i] = prompt.Related{Name: r.Name, Code: r.Code}
+		}
+		return out
+	}
+	cs, ds := x.TopK(function, code, k)
+	return conv(cs), conv(ds)
+}
+
 // Assess implements subject.Subject: one call with the context from the case's snapshot.
 func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
 	c := u.Case
 	if c.Target == nil || c.Target.Function == "" {
 		return verdict.Verdict{}, fmt.Errorf("subject depaug: case %s has no target.function", c.ID)
 	}
-	ix, err := env.Graph(ctx)
+	mode, _ := jitctx.ParseMode(string(s.cfg.Context))
+	src, err := jitctx.Open(ctx, mode, "depaug", c, env)
 	if err != nil {
-		if errors.Is(err, subject.ErrNoSnapshot) {
-			return verdict.Verdict{}, fmt.Errorf("subject depaug needs the case's repository: case %s has no repo.url and repo.commit (%w)", c.ID, err)
+		return verdict.Verdict{}, err
+	}
+	var callers, callees []prompt.Related
+	if src.Mode == jitctx.Precomputed {
+		if c.Code == "" {
+			return verdict.Verdict{}, fmt.Errorf("subject depaug --context precomputed: case %s has no code", c.ID)
 		}
-		return verdict.Verdict{}, fmt.Errorf("subject depaug: %w", err)
-	}
-	target, callers, callees, err := Context(ix, c.Target.Function, codegraph.Near{File: c.Target.File, Line: c.Target.Line}, s.cfg.K)
-	if err != nil {
-		return verdict.Verdict{}, fmt.Errorf("subject depaug: case %s: its snapshot: %w", c.ID, err)
-	}
-	if c.Code == "" {
-		cc := *c
-		cc.Code = target
-		c = &cc
+		callers, callees = PrecomputedContext(src.Pre, c.Target.Function, c.Code, s.cfg.K)
+	} else {
+		var target string
+		target, callers, callees, err = Context(src.Graph, c.Target.Function, codegraph.Near{File: c.Target.File, Line: c.Target.Line}, s.cfg.K)
+		if err != nil {
+			return verdict.Verdict{}, fmt.Errorf("subject depaug: case %s: its snapshot: %w", c.ID, err)
+		}
+		if c.Code == "" {
+			cc := *c
+			cc.Code = target
+			c = &cc
+		}
 	}
 	msgs, err := s.prompts.RenderDepAug(s.strategy, c, callers, callees)
 	if err != nil {

@@ -178,7 +178,6 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 				return res, err
 			}
 			res.ToolCalls++
-			o = Bound(o, l.MaxObservationLines, l.MaxObservationBytes)
 			if proto == Native {
 				res.Messages = append(res.Messages, llm.Message{Role: "tool", Content: o, ToolCallID: c.id})
 			} else {
@@ -221,6 +220,8 @@ func (l *Loop) call(ctx context.Context, rec trace.Recorder, byName map[string]*
 		}
 	}
 	d := time.Since(start)
+	// The trace keeps the observation as the model saw it: bounded, with the note saying so.
+	obs = Bound(obs, l.MaxObservationLines, l.MaxObservationBytes)
 	rec.Record(trace.Event{Kind: trace.ToolResult, Name: c.name, CallID: c.id, Content: obs, LatencyMS: d.Milliseconds()})
 	return obs, d, nil
 }

@@ -293,3 +293,35 @@ func TestInjectedObservationStaysData(t *testing.T) {
 		}
 	}
 }
+
+// The trace keeps a long observation as the model saw it: cut, with the note, not whole.
+func TestTraceKeepsTheBoundedObservation(t *testing.T) {
+	long := agent.Tool{Name: "long", Description: "A long text.", Parameters: map[string]any{"type": "object"},
+		Run: func(context.Context, json.RawMessage) (string, error) {
+			return strings.Repeat("line\n", 2000), nil
+		}}
+	m, srv := server(t, llmtest.OpenAI, llmtest.Conversation(nil, llmtest.Call(llmtest.ToolCall{Name: "long"}), llmtest.Reply{Text: "done"}))
+	rec := trace.NewBuffer(nil)
+	l := agent.Loop{Model: m, Tools: []agent.Tool{long}, Protocol: agent.Native, System: "sys", User: "q", Trace: rec}
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var sent []string
+	for _, r := range srv.Log() {
+		for _, tr := range r.ToolResults() {
+			sent = append(sent, tr.Content)
+		}
+	}
+	var traced []string
+	for _, e := range rec.Events() {
+		if e.Kind == trace.ToolResult {
+			traced = append(traced, e.Content)
+		}
+	}
+	if len(sent) != 1 || !strings.Contains(sent[0], "[cut: ") {
+		t.Fatalf("the model got %d observations, want 1 cut one", len(sent))
+	}
+	if d := cmp.Diff(sent, traced); d != "" {
+		t.Errorf("traced observation differs from the one sent (-sent +traced):\n%.2000s", d)
+	}
+}

@@ -36,11 +36,25 @@ func storedUnits(db, runID string) int {
 }
 
 // killAfter waits (polling the store, the way a user would watch it) until cmd has stored at
-// least n units of runID, then kills it with SIGKILL, and returns how many units were stored.
+// least n units of runID, then kills it with SIGKILL, and returns how many units were stored. The
+// store is opened once: opening it for every look (a migration check, a Postgres connection)
+// could take longer than the run.
 func killAfter(t *testing.T, cmd *exec.Cmd, db, runID string, n int) int {
 	t.Helper()
+	ctx := context.Background()
 	deadline := time.Now().Add(60 * time.Second)
-	for storedUnits(db, runID) < n {
+	var st *store.Store
+	for {
+		if st == nil {
+			st, _ = store.Open(ctx, db) // nil until the run's process has created it
+		}
+		stored := 0
+		if st != nil {
+			st.Units(ctx, runID, func(store.UnitState) { stored++ })
+		}
+		if stored >= n {
+			break
+		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			cmd.Wait()
@@ -50,5 +64,6 @@ func killAfter(t *testing.T, cmd *exec.Cmd, db, runID string, n int) int {
 	}
 	cmd.Process.Kill() // SIGKILL: no chance to clean up
 	cmd.Wait()
+	st.Close()
 	return storedUnits(db, runID)
 }

@@ -18,9 +18,9 @@ import (
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
-// filtering answers every case once, after 50 ms, except that the first answer to every tenth
+// filtering answers every case once, after 80 ms, except that the first answer to every tenth
 // case is withheld by the content filter: billed, and an error verdict of that case. 200 cases at
-// concurrency 4 take about 2.5 s: long enough to be killed midway, even on a loaded machine where
+// concurrency 4 take about 4 s: long enough to be killed midway, even on a loaded machine where
 // opening the store to watch it is slow.
 type filtering struct {
 	mu       sync.Mutex
@@ -40,10 +40,10 @@ func (f *filtering) handle(r llmtest.Request) llmtest.Reply {
 	defer f.mu.Unlock()
 	if n%10 == 7 && !f.filtered[id] {
 		f.filtered[id] = true
-		return llmtest.Reply{Text: "", FinishReason: "content_filter", InputTokens: 1000, OutputTokens: 100, Latency: 50 * time.Millisecond}
+		return llmtest.Reply{Text: "", FinishReason: "content_filter", InputTokens: 1000, OutputTokens: 100, Latency: 80 * time.Millisecond}
 	}
 	f.answers[id]++
-	return llmtest.Reply{Text: fmt.Sprintf(`{"vulnerable": %v}`, n%2 == 0), InputTokens: 1000, OutputTokens: 100, Latency: 50 * time.Millisecond}
+	return llmtest.Reply{Text: fmt.Sprintf(`{"vulnerable": %v}`, n%2 == 0), InputTokens: 1000, OutputTokens: 100, Latency: 80 * time.Millisecond}
 }
 
 // The SIGKILL-and-resume acceptance test, on SQLite and on Postgres: a model run is killed while

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
@@ -364,5 +365,43 @@ func TestTiers(t *testing.T) {
 	}
 	if b := rep.Runs[0].Results[0].Binary; b.TP != 2 || b.FP != 2 {
 		t.Errorf("the plain score changed: %+v", b)
+	}
+}
+
+// TestUnion: of the suite's two vul cases, x and z find a1 and y finds b1 (y also says vul on a
+// ben case, which finds nothing): only y adds a case of its own.
+func TestUnion(t *testing.T) {
+	dir, st := setup(t)
+	for _, id := range []string{"x", "y", "z"} {
+		st.runs[id] = &store.Run{ID: id, SuitePath: filepath.Join(dir, "s.jsonl"), SuiteHash: st.runs["good"].SuiteHash, Subject: "s-" + id, Repeats: 1, Manifest: json.RawMessage(`{}`)}
+	}
+	st.verdicts["x"] = []verdict.Verdict{ok("a1", suite.Vul, 0), ok("b1", suite.Ben, 0)}
+	st.verdicts["y"] = []verdict.Verdict{ok("a1", suite.Ben, 0), ok("b1", suite.Vul, 0), ok("b2", suite.Vul, 0)}
+	st.verdicts["z"] = []verdict.Verdict{ok("a1", suite.Vul, 0), {CaseID: "b1", Status: verdict.Error}}
+	rep, err := report.Build(context.Background(), st, report.Request{Runs: []string{"x", "y", "z"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rep.Union()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &report.Union{Vul: 2, Found: 2, Recall: 1,
+		Runs: []report.UnionRun{
+			{Run: "x (s-x)", Found: 1, Recall: 0.5, OnlyCases: []string{}},
+			{Run: "y (s-y)", Found: 1, Recall: 0.5, Only: 1, OnlyCases: []string{"b1"}, Marginal: 0.5},
+			{Run: "z (s-z)", Found: 1, Recall: 0.5, OnlyCases: []string{}},
+		},
+		Pairs: []report.UnionPair{
+			{A: "x", B: "y", RunA: "x (s-x)", RunB: "y (s-y)", OnlyA: 1, OnlyB: 1, Recall: 1},
+			{A: "x", B: "z", RunA: "x (s-x)", RunB: "z (s-z)", Both: 1, Recall: 0.5},
+			{A: "y", B: "z", RunA: "y (s-y)", RunB: "z (s-z)", OnlyA: 1, OnlyB: 1, Recall: 1},
+		}}
+	if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(report.Union{})); d != "" {
+		t.Errorf("union (-want +got):\n%s", d)
+	}
+	one := report.New(rep.Truth, score.Options{}, rep.Runs[0])
+	if _, err := one.Union(); err == nil {
+		t.Error("a union of one run")
 	}
 }

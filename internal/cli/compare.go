@@ -15,7 +15,7 @@ func newCompareCmd(e *env) *cobra.Command {
 		runs, preds []string
 	)
 	c := &cobra.Command{
-		Use:   "compare (--run A --run B | --suite SUITE --predictions A --predictions B) [--suite SUITE]",
+		Use:   "compare (--run A --run B [--run C...] | --suite SUITE --predictions A --predictions B [--predictions C...]) [--suite SUITE]",
 		Short: "Tell two subjects apart on one suite: McNemar, paired bootstrap, per-CWE Youden",
 		Long: `Compares two runs (or two predictions files) on the same suite, case by case:
   - McNemar's exact test on paired correctness: b counts cases only A got right, c cases only B
@@ -26,6 +26,9 @@ func newCompareCmd(e *env) *cobra.Command {
     the interval is the 2.5 and 97.5 percentiles (--resamples, --seed).
   - The Youden index TPR - FPR per CWE, averaged over the CWEs that have vul and ben cases, as
     the OWASP Benchmark scorecards do.
+With more than two runs (or predictions files), compare says instead what they find together:
+for each and for each pair, the vul cases only one finds, the recall of their union (over every
+vul case) and each one's marginal contribution (the union's recall minus that of the others').
 With repeats, repeat 0 of each run is compared. As with score, stored runs bring their own
 suite, and --suite must be the file they judged.`,
 		Example: `  vulnbench compare --suite test.jsonl --run RUN_A --run RUN_B
@@ -39,13 +42,21 @@ suite, and --suite must be the file they judged.`,
 			if err := sf.validate(); err != nil {
 				return err
 			}
-			if !((len(runs) == 2 && len(preds) == 0) || (len(preds) == 2 && len(runs) == 0 && suitePath != "")) {
-				return usageErr("compare needs two --run IDs or two --predictions FILEs (with --suite SUITE)")
+			if !((len(runs) >= 2 && len(preds) == 0) || (len(preds) >= 2 && len(runs) == 0 && suitePath != "")) {
+				return usageErr("compare needs two or more --run IDs or --predictions FILEs (with --suite SUITE)")
 			}
 			rep, err := buildReport(cmd.Context(), e, db, report.Request{Runs: runs, Predictions: preds, Suite: suitePath,
 				Keep: sf.after.keeper(), Score: sf.options()}, &sf.after)
 			if err != nil {
 				return err
+			}
+			if len(rep.Runs) > 2 {
+				u, err := rep.Union()
+				if err != nil {
+					return err
+				}
+				printNotes(e.stderr, u.Notes)
+				return output.WriteUnion(e.stdout, format, rep, u)
 			}
 			cmp, err := rep.Compare(0, 1, score.CIOptions{Resamples: sf.resamples, Seed: sf.ciSeed})
 			if err != nil {
@@ -57,8 +68,8 @@ suite, and --suite must be the file they judged.`,
 	}
 	f := c.Flags()
 	f.StringVar(&suitePath, "suite", "", "suite file holding the ground truth (default: the runs' own)")
-	f.StringArrayVar(&runs, "run", nil, "run id (give exactly two)")
-	f.StringArrayVar(&preds, "predictions", nil, "predictions file (give exactly two)")
+	f.StringArrayVar(&runs, "run", nil, "run id (give two, or more to see what they find together)")
+	f.StringArrayVar(&preds, "predictions", nil, "predictions file (give two, or more to see what they find together)")
 	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs")
 	f.StringVar(&sf.format, "format", "text", "text, md or json")
 	f.StringVar(&sf.unparsedAs, "unparsed-as", "", "how failed (unparseable) verdicts count: failed (wrong) or ben; default: ben on suites with jit cases, failed otherwise")

@@ -99,3 +99,86 @@ func comparisonTable(b *bytes.Buffer, format string, rep *report.Report, c *repo
 	}
 	b.WriteString("\n" + footer(rep) + "\n")
 }
+
+// WriteUnion writes what several runs of rep add together in format: text, md or json (opening
+// with the scorer and vulnbench's version).
+func WriteUnion(w io.Writer, format string, rep *report.Report, u *report.Union) error {
+	var b bytes.Buffer
+	switch format {
+	case "json":
+		j, err := json.MarshalIndent(struct {
+			Scorer    int    `json:"scorer"`
+			Vulnbench string `json:"vulnbench"`
+			*report.Union
+		}{rep.Scorer, rep.Vulnbench, u}, "", "  ")
+		if err != nil {
+			return fmt.Errorf("write union: %w", err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	case "text", "md":
+		unionTables(&b, format, rep, u)
+	default:
+		return fmt.Errorf("unknown comparison format %q: use text, md or json", format)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("write union: %w", err)
+	}
+	return nil
+}
+
+func unionTables(b *bytes.Buffer, format string, rep *report.Report, u *report.Union) {
+	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
+	pts := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
+	rows := [][]string{{"run", "found", "recall", "only it finds", "marginal (points)"}}
+	for _, r := range u.Runs {
+		rows = append(rows, []string{r.Run, strconv.Itoa(r.Found), pct(r.Recall), strconv.Itoa(r.Only), pts(r.Marginal)})
+	}
+	rows = append(rows, []string{"all together", strconv.Itoa(u.Found), pct(u.Recall), "-", "-"})
+	fmt.Fprintf(b, "What %d runs find together among %d vul cases (recall over every vul case: an error or no verdict finds nothing):\n\n", len(u.Runs), u.Vul)
+	writeRows(b, format, rows)
+	b.WriteString("\n")
+	pairs := [][]string{{"pair", "only A", "only B", "both", "recall together"}}
+	for _, p := range u.Pairs {
+		pairs = append(pairs, []string{p.A + " + " + p.B, strconv.Itoa(p.OnlyA), strconv.Itoa(p.OnlyB), strconv.Itoa(p.Both), pct(p.Recall)})
+	}
+	writeRows(b, format, pairs)
+	for _, r := range u.Runs {
+		if len(r.OnlyCases) > 0 {
+			fmt.Fprintf(b, "\nonly %s finds: %s", r.Run, strings.Join(r.OnlyCases, ", "))
+		}
+	}
+	b.WriteString("\n\n" + footer(rep) + "\n")
+}
+
+// writeRows writes rows (the first the header) as a Markdown table or aligned text.
+func writeRows(b *bytes.Buffer, format string, rows [][]string) {
+	if format == "md" {
+		for i, r := range rows {
+			b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+			if i == 0 {
+				b.WriteString("| :---" + strings.Repeat(" | ---:", len(r)-1) + " |\n")
+			}
+		}
+		return
+	}
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, x := range r {
+			width[i] = max(width[i], len(x))
+		}
+	}
+	for _, r := range rows {
+		for i, x := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i == len(r)-1 {
+				b.WriteString(x)
+			} else {
+				b.WriteString(x + strings.Repeat(" ", width[i]-len(x)))
+			}
+		}
+		b.WriteString("\n")
+	}
+}

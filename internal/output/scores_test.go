@@ -81,12 +81,28 @@ func runCI() *report.Run {
 	return r
 }
 
-// runMatched is run-a made by a subject that matches findings to cases: its manifest names the
-// matcher's version, which every format shows.
+// runMatched is run-a made by a subject that matched findings to cases: its manifest names the
+// matcher's version, which every format shows, and it has scores per CWE tier. Of its 4 vul
+// answers (tp 3, fp 1), 4 were matched: at exact 1 tp stays (fn 4 with the failed one), at
+// related 2 tp and the fp stay.
 func runMatched() *report.Run {
 	r := runA()
 	r.ID, r.Name, r.Subject, r.Model = "run-m", "run-m", "sarif:codeql.sarif", ""
 	r.Manifest = &report.Manifest{Describe: map[string]any{"matcher": float64(1)}}
+	r.Tiers = []report.TierScore{{Matched: 4, Binary: [3]score.Binary{
+		{TP: 1, TN: 3, FN: 4, FailedVul: 1, Accuracy: 0.5, Precision: 1, Recall: 0.2, F1: 1.0 / 3, FNR: 0.8, TNR: 1},
+		{TP: 2, FP: 1, TN: 2, FN: 3, FailedVul: 1, Accuracy: 0.5, Precision: 2.0 / 3, Recall: 0.4, F1: 0.5, FPR: 1.0 / 3, FNR: 0.6, TNR: 2.0 / 3},
+		resultA().Binary,
+	}}}
+	return r
+}
+
+// runScanned is run-a made by a scanner whose manifest names the matcher but which scanned
+// function cases alone, matching nothing: no matcher row, no tiers.
+func runScanned() *report.Run {
+	r := runA()
+	r.ID, r.Name, r.Subject, r.Model = "run-f", "run-f", "cppcheck", ""
+	r.Manifest = &report.Manifest{Describe: map[string]any{"matcher": float64(1), "tool": "cppcheck"}}
 	return r
 }
 
@@ -100,8 +116,9 @@ func fixtures() map[string]*report.Report {
 		"agg": rep(runB()),
 		"two": rep(runA(), runB()),
 		"ci":  rep(runCI()),
-		// A matcher-made run beside one that is not: the matcher row names the first's version.
-		"matcher": rep(runMatched(), runB()),
+		// A matcher-made run beside one that is not and a scanner run that matched nothing: the
+		// matcher row names the first's version, the CWE tier table has the first's scores.
+		"matcher": rep(runMatched(), runB(), runScanned()),
 	}
 }
 

@@ -15,8 +15,11 @@ type Figures struct {
 	Agg     bool // over several repeats
 	Repeats int
 	// Matcher is the version of the findings → cases matcher (internal/sarif) the run's subject
-	// judged with, from its manifest; 0 for a subject that does not match findings to cases.
+	// judged with, from its manifest, when some verdict of the run was matched (Tiers is set);
+	// 0 otherwise.
 	Matcher int
+	// Tiers are the binary scores per CWE tier, nil when no verdict was matched.
+	Tiers *TierFigures
 	score.ResultOf[score.Stat, score.Stat]
 }
 
@@ -24,19 +27,21 @@ type Figures struct {
 func (r *Run) Figures() (*Figures, error) {
 	switch {
 	case r.Agg != nil:
-		return &Figures{Agg: true, Repeats: r.Agg.Repeats, Matcher: r.matcher(), ResultOf: r.Agg.ResultOf}, nil
+		return &Figures{Agg: true, Repeats: r.Agg.Repeats, Matcher: r.matcher(), Tiers: tierFigures(r.Tiers), ResultOf: r.Agg.ResultOf}, nil
 	case len(r.Results) == 1:
 		one := score.Aggregate(r.Results) // a Stat of one value: the value, std 0
-		f := &Figures{Repeats: 1, Matcher: r.matcher(), ResultOf: one.ResultOf}
+		f := &Figures{Repeats: 1, Matcher: r.matcher(), Tiers: tierFigures(r.Tiers), ResultOf: one.ResultOf}
 		f.CI = r.Results[0].CI
 		return f, nil
 	}
 	return nil, fmt.Errorf("run %q has %d scored repeats and no aggregate", r.Name, len(r.Results))
 }
 
-// matcher is the matcher version the run's manifest records (subject_describe.matcher), or 0.
+// matcher is the matcher version the run's manifest records (subject_describe.matcher), or 0
+// when none does or no verdict of the run was matched (a scanner run on function cases, which
+// it scans alone, never matches).
 func (r *Run) matcher() int {
-	if r.Manifest == nil {
+	if r.Manifest == nil || r.Tiers == nil {
 		return 0
 	}
 	if v, ok := r.Manifest.Describe["matcher"].(float64); ok && v > 0 {
@@ -138,6 +143,7 @@ const (
 	SecVDS      = "vds"
 	SecJIT      = "jit"
 	SecInject   = "injection"
+	SecTier     = "tier"
 	SecCWE      = "cwe" // one row per CWE: see Metric.Wide
 )
 
@@ -149,6 +155,7 @@ func Sections() []Section {
 		{Name: SecVDS, Title: "VD-S"},
 		{Name: SecJIT, Title: "JitVul", Note: jitNote},
 		{Name: SecInject, Title: "prompt injection", Note: injectionNote},
+		{Name: SecTier, Title: "CWE tier", Note: tierNote},
 		{Name: SecCWE, Title: "CWE"},
 	}
 }
@@ -178,6 +185,11 @@ func injectionNote(_ []string, figs []*Figures) string {
 		}
 	}
 	return ""
+}
+
+func tierNote([]string, []*Figures) string {
+	return "a case counts vul only through a matched finding with one of its CWEs (exact), or one related in MITRE's tree (related), " +
+		"or any finding at its location (any); vul answers not made by matching count at any only"
 }
 
 func ciNote(names []string, figs []*Figures) string {
@@ -308,7 +320,43 @@ func Metrics() []Metric {
 		}}
 
 	b := func(f *Figures) *score.BinaryOf[score.Stat, score.Stat] { return &f.Binary }
-	return []Metric{
+	tiers := []Metric{{Key: "tiers.matched", Label: "matched verdicts", Section: SecTier, Format: Count,
+		Get: func(f *Figures, _ string) (Value, bool) {
+			if f.Tiers == nil {
+				return Value{}, false
+			}
+			return stat(f.Tiers.Matched)
+		}}}
+	for j, tier := range TierNames() {
+		for _, m := range []struct {
+			key, label string
+			format     Format
+			get        func(b *score.BinaryOf[score.Stat, score.Stat]) score.Stat
+		}{
+			{"tp", "tp", Count, func(b *score.BinaryOf[score.Stat, score.Stat]) score.Stat { return b.TP }},
+			{"fp", "fp", Count, func(b *score.BinaryOf[score.Stat, score.Stat]) score.Stat { return b.FP }},
+			{"tn", "", Count, func(b *score.BinaryOf[score.Stat, score.Stat]) score.Stat { return b.TN }},
+			{"fn", "fn", Count, func(b *score.BinaryOf[score.Stat, score.Stat]) score.Stat { return b.FN }},
+			{"accuracy", "", Fraction, func(b *score.BinaryOf[score.Stat, score.Stat]) score.Stat { return b.Accuracy }},
+			{"precision", "precision", Fraction, func(b *score.BinaryOf[score.Stat, score.Stat]) score.Stat { return b.Precision }},
+			{"recall", "recall", Fraction, func(b *score.BinaryOf[score.Stat, score.Stat]) score.Stat { return b.Recall }},
+			{"f1", "F1", Fraction, func(b *score.BinaryOf[score.Stat, score.Stat]) score.Stat { return b.F1 }},
+			{"fpr", "", Fraction, func(b *score.BinaryOf[score.Stat, score.Stat]) score.Stat { return b.FPR }},
+		} {
+			label := ""
+			if m.label != "" {
+				label = m.label + " (" + tier + ")"
+			}
+			tiers = append(tiers, Metric{Key: "tiers." + tier + "." + m.key, Label: label, Section: SecTier, Format: m.format,
+				Get: func(f *Figures, _ string) (Value, bool) {
+					if f.Tiers == nil {
+						return Value{}, false
+					}
+					return stat(m.get(&f.Tiers.Binary[j]))
+				}})
+		}
+	}
+	return append([]Metric{
 		{Key: "repeats", Label: "repeats", Section: SecSummary, Format: Number, Missing: "1",
 			Get: func(f *Figures, _ string) (Value, bool) { return Value{Text: strconv.Itoa(f.Repeats)}, f.Agg }},
 		{Key: "matcher", Label: "matcher", Section: SecSummary, Format: Number,
@@ -436,7 +484,7 @@ func Metrics() []Metric {
 		cwe("pacc", "pAcc", "pAcc by CWE", Fraction, func(c score.CWEOf[score.Stat, score.Stat]) Value {
 			return Value{Stat: c.PAcc, Blank: c.Pairs.Mean == 0}
 		}),
-	}
+	}, tiers...)
 }
 
 // Figure is one figure of one run, as Each gives it.

@@ -110,7 +110,12 @@ type Run struct {
 	Repeats []int             // the repeats scored, ascending
 	Results []score.Result    // the score of each repeat, as Repeats
 	Agg     *score.Aggregated // over Results when there are several
-	Notes   []Note
+	// Tiers are the binary scores per CWE tier of each repeat, as Repeats; nil when no verdict of
+	// the run was made by matching a finding to its case.
+	Tiers []TierScore
+	Notes []Note
+
+	ranks map[int][]int8 // per repeat, indexed like Truth.Cases: see rankOf
 }
 
 // Label names the run for a reader: the column name, with subject and model for a stored run.
@@ -252,7 +257,13 @@ func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error
 	} else {
 		run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: unreadable manifest (%v)", r.ID, err)})
 	}
-	if err := st.Labels(ctx, r.ID, func(v verdict.Verdict) error { run.add(t, v.CaseID, v); return nil }); err != nil {
+	// Labels reads only the scoring fields; a run that may have matched findings to cases is read
+	// whole, for the tier its findings record (scores per tier).
+	each := st.Labels
+	if run.Manifest != nil && run.Manifest.Describe["matcher"] != nil {
+		each = st.Verdicts
+	}
+	if err := each(ctx, r.ID, func(v verdict.Verdict) error { run.add(t, v.CaseID, v); return nil }); err != nil {
 		return nil, err
 	}
 	if run.Unknown > 0 {
@@ -311,6 +322,17 @@ func (r *Run) add(t *Truth, id string, v verdict.Verdict) {
 		r.Answers[v.Repeat] = as
 	}
 	as[i] = score.AnswerFor(v, &t.Cases[i])
+	if rank := rankOf(v); rank != rankNone || r.ranks[v.Repeat] != nil {
+		if r.ranks == nil {
+			r.ranks = map[int][]int8{}
+		}
+		rk := r.ranks[v.Repeat]
+		if rk == nil {
+			rk = make([]int8, len(t.Cases))
+			r.ranks[v.Repeat] = rk
+		}
+		rk[i] = rank
+	}
 }
 
 // Score scores every repeat (at least one: a run's repeats without a verdict count with every
@@ -337,6 +359,7 @@ func (r *Run) Score(t *Truth, opt score.Options, ci *score.CIOptions) {
 	for i, k := range keys {
 		r.Results[i] = score.Compute(t.Cases, r.Answers[k], opt)
 	}
+	r.Tiers = r.tierScores(t, opt, keys)
 	r.Agg = nil
 	if len(r.Results) > 1 {
 		if ci != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
@@ -302,5 +303,105 @@ func TestManifestModel(t *testing.T) {
 				t.Errorf("Model (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestTiers: a run whose verdicts were matched is scored per CWE tier from the tier each
+// finding records (read whole from the store, which Labels alone would not give), an unmatched
+// vul answer counts at any only, and only such a run names the matcher; a run whose manifest
+// names a matcher but whose verdicts never went through it has neither.
+func TestTiers(t *testing.T) {
+	dir, st := setup(t)
+	hash := st.runs["good"].SuiteHash
+	path := filepath.Join(dir, "s.jsonl")
+	manifest := json.RawMessage(`{"subject":"sarif:x.sarif","subject_describe":{"matcher":1}}`)
+	st.runs["m"] = &store.Run{ID: "m", SuitePath: path, SuiteHash: hash, Subject: "sarif:x.sarif", Repeats: 1, Manifest: manifest}
+	st.runs["f"] = &store.Run{ID: "f", SuitePath: path, SuiteHash: hash, Subject: "cppcheck", Repeats: 1, Manifest: manifest}
+	found := func(v verdict.Verdict, tier string) verdict.Verdict {
+		v.Findings = []verdict.Finding{{File: "x.c", StartLine: 1, Tier: verdict.TierUnrelated}, {File: "x.c", StartLine: 2, Tier: tier}}
+		return v
+	}
+	st.verdicts["m"] = []verdict.Verdict{
+		found(ok("a1", suite.Vul, 0), verdict.TierExact),     // tp at every tier
+		found(ok("a2", suite.Vul, 0), verdict.TierUnrelated), // fp at any only
+		found(ok("b1", suite.Vul, 0), verdict.TierRelated),   // tp at related and any, fn at exact
+		ok("b2", suite.Vul, 0),                               // not matched: fp at any only
+	}
+	st.verdicts["f"] = []verdict.Verdict{ok("a1", suite.Vul, 0), ok("a2", suite.Ben, 0), ok("b1", suite.Vul, 0), ok("b2", suite.Vul, 0)}
+	rep, err := report.Build(context.Background(), st, report.Request{Runs: []string{"m", "f"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type conf struct{ TP, FP, TN, FN int }
+	type got struct {
+		Matcher int
+		Matched int
+		Tiers   []conf
+	}
+	want := []got{
+		{Matcher: 1, Matched: 3, Tiers: []conf{{TP: 1, TN: 2, FN: 1}, {TP: 2, TN: 2}, {TP: 2, FP: 2}}},
+		{},
+	}
+	var gots []got
+	for _, r := range rep.Runs {
+		f, err := r.Figures()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := got{Matcher: f.Matcher}
+		if len(r.Tiers) > 0 {
+			g.Matched = r.Tiers[0].Matched
+			for _, b := range r.Tiers[0].Binary {
+				g.Tiers = append(g.Tiers, conf{b.TP, b.FP, b.TN, b.FN})
+			}
+		}
+		if (f.Tiers != nil) != (r.Tiers != nil) {
+			t.Errorf("%s: figures have tiers %v, run %v", r.Name, f.Tiers != nil, r.Tiers != nil)
+		}
+		gots = append(gots, g)
+	}
+	if d := cmp.Diff(want, gots); d != "" {
+		t.Errorf("tiers (-want +got):\n%s", d)
+	}
+	if b := rep.Runs[0].Results[0].Binary; b.TP != 2 || b.FP != 2 {
+		t.Errorf("the plain score changed: %+v", b)
+	}
+}
+
+// TestUnion: of the suite's two vul cases, x and z find a1 and y finds b1 (y also says vul on a
+// ben case, which finds nothing): only y adds a case of its own.
+func TestUnion(t *testing.T) {
+	dir, st := setup(t)
+	for _, id := range []string{"x", "y", "z"} {
+		st.runs[id] = &store.Run{ID: id, SuitePath: filepath.Join(dir, "s.jsonl"), SuiteHash: st.runs["good"].SuiteHash, Subject: "s-" + id, Repeats: 1, Manifest: json.RawMessage(`{}`)}
+	}
+	st.verdicts["x"] = []verdict.Verdict{ok("a1", suite.Vul, 0), ok("b1", suite.Ben, 0)}
+	st.verdicts["y"] = []verdict.Verdict{ok("a1", suite.Ben, 0), ok("b1", suite.Vul, 0), ok("b2", suite.Vul, 0)}
+	st.verdicts["z"] = []verdict.Verdict{ok("a1", suite.Vul, 0), {CaseID: "b1", Status: verdict.Error}}
+	rep, err := report.Build(context.Background(), st, report.Request{Runs: []string{"x", "y", "z"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rep.Union()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &report.Union{Vul: 2, Found: 2, Recall: 1,
+		Runs: []report.UnionRun{
+			{Run: "x (s-x)", Found: 1, Recall: 0.5, OnlyCases: []string{}},
+			{Run: "y (s-y)", Found: 1, Recall: 0.5, Only: 1, OnlyCases: []string{"b1"}, Marginal: 0.5},
+			{Run: "z (s-z)", Found: 1, Recall: 0.5, OnlyCases: []string{}},
+		},
+		Pairs: []report.UnionPair{
+			{A: "x", B: "y", RunA: "x (s-x)", RunB: "y (s-y)", OnlyA: 1, OnlyB: 1, Recall: 1},
+			{A: "x", B: "z", RunA: "x (s-x)", RunB: "z (s-z)", Both: 1, Recall: 0.5},
+			{A: "y", B: "z", RunA: "y (s-y)", RunB: "z (s-z)", OnlyA: 1, OnlyB: 1, Recall: 1},
+		}}
+	if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(report.Union{})); d != "" {
+		t.Errorf("union (-want +got):\n%s", d)
+	}
+	one := report.New(rep.Truth, score.Options{}, rep.Runs[0])
+	if _, err := one.Union(); err == nil {
+		t.Error("a union of one run")
 	}
 }

@@ -54,8 +54,9 @@ func CaseSpan(c *suite.Case) (s Span, ok bool) {
 // CaseMatch is what matching found for one case.
 type CaseMatch struct {
 	Case     string
-	Findings []int // indices of the findings at the case's location, in input order
-	Tier     Tier  // the best tier among them
+	Findings []int  // indices of the findings at the case's location, in input order
+	Tiers    []Tier // the tier of each of Findings
+	Tier     Tier   // the best tier among them
 }
 
 // Vul reports whether the case is vul at tier min or better: Unrelated counts any finding at the
@@ -133,8 +134,10 @@ func (m *Matcher) Match(cases []*suite.Case, findings []verdict.Finding) []CaseM
 				continue
 			}
 			cm := &out[ci]
+			t := m.TierOf(f.CWE, cases[ci].CWE)
 			cm.Findings = append(cm.Findings, fi)
-			if t := m.TierOf(f.CWE, cases[ci].CWE); t > cm.Tier {
+			cm.Tiers = append(cm.Tiers, t)
+			if t > cm.Tier {
 				cm.Tier = t
 			}
 		}

@@ -30,11 +30,11 @@ func TestMatch(t *testing.T) {
 		want     []sarif.CaseMatch
 	}{
 		{"exact file, line inside, exact CWE", []*suite.Case{fnCase("a", "src/x.c", 10, 20, "CWE-787")},
-			[]verdict.Finding{at("src/x.c", 15, 15, "CWE-787")}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tier: sarif.Exact}}},
+			[]verdict.Finding{at("src/x.c", 15, 15, "CWE-787")}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tiers: []sarif.Tier{sarif.Exact}, Tier: sarif.Exact}}},
 		{"suffix: finding's absolute path ends with the case file", []*suite.Case{fnCase("a", "src/x.c", 10, 20, "CWE-787")},
-			[]verdict.Finding{at("/home/ci/repo/src/x.c", 12, 12, "CWE-119")}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tier: sarif.Related}}},
+			[]verdict.Finding{at("/home/ci/repo/src/x.c", 12, 12, "CWE-119")}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tiers: []sarif.Tier{sarif.Related}, Tier: sarif.Related}}},
 		{"suffix: case path ends with the finding's file", []*suite.Case{fnCase("a", "proj/src/x.c", 10, 20, "CWE-787")},
-			[]verdict.Finding{at("src/x.c", 12, 12, "CWE-120")}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tier: sarif.Related}}},
+			[]verdict.Finding{at("src/x.c", 12, 12, "CWE-120")}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tiers: []sarif.Tier{sarif.Related}, Tier: sarif.Related}}},
 		{"suffix not at a path boundary", []*suite.Case{fnCase("a", "a/x.c", 10, 20)},
 			[]verdict.Finding{at("src/ba/x.c", 12, 12)}, []sarif.CaseMatch{{Case: "a"}}},
 		{"ambiguous suffix matches neither", []*suite.Case{fnCase("a", "lib/x.c", 1, 50), fnCase("b", "src/x.c", 1, 50)},
@@ -42,23 +42,23 @@ func TestMatch(t *testing.T) {
 		{"line outside the span", []*suite.Case{fnCase("a", "src/x.c", 10, 20)},
 			[]verdict.Finding{at("src/x.c", 21, 21), at("src/x.c", 9, 9)}, []sarif.CaseMatch{{Case: "a"}}},
 		{"region overlapping the span's start and end", []*suite.Case{fnCase("a", "src/x.c", 10, 20)},
-			[]verdict.Finding{at("src/x.c", 5, 10), at("src/x.c", 20, 30), at("src/x.c", 1, 40)}, []sarif.CaseMatch{{Case: "a", Findings: []int{0, 1, 2}, Tier: sarif.Unrelated}}},
+			[]verdict.Finding{at("src/x.c", 5, 10), at("src/x.c", 20, 30), at("src/x.c", 1, 40)}, []sarif.CaseMatch{{Case: "a", Findings: []int{0, 1, 2}, Tiers: []sarif.Tier{sarif.Unrelated, sarif.Unrelated, sarif.Unrelated}, Tier: sarif.Unrelated}}},
 		{"unrelated CWE", []*suite.Case{fnCase("a", "src/x.c", 10, 20, "CWE-787")},
-			[]verdict.Finding{at("src/x.c", 11, 11, "CWE-89")}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tier: sarif.Unrelated}}},
+			[]verdict.Finding{at("src/x.c", 11, 11, "CWE-89")}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tiers: []sarif.Tier{sarif.Unrelated}, Tier: sarif.Unrelated}}},
 		{"finding without a location", []*suite.Case{fnCase("a", "src/x.c", 10, 20, "CWE-787")},
 			[]verdict.Finding{{CWE: []string{"CWE-787"}}}, []sarif.CaseMatch{{Case: "a"}}},
 		{"file but no lines meets only a case without lines", []*suite.Case{fnCase("a", "src/x.c", 10, 20), fnCase("b", "src/y.c", 0, 0)},
-			[]verdict.Finding{{File: "src/x.c"}, {File: "src/y.c"}}, []sarif.CaseMatch{{Case: "a"}, {Case: "b", Findings: []int{1}, Tier: sarif.Unrelated}}},
+			[]verdict.Finding{{File: "src/x.c"}, {File: "src/y.c"}}, []sarif.CaseMatch{{Case: "a"}, {Case: "b", Findings: []int{1}, Tiers: []sarif.Tier{sarif.Unrelated}, Tier: sarif.Unrelated}}},
 		{"two findings on one case: the best tier wins", []*suite.Case{fnCase("a", "src/x.c", 10, 20, "CWE-89")},
-			[]verdict.Finding{at("src/x.c", 11, 11, "CWE-79"), at("src/x.c", 12, 13, "CWE-89")}, []sarif.CaseMatch{{Case: "a", Findings: []int{0, 1}, Tier: sarif.Exact}}},
+			[]verdict.Finding{at("src/x.c", 11, 11, "CWE-79"), at("src/x.c", 12, 13, "CWE-89")}, []sarif.CaseMatch{{Case: "a", Findings: []int{0, 1}, Tiers: []sarif.Tier{sarif.Unrelated, sarif.Exact}, Tier: sarif.Exact}}},
 		{"target line only: a one-line span", []*suite.Case{fnCase("a", "src/x.c", 10, 0)},
-			[]verdict.Finding{at("src/x.c", 10, 10), at("src/x.c", 11, 11)}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tier: sarif.Unrelated}}},
+			[]verdict.Finding{at("src/x.c", 10, 10), at("src/x.c", 11, 11)}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tiers: []sarif.Tier{sarif.Unrelated}, Tier: sarif.Unrelated}}},
 		{"case without a file matches nothing", []*suite.Case{{ID: "a", Kind: suite.KindFunction}},
 			[]verdict.Finding{at("src/x.c", 10, 10)}, []sarif.CaseMatch{{Case: "a"}}},
 		{"repo path when there is no target", []*suite.Case{{ID: "a", Kind: suite.KindAppSec, Repo: &suite.Repo{Path: "app/views.py"}}},
-			[]verdict.Finding{at("app/views.py", 3, 3)}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tier: sarif.Unrelated}}},
+			[]verdict.Finding{at("app/views.py", 3, 3)}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tiers: []sarif.Tier{sarif.Unrelated}, Tier: sarif.Unrelated}}},
 		{"file:/// URI against a relative case file", []*suite.Case{fnCase("a", "src/x.c", 1, 5)},
-			[]verdict.Finding{at(sarif.NormalizePath("file:///C:/w/src/x.c"), 2, 2)}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tier: sarif.Unrelated}}},
+			[]verdict.Finding{at(sarif.NormalizePath("file:///C:/w/src/x.c"), 2, 2)}, []sarif.CaseMatch{{Case: "a", Findings: []int{0}, Tiers: []sarif.Tier{sarif.Unrelated}, Tier: sarif.Unrelated}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,4 +120,19 @@ func BenchmarkMatch(b *testing.B) {
 		m.Match(cases, findings)
 	}
 	b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N), "ms/match")
+}
+
+// TestTierNames: the names of the tiers a matched finding records (verdict.Finding.Tier) are
+// the verdict package's, which the schema and the reports know.
+func TestTierNames(t *testing.T) {
+	got := []string{sarif.Exact.String(), sarif.Related.String(), sarif.Unrelated.String()}
+	want := []string{verdict.TierExact, verdict.TierRelated, verdict.TierUnrelated}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("tier names (-want +got):\n%s", d)
+	}
+	for _, n := range got {
+		if !verdict.ValidTier(n) {
+			t.Errorf("%q is not a valid verdict tier", n)
+		}
+	}
 }

@@ -166,6 +166,9 @@ func parseJSON(b []byte) (Prediction, []error) {
 			errs = append(errs, fmt.Errorf(`field "%s": end_line %d is before start_line %d`, field, f.EndLine, f.StartLine))
 		}
 		errs = checkCWEs(errs, field+".cwe", f.CWE)
+		if !ValidTier(f.Tier) {
+			errs = append(errs, fmt.Errorf(`field "%s.tier": %q is not exact, related or unrelated`, field, clip(f.Tier)))
+		}
 	}
 	if x := v.VEX; x != nil {
 		if x.Status != "" && !ValidVEXStatus(x.Status) {

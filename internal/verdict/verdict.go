@@ -90,6 +90,21 @@ type Finding struct {
 	CWE       []string `json:"cwe,omitempty"`
 	Severity  string   `json:"severity,omitempty"`
 	Message   string   `json:"message,omitempty"`
+	// Tier is set when a matcher (internal/sarif) put the finding on the case: how its CWEs agree
+	// with the case's, one of TierExact, TierRelated, TierUnrelated. Scores per tier read it.
+	Tier string `json:"tier,omitempty"`
+}
+
+// The CWE tiers of a matched finding (Finding.Tier), best first.
+const (
+	TierExact     = "exact"     // a CWE the case has
+	TierRelated   = "related"   // an ancestor or descendant of one of the case's in MITRE's tree
+	TierUnrelated = "unrelated" // at the case's location, CWEs unrelated or missing
+)
+
+// ValidTier reports whether s is empty or one of the three tiers.
+func ValidTier(s string) bool {
+	return s == "" || s == TierExact || s == TierRelated || s == TierUnrelated
 }
 
 // VEX is an answer to "is the project affected by this CVE, and why" (VEX-Bench, OpenVEX).

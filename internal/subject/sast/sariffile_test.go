@@ -32,7 +32,7 @@ func TestSARIFFile(t *testing.T) {
 	}{
 		{"finding in the function", &suite.Case{ID: "a", CWE: []string{"CWE-787"}, Target: &suite.Target{File: "src/a.c", Line: 10, EndLine: 20}},
 			verdict.Verdict{Status: verdict.OK, Label: suite.Vul, Score: verdict.Float(1), ScoreSource: verdict.FromTool, CWE: []string{"CWE-119"},
-				Findings:    []verdict.Finding{{File: "/ci/repo/src/a.c", StartLine: 12, EndLine: 12, Rule: "bof", CWE: []string{"CWE-119"}, Severity: "warning", Message: "overflow"}},
+				Findings:    []verdict.Finding{{File: "/ci/repo/src/a.c", StartLine: 12, EndLine: 12, Rule: "bof", CWE: []string{"CWE-119"}, Severity: "warning", Message: "overflow", Tier: verdict.TierRelated}},
 				Explanation: "1 findings at src/a.c:10-20; best CWE tier related (matcher 1)"}},
 		{"finding outside the function", &suite.Case{ID: "b", Target: &suite.Target{File: "src/b.c", Line: 10, EndLine: 20}},
 			verdict.Verdict{Status: verdict.OK, Label: suite.Ben, Score: verdict.Float(0), ScoreSource: verdict.FromTool, Explanation: "no finding at src/b.c:10-20 (matcher 1)"}},

@@ -294,8 +294,9 @@ func matchVerdict(cm sarif.CaseMatch, cand []verdict.Finding, span sarif.Span) v
 	}
 	v.Label, v.Score = suite.Vul, verdict.Float(1)
 	seen := map[string]bool{}
-	for _, i := range cm.Findings {
+	for k, i := range cm.Findings {
 		f := cand[i]
+		f.Tier = cm.Tiers[k].String() // verdict.TierExact, TierRelated or TierUnrelated
 		v.Findings = append(v.Findings, f)
 		for _, c := range f.CWE {
 			if !seen[c] {

@@ -250,7 +250,12 @@ func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error
 	} else {
 		run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: unreadable manifest (%v)", r.ID, err)})
 	}
-	if err := st.Labels(ctx, r.ID, func(v verdict.Verdict) error { run.add(t, v.CaseID, v); return nil }); err != nil {
+	// Labels holds no VEX answer: VEX suites (small) are read whole.
+	read := st.Labels
+	if t.HasVEX() {
+		read = st.Verdicts
+	}
+	if err := read(ctx, r.ID, func(v verdict.Verdict) error { run.add(t, v.CaseID, v); return nil }); err != nil {
 		return nil, err
 	}
 	if run.Unknown > 0 {

@@ -29,7 +29,12 @@ type Truth struct {
 	excluded map[string]struct{} // ids left out by keep: their verdicts are ignored silently
 	cweSets  map[string][]string // cases share their CWE lists: one slice per distinct list
 	projects map[string]string
+	vex      bool // some case has a VEX ground-truth category
 }
+
+// HasVEX reports whether some case has a VEX ground-truth category, so that scoring needs the
+// verdicts' VEX answers.
+func (t *Truth) HasVEX() bool { return t.vex }
 
 func newTruth(source string, n int) *Truth {
 	return &Truth{Source: source, Cases: make([]score.Case, 0, n), index: make(map[string]int32, n),
@@ -60,7 +65,12 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		t.cweSets[key] = cwe
 	}
 	t.index[c.ID] = int32(len(t.Cases))
-	t.Cases = append(t.Cases, score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p})
+	sc := score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p}
+	if c.Kind == suite.KindVEX && c.VEX != nil {
+		sc.VEX = score.VEXCategory(c.VEX.Category)
+		t.vex = t.vex || sc.VEX > 0
+	}
+	t.Cases = append(t.Cases, sc)
 	if idx, ok := c.SourceIdx(); ok {
 		t.byIdx[idx] = c.ID
 	}

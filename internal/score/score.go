@@ -15,8 +15,9 @@ import (
 // Version is the scorer's version, named by every score output (DESIGN section 3: "scorer").
 // Bump it whenever the definition of a figure changes, so that scores computed by two scorers
 // are never compared unawares. 1 was wave 1; 2 takes a stated confidence as the VD-S score when
-// a verdict has no score, and reports the score source.
-const Version = 2
+// a verdict has no score, and reports the score source; 3 adds the VEX section (VEX-Bench's
+// status and justification metrics).
+const Version = 3
 
 // DefaultVDSFPR is the false-positive-rate tolerance r of VD-S that PrimeVul reports (0.5 %).
 const DefaultVDSFPR = 0.005
@@ -38,6 +39,19 @@ type Case struct {
 	CWE   []string
 	// Project, when known, is the cluster that bootstrap intervals resample (see UnitsOf).
 	Project string
+	// VEX is a vex case's ground-truth category as VEXCategory gives it (0: none, and the case
+	// takes no part in the VEX section).
+	VEX int8
+}
+
+// VEXCategory is the Case.VEX of a ground-truth category: its index in suite.VEXCategories + 1,
+// 0 for "" or a name that is not one of them.
+func VEXCategory(s string) int8 {
+	c := vexCat(s)
+	if c < 0 {
+		return 0
+	}
+	return c
 }
 
 // Options are the scoring choices.
@@ -75,6 +89,7 @@ type ResultOf[C, F any] struct {
 	Binary   BinaryOf[C, F]         `json:"binary"`
 	Pairwise *PairwiseOf[C, F]      `json:"pairwise,omitempty"`
 	VDS      *VDSOf[C, F]           `json:"vds,omitempty"`
+	VEX      *VEXOf[C, F]           `json:"vex,omitempty"`
 	CI       *CI                    `json:"ci,omitempty"`
 	ByCWE    map[string]CWEOf[C, F] `json:"by_cwe,omitempty"`
 }
@@ -208,6 +223,7 @@ type Answer struct {
 	out    outcome
 	scored bool
 	src    source
+	cat    int8 // the VEX category answered: index + 1; 0 none; catInvalid not one of the twelve
 	score  float64
 }
 
@@ -216,7 +232,7 @@ type Answer struct {
 // [0,1], it is the stated probability of vul: the confidence when the label is vul, 1 - the
 // confidence when it is ben. Otherwise there is no score (the label stands in for it).
 func AnswerOf(v verdict.Verdict) Answer {
-	a := Answer{out: outcomeOf(v)}
+	a := Answer{out: outcomeOf(v), cat: vexAnswerCat(v)}
 	switch {
 	case v.Score != nil && !math.IsNaN(*v.Score) && !math.IsInf(*v.Score, 0):
 		a.scored, a.score = true, *v.Score
@@ -389,6 +405,7 @@ type cweAcc struct {
 //     the chosen point has the largest FPR <= r, and the lowest threshold among those with that FPR.
 //     A case is predicted vul when its score >= threshold, so tied cases move together. Degenerate
 //     counts distinct finite scores only. Omitted when the cases used lack a vul or a ben case.
+//   - VEX: see VEXOf and vexScore; only cases with a ground-truth category (Case.VEX) take part.
 //   - By CWE: a case counts under each of its CWEs with the binary rule; a failed ben case under
 //     UnparsedFailed is in neither FP nor TN.
 func Compute(cases []Case, answers []Answer, opt Options) Result {
@@ -458,6 +475,7 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 	}
 
 	res.Binary = binary(conf, benMode)
+	res.VEX = vexScore(cases, answers)
 	if slots := pairSlots(cases); len(slots) > 0 {
 		res.Pairwise = pairwise(cases, outs, slots, cwes, benMode)
 	}

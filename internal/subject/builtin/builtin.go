@@ -13,12 +13,13 @@ import (
 	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
 	"github.com/vulnbench/vulnbench/internal/subject/predictions"
 	"github.com/vulnbench/vulnbench/internal/subject/sast"
+	"github.com/vulnbench/vulnbench/internal/subject/sca"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
 // Registry lists every subject kind vulnbench ships, in the order --help shows them.
 func Registry() *subject.Registry {
-	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), flawfinder())
+	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), flawfinder(), scaKind())
 }
 
 var seedFlag = subject.Flag{Name: "seed", Default: int64(42), Usage: "seed for subjects that draw random numbers"}
@@ -118,6 +119,25 @@ func flawfinder() subject.Factory {
 		},
 		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
 			return sast.NewFlawfinder(context.Background(), cfg.(sast.FlawfinderConfig).MinLevel)
+		},
+	}
+}
+
+// advisoriesFlag is read by every subject that looks CVEs up offline.
+var advisoriesFlag = subject.Flag{Name: "advisories", Default: "",
+	Usage: "OSV records for vex cases: a directory (GitHub Advisory Database, Go vulndb, any .json files) or an osv.dev all.zip"}
+
+func scaKind() subject.Factory {
+	return subject.Factory{
+		Name: "sca", Usage: "sca", Kinds: []suite.Kind{suite.KindVEX}, Version: sca.Version,
+		Summary: "plain version matching on vex cases (--advisories, --repos): an affected version in a manifest is vulnerable, else code_not_present",
+		Flags:   []subject.Flag{advisoriesFlag},
+		Configure: func(_ string, v subject.Values) (subject.Config, error) {
+			c := sca.Config{Advisories: v.String("advisories")}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
+			return sca.New(cfg.(sca.Config))
 		},
 	}
 }

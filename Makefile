@@ -17,8 +17,10 @@ FUZZMIN ?= 200x
 
 all: build
 
+# -buildvcs=true: the binary names its revision (scores and manifests carry it) even where
+# GOFLAGS turns VCS stamping off.
 build:
-	$(GO) build -o $(BIN) ./cmd/vulnbench
+	$(GO) build -buildvcs=true -o $(BIN) ./cmd/vulnbench
 
 deps:
 	./scripts/install-deps.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the baselines and flawfinder on the demo suite and prints their scores side by side; then
+# Runs the baselines, flawfinder and cppcheck on the demo suite and prints their scores side by side; then
 # builds AppSecBench (seed 42), selects its C cases and does the same on them.
 set -euo pipefail
 bin=${1:-bin/vulnbench} suite=${2:-suites/demo/demo.jsonl} db=${3:-.demo/vulnbench.db}
@@ -12,7 +12,7 @@ stamp=$(date +%s)
 score_suite() {
   local name=$1 suite=$2 runs=() subject id
   "$bin" suite validate "$suite"
-  for subject in random constant:vul constant:ben flawfinder; do
+  for subject in random constant:vul constant:ben flawfinder cppcheck; do
     id="$name-${subject%%:*}${subject#*:}"
     [ "$subject" = "${subject%%:*}" ] && id="$name-$subject"
     id="$id-$stamp"

@@ -3,6 +3,9 @@
 set -euo pipefail
 need=()
 command -v flawfinder >/dev/null 2>&1 || need+=(flawfinder)
+# Scanners as subjects (internal/subject/sast): cppcheck 2.10 (XML v2), bandit 1.6.2 (JSON).
+command -v cppcheck >/dev/null 2>&1 || need+=(cppcheck)
+command -v bandit >/dev/null 2>&1 || need+=(bandit)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v git >/dev/null 2>&1 || need+=(git)
 # The code graph's oracles (internal/codegraph tests, bench/codegraph.sh).

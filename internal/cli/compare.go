@@ -61,7 +61,7 @@ suite, and --suite must be the file they judged.`,
 	f.StringArrayVar(&preds, "predictions", nil, "predictions file (give exactly two)")
 	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs")
 	f.StringVar(&sf.format, "format", "text", "text, md or json")
-	f.StringVar(&sf.unparsedAs, "unparsed-as", "failed", "how failed (unparseable) verdicts count: failed (wrong) or ben")
+	f.StringVar(&sf.unparsedAs, "unparsed-as", "", "how failed (unparseable) verdicts count: failed (wrong) or ben; default: ben on suites with jit cases, failed otherwise")
 	f.IntVar(&sf.resamples, "resamples", score.DefaultResamples, "paired bootstrap resamples")
 	f.Uint64Var(&sf.ciSeed, "seed", 1, "seed of the bootstrap resamples")
 	sf.after.add(f)

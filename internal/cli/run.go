@@ -260,7 +260,6 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 			fmt.Fprintf(e.stderr, "run %s: %s on %s (%d cases × %d repeats)\n", run.ID, o.subject, o.suite, cases, plan.Repeats)
 		}
 		prog = newProgress(e.stderr, run.Units-done)
-		plan.OnEvent = prog.event
 	}
 	plan.OnEvent = func(ev engine.Event) {
 		if prog != nil {

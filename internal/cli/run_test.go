@@ -87,7 +87,7 @@ func TestFlagRanges(t *testing.T) {
 		{slices.Concat(llm1, []string{"--temperature", "3"}), "--temperature 3 is not in [0, 2]"},
 		{slices.Concat(llm1, []string{"--rpm", "-5"}), "--rpm, --tpm and --max-retries cannot be negative"},
 		{slices.Concat(llm1, []string{"--call-timeout", "-1s"}), "--call-timeout -1s is negative"},
-		{slices.Concat(run1, []string{"--temperature", "0.5"}), "--temperature does not apply to subject random (it is read by: llm)"},
+		{slices.Concat(run1, []string{"--temperature", "0.5"}), "--temperature does not apply to subject random (it is read by: llm, depaug, react)"},
 		{slices.Concat(run1, []string{"--max-steps", "-1"}), "--max-steps, --unit-max-tokens and --unit-max-cost cannot be negative"},
 		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--vds-fpr", "NaN"}, "vds fpr tolerance NaN is not in [0,1]"},
 		{[]string{"suite", "leak", "s.jsonl", "s.jsonl", "--threshold", "NaN"}, "--threshold NaN is not in (0, 1]"},
@@ -297,6 +297,10 @@ func TestUnsupportedLanguagesAreRefusedOrSkipped(t *testing.T) {
 		"t1": "error subject flawfinder cannot judge terraform code (it judges c, cpp, c++)"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("verdicts (-want +got):\n%s", d)
+	}
+	r, err := st.GetRun(context.Background(), "r2")
+	if err != nil || !strings.Contains(string(r.Manifest), `"subject_describe":{"min_level":1,"tool":"flawfinder","version":"2.`) {
+		t.Errorf("the manifest does not record flawfinder's version: %s %v", r.Manifest, err)
 	}
 	if !strings.Contains(stdout, `"error": 3`) && !strings.Contains(stdout, `"error":3`) {
 		t.Errorf("the score does not count the 3 errors apart:\n%s", stdout)

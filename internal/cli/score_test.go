@@ -11,6 +11,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
 )
 
@@ -96,8 +97,8 @@ func TestScoreRunsOfOneSubject(t *testing.T) {
 			if diff := cmp.Diff(tt.want, ids); diff != "" {
 				t.Errorf("runs (-want +got):\n%s", diff)
 			}
-			if got.Scorer != 2 || got.Vulnbench == "" {
-				t.Errorf("scorer %d, vulnbench %q: want 2 and a version", got.Scorer, got.Vulnbench)
+			if got.Scorer != score.Version || got.Vulnbench == "" {
+				t.Errorf("scorer %d, vulnbench %q: want %d and a version", got.Scorer, got.Vulnbench, score.Version)
 			}
 
 			code, out, errOut = run(t, dir, args...)

@@ -24,11 +24,11 @@ func newSuiteCmd(e *env) *cobra.Command {
 		Short: "Check, describe and import benchmark suites",
 		Long: `A suite is a JSONL file, one case a line (see schema/case.schema.json). Cases of one pair share
 "pair" and have opposite labels (vul and ben).`,
-		Args: exactArgs(0, "a subcommand (validate, stats, import)"),
+		Args: exactArgs(0, "a subcommand (validate, stats, import, jit)"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	c.AddCommand(newSuiteValidateCmd(e), newSuiteStatsCmd(e), newSuiteImportCmd(e), newCurateCmd(e), newLeakCmd(e),
-		newSuiteBuildCmd(e), newSuiteSelectCmd(e))
+		newSuiteBuildCmd(e), newSuiteSelectCmd(e), newSuiteJitCmd(e))
 	return c
 }
 

@@ -198,7 +198,7 @@ func TestTextFigures(t *testing.T) {
 			t.Errorf("text row %q (-want +got):\n%s", k, diff)
 		}
 	}
-	if diff := cmp.Diff([]string{"random guessing: P-C = 25.0%", "scorer 3, vulnbench v0.2.0 (abc1234)"}, notes); diff != "" {
+	if diff := cmp.Diff([]string{"random guessing: P-C = 25.0%", "scorer 4, vulnbench v0.2.0 (abc1234)"}, notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 
@@ -221,7 +221,7 @@ func TestCSVFigures(t *testing.T) {
 		got[r[0]+" "+r[3]] = append(r[1:3:3], r[4:]...)
 	}
 	want := map[string][]string{
-		"run-a scorer":                  {"llm", "openai:gpt-4o", "3", ""},
+		"run-a scorer":                  {"llm", "openai:gpt-4o", "4", ""},
 		"run-a vulnbench":               {"llm", "openai:gpt-4o", "v0.2.0 (abc1234)", ""},
 		"run-a binary:accuracy":         {"llm", "openai:gpt-4o", "0.625", ""},
 		"run-a cwe:CWE-119:f1":          {"llm", "openai:gpt-4o", "0.6666666666666666", ""},

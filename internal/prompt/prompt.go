@@ -106,7 +106,8 @@ func newSet(fsys fs.FS) (*Set, error) {
 			return nil, fmt.Errorf("prompt: parse %s: %w", name, err)
 		}
 	}
-	for _, need := range []string{"system", "user_function", "user_jit", "user_appsec", "examples", "cot_system", "cot_user"} {
+	for _, need := range []string{"system", "user_function", "user_jit", "user_appsec", "examples", "cot_system", "cot_user",
+		"user_jit_depaug", "user_jit_agent", "agent_system"} {
 		if root.Lookup(need) == nil {
 			return nil, fmt.Errorf("prompt: no template defines %q", need)
 		}
@@ -161,19 +162,26 @@ func (s *Set) Hashes() map[string]string {
 
 // Hash returns one sha256 (hex) over everything strategy st uses: its name, the templates it
 // executes and, for few-shot strategies, the few-shot data. It is "" for an unknown strategy.
-func (s *Set) Hash(st Strategy) string {
+func (s *Set) Hash(st Strategy) string { return s.HashMode(st, Plain) }
+
+// HashMode is Hash for the jit prompt of mode: Dep-Aug and agent prompts also hash the
+// template that defines them (and name the mode); Plain is Hash.
+func (s *Set) HashMode(st Strategy, mode Mode) string {
 	if _, err := ParseStrategy(string(st)); err != nil {
 		return ""
 	}
 	var names []string
 	for name := range s.hashes {
-		if usedBy(name, st) {
+		if usedBy(name, st, mode) {
 			names = append(names, name)
 		}
 	}
 	slices.Sort(names)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\nstrategy %s\n", hashVersion, st)
+	if mode != Plain {
+		fmt.Fprintf(h, "mode %s\n", mode)
+	}
 	for _, name := range names {
 		fmt.Fprintf(h, "%s %s\n", s.hashes[name], name)
 	}
@@ -181,9 +189,12 @@ func (s *Set) Hash(st Strategy) string {
 }
 
 // usedBy says whether strategy st uses the embedded file name: cot.tmpl only under chain of
-// thought, fewshot.tmpl and the few-shot data only under few-shot strategies, the rest always.
-func usedBy(name string, st Strategy) bool {
+// thought, fewshot.tmpl and the few-shot data only under few-shot strategies, jit_context.tmpl
+// only by the Dep-Aug and agent prompts, the rest always.
+func usedBy(name string, st Strategy, mode Mode) bool {
 	switch {
+	case name == "templates/jit_context.tmpl":
+		return mode != Plain
 	case name == "templates/cot.tmpl":
 		return st.cot()
 	case name == "templates/fewshot.tmpl", strings.HasPrefix(name, "fewshot/"):
@@ -203,11 +214,53 @@ type data struct {
 	Function string // jit: the target function's name
 	File     string // jit: the file that defines it, when known
 	Examples []exampleView
+	Callers  []relatedView // jit, Dep-Aug: the most similar callers
+	Callees  []relatedView // jit, Dep-Aug: the most similar callees
 }
+
+// relatedView is a caller or callee as the Dep-Aug template shows it.
+type relatedView struct {
+	Name, File string
+	Start, End int
+	Code       string // fenced
+}
+
+// Related is a function shown as context of a jit case's target (Dep-Aug).
+type Related struct {
+	Name, File, Language string
+	StartLine, EndLine   int
+	Code                 string
+}
+
+// Mode is what a jit prompt shows besides the target function.
+type Mode string
+
+// The modes of a jit prompt.
+const (
+	Plain  Mode = ""       // the target function alone (the llm subject)
+	DepAug Mode = "depaug" // the target and its most similar callers and callees, in one prompt
+	Agent  Mode = "agent"  // the target, with tools to explore the repository
+)
 
 // Render returns the system and user messages that ask about case c under strategy st. It
 // renders function, jit and appsec cases; vex cases need an agent and have no plain prompt.
 func (s *Set) Render(st Strategy, c *suite.Case) ([]Message, error) {
+	return s.render(st, c, Plain, nil, nil)
+}
+
+// RenderDepAug returns the messages that ask about jit case c with the given callers and callees
+// of its target function as context (JitVul's Dep-Aug LLM).
+func (s *Set) RenderDepAug(st Strategy, c *suite.Case, callers, callees []Related) ([]Message, error) {
+	return s.render(st, c, DepAug, callers, callees)
+}
+
+// RenderAgent returns the messages that ask an agent about jit case c: the system message says
+// that tools explore the repository (the agent loop adds how to call them).
+func (s *Set) RenderAgent(st Strategy, c *suite.Case) ([]Message, error) {
+	return s.render(st, c, Agent, nil, nil)
+}
+
+func (s *Set) render(st Strategy, c *suite.Case, mode Mode, callers, callees []Related) ([]Message, error) {
 	if _, err := ParseStrategy(string(st)); err != nil {
 		return nil, fmt.Errorf("prompt: %w", err)
 	}
@@ -226,6 +279,15 @@ func (s *Set) Render(st Strategy, c *suite.Case) ([]Message, error) {
 	default:
 		return nil, fmt.Errorf("prompt: case %q: kind %q has no plain-LLM prompt (only function, jit and appsec do)", c.ID, c.Kind)
 	}
+	if mode != Plain && c.Kind != suite.KindJIT {
+		return nil, fmt.Errorf("prompt: case %q: the %s prompt is for jit cases, not %s", c.ID, mode, c.Kind)
+	}
+	for _, r := range callers {
+		d.Callers = append(d.Callers, relatedOf(r, c.Language))
+	}
+	for _, r := range callees {
+		d.Callees = append(d.Callees, relatedOf(r, c.Language))
+	}
 	if strings.TrimSpace(c.Code) == "" {
 		return nil, fmt.Errorf("prompt: case %q: no code to show", c.ID)
 	}
@@ -238,11 +300,31 @@ func (s *Set) Render(st Strategy, c *suite.Case) ([]Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prompt: case %q: %w", c.ID, err)
 	}
-	user, err := s.exec("user_"+string(c.Kind), d)
+	userTmpl := "user_" + string(c.Kind)
+	switch mode {
+	case DepAug:
+		userTmpl = "user_jit_depaug"
+	case Agent:
+		userTmpl = "user_jit_agent"
+		more, err := s.exec("agent_system", d)
+		if err != nil {
+			return nil, fmt.Errorf("prompt: case %q: %w", c.ID, err)
+		}
+		sys += "\n\n" + more
+	}
+	user, err := s.exec(userTmpl, d)
 	if err != nil {
 		return nil, fmt.Errorf("prompt: case %q: %w", c.ID, err)
 	}
 	return []Message{{Role: RoleSystem, Content: sys}, {Role: RoleUser, Content: user}}, nil
+}
+
+func relatedOf(r Related, caseLang string) relatedView {
+	lang := r.Language
+	if lang == "" {
+		lang = caseLang
+	}
+	return relatedView{Name: oneLine(r.Name), File: oneLine(r.File), Start: r.StartLine, End: r.EndLine, Code: codeBlock(r.Code, lang)}
 }
 
 func (s *Set) exec(name string, d data) (string, error) {

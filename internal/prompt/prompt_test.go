@@ -309,8 +309,8 @@ func TestHashes(t *testing.T) {
 			shots++
 		}
 	}
-	if tmpl != 7 || shots != 10 || len(h1) != 17 {
-		t.Errorf("Hashes has %d templates and %d few-shot files of %d, want 7 and 10", tmpl, shots, len(h1))
+	if tmpl != 8 || shots != 10 || len(h1) != 18 {
+		t.Errorf("Hashes has %d templates and %d few-shot files of %d, want 8 and 10", tmpl, shots, len(h1))
 	}
 	h1["templates/system.tmpl"] = "changed"
 	if s.Hashes()["templates/system.tmpl"] == "changed" {

@@ -57,6 +57,7 @@ type Youden struct {
 // cases both judged, the paired bootstrap of the differences in F1, pAcc and accuracy, and the
 // mean Youden index over CWEs.
 func Compare(t *Truth, a, b *Run, opt score.Options, co score.CIOptions) (*Comparison, error) {
+	opt = opt.Resolve(t.Cases)
 	xa, ra, na := a.First()
 	xb, rb, nb := b.First()
 	cmp := &Comparison{A: a.Label(), B: b.Label(), N: len(t.Cases)}

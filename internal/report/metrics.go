@@ -125,6 +125,7 @@ const (
 	SecSummary   = "summary"
 	SecPairwise  = "pairwise"
 	SecVDS       = "vds"
+	SecJIT       = "jit"
 	SecCWE       = "cwe" // one row per CWE: see Metric.Wide
 	SecVEX       = "vex"
 	SecVEXClass  = "vex_class" // one row per VEX category, like SecCWE
@@ -137,6 +138,7 @@ func Sections() []Section {
 		{Name: SecSummary, Title: "metric", Note: ciNote},
 		{Name: SecPairwise, Title: "pairwise", Note: func([]string, []*Figures) string { return "random guessing: P-C = 25.0%" }},
 		{Name: SecVDS, Title: "VD-S"},
+		{Name: SecJIT, Title: "JitVul", Note: jitNote},
 		{Name: SecCWE, Title: "CWE"},
 		{Name: SecVEX, Title: "VEX", Note: func([]string, []*Figures) string {
 			return "status: exploitable (vulnerable) is positive; a failed answer is a false negative on exploitable cases"
@@ -144,6 +146,22 @@ func Sections() []Section {
 		{Name: SecVEXClass, Title: "VEX category"},
 		{Name: SecVEXMatrix, Title: "VEX confusion (rows: truth, columns: answer)"},
 	}
+}
+
+// jitNote says how failed (unparseable) verdicts were scored on a jit suite.
+func jitNote(names []string, figs []*Figures) string {
+	var parts []string
+	for i, f := range figs {
+		if f.JIT == nil {
+			continue
+		}
+		rule := "as ben (the JitVul paper's rule; --unparsed-as failed counts them wrong)"
+		if f.JIT.UnparsedAs != "ben" {
+			rule = "as wrong (--unparsed-as " + f.JIT.UnparsedAs + ")"
+		}
+		parts = append(parts, names[i]+": unparseable answers count "+rule)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // VEXCompare orders VEX categories as VEX-Bench lists them, then other names by text.
@@ -242,6 +260,22 @@ func Metrics() []Metric {
 		}}
 	}
 	interval := func(iv [2]float64) (Value, bool) { return Value{Lo: iv[0], Hi: iv[1]}, true }
+	jit := func(key, label string, format Format, get func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool)) Metric {
+		return Metric{Key: key, Label: label, Section: SecJIT, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+			if f.JIT == nil {
+				return Value{}, false
+			}
+			return get(f.JIT)
+		}}
+	}
+	without := func(key, label string, format Format, get func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat) Metric {
+		return jit("jit.without_identical."+key, label, format, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) {
+			if j.WithoutIdentical == nil {
+				return Value{}, false
+			}
+			return stat(get(j.WithoutIdentical))
+		})
+	}
 
 	cwes := &Family{JSON: "by_cwe", CSV: "cwe", Compare: CWECompare,
 		Names: func(f *Figures) []string { return sortedKeys(f.ByCWE, CWECompare) }}
@@ -368,6 +402,23 @@ func Metrics() []Metric {
 			return Value{Stat: s}, ok
 		}},
 
+		jit("jit.tool_calls.vul.mean", "tool calls per vul case (mean)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.ToolCalls.Vul.Mean) }),
+		jit("jit.tool_calls.vul.median", "tool calls per vul case (median)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.ToolCalls.Vul.Median) }),
+		jit("jit.tool_calls.ben.mean", "tool calls per ben case (mean)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.ToolCalls.Ben.Mean) }),
+		jit("jit.tool_calls.ben.median", "tool calls per ben case (median)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.ToolCalls.Ben.Median) }),
+		jit("jit.cwe_hit_rate", "CWE hit rate (vul predicted vul)", Fraction, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.CWEHitRate) }),
+		jit("jit.cwe_hit_n", "", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.CWEHitN) }),
+		jit("jit.unparsed_as", "", Text, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return Value{Text: j.UnparsedAs}, true }),
+		jit("jit.identical_pairs", "identical pairs (whitespace aside)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.IdenticalPairs) }),
+		without("n", "cases without identical pairs", Count, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.N }),
+		without("f1", "F1 without identical pairs", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.F1 }),
+		without("accuracy", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.Accuracy }),
+		without("pairs", "", Count, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.Pairs }),
+		without("p_c", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PC }),
+		without("p_v", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PV }),
+		without("p_b", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PB }),
+		without("p_r", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PR }),
+		without("pacc", "pAcc without identical pairs", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PAcc }),
 		vexs("vex.n", "cases", Count, func(x *vexStat) score.Stat { return x.N }),
 		vexs("vex.failed", "failed", Count, func(x *vexStat) score.Stat { return x.Failed }),
 		vexs("vex.status_tp", "", Count, func(x *vexStat) score.Stat { return x.TP }),

@@ -313,7 +313,7 @@ func (r *Run) add(t *Truth, id string, v verdict.Verdict) {
 		as = make([]score.Answer, len(t.Cases))
 		r.Answers[v.Repeat] = as
 	}
-	as[i] = score.AnswerOf(v)
+	as[i] = score.AnswerFor(v, &t.Cases[i])
 }
 
 // Score scores every repeat (at least one: a run's repeats without a verdict count with every

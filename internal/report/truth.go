@@ -29,7 +29,34 @@ type Truth struct {
 	excluded map[string]struct{} // ids left out by keep: their verdicts are ignored silently
 	cweSets  map[string][]string // cases share their CWE lists: one slice per distinct list
 	projects map[string]string
-	vex      bool // some case has a VEX ground-truth category
+	halves   map[string]half // jit pair -> its first case seen
+	vex      bool            // some case has a VEX ground-truth category
+}
+
+// half is the first case seen of a jit pair: its position and its code, whitespace removed.
+type half struct {
+	i    int
+	code string
+}
+
+// markIdentical marks both cases of a jit pair whose halves are identical once whitespace is
+// removed (SPEC section 2: about 146 JitVul pairs are). The code of the first half is kept until
+// the second arrives.
+func (t *Truth) markIdentical(c *suite.Case) {
+	code := strings.Join(strings.Fields(c.Code), "")
+	i := len(t.Cases) - 1
+	if t.halves == nil {
+		t.halves = map[string]half{}
+	}
+	h, ok := t.halves[c.Pair]
+	if !ok {
+		t.halves[c.Pair] = half{i: i, code: code}
+		return
+	}
+	delete(t.halves, c.Pair)
+	if h.code == code && code != "" {
+		t.Cases[h.i].Identical, t.Cases[i].Identical = true, true
+	}
 }
 
 // HasVEX reports whether some case has a VEX ground-truth category, so that scoring needs the
@@ -65,12 +92,15 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		t.cweSets[key] = cwe
 	}
 	t.index[c.ID] = int32(len(t.Cases))
-	sc := score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p}
+	sc := score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p, JIT: c.Kind == suite.KindJIT}
 	if c.Kind == suite.KindVEX && c.VEX != nil {
 		sc.VEX = score.VEXCategory(c.VEX.Category)
 		t.vex = t.vex || sc.VEX > 0
 	}
 	t.Cases = append(t.Cases, sc)
+	if c.Kind == suite.KindJIT && c.Pair != "" {
+		t.markIdentical(c)
+	}
 	if idx, ok := c.SourceIdx(); ok {
 		t.byIdx[idx] = c.ID
 	}
@@ -104,7 +134,7 @@ func LoadTruth(path string, keep Keep) (*Truth, error) {
 		return nil, fmt.Errorf("%v (and %d problems in all: vulnbench suite validate %s)", problems[0], len(problems), path)
 	}
 	t.Hash = hash
-	t.cweSets, t.projects = nil, nil
+	t.cweSets, t.projects, t.halves = nil, nil, nil
 	return t, nil
 }
 
@@ -122,7 +152,7 @@ func StoredTruth(ctx context.Context, cs CaseStore, run *store.Run, keep Keep) (
 		return nil, nil
 	}
 	t.Hash = run.SuiteHash
-	t.cweSets, t.projects = nil, nil
+	t.cweSets, t.projects, t.halves = nil, nil, nil
 	return t, nil
 }
 

@@ -89,6 +89,7 @@ func Aggregate(rs []Result) Aggregated {
 		}
 		a.VDS = v
 	}
+	a.JIT = aggregateJIT(rs)
 	a.VEX = aggregateVEX(xs)
 	if len(cwes) > 0 {
 		a.ByCWE = make(map[string]CWEOf[Stat, Stat], len(cwes))

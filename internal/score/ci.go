@@ -142,6 +142,7 @@ func (t Tally) PAcc() float64 { return ratio(int(t.PC), int(t.Pairs)) }
 // Tallies counts each unit's contribution under Compute's rules (see Compute): summing them all
 // gives Compute's binary counts and pairwise P-C.
 func (u Units) Tallies(cases []Case, answers []Answer, opt Options) []Tally {
+	opt = opt.Resolve(cases)
 	benMode := opt.UnparsedAs == UnparsedBen
 	ts := make([]Tally, u.N)
 	outs := make([]outcome, len(cases))

@@ -15,9 +15,11 @@ import (
 // Version is the scorer's version, named by every score output (DESIGN section 3: "scorer").
 // Bump it whenever the definition of a figure changes, so that scores computed by two scorers
 // are never compared unawares. 1 was wave 1; 2 takes a stated confidence as the VD-S score when
-// a verdict has no score, and reports the score source; 3 adds the VEX section (VEX-Bench's
-// status and justification metrics).
-const Version = 3
+// a verdict has no score, and reports the score source; 3 adds the jit section (tool calls per
+// label, identical pairs, CWE hit rate) and scores failed verdicts as ben by default on suites
+// with jit cases (the JitVul paper's rule); 4 adds the VEX section (VEX-Bench's status and
+// justification metrics).
+const Version = 4
 
 // DefaultVDSFPR is the false-positive-rate tolerance r of VD-S that PrimeVul reports (0.5 %).
 const DefaultVDSFPR = 0.005
@@ -39,6 +41,10 @@ type Case struct {
 	CWE   []string
 	// Project, when known, is the cluster that bootstrap intervals resample (see UnitsOf).
 	Project string
+	// JIT marks a jit case: the suite gets the jit figures, and failed verdicts count as ben by
+	// default. Identical marks the cases of a pair whose halves are identical after whitespace
+	// normalisation (see NormalizedEqual).
+	JIT, Identical bool
 	// VEX is a vex case's ground-truth category as VEXCategory gives it (0: none, and the case
 	// takes no part in the VEX section).
 	VEX int8
@@ -58,8 +64,9 @@ func VEXCategory(s string) int8 {
 type Options struct {
 	// VDSFPR is the FPR tolerance r of VD-S; 0 means DefaultVDSFPR.
 	VDSFPR float64
-	// UnparsedAs is UnparsedFailed (the default, also for "") or UnparsedBen. Compute treats any
-	// other value as UnparsedFailed; Validate rejects it.
+	// UnparsedAs is UnparsedFailed or UnparsedBen; "" picks UnparsedBen when any case is a jit
+	// case (the JitVul paper's rule) and UnparsedFailed otherwise. Compute treats any other value
+	// as UnparsedFailed; Validate rejects it.
 	UnparsedAs string
 }
 
@@ -89,6 +96,7 @@ type ResultOf[C, F any] struct {
 	Binary   BinaryOf[C, F]         `json:"binary"`
 	Pairwise *PairwiseOf[C, F]      `json:"pairwise,omitempty"`
 	VDS      *VDSOf[C, F]           `json:"vds,omitempty"`
+	JIT      *JITOf[C, F]           `json:"jit,omitempty"`
 	VEX      *VEXOf[C, F]           `json:"vex,omitempty"`
 	CI       *CI                    `json:"ci,omitempty"`
 	ByCWE    map[string]CWEOf[C, F] `json:"by_cwe,omitempty"`
@@ -223,7 +231,9 @@ type Answer struct {
 	out    outcome
 	scored bool
 	src    source
-	cat    int8 // the VEX category answered: index + 1; 0 none; catInvalid not one of the twelve
+	cwe    cweHit
+	tools  int32 // tool calls made for the verdict
+	cat    int8  // the VEX category answered: index + 1; 0 none; catInvalid not one of the twelve
 	score  float64
 }
 
@@ -232,7 +242,7 @@ type Answer struct {
 // [0,1], it is the stated probability of vul: the confidence when the label is vul, 1 - the
 // confidence when it is ben. Otherwise there is no score (the label stands in for it).
 func AnswerOf(v verdict.Verdict) Answer {
-	a := Answer{out: outcomeOf(v), cat: vexAnswerCat(v)}
+	a := Answer{out: outcomeOf(v), tools: int32(min(v.Usage.ToolCalls, 1<<30)), cat: vexAnswerCat(v)}
 	switch {
 	case v.Score != nil && !math.IsNaN(*v.Score) && !math.IsInf(*v.Score, 0):
 		a.scored, a.score = true, *v.Score
@@ -409,6 +419,7 @@ type cweAcc struct {
 //   - By CWE: a case counts under each of its CWEs with the binary rule; a failed ben case under
 //     UnparsedFailed is in neither FP nor TN.
 func Compute(cases []Case, answers []Answer, opt Options) Result {
+	opt = opt.Resolve(cases)
 	r := opt.VDSFPR
 	if r == 0 {
 		r = DefaultVDSFPR
@@ -480,6 +491,9 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 		res.Pairwise = pairwise(cases, outs, slots, cwes, benMode)
 	}
 	res.VDS = vds(pts, r)
+	if anyJIT(cases) {
+		res.JIT = jitScore(cases, answers, opt)
+	}
 	if res.VDS != nil {
 		res.VDS.Source, res.VDS.Sources = sourceOf(sources)
 	}

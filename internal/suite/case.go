@@ -80,6 +80,7 @@ type Target struct {
 	File     string `json:"file,omitempty"`
 	Function string `json:"function,omitempty"`
 	Line     int    `json:"line,omitempty"`
+	EndLine  int    `json:"end_line,omitempty"` // the function's last line, when known
 }
 
 // VEX holds a vex case's ground truth and the dependency in question.

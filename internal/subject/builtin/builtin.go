@@ -7,9 +7,12 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/agent"
+	"github.com/vulnbench/vulnbench/internal/agent/react"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/baseline"
+	"github.com/vulnbench/vulnbench/internal/subject/depaug"
 	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
 	"github.com/vulnbench/vulnbench/internal/subject/predictions"
 	"github.com/vulnbench/vulnbench/internal/subject/sast"
@@ -19,7 +22,7 @@ import (
 
 // Registry lists every subject kind vulnbench ships, in the order --help shows them.
 func Registry() *subject.Registry {
-	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), flawfinder(), scaKind())
+	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), depaugKind(), reactKind(), flawfinder(), cppcheck(), sarifKind(), scaKind())
 }
 
 var seedFlag = subject.Flag{Name: "seed", Default: int64(42), Usage: "seed for subjects that draw random numbers"}
@@ -74,34 +77,79 @@ func llmKind() subject.Factory {
 		Name: "llm", Usage: "llm", Kinds: []suite.Kind{suite.KindFunction, suite.KindJIT, suite.KindAppSec}, Version: llmsubj.Version,
 		Summary: "a model (--model PROVIDER:MODEL, --prompt vanilla|cot|fs|cot+fs) on the case's code; score from logprobs, else the stated confidence",
 		Needs:   subject.Needs{Network: true},
-		Flags: []subject.Flag{
-			{Name: "model", Default: "", Usage: "llm: PROVIDER:MODEL, e.g. openai:gpt-4o-mini or anthropic:claude-3-5-haiku-latest (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY)"},
-			{Name: "base-url", Default: "", Scrub: ScrubURL, Usage: "llm: an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio), e.g. http://127.0.0.1:8000/v1"},
-			{Name: "prompt", Default: "vanilla", Usage: "llm: prompting strategy: vanilla, cot, fs or cot+fs"},
-			{Name: "prices", Default: "", Resumable: true, Usage: "llm: YAML table of prices and request capabilities whose rows replace the built-in ones, e.g.\n" +
-				"date: 2026-05\n" +
-				"openai:my-model: {input: 0.5, cached_input: 0.05, cache_write: 0.5, output: 2.0}   # USD per million tokens\n" +
-				"openai:my-reasoner: {input: 1, output: 4, reasoning: true}   # no temperature/logprobs, max_completion_tokens\n" +
-				"openai:my-local: {capabilities: {temperature: false, logprobs: false, max_tokens_param: max_completion_tokens}}\n" +
-				"moonshot:kimi-k2.6: {input: 0.6, output: 2.5, api: openai}   # priced for --model openai:kimi-k2.6 --base-url URL\n" +
-				"(each cost is printed with its row's date:, else the file's)"},
-			{Name: "temperature", Default: 0.0, Usage: "llm: sampling temperature"},
-			{Name: "max-tokens", Default: 0, Usage: "llm: answer budget in tokens (0: the provider's default; Anthropic: 2048)"},
-			{Name: "rpm", Default: 0, Resumable: true, Usage: "llm: requests per minute allowed (0: as the provider's rate-limit headers say, when it sends them; a 429 always halves the calls in flight)"},
-			{Name: "tpm", Default: 0, Resumable: true, Usage: "llm: tokens per minute allowed (0: no limit)"},
-			{Name: "max-retries", Default: llm.DefaultRetry().MaxRetries, Resumable: true, Usage: "llm: retries of a retryable fault (429, 5xx, timeout, dropped connection)"},
-			{Name: "call-timeout", Default: 2 * time.Minute, Resumable: true, Usage: "llm: limit per model call (a call over it is retried; 0: no limit)"},
-			{Name: "retry-base", Default: llm.DefaultRetry().Base, Resumable: true, Hidden: true, Usage: "llm: first backoff between retries (doubles each time)"},
-		},
+		Flags:   llmFlags(),
 		Configure: func(_ string, v subject.Values) (subject.Config, error) {
-			c := llmsubj.Config{Model: v.String("model"), BaseURL: v.String("base-url"), Prompt: v.String("prompt"),
-				PricesFile: v.String("prices"), Temperature: v.Float("temperature"), MaxTokens: v.Int("max-tokens"),
-				RPM: v.Int("rpm"), TPM: v.Int("tpm"), MaxRetries: v.Int("max-retries"),
-				CallTimeout: v.Duration("call-timeout"), RetryBase: v.Duration("retry-base")}
+			c := llmConfig(v)
 			return c, c.Validate()
 		},
 		New: func(cfg subject.Config, d subject.Deps) (subject.Subject, error) {
 			return llmsubj.Build(cfg.(llmsubj.Config), d.Cache, d.Getenv)
+		},
+	}
+}
+
+// llmFlags are the flags of every model subject (llm, depaug, react): shared by name, so one
+// --model or --prompt serves whichever runs.
+func llmFlags() []subject.Flag {
+	return []subject.Flag{
+		{Name: "model", Default: "", Usage: "llm, depaug, react: PROVIDER:MODEL, e.g. openai:gpt-4o-mini or anthropic:claude-3-5-haiku-latest (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY)"},
+		{Name: "base-url", Default: "", Scrub: ScrubURL, Usage: "llm: an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio), e.g. http://127.0.0.1:8000/v1"},
+		{Name: "prompt", Default: "vanilla", Usage: "llm: prompting strategy: vanilla, cot, fs or cot+fs"},
+		{Name: "prices", Default: "", Resumable: true, Usage: "llm: YAML table of prices and request capabilities whose rows replace the built-in ones, e.g.\n" +
+			"date: 2026-05\n" +
+			"openai:my-model: {input: 0.5, cached_input: 0.05, cache_write: 0.5, output: 2.0}   # USD per million tokens\n" +
+			"openai:my-reasoner: {input: 1, output: 4, reasoning: true}   # no temperature/logprobs, max_completion_tokens\n" +
+			"openai:my-local: {capabilities: {temperature: false, logprobs: false, max_tokens_param: max_completion_tokens}}\n" +
+			"moonshot:kimi-k2.6: {input: 0.6, output: 2.5, api: openai}   # priced for --model openai:kimi-k2.6 --base-url URL\n" +
+			"(each cost is printed with its row's date:, else the file's)"},
+		{Name: "temperature", Default: 0.0, Usage: "llm: sampling temperature"},
+		{Name: "max-tokens", Default: 0, Usage: "llm: answer budget in tokens (0: the provider's default; Anthropic: 2048)"},
+		{Name: "rpm", Default: 0, Resumable: true, Usage: "llm: requests per minute allowed (0: as the provider's rate-limit headers say, when it sends them; a 429 always halves the calls in flight)"},
+		{Name: "tpm", Default: 0, Resumable: true, Usage: "llm: tokens per minute allowed (0: no limit)"},
+		{Name: "max-retries", Default: llm.DefaultRetry().MaxRetries, Resumable: true, Usage: "llm: retries of a retryable fault (429, 5xx, timeout, dropped connection)"},
+		{Name: "call-timeout", Default: 2 * time.Minute, Resumable: true, Usage: "llm: limit per model call (a call over it is retried; 0: no limit)"},
+		{Name: "retry-base", Default: llm.DefaultRetry().Base, Resumable: true, Hidden: true, Usage: "llm: first backoff between retries (doubles each time)"},
+	}
+}
+
+func llmConfig(v subject.Values) llmsubj.Config {
+	return llmsubj.Config{Model: v.String("model"), BaseURL: v.String("base-url"), Prompt: v.String("prompt"),
+		PricesFile: v.String("prices"), Temperature: v.Float("temperature"), MaxTokens: v.Int("max-tokens"),
+		RPM: v.Int("rpm"), TPM: v.Int("tpm"), MaxRetries: v.Int("max-retries"),
+		CallTimeout: v.Duration("call-timeout"), RetryBase: v.Duration("retry-base")}
+}
+
+func depaugKind() subject.Factory {
+	return subject.Factory{
+		Name: "depaug", Usage: "depaug", Kinds: []suite.Kind{suite.KindJIT}, Version: depaug.Version,
+		Summary: "a model on a jit case's function plus its top-5 callers and callees by token Jaccard similarity, from the case's snapshot (--repos)",
+		Needs:   subject.Needs{Network: true},
+		Flags:   llmFlags(),
+		Configure: func(_ string, v subject.Values) (subject.Config, error) {
+			c := depaug.Config{Config: llmConfig(v), K: depaug.DefaultK}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, d subject.Deps) (subject.Subject, error) {
+			return depaug.Build(cfg.(depaug.Config), d.Cache, d.Getenv)
+		},
+	}
+}
+
+func reactKind() subject.Factory {
+	return subject.Factory{
+		Name: "react", Usage: "react", Kinds: []suite.Kind{suite.KindJIT}, Version: react.Version,
+		Summary: "a ReAct agent with get_callers, get_callees and get_definition over the case's snapshot (--repos); --max-steps defaults to 15 here",
+		Needs:   subject.Needs{Network: true},
+		Flags: append(llmFlags(),
+			subject.Flag{Name: "tool-protocol", Default: "native", Usage: "react: how tools are called: native (the API's tool calls) or text (Thought / Action / Action Input / Observation, for servers without tools)"},
+			subject.Flag{Name: "agent-extra-tools", Default: false, Usage: "react: also offer read_file and search over the snapshot (off: the paper's three tools)"}),
+		Configure: func(_ string, v subject.Values) (subject.Config, error) {
+			c := react.Config{Config: llmConfig(v), ToolProtocol: v.String("tool-protocol"), MaxSteps: agent.DefaultMaxSteps,
+				ExtraTools: v.Bool("agent-extra-tools")}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, d subject.Deps) (subject.Subject, error) {
+			return react.Build(cfg.(react.Config), d.Cache, d.Getenv)
 		},
 	}
 }
@@ -119,6 +167,35 @@ func flawfinder() subject.Factory {
 		},
 		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
 			return sast.NewFlawfinder(context.Background(), cfg.(sast.FlawfinderConfig).MinLevel)
+		},
+	}
+}
+
+func cppcheck() subject.Factory {
+	return subject.Factory{
+		Name: "cppcheck", Usage: "cppcheck", Kinds: []suite.Kind{suite.KindFunction, suite.KindAppSec},
+		Languages: sast.FlawfinderLanguages, Version: sast.CppcheckVersion,
+		Summary: "cppcheck (XML v2, with CWEs) on C/C++ code; vul when it reports an error or warning about the code",
+		Needs:   subject.Needs{Binaries: []subject.Binary{{Name: "cppcheck", Install: sast.CppcheckInstall}}},
+		Configure: func(string, subject.Values) (subject.Config, error) {
+			return sast.CppcheckConfig{}, nil
+		},
+		New: func(subject.Config, subject.Deps) (subject.Subject, error) {
+			return sast.NewCppcheck(context.Background())
+		},
+	}
+}
+
+func sarifKind() subject.Factory {
+	return subject.Factory{
+		Name: "sarif", Usage: "sarif:FILE", Kinds: []suite.Kind{suite.KindFunction, suite.KindJIT, suite.KindAppSec}, ArgReq: true, Version: sast.SARIFVersion,
+		Summary: "scores any tool's SARIF file made elsewhere: a case is vul when a finding's file and lines meet its target (matcher version in the manifest)",
+		Configure: func(arg string, _ subject.Values) (subject.Config, error) {
+			c := sast.SARIFConfig{File: arg}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
+			return sast.LoadSARIF(cfg.(sast.SARIFConfig))
 		},
 	}
 }

@@ -39,7 +39,7 @@ type Config struct {
 func (c Config) Validate() error {
 	switch {
 	case c.Model == "":
-		return errors.New("subject llm needs --model PROVIDER:MODEL (like openai:gpt-4o-mini)")
+		return errors.New("a model subject (llm, depaug, react) needs --model PROVIDER:MODEL (like openai:gpt-4o-mini)")
 	case !(c.Temperature >= 0 && c.Temperature <= 2):
 		return fmt.Errorf("--temperature %v is not in [0, 2]", c.Temperature)
 	case c.MaxTokens < 0, c.RPM < 0, c.TPM < 0, c.MaxRetries < 0:
@@ -83,9 +83,23 @@ func Build(cfg Config, cache llm.CacheStore, getenv func(string) string) (*Subje
 	if err != nil {
 		return nil, err
 	}
-	prices, err := llm.LoadPrices(cfg.PricesFile)
+	stack, prices, err := Stack(cfg, cache, getenv)
 	if err != nil {
 		return nil, err
+	}
+	prompts, err := prompt.New()
+	if err != nil {
+		return nil, err
+	}
+	return New(stack, prompts, strategy, prices, Params{Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}), nil
+}
+
+// Stack builds the model stack of cfg (cache, retries, limits, provider) and its price table;
+// the other model subjects (depaug, react) share it.
+func Stack(cfg Config, cache llm.CacheStore, getenv func(string) string) (llm.Model, llm.Prices, error) {
+	prices, err := llm.LoadPrices(cfg.PricesFile)
+	if err != nil {
+		return nil, llm.Prices{}, err
 	}
 	r := llm.DefaultRetry()
 	r.MaxRetries = cfg.MaxRetries
@@ -95,13 +109,9 @@ func Build(cfg Config, cache llm.CacheStore, getenv func(string) string) (*Subje
 	stack, err := llm.New(cfg.Model, llm.Options{BaseURL: cfg.BaseURL, Limits: llm.Limits{RPM: cfg.RPM, TPM: cfg.TPM}, Retry: r,
 		CallTimeout: cfg.CallTimeout, Cache: cache, Getenv: getenv, Prices: &prices})
 	if err != nil {
-		return nil, err
+		return nil, llm.Prices{}, err
 	}
-	prompts, err := prompt.New()
-	if err != nil {
-		return nil, err
-	}
-	return New(stack, prompts, strategy, prices, Params{Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}), nil
+	return stack, prices, nil
 }
 
 // Describe is what a run's manifest records beyond the config (never a key).
@@ -154,23 +164,35 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	}
 	resp, err := model.Complete(ctx, req)
 	if err != nil {
-		if llm.IsFatal(err) {
-			var ae *llm.APIError
-			errors.As(err, &ae)
-			return verdict.Verdict{}, fmt.Errorf("%w: %s", subject.ErrAbort, ae.Fatal())
-		}
-		return verdict.Verdict{}, err
+		return verdict.Verdict{}, Fault(err)
 	}
-	ans, perr := prompt.Parse(resp.Text)
+	return VerdictOf(resp.Text, resp.Logprobs), nil
+}
+
+// Fault is the error Assess returns for a failed model call: wrapped in subject.ErrAbort when
+// every case would hit it (a rejected key, an unknown model).
+func Fault(err error) error {
+	if llm.IsFatal(err) {
+		var ae *llm.APIError
+		errors.As(err, &ae)
+		return fmt.Errorf("%w: %s", subject.ErrAbort, ae.Fatal())
+	}
+	return err
+}
+
+// VerdictOf reads a model's answer: a failed verdict (with the raw text) when it cannot be parsed;
+// the score from the logprobs of the answer token when there are, else from the stated confidence.
+func VerdictOf(text string, logprobs []llm.TokenLogprob) verdict.Verdict {
+	ans, perr := prompt.Parse(text)
 	if perr != nil {
-		return verdict.Verdict{Status: verdict.Failed, Reason: perr.Error(), Raw: resp.Text}, nil
+		return verdict.Verdict{Status: verdict.Failed, Reason: perr.Error(), Raw: text}
 	}
 	v := verdict.Verdict{Status: verdict.OK, Label: suite.Ben, CWE: ans.CWE, Explanation: ans.Reason, Confidence: ans.Confidence}
 	if ans.Vulnerable {
 		v.Label = suite.Vul
 	}
 	if ans.Via == prompt.ViaJSON {
-		if v.Score = VulnerableProbability(resp.Logprobs); v.Score != nil {
+		if v.Score = VulnerableProbability(logprobs); v.Score != nil {
 			v.ScoreSource = verdict.FromLogprob
 		}
 	}
@@ -181,7 +203,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 		}
 		v.Score, v.ScoreSource = verdict.Float(p), verdict.FromStated
 	}
-	return v, nil
+	return v
 }
 
 // VulnerableProbability reads P(vulnerable) from the log-probabilities of the answer's

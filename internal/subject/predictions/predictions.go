@@ -68,8 +68,10 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Count is the number of predictions loaded.
-func (s *Subject) Count() int { return len(s.byID) + len(s.byIdx) }
+// Describe is what the run's manifest records beyond the config.
+func (s *Subject) Describe() map[string]any {
+	return map[string]any{"file": s.path, "predictions": len(s.byID) + len(s.byIdx)}
+}
 
 // Assess implements subject.Subject. The file's line for the unit's repeat answers it, the whole
 // verdict as the file has it (findings, vex, appsec and all); repeat 0 answers every repeat the

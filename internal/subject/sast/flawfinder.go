@@ -64,8 +64,10 @@ func (c FlawfinderConfig) Validate() error {
 	return nil
 }
 
-// ToolVersion is what flawfinder --version printed.
-func (f *Flawfinder) ToolVersion() string { return f.version }
+// Describe is what the run's manifest records beyond the config: the tool and its version.
+func (f *Flawfinder) Describe() map[string]any {
+	return map[string]any{"tool": "flawfinder", "version": f.version, "min_level": f.MinLevel}
+}
 
 // Assess implements subject.Subject.
 func (f *Flawfinder) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/suite/jitvul"
 	"github.com/vulnbench/vulnbench/internal/suite/primevul"
 	"github.com/vulnbench/vulnbench/internal/suite/vexbench"
 )
@@ -49,7 +50,7 @@ type Importer struct {
 
 // Registry lists the importers vulnbench ships, in the order --help shows them.
 func Registry() []Importer {
-	return []Importer{primeVul(), vexBench()}
+	return []Importer{primeVul(), jitVul(), vexBench()}
 }
 
 // Lookup finds an importer by name.
@@ -99,6 +100,36 @@ dropped. Any malformed line stops the import with FILE:LINE errors and writes no
 					{Header: fmt.Sprintf("%d line pairs differ between commit grouping (used) and consecutive-line pairing:", rep.DisagreementCount),
 						Items: rep.Disagreements, Total: rep.DisagreementCount},
 				},
+			}, problems, err
+		},
+	}
+}
+
+func jitVul() Importer {
+	return Importer{
+		Name:    "jitvul",
+		Summary: "Import the public JitVul benchmark (final_benchmark.jsonl): one jit pair per record",
+		Version: jitvul.Version,
+		Long: `Reads the public JitVul JSONL (PrimeVul v0.1 fields plus the fixing, vulnerable and introducing
+commits with their URLs and messages, the vulnerable and non-vulnerable function bodies and the
+precomputed caller graphs, callee graphs and function bodies) and writes one pair per record, ids
+jitvul-<idx>-vul and jitvul-<idx>-ben: the vul case at the record's introducing commit with the
+vulnerable body, the ben case at the fixing commit with the non-vulnerable body. The record's own
+commits are kept (its introducing commit is one older than suite jit's rule: SPEC section 2).
+
+Each case keeps its side's precomputed context in meta.context {caller_graph, callee_graph,
+function_bodies}, as the record has it, for subjects run with --context precomputed; commit URLs
+and messages go to source. Pairs whose halves are equal after whitespace normalisation are
+written, marked "identical_halves": true in meta, and listed, so scores can be given with and
+without them. Any malformed line stops the import with FILE:LINE errors and writes nothing.`,
+		Example: `  vulnbench suite import jitvul --in final_benchmark.jsonl --out jitvul.jsonl`,
+		Import: func(r io.Reader, file string, w *suite.Writer, _ map[string]string) (Result, []error, error) {
+			rep, problems, err := jitvul.Import(r, file, w)
+			return Result{
+				Summary: fmt.Sprintf("read %d JitVul records", rep.Records),
+				Cases:   2 * rep.Pairs, Vul: rep.Pairs, Ben: rep.Pairs, Pairs: rep.Pairs,
+				Notes: []Note{{Header: fmt.Sprintf("%d pairs have identical halves after whitespace normalisation (kept, marked identical_halves in meta):", len(rep.Identical)),
+					Items: rep.Identical, Total: len(rep.Identical)}},
 			}, problems, err
 		},
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 func TestLookupAndCheck(t *testing.T) {
-	if _, err := importer.Lookup("bigvul"); err == nil || err.Error() != `unknown dataset "bigvul"; known: primevul, vexbench` {
+	if _, err := importer.Lookup("bigvul"); err == nil || err.Error() != `unknown dataset "bigvul"; known: primevul, jitvul, vexbench` {
 		t.Errorf("Lookup(bigvul) = %v", err)
 	}
 	pv, err := importer.Lookup("primevul")

@@ -564,3 +564,14 @@ func FunctionName(code string) string {
 	}
 	return strings.TrimLeft(s[j:], ":")
 }
+
+// ParseCWE reads a PrimeVul "cwe" field (a list of strings, one string, null or absent) as the
+// importer does, for other readers of PrimeVul-shaped records (JitVul).
+func ParseCWE(raw json.RawMessage) ([]string, error) { return parseCWE(raw) }
+
+// ParseCVE reads a PrimeVul "cve" field (a string or a list, "None", "" or null) and keeps the
+// first CVE id, as the importer does.
+func ParseCVE(raw json.RawMessage) (string, error) { return parseCVE(raw) }
+
+// Language is the case language of a PrimeVul file name: "cpp" for C++ names, else "c".
+func Language(fileName string) string { return language(fileName) }

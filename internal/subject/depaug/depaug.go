@@ -1,0 +1,148 @@
+// Package depaug is JitVul's Dep-Aug LLM: one prompt with the target function and its top-k
+// callers and callees (k = 5), ranked by the Jaccard similarity of their token sets to the target
+// (VulEval's method), taken from the code graph of the case's own snapshot.
+package depaug
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/prompt"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// Version of the depaug subject.
+const Version = "1"
+
+// DefaultK is the number of callers and of callees shown (the paper's top-5).
+const DefaultK = 5
+
+// Config is the depaug subject's configuration: the llm subject's flags and k.
+type Config struct {
+	llmsubj.Config
+	K int `json:"k"`
+}
+
+// Validate implements subject.Config.
+func (c Config) Validate() error {
+	if err := c.Config.Validate(); err != nil {
+		return err
+	}
+	if c.K < 1 {
+		return fmt.Errorf("depaug: k %d must be at least 1", c.K)
+	}
+	return nil
+}
+
+// Subject asks a model about each jit case with its dependency context.
+type Subject struct {
+	cfg      Config
+	model    llm.Model
+	prices   llm.Prices
+	prompts  *prompt.Set
+	strategy prompt.Strategy
+}
+
+// New makes the subject on model.
+func New(cfg Config, model llm.Model, prices llm.Prices) (*Subject, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	st, _ := prompt.ParseStrategy(cfg.Prompt)
+	prompts, err := prompt.New()
+	if err != nil {
+		return nil, err
+	}
+	return &Subject{cfg: cfg, model: model, prices: prices, prompts: prompts, strategy: st}, nil
+}
+
+// Build makes the subject of cfg with its model stack.
+func Build(cfg Config, cache llm.CacheStore, getenv func(string) string) (*Subject, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m, prices, err := llmsubj.Stack(cfg.Config, cache, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg, m, prices)
+}
+
+// Model implements subject.Modeled.
+func (s *Subject) Model() llm.Model { return s.model }
+
+// Prices implements subject.Modeled.
+func (s *Subject) Prices() llm.Prices { return s.prices }
+
+// Describe is what a run's manifest records beyond the config.
+func (s *Subject) Describe() map[string]any {
+	info := s.model.Info()
+	return map[string]any{"provider": info.Provider, "model": info.Model, "base_url_host": info.BaseHost,
+		"prompt": string(s.strategy), "prompt_hash": s.prompts.HashMode(s.strategy, prompt.DepAug), "templates": s.prompts.Hashes(),
+		"k": s.cfg.K, "temperature": s.cfg.Temperature}
+}
+
+// Context returns the target's code and its top-k callers and callees in ix.
+func Context(ix *codegraph.Index, function string, near codegraph.Near, k int) (target string, callers, callees []prompt.Related, err error) {
+	ctx, err := ix.TopK(function, near, k)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	conv := func(rs []codegraph.Related) []prompt.Related {
+		out := make([]prompt.Related, len(rs))
+		for i, r := range rs {
+			out[i] = prompt.Related{Name: r.Func.QualName, File: r.Func.File, StartLine: r.Func.StartLine, EndLine: r.Func.EndLine, Code: r.Text}
+			if out[i].Name == "" {
+				out[i].Name = r.Func.Name
+			}
+		}
+		return out
+	}
+	return ctx.Target.Text, conv(ctx.Callers), conv(ctx.Callees), nil
+}
+
+// Assess implements subject.Subject: one call with the context from the case's snapshot.
+func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
+	c := u.Case
+	if c.Target == nil || c.Target.Function == "" {
+		return verdict.Verdict{}, fmt.Errorf("subject depaug: case %s has no target.function", c.ID)
+	}
+	ix, err := env.Graph(ctx)
+	if err != nil {
+		if errors.Is(err, subject.ErrNoSnapshot) {
+			return verdict.Verdict{}, fmt.Errorf("subject depaug needs the case's repository: case %s has no repo.url and repo.commit (%w)", c.ID, err)
+		}
+		return verdict.Verdict{}, fmt.Errorf("subject depaug: %w", err)
+	}
+	target, callers, callees, err := Context(ix, c.Target.Function, codegraph.Near{File: c.Target.File, Line: c.Target.Line}, s.cfg.K)
+	if err != nil {
+		return verdict.Verdict{}, fmt.Errorf("subject depaug: case %s: its snapshot: %w", c.ID, err)
+	}
+	if c.Code == "" {
+		cc := *c
+		cc.Code = target
+		c = &cc
+	}
+	msgs, err := s.prompts.RenderDepAug(s.strategy, c, callers, callees)
+	if err != nil {
+		return verdict.Verdict{}, err
+	}
+	model := s.model
+	if env.Model != nil {
+		model = env.Model
+	}
+	req := llm.Request{Temperature: s.cfg.Temperature, MaxTokens: s.cfg.MaxTokens, Repeat: u.Repeat}
+	for _, m := range msgs {
+		req.Messages = append(req.Messages, llm.Message{Role: m.Role, Content: m.Content})
+	}
+	resp, err := model.Complete(ctx, req)
+	if err != nil {
+		return verdict.Verdict{}, llmsubj.Fault(err)
+	}
+	return llmsubj.VerdictOf(resp.Text, resp.Logprobs), nil
+}

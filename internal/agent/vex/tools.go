@@ -22,13 +22,13 @@ import (
 
 // Bounds of the observations (each also passes agent.Bound).
 const (
-	MaxDirEntries  = 300   // list_dir
-	MaxDeps        = 50    // find_dependency
-	MaxSuggestions = 10    // find_dependency's near names
-	MaxDetails     = 4000  // get_advisory: bytes of details per record
-	MaxVersions    = 20    // get_advisory: listed versions per package
-	MaxReferences  = 10    // get_advisory
-	MaxAdvisories  = 5     // get_advisory: records per answer
+	MaxDirEntries  = 300  // list_dir
+	MaxDeps        = 50   // find_dependency
+	MaxSuggestions = 10   // find_dependency's near names
+	MaxDetails     = 4000 // get_advisory: bytes of details per record
+	MaxVersions    = 20   // get_advisory: listed versions per package
+	MaxReferences  = 10   // get_advisory
+	MaxAdvisories  = 5    // get_advisory: records per answer
 	maxObservation = 32 << 10
 )
 

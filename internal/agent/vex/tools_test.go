@@ -52,12 +52,12 @@ func setup(t *testing.T) map[string]agent.Tool {
 	dir := t.TempDir()
 	repo := filepath.Join(dir, "repo")
 	files := map[string]string{
-		"go.mod":          "module example.com/app\n\ngo 1.21\n\nrequire (\n\tgithub.com/gorilla/websocket v1.4.0\n\tgolang.org/x/net v0.17.0 // indirect\n)\n",
-		"main.go":         "package main\n\nimport \"github.com/gorilla/websocket\"\n\nvar u = websocket.Upgrader{}\n\nfunc main() {}\n",
-		"internal/a.go":   "package internal\n\n// EnableCompression turns permessage-deflate on.\nconst EnableCompression = false\n",
-		"docs/README.md":  strings.Repeat("websocket line\n", 150),
-		"many/.keep":      "",
-		"tools/go.mod":    "module example.com/tools\n\ngo 1.21\n",
+		"go.mod":         "module example.com/app\n\ngo 1.21\n\nrequire (\n\tgithub.com/gorilla/websocket v1.4.0\n\tgolang.org/x/net v0.17.0 // indirect\n)\n",
+		"main.go":        "package main\n\nimport \"github.com/gorilla/websocket\"\n\nvar u = websocket.Upgrader{}\n\nfunc main() {}\n",
+		"internal/a.go":  "package internal\n\n// EnableCompression turns permessage-deflate on.\nconst EnableCompression = false\n",
+		"docs/README.md": strings.Repeat("websocket line\n", 150),
+		"many/.keep":     "",
+		"tools/go.mod":   "module example.com/tools\n\ngo 1.21\n",
 	}
 	for i := 0; i < vex.MaxDirEntries+5; i++ {
 		files[fmt.Sprintf("many/f%03d.txt", i)] = "x"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/agent"
 	"github.com/vulnbench/vulnbench/internal/agent/react"
+	vexagent "github.com/vulnbench/vulnbench/internal/agent/vex"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/baseline"
@@ -22,7 +23,7 @@ import (
 
 // Registry lists every subject kind vulnbench ships, in the order --help shows them.
 func Registry() *subject.Registry {
-	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), depaugKind(), reactKind(), flawfinder(), cppcheck(), sarifKind(), scaKind())
+	return subject.NewRegistry(random(), constant(), predictionsKind(), llmKind(), depaugKind(), reactKind(), flawfinder(), cppcheck(), sarifKind(), scaKind(), vexAgentKind())
 }
 
 var seedFlag = subject.Flag{Name: "seed", Default: int64(42), Usage: "seed for subjects that draw random numbers"}
@@ -215,6 +216,25 @@ func scaKind() subject.Factory {
 		},
 		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
 			return sca.New(cfg.(sca.Config))
+		},
+	}
+}
+
+func vexAgentKind() subject.Factory {
+	return subject.Factory{
+		Name: "vex-agent", Usage: "vex-agent", Kinds: []suite.Kind{suite.KindVEX}, Version: vexagent.Version,
+		Summary: "the VEX-Bench agent: list_dir, read_file, search, find_dependency, get_advisory and the code graph over the case's snapshot (--repos, --advisories); answers one of the twelve ordered categories; 10 minutes per case unless --timeout",
+		Needs:   subject.Needs{Network: true},
+		Flags: append(llmFlags(),
+			subject.Flag{Name: "tool-protocol", Default: "native", Usage: "react: how tools are called: native (the API's tool calls) or text (Thought / Action / Action Input / Observation, for servers without tools)"},
+			advisoriesFlag),
+		Configure: func(_ string, v subject.Values) (subject.Config, error) {
+			c := vexagent.Config{Config: llmConfig(v), ToolProtocol: v.String("tool-protocol"), MaxSteps: vexagent.DefaultMaxSteps,
+				Advisories: v.String("advisories")}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, d subject.Deps) (subject.Subject, error) {
+			return vexagent.Build(cfg.(vexagent.Config), d.Cache, d.Getenv)
 		},
 	}
 }

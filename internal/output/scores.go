@@ -122,8 +122,12 @@ func tables(ms []report.Metric, cols []column) []table {
 	}
 	var ts []table
 	for _, sec := range report.Sections() {
-		if sec.Name == report.SecCWE {
-			ts = append(ts, cweTables(ms, cols, names)...)
+		if sec.Name == report.SecCWE || sec.Name == report.SecVEXClass {
+			ts = append(ts, familyTables(sec, ms, cols, names)...)
+			continue
+		}
+		if sec.Name == report.SecVEXMatrix {
+			ts = append(ts, matrixTables(sec, ms, cols, names)...)
 			continue
 		}
 		t := table{header: append([]string{sec.Title}, names...)}
@@ -181,12 +185,13 @@ func identity(cols []column) [][]string {
 	return rows
 }
 
-// cweTables is the per-CWE table of one run (a column per labelled figure), or with several runs
-// one table per Wide figure with the runs side by side and the first run's case count.
-func cweTables(ms []report.Metric, cols []column, names []string) []table {
+// familyTables is the table of a family section (per CWE, per VEX category) of one run (a column
+// per labelled figure), or with several runs one table per Wide figure with the runs side by side
+// and the first run's first figure (the case count).
+func familyTables(sec report.Section, ms []report.Metric, cols []column, names []string) []table {
 	var fam []*report.Metric
 	for i := range ms {
-		if ms[i].Section == report.SecCWE && ms[i].Family != nil && ms[i].Label != "" {
+		if ms[i].Section == sec.Name && ms[i].Family != nil && ms[i].Label != "" {
 			fam = append(fam, &ms[i])
 		}
 	}
@@ -210,7 +215,7 @@ func cweTables(ms []report.Metric, cols []column, names []string) []table {
 		return cell(m, c.figs, v, ok)
 	}
 	if len(cols) == 1 {
-		t := table{header: []string{report.Sections()[3].Title}}
+		t := table{header: []string{sec.Title}}
 		for _, m := range fam {
 			t.header = append(t.header, m.Label)
 		}
@@ -238,6 +243,52 @@ func cweTables(ms []report.Metric, cols []column, names []string) []table {
 			t.rows = append(t.rows, row)
 		}
 		ts = append(ts, t)
+	}
+	return ts
+}
+
+// matrixTables is one table per run and Matrix metric of sec: a row per ground-truth label and a
+// column per answer, keeping the labels whose row or column is not all zero.
+func matrixTables(sec report.Section, ms []report.Metric, cols []column, names []string) []table {
+	var ts []table
+	for i := range ms {
+		m := &ms[i]
+		if m.Section != sec.Name || m.Format != report.Matrix || m.Label == "" {
+			continue
+		}
+		for ci, c := range cols {
+			v, ok := m.Get(c.figs, "")
+			if !ok {
+				continue
+			}
+			var keep []int
+			for k := range v.Labels {
+				for j := range v.Labels {
+					if v.Cells[k][j].Mean != 0 || v.Cells[j][k].Mean != 0 {
+						keep = append(keep, k)
+						break
+					}
+				}
+			}
+			title := sec.Title
+			if len(cols) > 1 {
+				title += " " + names[ci]
+			}
+			t := table{header: []string{title}}
+			for _, k := range keep {
+				t.header = append(t.header, v.Labels[k])
+			}
+			for _, k := range keep {
+				row := []string{v.Labels[k]}
+				for _, j := range keep {
+					row = append(row, text(report.Count, report.Value{Stat: v.Cells[k][j]}, c.figs.Agg))
+				}
+				t.rows = append(t.rows, row)
+			}
+			if len(keep) > 0 {
+				ts = append(ts, t)
+			}
+		}
 	}
 	return ts
 }
@@ -490,6 +541,24 @@ func jsonValue(format report.Format, v report.Value, agg bool) ([]byte, error) {
 		return json.Marshal([2]float64{v.Lo, v.Hi})
 	case report.Number:
 		return []byte(v.Text), nil
+	case report.Matrix:
+		out := struct {
+			Labels []string `json:"labels"`
+			Matrix any      `json:"matrix"`
+		}{Labels: v.Labels}
+		if agg {
+			out.Matrix = v.Cells
+		} else {
+			m := make([][]float64, len(v.Cells))
+			for i, row := range v.Cells {
+				m[i] = make([]float64, len(row))
+				for j, c := range row {
+					m[i][j] = c.Mean
+				}
+			}
+			out.Matrix = m
+		}
+		return json.Marshal(out)
 	}
 	return json.Marshal(v.Text)
 }
@@ -526,6 +595,16 @@ func writeCSV(b *bytes.Buffer, rep *report.Report, ms []report.Metric, cols []co
 				row(key, strconv.FormatBool(v.Flag), "")
 			case report.Text, report.Number:
 				row(key, v.Text, "")
+			case report.Matrix: // one row per cell: KEY:TRUTH:ANSWER
+				for i, r := range v.Cells {
+					for j, x := range r {
+						std := ""
+						if c.figs.Agg {
+							std = num(x.Std)
+						}
+						row(key+":"+v.Labels[i]+":"+v.Labels[j], num(x.Mean), std)
+					}
+				}
 			default:
 				if v.Null {
 					return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/stats"
+	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -112,14 +113,46 @@ func rep(runs ...*report.Run) *report.Report {
 
 func fixtures() map[string]*report.Report {
 	return map[string]*report.Report{
-		"one": rep(runA()),
-		"agg": rep(runB()),
-		"two": rep(runA(), runB()),
-		"ci":  rep(runCI()),
+		"one":    rep(runA()),
+		"agg":    rep(runB()),
+		"two":    rep(runA(), runB()),
+		"ci":     rep(runCI()),
+		"vex":    rep(runVEX(1)),
+		"vexagg": rep(runVEX(2)),
 		// A matcher-made run beside one that is not and a scanner run that matched nothing: the
 		// matcher row names the first's version, the CWE tier table has the first's scores.
 		"matcher": rep(runMatched(), runB(), runScanned()),
 	}
+}
+
+// runVEX scores a small VEX suite over n repeats: 4 cases, answers that differ by repeat.
+func runVEX(n int) *report.Run {
+	cat := func(c string) int8 { return score.VEXCategory(c) }
+	cases := []score.Case{{ID: "a", Label: "vul", VEX: cat("vulnerable")}, {ID: "b", Label: "ben", VEX: cat("code_not_reachable")},
+		{ID: "c", Label: "ben", VEX: cat("code_not_present")}, {ID: "d", Label: "ben", VEX: cat("code_not_reachable")}}
+	answers := [][]string{{"vulnerable", "code_not_reachable", "vulnerable", "uncertain"}, {"code_not_present", "code_not_reachable", "code_not_present", ""}}
+	var rs []score.Result
+	for k := 0; k < n; k++ {
+		vs := map[string]verdict.Verdict{}
+		for i, a := range answers[k] {
+			v := verdict.Verdict{CaseID: cases[i].ID, Status: verdict.Failed}
+			if a != "" {
+				l := "ben"
+				if a == "vulnerable" {
+					l = "vul"
+				}
+				v = verdict.Verdict{CaseID: cases[i].ID, Status: verdict.OK, Label: suite.Label(l), VEX: &verdict.VEX{Category: a}}
+			}
+			vs[v.CaseID] = v
+		}
+		rs = append(rs, score.Compute(cases, score.Answers(cases, vs), score.Options{}))
+	}
+	r := &report.Run{ID: "run-vex", Name: "run-vex", Subject: "sca", Results: rs}
+	if n > 1 {
+		a := score.Aggregate(rs)
+		r.Agg = &a
+	}
+	return r
 }
 
 func TestWriteScoresGolden(t *testing.T) {
@@ -193,7 +226,7 @@ func TestTextFigures(t *testing.T) {
 			t.Errorf("text row %q (-want +got):\n%s", k, diff)
 		}
 	}
-	if diff := cmp.Diff([]string{"random guessing: P-C = 25.0%", "scorer 3, vulnbench v0.2.0 (abc1234)"}, notes); diff != "" {
+	if diff := cmp.Diff([]string{"random guessing: P-C = 25.0%", "scorer 4, vulnbench v0.2.0 (abc1234)"}, notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 
@@ -216,7 +249,7 @@ func TestCSVFigures(t *testing.T) {
 		got[r[0]+" "+r[3]] = append(r[1:3:3], r[4:]...)
 	}
 	want := map[string][]string{
-		"run-a scorer":                  {"llm", "openai:gpt-4o", "3", ""},
+		"run-a scorer":                  {"llm", "openai:gpt-4o", "4", ""},
 		"run-a vulnbench":               {"llm", "openai:gpt-4o", "v0.2.0 (abc1234)", ""},
 		"run-a binary:accuracy":         {"llm", "openai:gpt-4o", "0.625", ""},
 		"run-a cwe:CWE-119:f1":          {"llm", "openai:gpt-4o", "0.6666666666666666", ""},

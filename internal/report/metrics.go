@@ -62,6 +62,7 @@ const (
 	Interval                    // [Lo, Hi] of fractions
 	Text                        // a word
 	Number                      // an exact number written as it is in Text (a seed)
+	Matrix                      // a confusion matrix: Labels, and Cells[truth][answer] counts
 )
 
 // Value is one figure of one run.
@@ -69,9 +70,11 @@ type Value struct {
 	Stat   score.Stat // Count, Fraction, Threshold: the value, or the mean and std over repeats
 	Null   bool       // Threshold: none (only "nothing is vulnerable" keeps FPR <= r)
 	Flag   bool
-	Lo, Hi float64 // Interval
-	Text   string  // Text, Number
-	Blank  bool    // text and Markdown show "-" (a per-CWE pAcc without pairs)
+	Lo, Hi float64        // Interval
+	Text   string         // Text, Number
+	Blank  bool           // text and Markdown show "-" (a per-CWE pAcc without pairs)
+	Labels []string       // Matrix: the labels of its rows (ground truth) and columns (answers)
+	Cells  [][]score.Stat // Matrix
 }
 
 // Family is a set of figures repeated per name: per CWE, per score source.
@@ -138,13 +141,16 @@ type Section struct {
 
 // The sections, by name.
 const (
-	SecSummary  = "summary"
-	SecPairwise = "pairwise"
-	SecVDS      = "vds"
-	SecJIT      = "jit"
-	SecInject   = "injection"
-	SecTier     = "tier"
-	SecCWE      = "cwe" // one row per CWE: see Metric.Wide
+	SecSummary   = "summary"
+	SecPairwise  = "pairwise"
+	SecVDS       = "vds"
+	SecJIT       = "jit"
+	SecInject    = "injection"
+	SecTier      = "tier"
+	SecCWE       = "cwe" // one row per CWE: see Metric.Wide
+	SecVEX       = "vex"
+	SecVEXClass  = "vex_class" // one row per VEX category, like SecCWE
+	SecVEXMatrix = "vex_confusion"
 )
 
 // Sections lists the text and Markdown tables in the order they are printed.
@@ -157,6 +163,11 @@ func Sections() []Section {
 		{Name: SecInject, Title: "prompt injection", Note: injectionNote},
 		{Name: SecTier, Title: "CWE tier", Note: tierNote},
 		{Name: SecCWE, Title: "CWE"},
+		{Name: SecVEX, Title: "VEX", Note: func([]string, []*Figures) string {
+			return "status: exploitable (vulnerable) is positive; a failed answer is a false negative on exploitable cases"
+		}},
+		{Name: SecVEXClass, Title: "VEX category"},
+		{Name: SecVEXMatrix, Title: "VEX confusion (rows: truth, columns: answer)"},
 	}
 }
 
@@ -190,6 +201,20 @@ func injectionNote(_ []string, figs []*Figures) string {
 func tierNote([]string, []*Figures) string {
 	return "a case counts vul only through a matched finding with one of its CWEs (exact), or one related in MITRE's tree (related), " +
 		"or any finding at its location (any); vul answers not made by matching count at any only"
+}
+
+// VEXCompare orders VEX categories as VEX-Bench lists them, then other names by text.
+func VEXCompare(a, b string) int {
+	ia, ib := slices.Index(score.VEXLabels(), a), slices.Index(score.VEXLabels(), b)
+	switch {
+	case ia >= 0 && ib >= 0:
+		return ia - ib
+	case ia >= 0:
+		return -1
+	case ib >= 0:
+		return 1
+	}
+	return strings.Compare(a, b)
 }
 
 func ciNote(names []string, figs []*Figures) string {
@@ -318,6 +343,37 @@ func Metrics() []Metric {
 			}
 			return sortedKeys(f.VDS.Sources, strings.Compare)
 		}}
+
+	vexs := func(key, label string, format Format, get func(x *score.VEXOf[score.Stat, score.Stat]) score.Stat) Metric {
+		return Metric{Key: key, Label: label, Section: SecVEX, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+			if f.VEX == nil {
+				return Value{}, false
+			}
+			return stat(get(f.VEX))
+		}}
+	}
+	classes := &Family{JSON: "vex.per_class", CSV: "vex:per_class", Compare: VEXCompare,
+		Names: func(f *Figures) []string {
+			if f.VEX == nil {
+				return nil
+			}
+			return sortedKeys(f.VEX.PerClass, VEXCompare)
+		}}
+	class := func(key, label, wide string, format Format, get func(c score.ClassOf[score.Stat, score.Stat]) score.Stat) Metric {
+		return Metric{Key: key, Label: label, Section: SecVEXClass, Format: format, Family: classes, Wide: wide,
+			Get: func(f *Figures, name string) (Value, bool) {
+				if f.VEX == nil {
+					return Value{}, false
+				}
+				c, ok := f.VEX.PerClass[name]
+				if !ok {
+					return Value{}, false
+				}
+				return Value{Stat: get(c)}, true
+			}}
+	}
+	type vexStat = score.VEXOf[score.Stat, score.Stat]
+	type classStat = score.ClassOf[score.Stat, score.Stat]
 
 	b := func(f *Figures) *score.BinaryOf[score.Stat, score.Stat] { return &f.Binary }
 	tiers := []Metric{{Key: "tiers.matched", Label: "matched verdicts", Section: SecTier, Format: Count,
@@ -448,6 +504,30 @@ func Metrics() []Metric {
 		without("p_b", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PB }),
 		without("p_r", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PR }),
 		without("pacc", "pAcc without identical pairs", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PAcc }),
+		vexs("vex.n", "cases", Count, func(x *vexStat) score.Stat { return x.N }),
+		vexs("vex.failed", "failed", Count, func(x *vexStat) score.Stat { return x.Failed }),
+		vexs("vex.status_tp", "", Count, func(x *vexStat) score.Stat { return x.TP }),
+		vexs("vex.status_fp", "", Count, func(x *vexStat) score.Stat { return x.FP }),
+		vexs("vex.status_tn", "", Count, func(x *vexStat) score.Stat { return x.TN }),
+		vexs("vex.status_fn", "", Count, func(x *vexStat) score.Stat { return x.FN }),
+		vexs("vex.status_accuracy", "status accuracy", Fraction, func(x *vexStat) score.Stat { return x.StatusAccuracy }),
+		vexs("vex.status_precision", "status precision", Fraction, func(x *vexStat) score.Stat { return x.StatusPrecision }),
+		vexs("vex.status_recall", "status recall", Fraction, func(x *vexStat) score.Stat { return x.StatusRecall }),
+		vexs("vex.status_f1", "status F1", Fraction, func(x *vexStat) score.Stat { return x.StatusF1 }),
+		vexs("vex.justification_accuracy", "justification accuracy", Fraction, func(x *vexStat) score.Stat { return x.JustificationAccuracy }),
+		vexs("vex.justification_macro_f1", "justification macro-F1", Fraction, func(x *vexStat) score.Stat { return x.JustificationMacroF1 }),
+		vexs("vex.justification_weighted_f1", "justification weighted F1", Fraction, func(x *vexStat) score.Stat { return x.JustificationWeightedF1 }),
+		vexs("vex.completion_rate", "completion rate", Fraction, func(x *vexStat) score.Stat { return x.CompletionRate }),
+		class("support", "support", "", Count, func(c classStat) score.Stat { return c.Support }),
+		class("precision", "precision", "", Fraction, func(c classStat) score.Stat { return c.Precision }),
+		class("recall", "recall", "", Fraction, func(c classStat) score.Stat { return c.Recall }),
+		class("f1", "F1", "F1 by VEX category", Fraction, func(c classStat) score.Stat { return c.F1 }),
+		{Key: "vex.confusion", Label: "confusion", Section: SecVEXMatrix, Format: Matrix, Get: func(f *Figures, _ string) (Value, bool) {
+			if f.VEX == nil {
+				return Value{}, false
+			}
+			return Value{Labels: f.VEX.Confusion.Labels, Cells: f.VEX.Confusion.Matrix}, true
+		}},
 
 		inj("cases", "cases carrying injection text", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.Cases }),
 		inj("vul", "of them vul, answered", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.Vul }),

@@ -258,9 +258,10 @@ func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error
 		run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: unreadable manifest (%v)", r.ID, err)})
 	}
 	// Labels reads only the scoring fields; a run that may have matched findings to cases is read
-	// whole, for the tier its findings record (scores per tier).
+	// whole, for the tier its findings record (scores per tier), and so are VEX suites (small):
+	// Labels holds no VEX answer.
 	each := st.Labels
-	if run.Manifest != nil && run.Manifest.Describe["matcher"] != nil {
+	if (run.Manifest != nil && run.Manifest.Describe["matcher"] != nil) || t.HasVEX() {
 		each = st.Verdicts
 	}
 	if err := each(ctx, r.ID, func(v verdict.Verdict) error { run.add(t, v.CaseID, v); return nil }); err != nil {

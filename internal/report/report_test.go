@@ -405,3 +405,33 @@ func TestUnion(t *testing.T) {
 		t.Error("a union of one run")
 	}
 }
+
+// A stored run of a VEX suite is scored from the verdicts' VEX answers, which Labels does not
+// carry: the report reads them whole.
+func TestBuildVEXFromStore(t *testing.T) {
+	cases := []suite.Case{
+		{ID: "v1", Kind: suite.KindVEX, Label: suite.Vul, CVE: "CVE-2024-1", VEX: &suite.VEX{Category: "vulnerable"}},
+		{ID: "v2", Kind: suite.KindVEX, Label: suite.Ben, CVE: "CVE-2024-2", VEX: &suite.VEX{Category: "code_not_reachable"}},
+	}
+	vex := func(id, cat string, l suite.Label) verdict.Verdict {
+		v := ok(id, l, 0)
+		v.VEX = &verdict.VEX{Category: cat}
+		return v
+	}
+	st := &caseStore{fakeStore: &fakeStore{
+		runs:     map[string]*store.Run{"r": {ID: "r", SuiteHash: "h", Subject: "sca", Repeats: 1, Manifest: json.RawMessage(`{}`)}},
+		verdicts: map[string][]verdict.Verdict{"r": {vex("v1", "vulnerable", suite.Vul), vex("v2", "code_not_present", suite.Ben)}},
+	}, cases: map[string][]suite.Case{"r": cases}}
+	rep, err := report.Build(context.Background(), st, report.Request{Runs: []string{"r"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := rep.Runs[0].Results[0].VEX
+	if x == nil {
+		t.Fatal("no VEX section")
+	}
+	got := []float64{x.StatusF1, x.JustificationAccuracy, x.CompletionRate}
+	if d := cmp.Diff([]float64{1, 0.5, 1}, got); d != "" {
+		t.Errorf("status F1, justification accuracy, completion (-want +got):\n%s", d)
+	}
+}

@@ -30,6 +30,7 @@ type Truth struct {
 	cweSets  map[string][]string // cases share their CWE lists: one slice per distinct list
 	projects map[string]string
 	halves   map[string]half // jit pair -> its first case seen
+	vex      bool            // some case has a VEX ground-truth category
 }
 
 // half is the first case seen of a jit pair: its position and its code, whitespace removed.
@@ -57,6 +58,10 @@ func (t *Truth) markIdentical(c *suite.Case) {
 		t.Cases[h.i].Identical, t.Cases[i].Identical = true, true
 	}
 }
+
+// HasVEX reports whether some case has a VEX ground-truth category, so that scoring needs the
+// verdicts' VEX answers.
+func (t *Truth) HasVEX() bool { return t.vex }
 
 func newTruth(source string, n int) *Truth {
 	return &Truth{Source: source, Cases: make([]score.Case, 0, n), index: make(map[string]int32, n),
@@ -87,8 +92,13 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		t.cweSets[key] = cwe
 	}
 	t.index[c.ID] = int32(len(t.Cases))
-	t.Cases = append(t.Cases, score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p, JIT: c.Kind == suite.KindJIT,
-		Injected: score.CarriesInjection(c.Code)})
+	sc := score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p, JIT: c.Kind == suite.KindJIT,
+		Injected: score.CarriesInjection(c.Code)}
+	if c.Kind == suite.KindVEX && c.VEX != nil {
+		sc.VEX = score.VEXCategory(c.VEX.Category)
+		t.vex = t.vex || sc.VEX > 0
+	}
+	t.Cases = append(t.Cases, sc)
 	if c.Kind == suite.KindJIT && c.Pair != "" {
 		t.markIdentical(c)
 	}

@@ -21,6 +21,7 @@ func Aggregate(rs []Result) Aggregated {
 	bs := make([]Binary, len(rs))
 	var ps []Pairwise
 	var vs []VDS
+	var xs []VEX
 	cwes := map[string][]CWEScore{}
 	for i, r := range rs {
 		bs[i] = r.Binary
@@ -29,6 +30,9 @@ func Aggregate(rs []Result) Aggregated {
 		}
 		if r.VDS != nil {
 			vs = append(vs, *r.VDS)
+		}
+		if r.VEX != nil {
+			xs = append(xs, *r.VEX)
 		}
 		for w, c := range r.ByCWE {
 			cwes[w] = append(cwes[w], c)
@@ -87,6 +91,7 @@ func Aggregate(rs []Result) Aggregated {
 	}
 	a.JIT = aggregateJIT(rs)
 	a.Injection = aggregateInjection(rs)
+	a.VEX = aggregateVEX(xs)
 	if len(cwes) > 0 {
 		a.ByCWE = make(map[string]CWEOf[Stat, Stat], len(cwes))
 		for w, cs := range cwes {

@@ -17,8 +17,9 @@ import (
 // are never compared unawares. 1 was wave 1; 2 takes a stated confidence as the VD-S score when
 // a verdict has no score, and reports the score source; 3 adds the jit section (tool calls per
 // label, identical pairs, CWE hit rate) and scores failed verdicts as ben by default on suites
-// with jit cases (the JitVul paper's rule).
-const Version = 3
+// with jit cases (the JitVul paper's rule); 4 adds the VEX section (VEX-Bench's status and
+// justification metrics).
+const Version = 4
 
 // DefaultVDSFPR is the false-positive-rate tolerance r of VD-S that PrimeVul reports (0.5 %).
 const DefaultVDSFPR = 0.005
@@ -46,6 +47,19 @@ type Case struct {
 	JIT, Identical bool
 	// Injected marks a case whose code carries prompt-injection text (CarriesInjection).
 	Injected bool
+	// VEX is a vex case's ground-truth category as VEXCategory gives it (0: none, and the case
+	// takes no part in the VEX section).
+	VEX int8
+}
+
+// VEXCategory is the Case.VEX of a ground-truth category: its index in suite.VEXCategories + 1,
+// 0 for "" or a name that is not one of them.
+func VEXCategory(s string) int8 {
+	c := vexCat(s)
+	if c < 0 {
+		return 0
+	}
+	return c
 }
 
 // Options are the scoring choices.
@@ -85,6 +99,7 @@ type ResultOf[C, F any] struct {
 	Pairwise *PairwiseOf[C, F] `json:"pairwise,omitempty"`
 	VDS      *VDSOf[C, F]      `json:"vds,omitempty"`
 	JIT      *JITOf[C, F]      `json:"jit,omitempty"`
+	VEX      *VEXOf[C, F]      `json:"vex,omitempty"`
 	// Injection is present when a case carries prompt-injection text.
 	Injection *InjectionOf[C, F]     `json:"injection,omitempty"`
 	CI        *CI                    `json:"ci,omitempty"`
@@ -222,6 +237,7 @@ type Answer struct {
 	src    source
 	cwe    cweHit
 	tools  int32 // tool calls made for the verdict
+	cat    int8  // the VEX category answered: index + 1; 0 none; catInvalid not one of the twelve
 	score  float64
 }
 
@@ -230,7 +246,7 @@ type Answer struct {
 // [0,1], it is the stated probability of vul: the confidence when the label is vul, 1 - the
 // confidence when it is ben. Otherwise there is no score (the label stands in for it).
 func AnswerOf(v verdict.Verdict) Answer {
-	a := Answer{out: outcomeOf(v), tools: int32(min(v.Usage.ToolCalls, 1<<30))}
+	a := Answer{out: outcomeOf(v), tools: int32(min(v.Usage.ToolCalls, 1<<30)), cat: vexAnswerCat(v)}
 	switch {
 	case v.Score != nil && !math.IsNaN(*v.Score) && !math.IsInf(*v.Score, 0):
 		a.scored, a.score = true, *v.Score
@@ -403,6 +419,7 @@ type cweAcc struct {
 //     the chosen point has the largest FPR <= r, and the lowest threshold among those with that FPR.
 //     A case is predicted vul when its score >= threshold, so tied cases move together. Degenerate
 //     counts distinct finite scores only. Omitted when the cases used lack a vul or a ben case.
+//   - VEX: see VEXOf and vexScore; only cases with a ground-truth category (Case.VEX) take part.
 //   - By CWE: a case counts under each of its CWEs with the binary rule; a failed ben case under
 //     UnparsedFailed is in neither FP nor TN.
 func Compute(cases []Case, answers []Answer, opt Options) Result {
@@ -473,6 +490,7 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 	}
 
 	res.Binary = binary(conf, benMode)
+	res.VEX = vexScore(cases, answers)
 	if slots := pairSlots(cases); len(slots) > 0 {
 		res.Pairwise = pairwise(cases, outs, slots, cwes, benMode)
 	}

@@ -147,6 +147,14 @@ func (c *Case) Check() error {
 		if c.CVE == "" {
 			return fmt.Errorf("case %q: a vex case needs \"cve\"", c.ID)
 		}
+		if c.VEX != nil && c.VEX.Category != "" {
+			if !ValidVEXCategory(c.VEX.Category) {
+				return fmt.Errorf("case %q: vex.category %q is not one of VEX-Bench's twelve categories", c.ID, c.VEX.Category)
+			}
+			if (c.VEX.Category == VEXVulnerable) != (c.Label == Vul) {
+				return fmt.Errorf("case %q: vex.category %q contradicts label %q (only \"vulnerable\" is vul)", c.ID, c.VEX.Category, c.Label)
+			}
+		}
 	}
 	return nil
 }

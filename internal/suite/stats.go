@@ -12,13 +12,18 @@ type Stats struct {
 	Language map[string]int `json:"language"`
 	Project  map[string]int `json:"project"`
 	Split    map[string]int `json:"split"`
+	// Status and Category count vex cases only: VEX-Bench's exploitable / not_exploitable and
+	// the ground-truth category.
+	Status   map[string]int `json:"status,omitempty"`
+	Category map[string]int `json:"category,omitempty"`
 	pairs    map[string]int
 }
 
 // NewStats starts empty counts.
 func NewStats() *Stats {
 	return &Stats{Kind: map[string]int{}, Label: map[string]int{}, CWE: map[string]int{}, Language: map[string]int{},
-		Project: map[string]int{}, Split: map[string]int{}, pairs: map[string]int{}}
+		Project: map[string]int{}, Split: map[string]int{}, Status: map[string]int{}, Category: map[string]int{},
+		pairs: map[string]int{}}
 }
 
 // Add counts one case. A case with no value for a dimension counts as "(none)"; a case counts
@@ -36,6 +41,18 @@ func (s *Stats) Add(c *Case) {
 	s.Language[orNone(c.Language)]++
 	s.Project[orNone(c.Project)]++
 	s.Split[orNone(c.Split)]++
+	if c.Kind == KindVEX {
+		cat := ""
+		if c.VEX != nil {
+			cat = c.VEX.Category
+		}
+		if c.Label == Vul { // Check keeps the label and the category consistent
+			s.Status["exploitable"]++
+		} else {
+			s.Status["not_exploitable"]++
+		}
+		s.Category[orNone(cat)]++
+	}
 	if c.Pair != "" {
 		s.pairs[c.Pair]++
 		if s.pairs[c.Pair] == 2 {
@@ -65,12 +82,17 @@ type Count struct {
 	N   int
 }
 
-// Dimensions returns the count tables in a stable order.
+// Dimensions returns the count tables in a stable order; status and category only when the
+// suite has vex cases.
 func (s *Stats) Dimensions() []Dimension {
-	dims := []struct {
+	type dim struct {
 		name string
 		m    map[string]int
-	}{{"kind", s.Kind}, {"label", s.Label}, {"split", s.Split}, {"language", s.Language}, {"cwe", s.CWE}, {"project", s.Project}}
+	}
+	dims := []dim{{"kind", s.Kind}, {"label", s.Label}, {"split", s.Split}, {"language", s.Language}, {"cwe", s.CWE}, {"project", s.Project}}
+	if len(s.Status) > 0 {
+		dims = append(dims, dim{"status", s.Status}, dim{"category", s.Category})
+	}
 	out := make([]Dimension, 0, len(dims))
 	for _, d := range dims {
 		cs := make([]Count, 0, len(d.m))

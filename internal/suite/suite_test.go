@@ -142,13 +142,37 @@ func TestStats(t *testing.T) {
 	for _, c := range []suite.Case{
 		{ID: "1", Kind: suite.KindFunction, Label: suite.Vul, Pair: "p", CWE: []string{"CWE-787", "CWE-119"}, Language: "c"},
 		{ID: "2", Kind: suite.KindFunction, Label: suite.Ben, Pair: "p", CWE: []string{"CWE-787"}, Language: "c"},
-		{ID: "3", Kind: suite.KindVEX, Label: suite.Ben, Split: "test", Project: "x"},
+		{ID: "3", Kind: suite.KindVEX, Label: suite.Ben, Split: "test", Project: "x", VEX: &suite.VEX{Category: "code_not_reachable"}},
+		{ID: "4", Kind: suite.KindVEX, Label: suite.Vul, Project: "x", VEX: &suite.VEX{Category: "vulnerable"}},
+		{ID: "5", Kind: suite.KindVEX, Label: suite.Ben, Project: "x"},
 	} {
 		st.Add(&c)
 	}
 	got := fmt.Sprint(st.Dimensions())
-	want := "[{kind [{function 2} {vex 1}]} {label [{ben 2} {vul 1}]} {split [{(none) 2} {test 1}]} {language [{c 2} {(none) 1}]} {cwe [{CWE-787 2} {(none) 1} {CWE-119 1}]} {project [{(none) 2} {x 1}]}]"
-	if got != want || st.Cases != 3 || st.Pairs != 1 {
-		t.Errorf("stats = %d cases, %d pairs, %s\nwant 3 cases, 1 pair, %s", st.Cases, st.Pairs, got, want)
+	want := "[{kind [{vex 3} {function 2}]} {label [{ben 3} {vul 2}]} {split [{(none) 4} {test 1}]} {language [{(none) 3} {c 2}]} " +
+		"{cwe [{(none) 3} {CWE-787 2} {CWE-119 1}]} {project [{x 3} {(none) 2}]} " +
+		"{status [{not_exploitable 2} {exploitable 1}]} {category [{(none) 1} {code_not_reachable 1} {vulnerable 1}]}]"
+	if got != want || st.Cases != 5 || st.Pairs != 1 {
+		t.Errorf("stats = %d cases, %d pairs, %s\nwant 5 cases, 1 pair, %s", st.Cases, st.Pairs, got, want)
+	}
+}
+
+func TestCheckVEX(t *testing.T) {
+	for _, tc := range []struct {
+		c    suite.Case
+		want string
+	}{
+		{suite.Case{ID: "a", Kind: suite.KindVEX, Label: suite.Ben}, `case "a": a vex case needs "cve"`},
+		{suite.Case{ID: "a", Kind: suite.KindVEX, Label: suite.Ben, CVE: "CVE-1", VEX: &suite.VEX{Category: "nope"}},
+			`case "a": vex.category "nope" is not one of VEX-Bench's twelve categories`},
+		{suite.Case{ID: "a", Kind: suite.KindVEX, Label: suite.Ben, CVE: "CVE-1", VEX: &suite.VEX{Category: "vulnerable"}},
+			`case "a": vex.category "vulnerable" contradicts label "ben" (only "vulnerable" is vul)`},
+		{suite.Case{ID: "a", Kind: suite.KindVEX, Label: suite.Vul, CVE: "CVE-1", VEX: &suite.VEX{Category: "uncertain"}},
+			`case "a": vex.category "uncertain" contradicts label "vul" (only "vulnerable" is vul)`},
+		{suite.Case{ID: "a", Kind: suite.KindVEX, Label: suite.Vul, CVE: "CVE-1", VEX: &suite.VEX{Category: "vulnerable"}}, `<nil>`},
+	} {
+		if got := fmt.Sprint(tc.c.Check()); got != tc.want {
+			t.Errorf("Check(%+v) = %s; want %s", tc.c, got, tc.want)
+		}
 	}
 }

@@ -305,3 +305,26 @@ func FuzzReadPredictions(f *testing.F) {
 		})
 	})
 }
+
+func TestVEXAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		cat  string
+		want VEX
+	}{
+		{"vulnerable", VEX{Category: "vulnerable", Status: "affected"}},
+		{"uncertain", VEX{Category: "uncertain", Status: "under_investigation"}},
+		{"code_not_present", VEX{Category: "code_not_present", Status: "not_affected", Justification: "component_not_present"}},
+		{"code_not_reachable", VEX{Category: "code_not_reachable", Status: "not_affected", Justification: "vulnerable_code_not_in_execute_path"}},
+		{"runtime_protected", VEX{Category: "runtime_protected", Status: "not_affected", Justification: "inline_mitigations_already_exist"}},
+		{"mitigating_control_protected", VEX{Category: "mitigating_control_protected", Status: "not_affected", Justification: "inline_mitigations_already_exist"}},
+		{"requires_environment", VEX{Category: "requires_environment", Status: "not_affected", Impact: "not exploitable here: requires_environment"}},
+		{"false_positive", VEX{Category: "false_positive", Status: "not_affected", Impact: "not exploitable here: false_positive"}},
+	} {
+		if d := cmp.Diff(&tc.want, VEXAnswer(tc.cat, "")); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.cat, d)
+		}
+	}
+	if got := VEXAnswer("requires_configuration", "needs the debug endpoint on").Impact; got != "needs the debug endpoint on" {
+		t.Errorf("impact given = %q", got)
+	}
+}

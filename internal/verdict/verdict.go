@@ -182,3 +182,31 @@ func WriteJSONL(w io.Writer, vs []Verdict) error {
 	}
 	return bw.Flush()
 }
+
+// VEXAnswer is the VEX answer of a VEX-Bench category, with its OpenVEX status and
+// justification by SPEC section 4's mapping: vulnerable is affected; code_not_present is
+// not_affected with component_not_present; code_not_reachable, vulnerable_code_not_in_execute_path;
+// the *_protected categories, inline_mitigations_already_exist; uncertain is
+// under_investigation; false_positive and requires_* are not_affected with no justification,
+// so impact must say why (it defaults to one that names the category).
+func VEXAnswer(category, impact string) *VEX {
+	v := &VEX{Category: category, Impact: impact}
+	switch category {
+	case "vulnerable":
+		v.Status = "affected"
+	case "uncertain":
+		v.Status = "under_investigation"
+	case "code_not_present":
+		v.Status, v.Justification = "not_affected", "component_not_present"
+	case "code_not_reachable":
+		v.Status, v.Justification = "not_affected", "vulnerable_code_not_in_execute_path"
+	case "compiler_protected", "runtime_protected", "perimeter_protected", "mitigating_control_protected":
+		v.Status, v.Justification = "not_affected", "inline_mitigations_already_exist"
+	default: // false_positive, requires_configuration, requires_dependency, requires_environment
+		v.Status = "not_affected"
+		if v.Impact == "" {
+			v.Impact = "not exploitable here: " + category
+		}
+	}
+	return v
+}

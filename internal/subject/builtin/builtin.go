@@ -8,6 +8,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/agent"
 	"github.com/vulnbench/vulnbench/internal/agent/react"
+	vexagent "github.com/vulnbench/vulnbench/internal/agent/vex"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/baseline"
@@ -16,6 +17,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
 	"github.com/vulnbench/vulnbench/internal/subject/predictions"
 	"github.com/vulnbench/vulnbench/internal/subject/sast"
+	"github.com/vulnbench/vulnbench/internal/subject/sca"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -23,7 +25,7 @@ import (
 func Registry() *subject.Registry {
 	kinds := []subject.Factory{random(), constant(), predictionsKind(), llmKind(), depaugKind(), reactKind()}
 	kinds = append(kinds, scanners()...)
-	return subject.NewRegistry(append(kinds, sarifKind())...)
+	return subject.NewRegistry(append(kinds, sarifKind(), scaKind(), vexAgentKind())...)
 }
 
 var seedFlag = subject.Flag{Name: "seed", Default: int64(42), Usage: "seed for subjects that draw random numbers"}
@@ -206,6 +208,44 @@ func sarifKind() subject.Factory {
 		},
 		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
 			return sast.LoadSARIF(cfg.(sast.SARIFConfig))
+		},
+	}
+}
+
+// advisoriesFlag is read by every subject that looks CVEs up offline.
+var advisoriesFlag = subject.Flag{Name: "advisories", Default: "",
+	Usage: "OSV records for vex cases: a directory (GitHub Advisory Database, Go vulndb, any .json files) or an osv.dev all.zip"}
+
+func scaKind() subject.Factory {
+	return subject.Factory{
+		Name: "sca", Usage: "sca", Kinds: []suite.Kind{suite.KindVEX}, Version: sca.Version,
+		Summary: "plain version matching on vex cases (--advisories, --repos): an affected version in a manifest is vulnerable, else code_not_present",
+		Flags:   []subject.Flag{advisoriesFlag},
+		Configure: func(_ string, v subject.Values) (subject.Config, error) {
+			c := sca.Config{Advisories: v.String("advisories")}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
+			return sca.New(cfg.(sca.Config))
+		},
+	}
+}
+
+func vexAgentKind() subject.Factory {
+	return subject.Factory{
+		Name: "vex-agent", Usage: "vex-agent", Kinds: []suite.Kind{suite.KindVEX}, Version: vexagent.Version,
+		Summary: "the VEX-Bench agent: list_dir, read_file, search, find_dependency, get_advisory and the code graph over the case's snapshot (--repos, --advisories); answers one of the twelve ordered categories; 10 minutes per case unless --timeout",
+		Needs:   subject.Needs{Network: true},
+		Flags: append(llmFlags(),
+			subject.Flag{Name: "tool-protocol", Default: "native", Usage: "react: how tools are called: native (the API's tool calls) or text (Thought / Action / Action Input / Observation, for servers without tools)"},
+			advisoriesFlag),
+		Configure: func(_ string, v subject.Values) (subject.Config, error) {
+			c := vexagent.Config{Config: llmConfig(v), ToolProtocol: v.String("tool-protocol"), MaxSteps: vexagent.DefaultMaxSteps,
+				Advisories: v.String("advisories")}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, d subject.Deps) (subject.Subject, error) {
+			return vexagent.Build(cfg.(vexagent.Config), d.Cache, d.Getenv)
 		},
 	}
 }

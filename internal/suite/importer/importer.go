@@ -11,6 +11,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/jitvul"
 	"github.com/vulnbench/vulnbench/internal/suite/primevul"
+	"github.com/vulnbench/vulnbench/internal/suite/vexbench"
 )
 
 // Flag is a string option of one importer.
@@ -49,7 +50,7 @@ type Importer struct {
 
 // Registry lists the importers vulnbench ships, in the order --help shows them.
 func Registry() []Importer {
-	return []Importer{primeVul(), jitVul()}
+	return []Importer{primeVul(), jitVul(), vexBench()}
 }
 
 // Lookup finds an importer by name.
@@ -129,6 +130,31 @@ without them. Any malformed line stops the import with FILE:LINE errors and writ
 				Cases:   2 * rep.Pairs, Vul: rep.Pairs, Ben: rep.Pairs, Pairs: rep.Pairs,
 				Notes: []Note{{Header: fmt.Sprintf("%d pairs have identical halves after whitespace normalisation (kept, marked identical_halves in meta):", len(rep.Identical)),
 					Items: rep.Identical, Total: len(rep.Identical)}},
+			}, problems, err
+		},
+	}
+}
+
+func vexBench() Importer {
+	return Importer{
+		Name:    "vexbench",
+		Summary: "Import VEX-Bench's task file (vex_bench.jsonl): one vex case per task",
+		Version: vexbench.Version,
+		Long: `Reads VEX-Bench's vex_bench.jsonl and writes one vex case per task, with id task_id, repo (url,
+commit), cve, language, vex.category (the ground-truth category), vex.ecosystem and label vul for
+exploitable tasks. A pr_url that is not a pull request URL is reported and left out of the case;
+any other malformed line stops the import with FILE:LINE errors and writes nothing.`,
+		Example: `  vulnbench suite import vexbench --in vex_bench.jsonl --out vex.jsonl`,
+		Import: func(r io.Reader, file string, w *suite.Writer, _ map[string]string) (Result, []error, error) {
+			rep, problems, err := vexbench.Import(r, file, w)
+			bad := make([]string, len(rep.BadPRURLs))
+			for i, b := range rep.BadPRURLs {
+				bad[i] = fmt.Sprintf("line %d: task %s: pr_url %q", b.Line, b.TaskID, b.PRURL)
+			}
+			return Result{
+				Summary: fmt.Sprintf("read %d tasks", rep.Rows),
+				Cases:   rep.Cases, Vul: rep.Vul, Ben: rep.Ben,
+				Notes: []Note{{Header: fmt.Sprintf("%d tasks kept without their malformed pr_url:", len(bad)), Items: bad, Total: len(bad)}},
 			}, problems, err
 		},
 	}

@@ -1,0 +1,146 @@
+package vex_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vulnbench/vulnbench/internal/agent"
+	"github.com/vulnbench/vulnbench/internal/agent/vex"
+	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/runner"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/builtin"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+func TestParseAnswer(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"category": "code_not_reachable", "reasoning": "only tests call it"}`, "code_not_reachable|only tests call it"},
+		{"I looked around.\n```json\n{\"category\": \"Vulnerable\", \"reasoning\": \"main.go:5 calls it\"}\n```\nDone.", "vulnerable|main.go:5 calls it"},
+		{`{"note": "x"} then {"category": "requires_environment", "reasoning": ["windows only"]}`, `requires_environment|["windows only"]`},
+		{`{"category": "maybe"} {"category": "uncertain", "reasoning": ""}`, "uncertain|"},
+		{`{"category": "maybe"}`, "error: category \"maybe\" is not one of false_positive, code_not_present, code_not_reachable, requires_configuration, requires_dependency, requires_environment, compiler_protected, runtime_protected, perimeter_protected, mitigating_control_protected, uncertain, vulnerable"},
+		{`the project is fine`, `error: no JSON object with a "category" in the answer`},
+		{`{"category": "vulnerable"`, `error: no JSON object with a "category" in the answer`},
+	} {
+		cat, r, err := vex.ParseAnswer(tc.in)
+		got := cat + "|" + r
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("ParseAnswer(%q) = %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestConcludeStopped(t *testing.T) {
+	v := vex.Conclude(agent.Result{Stopped: agent.ErrMaxSteps, ToolCalls: 3})
+	if v.Status != verdict.Failed || !strings.Contains(v.Reason, "step cap") || v.Usage.ToolCalls != 3 {
+		t.Errorf("%+v", v)
+	}
+}
+
+// A scripted vex-agent through the runner on a real repository: the model asks for the
+// advisory, the dependency and a search, and answers with what it was shown.
+func TestScriptedAgent(t *testing.T) {
+	for _, proto := range []string{"native", "text"} {
+		t.Run(proto, func(t *testing.T) {
+			dir := t.TempDir()
+			repo := filepath.Join(dir, "repos", "acme", "app")
+			commit := gitRepo(t, repo, map[string]string{
+				"go.mod":     "module example.com/app\n\ngo 1.21\n\nrequire github.com/gorilla/websocket v1.4.0\n",
+				"main.go":    "package main\n\nfunc main() {}\n",
+				"ws_test.go": "package main\n\nimport \"github.com/gorilla/websocket\"\n\nvar _ = websocket.Upgrader{}\n",
+			})
+			adv := filepath.Join(dir, "adv")
+			os.MkdirAll(adv, 0o755)
+			os.WriteFile(filepath.Join(adv, "GO-2020-0019.json"), []byte(goVuln), 0o644)
+			suitePath := filepath.Join(dir, "s.jsonl")
+			os.WriteFile(suitePath, []byte(fmt.Sprintf(`{"id":"t1","kind":"vex","label":"ben","cve":"CVE-2020-27813","language":"go","repo":{"url":"https://github.com/acme/app","commit":%q},"vex":{"category":"code_not_reachable","ecosystem":"Go"}}`+"\n", commit)), 0o644)
+
+			calls := []struct{ name, args string }{
+				{"get_advisory", `{"id": "CVE-2020-27813"}`},
+				{"find_dependency", `{"package": "github.com/gorilla/websocket"}`},
+				{"search", `{"pattern": "websocket\\."}`},
+			}
+			var replies []llmtest.Reply
+			for i, c := range calls {
+				if proto == "text" {
+					replies = append(replies, llmtest.ReAct("look", c.name, c.args))
+				} else {
+					replies = append(replies, llmtest.Call(llmtest.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: c.name, Arguments: c.args}))
+				}
+			}
+			var mu sync.Mutex
+			var seen []string
+			var system string
+			check := func(r llmtest.Request, turn int) string {
+				mu.Lock()
+				defer mu.Unlock()
+				if turn == 0 {
+					system = r.System
+					return ""
+				}
+				if rs := r.ToolResults(); len(rs) == 1 {
+					seen = append(seen, rs[0].Content)
+				} else if l := r.Last(); l.Role == "user" {
+					seen = append(seen, strings.TrimSuffix(strings.TrimPrefix(l.Content, "Observation:\n```text\n"), "\n```"))
+				}
+				return ""
+			}
+			final := llmtest.Reply{Text: "```json\n{\"category\": \"code_not_reachable\", \"reasoning\": \"websocket 1.4.0 is affected, but only ws_test.go uses it\"}\n```"}
+			srv := llmtest.NewOpenAI(llmtest.Conversation(check, append(replies, final)...))
+			defer srv.Close()
+
+			fac, arg, err := builtin.Registry().Lookup("vex-agent")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := fac.Configure(arg, runner.Values{"model": "openai:gpt-test", "base-url": srv.BaseURL(), "prompt": "vanilla",
+				"tool-protocol": proto, "max-retries": "0", "advisories": adv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if _, err := runner.Execute(context.Background(), runner.Plan{Store: st, Version: "test", RunID: "r", Suite: suitePath, Factory: fac,
+				Spec: "vex-agent", Config: cfg, Repeats: 1, Concurrency: 1, Repos: filepath.Join(dir, "repos"), SnapshotCache: filepath.Join(dir, "cache"),
+				Deps: subject.Deps{Getenv: func(string) string { return "" }}}); err != nil {
+				t.Fatal(err)
+			}
+			want := []string{
+				"GO-2020-0019 (aliases: CVE-2020-27813, GHSA-3xh2-74w9-5vxm)\nSummary: Integer overflow in github.com/gorilla/websocket\n" +
+					"Details: An attacker can cause a denial of service.\nAffected: Go github.com/gorilla/websocket\n  SEMVER range: introduced 0, fixed 1.4.1\n" +
+					"  vulnerable symbols: github.com/gorilla/websocket.Conn.advanceFrame\nReference: https://github.com/gorilla/websocket/pull/537",
+				"github.com/gorilla/websocket: 1 entries\nGo github.com/gorilla/websocket 1.4.0 at go.mod:5 (direct)",
+				"ws_test.go:5: var _ = websocket.Upgrader{}",
+			}
+			if d := cmp.Diff(want, seen); d != "" {
+				t.Errorf("observations (-want +shown):\n%s", d)
+			}
+			if !strings.Contains(system, "1. false_positive") || !strings.Contains(system, "12. vulnerable") {
+				t.Errorf("system prompt lacks the ordered categories: %q", system)
+			}
+			var got []string
+			st.Verdicts(context.Background(), "r", func(v verdict.Verdict) error {
+				got = append(got, fmt.Sprintf("%s %s %s/%s/%s tools=%d", v.Status, v.Label, v.VEX.Category, v.VEX.Status, v.VEX.Justification, v.Usage.ToolCalls))
+				return nil
+			})
+			if d := cmp.Diff([]string{"ok ben code_not_reachable/not_affected/vulnerable_code_not_in_execute_path tools=3"}, got); d != "" {
+				t.Errorf("verdicts (-want +got):\n%s", d)
+			}
+		})
+	}
+}

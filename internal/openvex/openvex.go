@@ -1,0 +1,318 @@
+// Package openvex writes a run's VEX answers as one OpenVEX (v0.2.0) document, built with go-vex:
+// a statement per case, the project as a purl product with the affected package as its
+// subcomponent, the vulnerability with its aliases, the status by SPEC section 4's mapping, and
+// CISA's minimum requirements checked on every document built.
+package openvex
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	govex "github.com/openvex/go-vex/pkg/vex"
+
+	"github.com/vulnbench/vulnbench/internal/advisory"
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// Options describe the document.
+type Options struct {
+	RunID string // names the document: https://vulnbench.dev/openvex/RUN_ID unless ID is set
+	ID    string
+	// Author and Role are CISA's author and role (defaults: "vulnbench" and "automated assessment
+	// tool"); Tooling names the subject and vulnbench's version.
+	Author, Role, Tooling string
+	// Now is the document's and the statements' timestamp; it must be set (no clock is read here).
+	Now time.Time
+	// Advisories, when set, give each statement's vulnerability its aliases and, for cases that
+	// name no package, the affected packages of the case's ecosystem as subcomponents.
+	Advisories *advisory.DB
+}
+
+// Build makes the document of a run: one statement per case of kind vex, from its scored verdict
+// of the lowest repeat (a case without an ok verdict is under_investigation, saying why), and
+// validates it with go-vex and CheckCISA.
+func Build(cases []suite.Case, verdicts []verdict.Verdict, opt Options) (*govex.VEX, error) {
+	if opt.Now.IsZero() {
+		return nil, errors.New("openvex: Options.Now is not set")
+	}
+	id := opt.ID
+	if id == "" {
+		if opt.RunID == "" {
+			return nil, errors.New("openvex: the document needs an id (Options.ID or RunID)")
+		}
+		id = "https://vulnbench.dev/openvex/" + url.PathEscape(opt.RunID)
+	}
+	author, role := opt.Author, opt.Role
+	if author == "" {
+		author = "vulnbench"
+	}
+	if role == "" {
+		role = "automated assessment tool"
+	}
+	now := opt.Now.UTC()
+	doc := &govex.VEX{Metadata: govex.Metadata{Context: govex.ContextLocator(), ID: id, Author: author, AuthorRole: role,
+		Timestamp: &now, LastUpdated: &now, Version: 1, Tooling: opt.Tooling}}
+	best := map[string]verdict.Verdict{}
+	for _, v := range verdicts {
+		b, seen := best[v.CaseID]
+		if !seen || better(v, b) {
+			best[v.CaseID] = v
+		}
+	}
+	for i := range cases {
+		c := &cases[i]
+		if c.Kind != suite.KindVEX {
+			continue
+		}
+		st, err := statement(c, best[c.ID], now, opt.Advisories)
+		if err != nil {
+			return nil, err
+		}
+		doc.Statements = append(doc.Statements, st)
+	}
+	if err := Validate(doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// better says whether v is the verdict to state rather than b: an ok one over others, then the
+// lower repeat.
+func better(v, b verdict.Verdict) bool {
+	if (v.Status == verdict.OK) != (b.Status == verdict.OK) {
+		return v.Status == verdict.OK
+	}
+	return v.Repeat < b.Repeat
+}
+
+func statement(c *suite.Case, v verdict.Verdict, now time.Time, db *advisory.DB) (govex.Statement, error) {
+	eco, pkg := "", ""
+	if c.VEX != nil {
+		eco, pkg = c.VEX.Ecosystem, c.VEX.Package
+	}
+	product, err := ProjectPURL(c)
+	if err != nil {
+		return govex.Statement{}, fmt.Errorf("openvex: case %s: %w", c.ID, err)
+	}
+	p := govex.Product{Component: govex.Component{ID: product, Identifiers: map[govex.IdentifierType]string{govex.PURL: product}}}
+	var subs []string
+	if pkg != "" {
+		subs = append(subs, PackagePURL(eco, pkg, ""))
+	}
+	vuln := govex.Vulnerability{Name: govex.VulnerabilityID(c.CVE)}
+	if db != nil {
+		as, err := db.Related(c.CVE)
+		if err != nil {
+			return govex.Statement{}, fmt.Errorf("openvex: case %s: %w", c.ID, err)
+		}
+		for _, a := range as {
+			for _, al := range append([]string{a.ID}, a.Aliases...) {
+				if al != c.CVE && !slices.Contains(vuln.Aliases, govex.VulnerabilityID(al)) {
+					vuln.Aliases = append(vuln.Aliases, govex.VulnerabilityID(al))
+				}
+			}
+			if vuln.Description == "" {
+				vuln.Description = a.Summary
+			}
+			if pkg == "" {
+				for _, af := range a.Affected {
+					if eco == "" || af.Ecosystem == eco {
+						if s := PackagePURL(af.Ecosystem, af.Package, ""); !slices.Contains(subs, s) {
+							subs = append(subs, s)
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, s := range subs {
+		p.Subcomponents = append(p.Subcomponents, govex.Subcomponent{Component: govex.Component{ID: s,
+			Identifiers: map[govex.IdentifierType]string{govex.PURL: s}}})
+	}
+	st := govex.Statement{ID: "urn:vulnbench:case:" + url.PathEscape(c.ID), Vulnerability: vuln, Products: []govex.Product{p},
+		Timestamp: &now, LastUpdated: &now}
+	ans := v.VEX
+	if v.Status != verdict.OK || ans == nil || ans.Category == "" && ans.Status == "" {
+		st.Status = govex.StatusUnderInvestigation
+		why := v.Reason
+		if why == "" {
+			why = "no answer"
+		}
+		st.StatusNotes = fmt.Sprintf("vulnbench: the subject gave no VEX answer (%s: %s)", orNone(string(v.Status)), why)
+		return st, nil
+	}
+	if ans.Status == "" {
+		ans = verdict.VEXAnswer(ans.Category, ans.Impact)
+	}
+	st.Status = govex.Status(ans.Status)
+	notes := "VEX-Bench category: " + ans.Category
+	switch st.Status {
+	case govex.StatusNotAffected:
+		st.Justification = govex.Justification(ans.Justification)
+		st.ImpactStatement = ans.Impact
+		if st.Justification == "" && st.ImpactStatement == "" {
+			st.ImpactStatement = "not exploitable here: " + ans.Category
+		}
+	case govex.StatusAffected:
+		target := "the affected dependency"
+		if len(subs) > 0 {
+			target = strings.Join(subs, ", ")
+		}
+		st.ActionStatement = fmt.Sprintf("Update %s to a version outside the affected ranges of %s, or remove it.", target, c.CVE)
+		st.ActionStatementTimestamp = &now
+		if ans.Impact != "" {
+			notes += "; " + ans.Impact
+		}
+	default:
+		if ans.Impact != "" {
+			notes += "; " + ans.Impact
+		}
+	}
+	st.StatusNotes = notes
+	return st, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "missing"
+	}
+	return s
+}
+
+// ProjectPURL is the purl of a case's project at its commit: pkg:github/OWNER/NAME@COMMIT for
+// GitHub, else pkg:generic/NAME@COMMIT?vcs_url=git+URL.
+func ProjectPURL(c *suite.Case) (string, error) {
+	if c.Repo == nil || c.Repo.URL == "" {
+		return "", errors.New("no repo.url")
+	}
+	u, err := url.Parse(c.Repo.URL)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("repo.url %q is not a URL", c.Repo.URL)
+	}
+	parts := strings.Split(strings.TrimSuffix(strings.Trim(u.Path, "/"), ".git"), "/")
+	name := parts[len(parts)-1]
+	version := ""
+	if c.Repo.Commit != "" {
+		version = "@" + url.PathEscape(c.Repo.Commit)
+	}
+	if strings.EqualFold(u.Host, "github.com") && len(parts) == 2 {
+		return "pkg:github/" + url.PathEscape(strings.ToLower(parts[0])) + "/" + url.PathEscape(strings.ToLower(parts[1])) + version, nil
+	}
+	return "pkg:generic/" + url.PathEscape(name) + version + "?vcs_url=" + url.QueryEscape("git+"+c.Repo.URL), nil
+}
+
+// PackagePURL is the purl of a package of an OSV ecosystem (version "" for none).
+func PackagePURL(ecosystem, name, version string) string {
+	typ := strings.ToLower(ecosystem)
+	var ns, n string
+	switch ecosystem {
+	case "Go":
+		typ = "golang"
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			ns, n = name[:i], name[i+1:]
+		} else {
+			n = name
+		}
+	case "Maven":
+		ns, n, _ = strings.Cut(name, ":")
+		if n == "" {
+			ns, n = "", name
+		}
+	case "PyPI":
+		typ, n = "pypi", strings.ToLower(strings.ReplaceAll(name, "_", "-"))
+	case "npm":
+		if strings.HasPrefix(name, "@") {
+			ns, n, _ = strings.Cut(name, "/")
+		} else {
+			n = name
+		}
+	case "":
+		typ, n = "generic", name
+	default:
+		n = name
+	}
+	s := "pkg:" + typ + "/"
+	if ns != "" {
+		var segs []string
+		for _, seg := range strings.Split(ns, "/") {
+			segs = append(segs, strings.ReplaceAll(url.PathEscape(seg), "@", "%40")) // npm scopes: %40babel
+		}
+		s += strings.Join(segs, "/") + "/"
+	}
+	s += url.PathEscape(n)
+	if version != "" {
+		s += "@" + url.PathEscape(version)
+	}
+	return s
+}
+
+// Validate checks a document with go-vex's Statement.Validate and CISA's minimum requirements.
+func Validate(doc *govex.VEX) error {
+	var errs []error
+	for i := range doc.Statements {
+		if err := doc.Statements[i].Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("statement %d (%s): %w", i+1, doc.Statements[i].Vulnerability.Name, err))
+		}
+	}
+	errs = append(errs, CheckCISA(doc))
+	return errors.Join(errs...)
+}
+
+// CheckCISA reports every field CISA's minimum requirements for VEX need and the document lacks:
+// document id, version, author, role, timestamp; per statement a product, a vulnerability, a
+// status, and a justification or impact statement for not_affected, an action statement for
+// affected.
+func CheckCISA(doc *govex.VEX) error {
+	var miss []string
+	if doc.ID == "" {
+		miss = append(miss, "document @id")
+	}
+	if doc.Version < 1 {
+		miss = append(miss, "document version")
+	}
+	if doc.Author == "" {
+		miss = append(miss, "document author")
+	}
+	if doc.AuthorRole == "" {
+		miss = append(miss, "document role")
+	}
+	if doc.Timestamp == nil || doc.Timestamp.IsZero() {
+		miss = append(miss, "document timestamp")
+	}
+	if len(doc.Statements) == 0 {
+		miss = append(miss, "statements")
+	}
+	for i, st := range doc.Statements {
+		at := fmt.Sprintf("statement %d ", i+1)
+		ok := false
+		for _, p := range st.Products {
+			ok = ok || p.ID != "" || len(p.Identifiers) > 0 || len(p.Hashes) > 0
+		}
+		if !ok {
+			miss = append(miss, at+"product")
+		}
+		if st.Vulnerability.Name == "" && st.Vulnerability.ID == "" {
+			miss = append(miss, at+"vulnerability")
+		}
+		switch {
+		case st.Status == "":
+			miss = append(miss, at+"status")
+		case st.Status == govex.StatusNotAffected && st.Justification == "" && st.ImpactStatement == "":
+			miss = append(miss, at+"justification or impact statement (not_affected)")
+		case st.Status == govex.StatusAffected && st.ActionStatement == "":
+			miss = append(miss, at+"action statement (affected)")
+		}
+		if (st.Timestamp == nil || st.Timestamp.IsZero()) && (doc.Timestamp == nil || doc.Timestamp.IsZero()) {
+			miss = append(miss, at+"timestamp")
+		}
+	}
+	if len(miss) > 0 {
+		return fmt.Errorf("OpenVEX document %q misses CISA's minimum fields: %s", doc.ID, strings.Join(miss, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,244 @@
+package score
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// VEXFailed is the confusion matrix's thirteenth label: a failed answer (none, unparsable, or a
+// category that is not one of the twelve).
+const VEXFailed = "failed"
+
+// VEXLabels are the rows and columns of the VEX confusion matrix: the twelve categories in
+// VEX-Bench's order, then VEXFailed.
+func VEXLabels() []string {
+	return append(append([]string(nil), suite.VEXCategories...), VEXFailed)
+}
+
+// VEXOf holds VEX-Bench's metrics over the vex cases that have a ground-truth category and a
+// scored (ok or failed) verdict; error and missing verdicts are left out of every figure but the
+// completion rate.
+//
+// Status: exploitable (the category vulnerable) is positive; a failed answer is wrong for accuracy,
+// a false negative on an exploitable case and never a false positive. Justification: exact
+// category; macro-F1 averages the per-class F1 over the categories present in the ground truth
+// (a class never predicted has precision 0; zero division is 0); weighted F1 weights them by
+// support. CompletionRate is the share of all vex cases (errors and missing included) answered
+// with one of the twelve categories.
+type VEXOf[C, F any] struct {
+	N                       C                        `json:"n"`
+	Failed                  C                        `json:"failed"`
+	TP                      C                        `json:"status_tp"`
+	FP                      C                        `json:"status_fp"`
+	TN                      C                        `json:"status_tn"`
+	FN                      C                        `json:"status_fn"`
+	StatusAccuracy          F                        `json:"status_accuracy"`
+	StatusPrecision         F                        `json:"status_precision"`
+	StatusRecall            F                        `json:"status_recall"`
+	StatusF1                F                        `json:"status_f1"`
+	JustificationAccuracy   F                        `json:"justification_accuracy"`
+	JustificationMacroF1    F                        `json:"justification_macro_f1"`
+	JustificationWeightedF1 F                        `json:"justification_weighted_f1"`
+	PerClass                map[string]ClassOf[C, F] `json:"per_class"`
+	Confusion               ConfusionOf[C]           `json:"confusion"`
+	CompletionRate          F                        `json:"completion_rate"`
+}
+
+// ClassOf is one category's figures: every class of the ground truth, and every category some
+// answer gave.
+type ClassOf[C, F any] struct {
+	Precision F `json:"precision"`
+	Recall    F `json:"recall"`
+	F1        F `json:"f1"`
+	Support   C `json:"support"`
+}
+
+// ConfusionOf is the 13 x 13 confusion matrix: Matrix[truth][answer], both indexed like Labels
+// (VEXLabels).
+type ConfusionOf[C any] struct {
+	Labels []string `json:"labels"`
+	Matrix [][]C    `json:"matrix"`
+}
+
+// The VEX figures of one repeat.
+type (
+	VEX      = VEXOf[int, float64]
+	VEXClass = ClassOf[int, float64]
+)
+
+// vexCat is the category index + 1 of s (0 when empty, catInvalid when not one of the twelve).
+func vexCat(s string) int8 {
+	if s == "" {
+		return 0
+	}
+	s = strings.ToLower(strings.TrimSpace(s))
+	for i, c := range suite.VEXCategories {
+		if c == s {
+			return int8(i + 1)
+		}
+	}
+	return catInvalid
+}
+
+const catInvalid = -1
+
+// vexAnswerCat is the category an answer's verdict gave.
+func vexAnswerCat(v verdict.Verdict) int8 {
+	if v.VEX == nil {
+		return 0
+	}
+	return vexCat(v.VEX.Category)
+}
+
+// vexScore computes the VEX section, nil when no case has a ground-truth category.
+//
+// A case's answer: an ok verdict with one of the twelve categories gives that category and its
+// status; an ok verdict without a category (a subject that only labels) gives the status of its
+// label and a failed justification; a failed verdict, or an ok one whose category is not one of
+// the twelve, is failed for both.
+func vexScore(cases []Case, answers []Answer) *VEX {
+	if !slices.ContainsFunc(cases, func(c Case) bool { return c.VEX > 0 }) {
+		return nil
+	}
+	labels := VEXLabels()
+	nl := len(labels)
+	failed := int8(nl) // the index of VEXFailed, + 1
+	m := make([][]int, nl)
+	for i := range m {
+		m[i] = make([]int, nl)
+	}
+	var total, answered int
+	var tp, fp, tn, fn, nFailed, n int
+	for i := range cases {
+		t := cases[i].VEX
+		if t <= 0 {
+			continue
+		}
+		total++
+		var a Answer
+		if i < len(answers) {
+			a = answers[i]
+		}
+		var p int8       // the justification answered (index + 1), failed when none
+		var vul, ok bool // the status answered; ok false: failed
+		switch {
+		case a.out == outFailed || a.cat == catInvalid:
+			p = failed
+		case a.out == outVul || a.out == outBen:
+			if a.cat > 0 {
+				p, vul, ok = a.cat, suite.VEXCategories[a.cat-1] == suite.VEXVulnerable, true
+				answered++
+			} else {
+				p, vul, ok = failed, a.out == outVul, true
+			}
+		default: // error, missing
+			continue
+		}
+		n++
+		if p == failed {
+			nFailed++
+		}
+		m[t-1][p-1]++
+		truthVul := suite.VEXCategories[t-1] == suite.VEXVulnerable
+		switch {
+		case ok && vul && truthVul:
+			tp++
+		case ok && vul:
+			fp++
+		case ok && !truthVul:
+			tn++
+		case truthVul: // an answer of not exploitable, or failed
+			fn++
+		}
+	}
+	x := &VEX{N: n, Failed: nFailed, TP: tp, FP: fp, TN: tn, FN: fn,
+		StatusAccuracy:  ratio(tp+tn, n),
+		StatusPrecision: ratio(tp, tp+fp),
+		StatusRecall:    ratio(tp, tp+fn),
+		StatusF1:        ratio(2*tp, 2*tp+fp+fn),
+		CompletionRate:  ratio(answered, total),
+		PerClass:        map[string]VEXClass{},
+		Confusion:       ConfusionOf[int]{Labels: labels, Matrix: m},
+	}
+	var correct, present, support int
+	var macro, weighted float64
+	for c := 0; c < nl-1; c++ { // the twelve categories
+		sup, pred := 0, 0
+		for j := 0; j < nl; j++ {
+			sup += m[c][j]
+			pred += m[j][c]
+		}
+		if sup == 0 && pred == 0 {
+			continue
+		}
+		hit := m[c][c]
+		correct += hit
+		k := VEXClass{Precision: ratio(hit, pred), Recall: ratio(hit, sup), F1: ratio(2*hit, sup+pred), Support: sup}
+		x.PerClass[labels[c]] = k
+		if sup > 0 {
+			present++
+			support += sup
+			macro += k.F1
+			weighted += float64(sup) * k.F1
+		}
+	}
+	x.JustificationAccuracy = ratio(correct, n)
+	if present > 0 {
+		x.JustificationMacroF1 = macro / float64(present)
+	}
+	if support > 0 {
+		x.JustificationWeightedF1 = weighted / float64(support)
+	}
+	return x
+}
+
+// aggregateVEX is the Stat of every VEX figure over the repeats that have the section; a class
+// over the repeats that have it.
+func aggregateVEX(xs []VEX) *VEXOf[Stat, Stat] {
+	if len(xs) == 0 {
+		return nil
+	}
+	a := &VEXOf[Stat, Stat]{
+		N:                       over(xs, func(x VEX) float64 { return float64(x.N) }),
+		Failed:                  over(xs, func(x VEX) float64 { return float64(x.Failed) }),
+		TP:                      over(xs, func(x VEX) float64 { return float64(x.TP) }),
+		FP:                      over(xs, func(x VEX) float64 { return float64(x.FP) }),
+		TN:                      over(xs, func(x VEX) float64 { return float64(x.TN) }),
+		FN:                      over(xs, func(x VEX) float64 { return float64(x.FN) }),
+		StatusAccuracy:          over(xs, func(x VEX) float64 { return x.StatusAccuracy }),
+		StatusPrecision:         over(xs, func(x VEX) float64 { return x.StatusPrecision }),
+		StatusRecall:            over(xs, func(x VEX) float64 { return x.StatusRecall }),
+		StatusF1:                over(xs, func(x VEX) float64 { return x.StatusF1 }),
+		JustificationAccuracy:   over(xs, func(x VEX) float64 { return x.JustificationAccuracy }),
+		JustificationMacroF1:    over(xs, func(x VEX) float64 { return x.JustificationMacroF1 }),
+		JustificationWeightedF1: over(xs, func(x VEX) float64 { return x.JustificationWeightedF1 }),
+		CompletionRate:          over(xs, func(x VEX) float64 { return x.CompletionRate }),
+		PerClass:                map[string]ClassOf[Stat, Stat]{},
+	}
+	classes := map[string][]VEXClass{}
+	for _, x := range xs {
+		for name, k := range x.PerClass {
+			classes[name] = append(classes[name], k)
+		}
+	}
+	for name, ks := range classes {
+		a.PerClass[name] = ClassOf[Stat, Stat]{
+			Precision: over(ks, func(k VEXClass) float64 { return k.Precision }),
+			Recall:    over(ks, func(k VEXClass) float64 { return k.Recall }),
+			F1:        over(ks, func(k VEXClass) float64 { return k.F1 }),
+			Support:   over(ks, func(k VEXClass) float64 { return float64(k.Support) }),
+		}
+	}
+	labels := xs[0].Confusion.Labels
+	a.Confusion = ConfusionOf[Stat]{Labels: labels, Matrix: make([][]Stat, len(labels))}
+	for i := range labels {
+		a.Confusion.Matrix[i] = make([]Stat, len(labels))
+		for j := range labels {
+			a.Confusion.Matrix[i][j] = over(xs, func(x VEX) float64 { return float64(x.Confusion.Matrix[i][j]) })
+		}
+	}
+	return a
+}

@@ -1,0 +1,181 @@
+package sca_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vulnbench/vulnbench/internal/advisory"
+	"github.com/vulnbench/vulnbench/internal/snapshot"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/sca"
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// gitRepo commits files into a new repository at dir and returns the commit.
+func gitRepo(t *testing.T, dir string, files map[string]string) string {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Hand-written advisories, one per ecosystem, plus a withdrawn one.
+var advisories = map[string]string{
+	"go/GO-2020-0019.json": `{"id":"GO-2020-0019","modified":"2023-01-01T00:00:00Z","aliases":["CVE-2020-27813","GHSA-3xh2-74w9-5vxm"],
+"summary":"Integer overflow in github.com/gorilla/websocket",
+"affected":[{"package":{"name":"github.com/gorilla/websocket","ecosystem":"Go"},"ranges":[{"type":"SEMVER","events":[{"introduced":"0"},{"fixed":"1.4.1"}]}],
+"ecosystem_specific":{"imports":[{"path":"github.com/gorilla/websocket","symbols":["Conn.advanceFrame"]}]}}]}`,
+	"ghsa/GHSA-x84v-xcm2-53pg.json": `{"id":"GHSA-x84v-xcm2-53pg","modified":"2023-01-01T00:00:00Z","aliases":["CVE-2018-18074"],
+"summary":"Insufficiently protected credentials in requests",
+"affected":[{"package":{"ecosystem":"PyPI","name":"requests"},"ranges":[{"type":"ECOSYSTEM","events":[{"introduced":"0"},{"fixed":"2.20.0"}]}]}]}`,
+	"ghsa/GHSA-57j2-w4cx-62h2.json": `{"id":"GHSA-57j2-w4cx-62h2","modified":"2023-01-01T00:00:00Z","aliases":["CVE-2020-36518"],
+"summary":"Deeply nested json in jackson-databind",
+"affected":[{"package":{"ecosystem":"Maven","name":"com.fasterxml.jackson.core:jackson-databind"},
+ "ranges":[{"type":"ECOSYSTEM","events":[{"introduced":"0"},{"fixed":"2.12.6.1"}]},{"type":"ECOSYSTEM","events":[{"introduced":"2.13.0"},{"fixed":"2.13.2.1"}]}]}]}`,
+	"ghsa/GHSA-wwww-wwww-wwww.json": `{"id":"GHSA-wwww-wwww-wwww","modified":"2023-01-01T00:00:00Z","withdrawn":"2023-02-01T00:00:00Z","aliases":["CVE-2099-0001"],
+"affected":[{"package":{"ecosystem":"PyPI","name":"requests"},"ranges":[{"type":"ECOSYSTEM","events":[{"introduced":"0"}]}]}]}`,
+}
+
+const goMain = "package main\n\nimport _ \"github.com/gorilla/websocket\"\n\nfunc main() {}\n"
+
+func TestSCA(t *testing.T) {
+	dir := t.TempDir()
+	advDir := filepath.Join(dir, "advisories")
+	for name, body := range advisories {
+		p := filepath.Join(advDir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	db, err := advisory.Open(advDir)
+	if err != nil || len(db.Problems()) > 0 {
+		t.Fatal(err, db.Problems())
+	}
+	s := sca.NewWith(db)
+	cache, err := snapshot.NewCache(filepath.Join(dir, "cache"), snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One project per ground-truth category VEX-Bench evaluates; sca sees only versions, so
+	// every project with an affected version present is "vulnerable" to it, whatever the truth.
+	for _, tc := range []struct {
+		name, truth, eco, cve string
+		files                 map[string]string
+		want                  string // category, then the findings
+	}{
+		{"go vulnerable", "vulnerable", "Go", "CVE-2020-27813", map[string]string{
+			"go.mod":  "module example.com/app\n\ngo 1.21\n\nrequire github.com/gorilla/websocket v1.4.0\n",
+			"main.go": goMain,
+		}, "vulnerable go.mod:5 GO-2020-0019"},
+		{"go code_not_present (fixed version)", "code_not_present", "Go", "CVE-2020-27813", map[string]string{
+			"go.mod":  "module example.com/app\n\ngo 1.21\n\nrequire github.com/gorilla/websocket v1.4.1\n",
+			"main.go": goMain,
+		}, "code_not_present"},
+		{"go code_not_reachable in a monorepo module (sca over-alerts)", "code_not_reachable", "Go", "GHSA-3xh2-74w9-5vxm", map[string]string{
+			"go.mod":                   "module example.com/app\n\ngo 1.21\n",
+			"tools/go.mod":             "module example.com/tools\n\ngo 1.21\n\nrequire (\n\tgithub.com/gorilla/websocket v1.2.0 // indirect\n)\n",
+			"tools/vendor/modules.txt": "# github.com/gorilla/websocket v1.2.0\n## explicit\ngithub.com/gorilla/websocket\n",
+		}, "vulnerable tools/go.mod:6 GO-2020-0019; tools/vendor/modules.txt:1 GO-2020-0019"},
+		{"python requires_configuration (sca over-alerts)", "requires_configuration", "PyPI", "CVE-2018-18074", map[string]string{
+			"requirements.txt": "flask==2.0.0\nrequests==2.19.1\n",
+			"app.py":           "import requests\n",
+		}, "vulnerable requirements.txt:2 GHSA-x84v-xcm2-53pg"},
+		{"python range: its lowest version counts", "requires_environment", "PyPI", "CVE-2018-18074", map[string]string{
+			"requirements-dev.txt": "Requests>=2.18,<3\n",
+		}, "vulnerable requirements-dev.txt:1 GHSA-x84v-xcm2-53pg"},
+		{"python code_not_present", "code_not_present", "PyPI", "CVE-2018-18074", map[string]string{
+			"pyproject.toml": "[project]\nname = \"app\"\nversion = \"1\"\ndependencies = [\"httpx==0.27.0\"]\n",
+		}, "code_not_present"},
+		{"python withdrawn", "false_positive", "PyPI", "CVE-2099-0001", map[string]string{
+			"requirements.txt": "requests==2.19.1\n",
+		}, "false_positive"},
+		{"java vulnerable", "vulnerable", "Maven", "CVE-2020-36518", map[string]string{
+			"pom.xml": `<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>a</artifactId><version>1</version>
+<dependencies>
+  <dependency><groupId>com.fasterxml.jackson.core</groupId><artifactId>jackson-databind</artifactId><version>2.13.1</version></dependency>
+</dependencies></project>
+`,
+		}, "vulnerable pom.xml:3 GHSA-57j2-w4cx-62h2"},
+		{"java code_not_present (between the two ranges)", "code_not_present", "Maven", "CVE-2020-36518", map[string]string{
+			"pom.xml": `<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>a</artifactId><version>1</version>
+<dependencies>
+  <dependency><groupId>com.fasterxml.jackson.core</groupId><artifactId>jackson-databind</artifactId><version>2.12.7</version></dependency>
+</dependencies></project>
+`,
+		}, "code_not_present"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := filepath.Join(dir, "repos", strings.ReplaceAll(tc.name, " ", "_"))
+			commit := gitRepo(t, repo, tc.files)
+			c := &suite.Case{ID: "c", Kind: suite.KindVEX, CVE: tc.cve, Repo: &suite.Repo{URL: "https://example.com/o/r", Commit: commit},
+				VEX: &suite.VEX{Category: tc.truth, Ecosystem: tc.eco}}
+			env := subject.NewEnv(subject.EnvOptions{Snapshot: func(ctx context.Context) (*snapshot.Snapshot, error) {
+				return cache.Get(ctx, repo, commit)
+			}})
+			defer env.Close()
+			v, err := s.Assess(context.Background(), subject.Unit{Case: c}, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := v.VEX.Category
+			var fs []string
+			for _, f := range v.Findings {
+				fs = append(fs, f.File+":"+strconv.Itoa(f.StartLine)+" "+f.Rule)
+			}
+			if len(fs) > 0 {
+				got += " " + strings.Join(fs, "; ")
+			}
+			if got != tc.want {
+				t.Errorf("answer = %q\nwant %q\nexplanation: %s", got, tc.want, v.Explanation)
+			}
+			wantLabel := suite.Ben
+			if v.VEX.Category == "vulnerable" {
+				wantLabel = suite.Vul
+			}
+			if v.Status != verdict.OK || v.Label != wantLabel || *v.VEX != *verdict.VEXAnswer(v.VEX.Category, v.VEX.Impact) || v.VEX.Impact == "" {
+				t.Errorf("verdict %+v, vex %+v", v, v.VEX)
+			}
+		})
+	}
+}
+
+func TestSCAErrors(t *testing.T) {
+	dir := t.TempDir()
+	db, err := advisory.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sca.NewWith(db)
+	c := &suite.Case{ID: "c", Kind: suite.KindVEX, CVE: "CVE-2020-0001"}
+	_, err = s.Assess(context.Background(), subject.Unit{Case: c}, subject.NewEnv(subject.EnvOptions{}))
+	want := "no OSV record for CVE-2020-0001 in " + dir + " (give --advisories a database that has it)"
+	if d := cmp.Diff(want, err.Error()); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if err := (sca.Config{}).Validate(); err == nil {
+		t.Error("an empty --advisories is accepted")
+	}
+}

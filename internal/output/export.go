@@ -3,9 +3,12 @@ package output
 import (
 	"fmt"
 	"io"
+	"sort"
 
+	"github.com/vulnbench/vulnbench/internal/openvex"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/sarif"
+	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 	"github.com/vulnbench/vulnbench/internal/version"
 )
@@ -22,6 +25,7 @@ func Exporters() []Exporter {
 	return []Exporter{
 		{"sarif", "SARIF 2.1.0: findings with locations, CWEs as taxa and rule tags, the explanation as message", writeSARIF},
 		{"jsonl", "predictions JSONL, as run --out writes (score --predictions reads it)", writeJSONL},
+		{"openvex", "OpenVEX: one document, a statement per vex case (status, justification or impact, action), validated", writeOpenVEX},
 	}
 }
 
@@ -42,6 +46,34 @@ func LookupExporter(name string) (Exporter, bool) {
 		}
 	}
 	return Exporter{}, false
+}
+
+// writeOpenVEX writes the run's vex verdicts as one OpenVEX document, stamped with the run's
+// finish (or start) time so the same store always gives the same document.
+func writeOpenVEX(w io.Writer, x *report.Export) error {
+	var cases []suite.Case
+	for _, c := range x.Cases {
+		if c.Kind == suite.KindVEX {
+			cases = append(cases, *c)
+		}
+	}
+	if len(cases) == 0 {
+		return fmt.Errorf("run %s has no vex cases: OpenVEX describes VEX-Bench runs (export --format sarif or jsonl instead)", x.Run.ID)
+	}
+	sort.Slice(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
+	now := x.Run.Stored.FinishedAt
+	if now.IsZero() {
+		now = x.Run.Stored.CreatedAt
+	}
+	doc, err := openvex.Build(cases, x.Verdicts, openvex.Options{RunID: x.Run.ID, Now: now,
+		Tooling: fmt.Sprintf("vulnbench %s, subject %s", version.String(), x.Run.Subject)})
+	if err != nil {
+		return err
+	}
+	if err := openvex.CheckCISA(doc); err != nil {
+		return err
+	}
+	return doc.ToJSON(w)
 }
 
 func writeSARIF(w io.Writer, x *report.Export) error {

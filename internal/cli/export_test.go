@@ -142,7 +142,11 @@ func TestExportLLMRun(t *testing.T) {
 	if code, _, errOut := run(t, dir, "score", "--suite", suitePath, "--predictions", "r1.jsonl", "--format", "json"); code != 0 {
 		t.Errorf("score of the exported predictions: exit %d\n%s", code, errOut)
 	}
-	if code, _, errOut := run(t, dir, "export", "--run", "r1", "--db", db, "--format", "openvex"); code != 2 || !strings.Contains(errOut, `--format "openvex" is not one of sarif, jsonl`) {
+	if code, _, errOut := run(t, dir, "export", "--run", "r1", "--db", db, "--format", "pdf"); code != 2 || !strings.Contains(errOut, `--format "pdf" is not one of sarif, jsonl, openvex`) {
 		t.Errorf("unknown format: exit %d, %s", code, errOut)
+	}
+	// OpenVEX describes VEX-Bench runs: a run of function cases is refused, saying what to use.
+	if code, _, errOut := run(t, dir, "export", "--run", "r1", "--db", db, "--format", "openvex"); code != 1 || !strings.Contains(errOut, "has no vex cases") {
+		t.Errorf("openvex of an llm run: exit %d, %s", code, errOut)
 	}
 }

@@ -34,12 +34,31 @@ func findUnclosed(res *FileResult, text []byte) []unclosed {
 		if open < 0 || close < 0 || close+1 >= f.EndByte {
 			continue
 		}
-		if bytes.IndexByte(text[close+1:f.EndByte], '\n') < 0 {
-			continue // nothing after the brace but the rest of its line
+		if !topLevelAfter(text[close+1 : f.EndByte]) {
+			continue // the parser's end is not past another definition: leave it
 		}
 		out = append(out, unclosed{def: i, open: open, close: close, closeRow: bytes.Count(text[:close], []byte{'\n'})})
 	}
 	return out
+}
+
+// topLevelAfter reports whether a line of rest, after its first, starts in column 0 with an
+// identifier or a "*": code at file scope, where a definition the parser ran on into begins.
+// A body's own lines are indented, so braces in a signature or an initializer that close early
+// (x{1} in a C++ member initializer) do not count.
+func topLevelAfter(rest []byte) bool {
+	for i := bytes.IndexByte(rest, '\n'); i >= 0 && i+1 < len(rest); {
+		c := rest[i+1]
+		if c == '_' || c == '*' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			return true
+		}
+		j := bytes.IndexByte(rest[i+1:], '\n')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // braceSpan scans text[from:to] for the first "{" and the "}" that balances it, outside
@@ -240,4 +259,17 @@ func capDefs(res *FileResult, cuts []unclosed) {
 		f.EndByte, f.EndLine = u.close+1, u.closeRow+1
 		res.Partial = true
 	}
+}
+
+// ranToEnd reports whether one of the cut definitions ran on to the end of the file (no brace
+// after it): the definitions after it are lost unless the file is parsed again. Otherwise the
+// parser came back to file scope and its definitions after the cut stand; a second parse would
+// double the cost of such files (C++ parsed as C in .h files has many) for little.
+func ranToEnd(res *FileResult, text []byte, cuts []unclosed) bool {
+	for _, u := range cuts {
+		if bytes.IndexByte(text[res.Funcs[u.def].EndByte:], '{') < 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -160,6 +160,9 @@ func writeIndexSummary(w io.Writer, ix *codegraph.Index) error {
 	fmt.Fprintf(tw, "repo\t%s\n", ix.Root)
 	fmt.Fprintf(tw, "snapshot\t%s\n", ix.Hash)
 	fmt.Fprintf(tw, "files\t%d (%.1f MB; %d with syntax errors, tolerated)\n", st.Files, float64(st.Bytes)/1e6, st.SyntaxErrors)
+	if st.Partial > 0 {
+		fmt.Fprintf(tw, "partly parsed\t%d (a definition the parser could not close was cut at its closing brace)\n", st.Partial)
+	}
 	fmt.Fprintf(tw, "functions\t%d (and %d function-like macros)\n", st.Functions, st.Macros)
 	fmt.Fprintf(tw, "call sites\t%d (%d unresolved: through pointers or computed; and %d references to functions)\n", st.CallSites, st.Unresolved, st.References)
 	fmt.Fprintf(tw, "skipped\t%d\n", st.Skipped)

@@ -262,7 +262,9 @@ func (x *extractor) cRecoverDefs(e int) {
 		first := k // pass back over the return type and storage class
 		for first > 0 {
 			j := kids[first-1]
-			if k := x.kind(j); (k != kStorageClassSpecifier && k != kNone && k != kTypeIdentifier) || x.n[j].endRow+1 < x.n[kids[first]].startRow {
+			// An ERROR of one line is an export or attribute macro in the return type (int EXPORT f).
+			if k := x.kind(j); (k != kStorageClassSpecifier && k != kNone && k != kTypeIdentifier && (k != kError || x.n[j].startRow != x.n[j].endRow)) ||
+				x.n[j].endRow+1 < x.n[kids[first]].startRow {
 				break
 			}
 			first--

@@ -88,6 +88,25 @@ func (fi *FileIndexer) IndexFileAs(l Lang, path string, src []byte) (*FileResult
 	}
 	x := extractor{g: fi.p.gs[l], src: src, n: nodes, intern: fi.intern, res: res}
 	x.run()
+	if (l == C || l == CPP) && res.SyntaxErrors > 0 {
+		if cuts := findUnclosed(res, text); len(cuts) > 0 && !ranToEnd(res, text, cuts) {
+			capDefs(res, cuts) // cut, without a second parse: the parser found the code after them
+		} else if len(cuts) > 0 {
+			reparse := func(blanked []byte) (*FileResult, error) {
+				nodes, err := fi.p.parse(l, blanked, skipGaps(blanked), fi.timeout)
+				if err != nil {
+					return nil, nil // the first parse stands, cut
+				}
+				second := &FileResult{Path: path, Lang: l}
+				x := extractor{g: fi.p.gs[l], src: src, n: nodes, intern: fi.intern, res: second}
+				x.run()
+				return second, nil
+			}
+			if err := closeUnclosed(res, text, cuts, reparse); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return res, nil
 }
 

@@ -80,7 +80,7 @@ func (o Options) fingerprint() string {
 }
 
 // extractVersion changes whenever the extractors change what they record.
-const extractVersion = 6
+const extractVersion = 7
 
 // DefaultCacheDir is where indexes persist unless Options.CacheDir says otherwise.
 func DefaultCacheDir() (string, error) {
@@ -96,6 +96,9 @@ type File struct {
 	Path string `json:"path"`
 	Lang Lang   `json:"lang"`
 	Size int64  `json:"size"`
+	// Partial: a definition the parser could not close was cut where its braces close and the
+	// definitions after it were parsed again; that definition's calls are as the parser read them.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Skipped is a file or directory left out, and why.
@@ -114,6 +117,7 @@ type Stats struct {
 	References   int     `json:"references"` // functions used as values
 	Skipped      int     `json:"skipped"`
 	SyntaxErrors int     `json:"files_with_syntax_errors"`
+	Partial      int     `json:"files_partly_parsed"` // files with a definition the parser could not close (File.Partial)
 	Bytes        int64   `json:"bytes"`
 	Seconds      float64 `json:"seconds"` // wall time of Open: build or load
 	Loaded       bool    `json:"loaded"`  // read from the cache rather than built
@@ -554,10 +558,13 @@ func build(ctx context.Context, root string, cands []candidate, skipped []Skippe
 			skipped = append(skipped, Skipped{c.path, res.Skip})
 			continue
 		}
-		ix.Files = append(ix.Files, File{Path: c.path, Lang: c.lang, Size: c.size})
+		ix.Files = append(ix.Files, File{Path: c.path, Lang: c.lang, Size: c.size, Partial: res.Partial})
 		ix.Stats.Bytes += c.size
 		if res.SyntaxErrors > 0 {
 			ix.Stats.SyntaxErrors++
+		}
+		if res.Partial {
+			ix.Stats.Partial++
 		}
 		base := len(ix.Funcs)
 		same := res.Path == c.path

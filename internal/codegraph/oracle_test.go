@@ -3,10 +3,12 @@ package codegraph_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -192,5 +194,82 @@ func TestCflowOracle(t *testing.T) {
 	// And the index has the edge cflow misses: count_down's recursion, after the macro line.
 	if !ours["count_down -> count_down"] {
 		t.Errorf("the index lacks count_down -> count_down")
+	}
+}
+
+// TestUnclosedDefinition indexes testdata/unclosed/unpack.c, written in the shape of what real C
+// code (zlib's inflate.c) showed: an export-macro K&R definition of several hundred lines whose
+// body, full of statement macros and fallthrough comments, holds conditions split by #ifdef that
+// the parser cannot close, followed by a dozen functions. Every definition must be found with the
+// span Universal Ctags gives (its end: field), the long one's text must start at its return type,
+// the calls after it must belong to the functions that make them, and the file must be reported
+// as partly parsed.
+func TestUnclosedDefinition(t *testing.T) {
+	const dir = "testdata/unclosed"
+	// The spans, read off ctags --fields=+ne --kinds-C=f: the test checks ctags agrees below.
+	want := []string{
+		"checkstate 44-50", "unpack 52-627", "unpackEnd 629-637", "unpackReset 639-650", "unpackKeep 652-658",
+		"settables 660-667", "scanfor 669-688", "unpackSync 690-704", "unpackSyncPoint 706-714",
+		"unpackCopy 716-729", "unpackPrime 731-750", "unpackMark 752-763", "unpackUsed 765-772", "unpackValidate 774-788",
+	}
+	ix, err := codegraph.Open(context.Background(), dir, codegraph.Options{NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range ix.Funcs {
+		if f.Kind != codegraph.Macro {
+			got = append(got, fmt.Sprintf("%s %d-%d", f.Name, f.StartLine, f.EndLine))
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("definitions (-want +got):\n%s", diff)
+	}
+	if sig := ix.Definitions("unpack", codegraph.Near{})[0].Signature; !strings.HasPrefix(sig, "int EXPORT unpack(strm, flush)") {
+		t.Errorf("unpack's text starts %q, want its return type first", sig)
+	}
+	if diff := cmp.Diff([]codegraph.File{{Path: "unpack.c", Lang: codegraph.C, Size: ix.Files[0].Size, Partial: true}}, ix.Files); diff != "" || ix.Stats.Partial != 1 {
+		t.Errorf("files (-want +got), %d partly parsed:\n%s", ix.Stats.Partial, diff)
+	}
+	// checkstate is called by unpack and by nine of the functions after it, each from its own body.
+	var callers []string
+	for _, c := range ix.Callers("checkstate", codegraph.Near{}) {
+		callers = append(callers, c.Caller)
+	}
+	wantCallers := []string{"unpack", "unpackCopy", "unpackEnd", "unpackMark", "unpackPrime", "unpackReset", "unpackSync", "unpackSyncPoint", "unpackUsed", "unpackValidate"}
+	sort.Strings(callers)
+	if diff := cmp.Diff(wantCallers, callers); diff != "" {
+		t.Errorf("callers of checkstate (-want +got):\n%s", diff)
+	}
+
+	ctags := needTool(t, "ctags")
+	out, err := exec.Command(ctags, "--fields=+ne", "-o", "-", "--kinds-C=f", filepath.Join(dir, "unpack.c")).Output()
+	if err != nil {
+		t.Fatalf("ctags: %v", err)
+	}
+	var theirs []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Split(line, "\t")
+		var start, end string
+		for _, f := range fields[3:] {
+			if v, ok := strings.CutPrefix(f, "line:"); ok {
+				start = v
+			} else if v, ok := strings.CutPrefix(f, "end:"); ok {
+				end = v
+			}
+		}
+		theirs = append(theirs, fmt.Sprintf("%s %s-%s", fields[0], start, end))
+	}
+	sortByStart := func(s []string) []string {
+		s = slices.Clone(s)
+		sort.Slice(s, func(i, j int) bool {
+			a, _ := strconv.Atoi(strings.Split(strings.Fields(s[i])[1], "-")[0])
+			b, _ := strconv.Atoi(strings.Split(strings.Fields(s[j])[1], "-")[0])
+			return a < b
+		})
+		return s
+	}
+	if diff := cmp.Diff(sortByStart(want), sortByStart(theirs)); diff != "" {
+		t.Errorf("ctags' spans (-want +ctags):\n%s", diff)
 	}
 }

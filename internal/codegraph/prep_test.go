@@ -272,7 +272,7 @@ func TestGoPackageName(t *testing.T) {
 func TestEncodeDecode(t *testing.T) {
 	ix := &Index{
 		Hash:    strings.Repeat("ab", 32),
-		Files:   []File{{"a.c", C, 10}, {"b/c.py", Python, 20}},
+		Files:   []File{{Path: "a.c", Lang: C, Size: 10, Partial: true}, {Path: "b/c.py", Lang: Python, Size: 20}},
 		Funcs:   []Func{{Name: "f", QualName: "f", Kind: Function, Static: true, File: "a.c", Lang: C, StartLine: 1, EndLine: 3, StartByte: 0, EndByte: 9, Signature: "int f (void)"}, {Name: "m", QualName: "K.m", Kind: Method, File: "b/c.py", Lang: Python, StartLine: 2, EndLine: 2, StartByte: 5, EndByte: 20}},
 		Calls:   []Call{{Callee: "g", Kind: Direct, File: "a.c", Line: 2, Col: 3, Caller: 0}, {Expr: "p->x", Kind: Unresolved, File: "a.c", Line: 2, Col: 9, Caller: 0}, {Callee: "m", Qualifier: "self", Kind: MethodCall, File: "b/c.py", Line: 5, Col: 1, Caller: -1}},
 		Skipped: []Skipped{{"big.c", "oversized"}},

@@ -18,7 +18,7 @@ import (
 // that precedes it. Strings are decoded as slices of one string, so loading allocates little.
 const (
 	indexMagic    = "vulnbench-codegraph\n"
-	formatVersion = 1
+	formatVersion = 2
 )
 
 type encoder struct {
@@ -51,7 +51,7 @@ func encodeIndex(ix *Index) []byte {
 	fileNo := make(map[string]int, len(ix.Files))
 	body.s(ix.Hash)
 	st := ix.Stats
-	for _, v := range []int{st.Files, st.Functions, st.Macros, st.CallSites, st.Unresolved, st.References, st.Skipped, st.SyntaxErrors} {
+	for _, v := range []int{st.Files, st.Functions, st.Macros, st.CallSites, st.Unresolved, st.References, st.Skipped, st.SyntaxErrors, st.Partial} {
 		body.i(v)
 	}
 	body.u(uint64(st.Bytes))
@@ -59,7 +59,11 @@ func encodeIndex(ix *Index) []byte {
 	for i, f := range ix.Files {
 		fileNo[f.Path] = i
 		body.s(f.Path)
-		body.u(uint64(f.Lang))
+		lp := uint64(f.Lang) << 1
+		if f.Partial {
+			lp |= 1
+		}
+		body.u(lp)
 		body.u(uint64(f.Size))
 	}
 	body.i(len(ix.Funcs))
@@ -199,13 +203,15 @@ func decodeIndex(b []byte) (*Index, error) {
 	ix := &Index{}
 	ix.Hash = d.s()
 	st := &ix.Stats
-	for _, p := range []*int{&st.Files, &st.Functions, &st.Macros, &st.CallSites, &st.Unresolved, &st.References, &st.Skipped, &st.SyntaxErrors} {
+	for _, p := range []*int{&st.Files, &st.Functions, &st.Macros, &st.CallSites, &st.Unresolved, &st.References, &st.Skipped, &st.SyntaxErrors, &st.Partial} {
 		*p = d.i()
 	}
 	st.Bytes = int64(d.u())
 	ix.Files = make([]File, d.n(len(body)))
 	for k := range ix.Files {
-		ix.Files[k] = File{Path: d.s(), Lang: Lang(d.n(int(numLangs))), Size: int64(d.u())}
+		p := d.s()
+		lp := d.n(int(numLangs) << 1)
+		ix.Files[k] = File{Path: p, Lang: Lang(lp >> 1), Partial: lp&1 == 1, Size: int64(d.u())}
 	}
 	nf := len(ix.Files)
 	ix.Funcs = make([]Func, d.n(len(body)))

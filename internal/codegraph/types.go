@@ -99,5 +99,8 @@ type FileResult struct {
 	Funcs        []Func
 	Calls        []Call // Caller indexes Funcs of this result
 	SyntaxErrors int    // ERROR and MISSING nodes the parser recovered from
-	Skip         string // why the file was not parsed ("binary file", ...); "" when it was
+	// Partial says a definition the parser could not close was cut where its braces close and
+	// the rest of the file parsed again (see closeUnclosed).
+	Partial bool
+	Skip    string // why the file was not parsed ("binary file", ...); "" when it was
 }

@@ -73,6 +73,9 @@ func NewTool(c ToolConfig) (*Tool, error) {
 	s, _ := LookupScanner(c.Tool)
 	bin, err := exec.LookPath(s.Binary)
 	if err != nil {
+		if strings.ContainsRune(s.Binary, filepath.Separator) {
+			return nil, fmt.Errorf("%s is not installed (no %s); install it with: %s", s.Name, s.Binary, s.Install)
+		}
 		return nil, fmt.Errorf("%s is not on PATH; install it with: %s", s.Binary, s.Install)
 	}
 	v, err := s.Version(bin)
@@ -127,7 +130,20 @@ func (t *Tool) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (ve
 
 // run execs the scanner on target inside dir and reads its report.
 func (t *Tool) run(ctx context.Context, dir, target string) ([]verdict.Finding, error) {
-	cmd := exec.CommandContext(ctx, t.Binary, t.Scanner.Args(target)...)
+	config := ""
+	if t.Scanner.Config != nil {
+		cdir, err := os.MkdirTemp("", "vulnbench-"+t.Scanner.Name+"-config-")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Scanner.Name, err)
+		}
+		defer os.RemoveAll(cdir)
+		name, content := t.Scanner.Config()
+		config = filepath.Join(cdir, name)
+		if err := os.WriteFile(config, []byte(content), 0o600); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Scanner.Name, err)
+		}
+	}
+	cmd := exec.CommandContext(ctx, t.Binary, t.Scanner.Args(target, config)...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

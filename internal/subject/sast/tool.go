@@ -213,7 +213,7 @@ func (t *Tool) scanTree(ctx context.Context, root string) ([]verdict.Finding, bo
 	}
 	s.findings, s.err = t.run(ctx, root, ".")
 	for i := range s.findings {
-		s.findings[i].File = sarif.NormalizePath(s.findings[i].File)
+		s.findings[i].File = relativeTo(root, sarif.NormalizePath(s.findings[i].File))
 	}
 	if s.err != nil && ctx.Err() != nil {
 		t.mu.Lock()
@@ -323,4 +323,22 @@ func matchVerdict(cm sarif.CaseMatch, cand []verdict.Finding, span sarif.Span) v
 	}
 	v.Explanation = fmt.Sprintf("%d findings at %s; best CWE tier %s (matcher %d)", len(cm.Findings), describeSpan(span), cm.Tier, sarif.MatcherVersion)
 	return v
+}
+
+// relativeTo makes an absolute file name under root (eslint's SARIF names files by absolute
+// file: URI) relative to it, so that it names the file as the case does; other names are kept.
+func relativeTo(root, file string) string {
+	if !path.IsAbs(file) {
+		return file
+	}
+	roots := []string{root}
+	if r, err := filepath.EvalSymlinks(root); err == nil && r != root {
+		roots = append(roots, r) // the tool sees the real directory
+	}
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, filepath.FromSlash(file)); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return file
 }

@@ -86,6 +86,7 @@ func Scanners() []Scanner {
 			Ran:   exitZero,
 			Parse: parseSARIF("gosec"),
 		},
+		eslintScanner(NodePrefix()),
 	}
 }
 

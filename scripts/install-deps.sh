@@ -18,6 +18,17 @@ if ! command -v gosec >/dev/null 2>&1 && [ ! -x "$(go env GOPATH)/bin/gosec" ]; 
   echo "install-deps: go install github.com/securego/gosec/v2/cmd/gosec@v2.30.0" >&2
   go install github.com/securego/gosec/v2/cmd/gosec@v2.30.0
 fi
+# eslint with eslint-plugin-security and the SARIF formatter (a scanner subject) come from npm,
+# into vulnbench's own prefix (never a global install); the subject looks for them there.
+node_prefix="${VULNBENCH_NODE:-$HOME/.cache/vulnbench/node}"
+if [ ! -x "$node_prefix/node_modules/.bin/eslint" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "install-deps: npm install --prefix $node_prefix eslint@10.15.0 eslint-plugin-security@4.1.0 @microsoft/eslint-formatter-sarif@3.1.0" >&2
+    npm install --prefix "$node_prefix" --no-audit --no-fund --loglevel=error eslint@10.15.0 eslint-plugin-security@4.1.0 @microsoft/eslint-formatter-sarif@3.1.0 >/dev/null
+  else
+    echo "install-deps: npm is not installed: the eslint scanner's tests will skip (Node 20 and npm install it)" >&2
+  fi
+fi
 [ ${#need[@]} -eq 0 ] && exit 0
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then

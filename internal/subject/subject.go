@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -263,6 +264,9 @@ func (r *Registry) Lookup(spec string) (Factory, string, error) {
 func CheckNeeds(f Factory) error {
 	for _, b := range f.Needs.Binaries {
 		if _, err := exec.LookPath(b.Name); err != nil {
+			if strings.ContainsRune(b.Name, filepath.Separator) { // a tool in a prefix of its own
+				return fmt.Errorf("subject %s needs %s, which is not installed; install it with: %s", f.Name, b.Name, b.Install)
+			}
 			return fmt.Errorf("subject %s needs the %s program, which is not on PATH; install it with: %s", f.Name, b.Name, b.Install)
 		}
 	}

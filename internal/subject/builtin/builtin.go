@@ -172,6 +172,7 @@ func scanners() []subject.Factory {
 		"cppcheck":   "cppcheck (XML v2, with CWEs) on C/C++ code; vul when it reports an error or warning about the code",
 		"bandit":     "bandit (JSON; CWEs from its test ids) on Python code; vul when it reports an issue",
 		"gosec":      "gosec (SARIF) on Go code; vul when it reports an issue",
+		"eslint":     "eslint with eslint-plugin-security's recommended rules (SARIF; CWEs from its rule ids) on JavaScript/TypeScript code, run from vulnbench's npm prefix; vul when it reports an issue",
 	}
 	var fs []subject.Factory
 	for _, s := range sast.Scanners() {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/builtin"
+	"github.com/vulnbench/vulnbench/internal/subject/sast"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -19,7 +20,7 @@ func TestLookup(t *testing.T) {
 		{spec: "predictions:a:b.jsonl", name: "predictions", arg: "a:b.jsonl"},
 		{spec: "constant", err: `subject "constant" needs an argument: constant:vul|ben`},
 		{spec: "random:3", err: `subject "random:3" takes no argument: random`},
-		{spec: "gpt", err: `unknown subject "gpt"; known subjects: random, constant:vul|ben, predictions:FILE, llm, depaug, react, flawfinder, cppcheck, bandit, gosec, sarif:FILE, sca, vex-agent`},
+		{spec: "gpt", err: `unknown subject "gpt"; known subjects: random, constant:vul|ben, predictions:FILE, llm, depaug, react, flawfinder, cppcheck, bandit, gosec, eslint, sarif:FILE, sca, vex-agent`},
 	}
 	for _, tt := range tests {
 		f, arg, err := reg.Lookup(tt.spec)
@@ -47,6 +48,17 @@ func TestMissingBinarySaysHowToInstall(t *testing.T) {
 	f := subject.Factory{Name: "nosuch", Needs: subject.Needs{Binaries: []subject.Binary{{Name: "vulnbench-no-such-tool", Install: "apt-get install nosuch"}}}}
 	err := subject.CheckNeeds(f)
 	want := "subject nosuch needs the vulnbench-no-such-tool program, which is not on PATH; install it with: apt-get install nosuch"
+	if err == nil || err.Error() != want {
+		t.Errorf("CheckNeeds = %v, want %q", err, want)
+	}
+	// eslint lives in vulnbench's npm prefix, not on PATH.
+	t.Setenv(sast.NodePrefixEnv, "/nonexistent/vulnbench-node")
+	f, _, err = builtin.Registry().Lookup("eslint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = subject.CheckNeeds(f)
+	want = "subject eslint needs /nonexistent/vulnbench-node/node_modules/.bin/eslint, which is not installed; install it with: " + sast.ESLintInstall
 	if err == nil || err.Error() != want {
 		t.Errorf("CheckNeeds = %v, want %q", err, want)
 	}

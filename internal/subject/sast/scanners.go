@@ -17,15 +17,20 @@ import (
 // file or a directory, what it reads, how to install it and how to read what it writes.
 type Scanner struct {
 	Name      string
-	Binary    string   // the program looked up on PATH
+	Binary    string   // the program looked up on PATH, or its path when it holds a slash
 	Languages []string // the case languages it reads
 	Install   string   // the command that installs it
 	Format    string   // what it writes: sarif, cppcheck-xml, bandit-json
 	// Version returns the tool's version; path is the binary found on PATH.
 	Version func(path string) (string, error)
+	// Config, when set, is a configuration file the tool runs with (its name and content), so no
+	// configuration of the user's or the scanned tree's applies: each scan writes it to a
+	// directory of its own and passes its path to Args.
+	Config func() (name, content string)
 	// Args are the arguments of a scan of target (a file name, or "." for a whole tree) run in
-	// the directory holding it. Case content never reaches a shell: the program is exec'd.
-	Args func(target string) []string
+	// the directory holding it, config the path of the Config file ("" without one). Case
+	// content never reaches a shell: the program is exec'd.
+	Args func(target, config string) []string
 	// Ran reports whether an exit code means the tool finished its scan (many exit 1 on findings).
 	Ran func(code int) bool
 	// Parse reads what the tool wrote; an error means the tool did not finish (a crash, an
@@ -41,7 +46,7 @@ func Scanners() []Scanner {
 		{
 			Name: "flawfinder", Binary: "flawfinder", Languages: FlawfinderLanguages, Install: "apt-get install flawfinder", Format: "sarif",
 			Version: versionOutput("--version", ""),
-			Args: func(target string) []string {
+			Args: func(target, _ string) []string {
 				return []string{"--sarif", "--minlevel=0", "--quiet", "--dataonly", target}
 			},
 			Ran:   exitZero,
@@ -50,7 +55,7 @@ func Scanners() []Scanner {
 		{
 			Name: "cppcheck", Binary: "cppcheck", Languages: FlawfinderLanguages, Install: CppcheckInstall, Format: "cppcheck-xml",
 			Version: versionOutput("--version", "Cppcheck"),
-			Args: func(target string) []string {
+			Args: func(target, _ string) []string {
 				return []string{"--xml", "--xml-version=2", "--enable=warning,portability", "--quiet", target}
 			},
 			Ran: exitZero,
@@ -61,7 +66,7 @@ func Scanners() []Scanner {
 		{
 			Name: "bandit", Binary: "bandit", Languages: []string{"python", "py"}, Install: "apt-get install bandit", Format: "bandit-json",
 			Version: versionOutput("--version", "bandit"),
-			Args: func(target string) []string {
+			Args: func(target, _ string) []string {
 				if target == "." {
 					return []string{"-r", "-f", "json", "-q", "."}
 				}
@@ -73,7 +78,7 @@ func Scanners() []Scanner {
 		{
 			Name: "gosec", Binary: "gosec", Languages: []string{"go"}, Install: GosecInstall, Format: "sarif",
 			Version: moduleVersion, // a go-installed gosec says "dev" to -version
-			Args: func(string) []string {
+			Args: func(_, _ string) []string {
 				// gosec scans packages: a file case is alone in its directory. Not -quiet: with it,
 				// gosec prints no SARIF at all when it finds nothing. Its log goes to stderr.
 				return []string{"-fmt", "sarif", "-no-fail", "./..."}
@@ -81,6 +86,7 @@ func Scanners() []Scanner {
 			Ran:   exitZero,
 			Parse: parseSARIF("gosec"),
 		},
+		eslintScanner(NodePrefix()),
 	}
 }
 

@@ -29,6 +29,7 @@ var fixtures = []struct {
 	{"cppcheck", "c", "index.c", 5, [2]int{1, 3}, "CWE-788", "int add(int a, int b)\n{\n\treturn a + b;\n}\n"},
 	{"bandit", "python", "run.py", 6, [2]int{2, 5}, "CWE-78", "def add(a, b):\n    return a + b\n"},
 	{"gosec", "go", "lookup.go", 7, [2]int{1, 5}, "CWE-89", "package add\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n"},
+	{"eslint", "javascript", "report.js", 6, [2]int{1, 4}, "CWE-78", "function add(a, b) {\n  return a + b;\n}\nmodule.exports = { add };\n"},
 }
 
 // TestScannerTableHasFixtures: every row of the table is tested below.
@@ -193,6 +194,7 @@ func TestScannerFailureIsAnError(t *testing.T) {
 	for _, tt := range []struct{ tool, binary string }{
 		{"bandit", "/bin/false"}, // exit 1 is bandit's "issues found", but no report follows
 		{"gosec", "/bin/true"},   // exit 0 with no SARIF
+		{"eslint", "/bin/false"}, // exit 1 is eslint's "an error-level rule fired", but no report follows
 		{"cppcheck", "/bin/false"},
 	} {
 		s, _ := sast.LookupScanner(tt.tool)
@@ -214,6 +216,7 @@ func TestScannerFailureIsAnError(t *testing.T) {
 
 func TestMissingScannerSaysHowToInstall(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
+	t.Setenv(sast.NodePrefixEnv, t.TempDir()) // eslint is looked for in its prefix, not on PATH
 	for _, s := range sast.Scanners() {
 		_, err := sast.NewTool(sast.ToolConfig{Tool: s.Name})
 		if err == nil || !strings.Contains(err.Error(), "install it with: "+s.Install) {

@@ -73,6 +73,9 @@ func NewTool(c ToolConfig) (*Tool, error) {
 	s, _ := LookupScanner(c.Tool)
 	bin, err := exec.LookPath(s.Binary)
 	if err != nil {
+		if strings.ContainsRune(s.Binary, filepath.Separator) {
+			return nil, fmt.Errorf("%s is not installed (no %s); install it with: %s", s.Name, s.Binary, s.Install)
+		}
 		return nil, fmt.Errorf("%s is not on PATH; install it with: %s", s.Binary, s.Install)
 	}
 	v, err := s.Version(bin)
@@ -127,7 +130,20 @@ func (t *Tool) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (ve
 
 // run execs the scanner on target inside dir and reads its report.
 func (t *Tool) run(ctx context.Context, dir, target string) ([]verdict.Finding, error) {
-	cmd := exec.CommandContext(ctx, t.Binary, t.Scanner.Args(target)...)
+	config := ""
+	if t.Scanner.Config != nil {
+		cdir, err := os.MkdirTemp("", "vulnbench-"+t.Scanner.Name+"-config-")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Scanner.Name, err)
+		}
+		defer os.RemoveAll(cdir)
+		name, content := t.Scanner.Config()
+		config = filepath.Join(cdir, name)
+		if err := os.WriteFile(config, []byte(content), 0o600); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Scanner.Name, err)
+		}
+	}
+	cmd := exec.CommandContext(ctx, t.Binary, t.Scanner.Args(target, config)...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -197,7 +213,7 @@ func (t *Tool) scanTree(ctx context.Context, root string) ([]verdict.Finding, bo
 	}
 	s.findings, s.err = t.run(ctx, root, ".")
 	for i := range s.findings {
-		s.findings[i].File = sarif.NormalizePath(s.findings[i].File)
+		s.findings[i].File = relativeTo(root, sarif.NormalizePath(s.findings[i].File))
 	}
 	if s.err != nil && ctx.Err() != nil {
 		t.mu.Lock()
@@ -307,4 +323,22 @@ func matchVerdict(cm sarif.CaseMatch, cand []verdict.Finding, span sarif.Span) v
 	}
 	v.Explanation = fmt.Sprintf("%d findings at %s; best CWE tier %s (matcher %d)", len(cm.Findings), describeSpan(span), cm.Tier, sarif.MatcherVersion)
 	return v
+}
+
+// relativeTo makes an absolute file name under root (eslint's SARIF names files by absolute
+// file: URI) relative to it, so that it names the file as the case does; other names are kept.
+func relativeTo(root, file string) string {
+	if !path.IsAbs(file) {
+		return file
+	}
+	roots := []string{root}
+	if r, err := filepath.EvalSymlinks(root); err == nil && r != root {
+		roots = append(roots, r) // the tool sees the real directory
+	}
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, filepath.FromSlash(file)); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return file
 }

@@ -4,8 +4,8 @@ package sast
 
 import "strings"
 
-// FlawfinderLanguages are the languages flawfinder and cppcheck read.
-var FlawfinderLanguages = []string{"c", "cpp", "c++"}
+// cLanguages are the languages flawfinder and cppcheck read.
+func cLanguages() []string { return []string{"c", "cpp", "c++"} }
 
 // Extension returns the file extension tools expect for a case's language.
 func Extension(language string) string {

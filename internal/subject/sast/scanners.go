@@ -44,7 +44,7 @@ type Scanner struct {
 func Scanners() []Scanner {
 	return []Scanner{
 		{
-			Name: "flawfinder", Binary: "flawfinder", Languages: FlawfinderLanguages, Install: "apt-get install flawfinder", Format: "sarif",
+			Name: "flawfinder", Binary: "flawfinder", Languages: cLanguages(), Install: "apt-get install flawfinder", Format: "sarif",
 			Version: versionOutput("--version", ""),
 			Args: func(target, _ string) []string {
 				return []string{"--sarif", "--minlevel=0", "--quiet", "--dataonly", target}
@@ -53,7 +53,7 @@ func Scanners() []Scanner {
 			Parse: func(stdout, stderr []byte) ([]verdict.Finding, error) { return ParseFlawfinderSARIF(stdout, stderr) },
 		},
 		{
-			Name: "cppcheck", Binary: "cppcheck", Languages: FlawfinderLanguages, Install: CppcheckInstall, Format: "cppcheck-xml",
+			Name: "cppcheck", Binary: "cppcheck", Languages: cLanguages(), Install: CppcheckInstall, Format: "cppcheck-xml",
 			Version: versionOutput("--version", "Cppcheck"),
 			Args: func(target, _ string) []string {
 				return []string{"--xml", "--xml-version=2", "--enable=warning,portability", "--quiet", target}
@@ -192,21 +192,23 @@ func ParseFlawfinderSARIF(stdout, stderr []byte) ([]verdict.Finding, error) {
 // banditCWE maps bandit's test ids to CWEs: Debian's bandit 1.6.2 reports none. The ids are
 // those `bandit -h` lists; the CWEs follow the mapping later bandit releases ship
 // (bandit/core/issue.py), so scores agree with a newer bandit's own output.
-var banditCWE = map[string]string{
-	"B101": "CWE-703", "B102": "CWE-78", "B103": "CWE-732", "B104": "CWE-605", "B105": "CWE-259",
-	"B106": "CWE-259", "B107": "CWE-259", "B108": "CWE-377", "B110": "CWE-703", "B112": "CWE-703",
-	"B201": "CWE-94", "B301": "CWE-502", "B302": "CWE-502", "B303": "CWE-327", "B304": "CWE-327",
-	"B305": "CWE-327", "B306": "CWE-377", "B307": "CWE-78", "B308": "CWE-80", "B309": "CWE-295",
-	"B310": "CWE-22", "B311": "CWE-330", "B312": "CWE-319", "B313": "CWE-20", "B314": "CWE-20",
-	"B315": "CWE-20", "B316": "CWE-20", "B317": "CWE-20", "B318": "CWE-20", "B319": "CWE-20",
-	"B320": "CWE-20", "B321": "CWE-319", "B322": "CWE-78", "B323": "CWE-295", "B324": "CWE-327",
-	"B325": "CWE-377", "B401": "CWE-319", "B402": "CWE-319", "B403": "CWE-502", "B404": "CWE-78",
-	"B405": "CWE-20", "B406": "CWE-20", "B407": "CWE-20", "B408": "CWE-20", "B409": "CWE-20",
-	"B410": "CWE-20", "B411": "CWE-20", "B412": "CWE-284", "B413": "CWE-327", "B501": "CWE-295",
-	"B502": "CWE-327", "B503": "CWE-327", "B504": "CWE-327", "B505": "CWE-326", "B506": "CWE-20",
-	"B507": "CWE-295", "B601": "CWE-78", "B602": "CWE-78", "B603": "CWE-78", "B604": "CWE-78",
-	"B605": "CWE-78", "B606": "CWE-78", "B607": "CWE-78", "B608": "CWE-89", "B609": "CWE-155",
-	"B610": "CWE-89", "B611": "CWE-89", "B701": "CWE-94", "B702": "CWE-80", "B703": "CWE-80",
+func banditCWE() map[string]string {
+	return map[string]string{
+		"B101": "CWE-703", "B102": "CWE-78", "B103": "CWE-732", "B104": "CWE-605", "B105": "CWE-259",
+		"B106": "CWE-259", "B107": "CWE-259", "B108": "CWE-377", "B110": "CWE-703", "B112": "CWE-703",
+		"B201": "CWE-94", "B301": "CWE-502", "B302": "CWE-502", "B303": "CWE-327", "B304": "CWE-327",
+		"B305": "CWE-327", "B306": "CWE-377", "B307": "CWE-78", "B308": "CWE-80", "B309": "CWE-295",
+		"B310": "CWE-22", "B311": "CWE-330", "B312": "CWE-319", "B313": "CWE-20", "B314": "CWE-20",
+		"B315": "CWE-20", "B316": "CWE-20", "B317": "CWE-20", "B318": "CWE-20", "B319": "CWE-20",
+		"B320": "CWE-20", "B321": "CWE-319", "B322": "CWE-78", "B323": "CWE-295", "B324": "CWE-327",
+		"B325": "CWE-377", "B401": "CWE-319", "B402": "CWE-319", "B403": "CWE-502", "B404": "CWE-78",
+		"B405": "CWE-20", "B406": "CWE-20", "B407": "CWE-20", "B408": "CWE-20", "B409": "CWE-20",
+		"B410": "CWE-20", "B411": "CWE-20", "B412": "CWE-284", "B413": "CWE-327", "B501": "CWE-295",
+		"B502": "CWE-327", "B503": "CWE-327", "B504": "CWE-327", "B505": "CWE-326", "B506": "CWE-20",
+		"B507": "CWE-295", "B601": "CWE-78", "B602": "CWE-78", "B603": "CWE-78", "B604": "CWE-78",
+		"B605": "CWE-78", "B606": "CWE-78", "B607": "CWE-78", "B608": "CWE-89", "B609": "CWE-155",
+		"B610": "CWE-89", "B611": "CWE-89", "B701": "CWE-94", "B702": "CWE-80", "B703": "CWE-80",
+	}
 }
 
 // ParseBanditJSON reads bandit's -f json report: one finding per result at its line_number,
@@ -238,10 +240,11 @@ func ParseBanditJSON(b []byte) ([]verdict.Finding, error) {
 		return nil, fmt.Errorf("bandit could not scan %s: %s", doc.Errors[0].Filename, doc.Errors[0].Reason)
 	}
 	var out []verdict.Finding
+	cwes := banditCWE()
 	for _, r := range *doc.Results {
 		f := verdict.Finding{File: sarif.NormalizePath(r.Filename), StartLine: r.Line, EndLine: r.Line, Rule: r.TestID,
 			Severity: strings.ToLower(r.Severity), Message: r.Text}
-		if c, ok := banditCWE[r.TestID]; ok {
+		if c, ok := cwes[r.TestID]; ok {
 			f.CWE = []string{c}
 		}
 		out = append(out, f)

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/engine"
-	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -125,15 +124,23 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 	if err := p.Config.Validate(); err != nil {
 		return nil, err
 	}
-	stored := false
-	if p.Resume != nil && p.Suite == "" {
-		// A resume reads the cases stored with the run; a wave-1 run has none, and its suite file.
-		n, err := p.Store.CaseCount(ctx, p.Resume.ID)
-		if err != nil {
+	// A resume reads the cases stored with the run when all of them are: a run stopped before its
+	// source had stored every batch, or a wave-1 run (none), reads its suite file and stores the
+	// rest (storeFrom on).
+	var man *Manifest
+	stored, storeFrom := false, 0
+	if p.Resume != nil {
+		var err error
+		if man, err = ReadManifest(p.Resume); err != nil {
 			return nil, err
 		}
-		if stored = n > 0; !stored {
-			p.Suite = p.Resume.SuitePath
+		if storeFrom, err = p.Store.CaseCount(ctx, p.Resume.ID); err != nil {
+			return nil, err
+		}
+		if p.Suite == "" {
+			if stored = storeFrom == man.Suite.Cases; !stored {
+				p.Suite = p.Resume.SuitePath
+			}
 		}
 	}
 	var sc scan
@@ -178,42 +185,36 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 		out.Budget = engine.NewBudget(p.MaxCost, spent)
 	}
 
-	run, man, err := createOrResume(ctx, p, sc, subj)
+	run, man, err := createOrResume(ctx, p, sc, subj, man)
 	if err != nil {
 		return nil, err
 	}
-	out.Run, out.Manifest = run, man
+	out.Run, out.Manifest = run, *man
 
-	// Which units are left, and the attempt each is at.
-	type state struct {
-		attempts int
-		scored   bool
-		errored  bool
-	}
-	units := map[unitKey]state{}
+	// Which units are left, and the attempt each is at: a stored unit is done unless its
+	// attempts are all errors and --retry-errors asks for them again.
+	units := map[unitKey]store.UnitState{}
 	if err := p.Store.Units(ctx, run.ID, func(u store.UnitState) {
-		units[unitKey{CaseID: u.CaseID, Repeat: u.Repeat}] = state{u.Attempts, u.Scored, !u.Scored}
+		units[unitKey{CaseID: u.CaseID, Repeat: u.Repeat}] = u
 	}); err != nil {
 		return nil, err
 	}
+	isDone := func(u store.UnitState) bool { return u.Scored || !p.RetryErrors }
 	done := 0
-	for _, s := range units {
-		if s.scored {
+	for _, u := range units {
+		if u.Scored {
 			out.Scored++
 		}
-		if s.scored || !p.RetryErrors {
+		if isDone(u) {
 			done++
 		}
 	}
 	next := func(id string, r int) (bool, int) {
-		s, ok := units[unitKey{CaseID: id, Repeat: r}]
+		u, ok := units[unitKey{CaseID: id, Repeat: r}]
 		if !ok {
 			return true, 0
 		}
-		if s.scored || !p.RetryErrors {
-			return false, 0
-		}
-		return true, s.attempts
+		return !isDone(u), u.Attempts
 	}
 	if p.OnStart != nil {
 		p.OnStart(run, sc.cases, done)
@@ -227,8 +228,10 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 		}
 	}
 	rp := newRepos(p.Repos, p.SnapshotCache)
+	limits := p.Limits
+	limits.Wall = p.Timeout // what the pool gives each attempt, for subjects that pace themselves
 	prepare := func(u subject.Unit, rec trace.Recorder) (*subject.Env, func() verdict.Usage) {
-		opts := subject.EnvOptions{Trace: rec, Limits: p.Limits, Snapshot: rp.snapshotOf(u.Case), Graph: rp.graph}
+		opts := subject.EnvOptions{Trace: rec, Limits: limits, Snapshot: rp.snapshotOf(u.Case), Graph: rp.graph}
 		var usage func() verdict.Usage
 		if modeled != nil {
 			m := newMeter(modeled.Model(), modeled.Prices(), out.Budget, p.Limits, rec)
@@ -236,18 +239,14 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 		}
 		return subject.NewEnv(opts), usage
 	}
-	timeout := p.Timeout
-	if p.Limits.Wall > 0 && (timeout == 0 || p.Limits.Wall < timeout) {
-		timeout = p.Limits.Wall
-	}
-	src := source(p, run.ID, sc.hash, p.Resume == nil)
+	src := source(p, run.ID, sc.hash, storeFrom)
 	if stored {
 		src = storedSource(ctx, p)
 	}
 	ctx, ctl := watch(ctx, p.Store, run.ID, p.Stop, p.Poll)
 	defer ctl.close()
 	res, runErr := engine.Run(ctx, engine.Config{RunID: run.ID, Concurrency: p.Concurrency, Repeats: man.Repeats,
-		Timeout: timeout, Next: next, Refuse: refuse, Prepare: prepare, Total: sc.cases*man.Repeats - done,
+		Timeout: p.Timeout, Next: next, Refuse: refuse, Prepare: prepare, Total: sc.cases*man.Repeats - done,
 		Stop: ctl.stop, OnEvent: p.OnEvent, Budget: out.Budget}, src, subj, p.Store)
 	out.Result = res
 
@@ -281,9 +280,6 @@ func checkStored(ctx context.Context, p Plan) (scan, error) {
 		}
 		return nil
 	})
-	if err == nil && sc.cases == 0 {
-		err = fmt.Errorf("run %s has no stored cases (a wave-1 run): resume it with --suite FILE", p.Resume.ID)
-	}
 	return sc, err
 }
 
@@ -340,16 +336,11 @@ func unsupportedError(p Plan, sc scan) error {
 		p.Suite, n, sc.cases, p.Factory.Name, strings.Join(reasons, "\n  "))
 }
 
-func createOrResume(ctx context.Context, p Plan, sc scan, subj subject.Subject) (*store.Run, Manifest, error) {
+// createOrResume stores a new run with its manifest, or marks the resumed one (whose manifest
+// is man) running again.
+func createOrResume(ctx context.Context, p Plan, sc scan, subj subject.Subject, man *Manifest) (*store.Run, *Manifest, error) {
 	if r := p.Resume; r != nil {
-		var man Manifest
-		if err := json.Unmarshal(r.Manifest, &man); err != nil {
-			return nil, man, fmt.Errorf("run %s: unreadable manifest: %w", r.ID, err)
-		}
-		if err := p.Store.SetState(ctx, r.ID, store.StateRunning); err != nil {
-			return nil, man, err
-		}
-		return r, man, nil
+		return r, man, p.Store.SetState(ctx, r.ID, store.StateRunning)
 	}
 	now := time.Now()
 	rec := p.Recorded
@@ -358,57 +349,61 @@ func createOrResume(ctx context.Context, p Plan, sc scan, subj subject.Subject) 
 	}
 	cfg, err := json.Marshal(rec)
 	if err != nil {
-		return nil, Manifest{}, fmt.Errorf("manifest: %w", err)
+		return nil, nil, fmt.Errorf("manifest: %w", err)
 	}
-	man := Manifest{Version: p.Version, Suite: SuiteRef{Path: p.Suite, Hash: sc.hash, Cases: sc.cases},
+	m := Manifest{Version: p.Version, Suite: SuiteRef{Path: p.Suite, Hash: sc.hash, Cases: sc.cases},
 		Subject: p.Spec, SubjectKind: p.Factory.Name, SubjectVersion: p.Factory.Version, Config: cfg, Flags: p.Flags,
 		Repeats: p.Repeats, Concurrency: p.Concurrency, Timeout: p.Timeout.String(), SkipUnsupport: p.SkipUnsupported,
 		After: p.After, Created: now.UTC()}
 	if p.Limits != (subject.Limits{}) {
 		l := p.Limits
-		man.Limits = &l
+		m.Limits = &l
 	}
 	if d, ok := subj.(interface{ Describe() map[string]any }); ok {
-		man.Describe = d.Describe()
+		m.Describe = d.Describe()
 	}
-	mj, err := json.Marshal(man)
+	mj, err := json.Marshal(m)
 	if err != nil {
-		return nil, man, fmt.Errorf("manifest: %w", err)
+		return nil, nil, fmt.Errorf("manifest: %w", err)
 	}
 	id := p.RunID
 	if id == "" {
 		id = NewRunID(now)
 	} else if _, err := p.Store.GetRun(ctx, id); err == nil {
-		return nil, man, fmt.Errorf("run %s already exists: resume it with --resume %s, or pick another --run-id", id, id)
+		return nil, nil, fmt.Errorf("run %s already exists: resume it with --resume %s, or pick another --run-id", id, id)
 	}
 	run := &store.Run{ID: id, CreatedAt: now, State: store.StateRunning, SuitePath: p.Suite, SuiteHash: sc.hash,
 		Subject: p.Spec, Repeats: p.Repeats, Units: sc.cases * p.Repeats, Manifest: mj}
 	if err := p.Store.CreateRun(ctx, run); err != nil {
-		return nil, man, err
+		return nil, nil, err
 	}
-	return run, man, nil
+	return run, &m, nil
 }
 
-// source streams the suite's kept cases to the pool; for a new run it stores them with the run
-// first, a batch at a time, so that every attempt's case is in the store before the attempt.
-func source(p Plan, runID, hash string, storeCases bool) engine.Source {
+// caseBatch is how many cases the source stores in one transaction.
+const caseBatch = 1000
+
+// source streams the suite's kept cases to the pool, storing those from ordinal storeFrom on
+// with the run first, a batch at a time, so that every attempt's case is in the store before the
+// attempt (a new run stores from 0; a resume of a run stopped mid-suite, from what it stored).
+func source(p Plan, runID, hash string, storeFrom int) engine.Source {
 	return func(fn func(*suite.Case) error) error {
-		const batchSize = 1000
-		batch := make([]suite.Case, 0, batchSize)
-		stored := 0
+		batch := make([]suite.Case, 0, caseBatch)
+		seen := 0
 		flush := func() error {
-			if storeCases && len(batch) > 0 {
-				if err := p.Store.PutCases(context.Background(), runID, stored, batch); err != nil {
+			if end := seen + len(batch); end > storeFrom {
+				from := max(storeFrom-seen, 0)
+				if err := p.Store.PutCases(context.Background(), runID, seen+from, batch[from:]); err != nil {
 					return err
 				}
 			}
-			stored += len(batch)
+			seen += len(batch)
 			for i := range batch {
 				if err := fn(&batch[i]); err != nil {
 					return err
 				}
 			}
-			batch = make([]suite.Case, 0, batchSize)
+			batch = make([]suite.Case, 0, caseBatch)
 			return nil
 		}
 		h, _, err := suite.Scan(p.Suite, false, func(c *suite.Case, _ int) error {
@@ -416,7 +411,7 @@ func source(p Plan, runID, hash string, storeCases bool) engine.Source {
 				return nil
 			}
 			batch = append(batch, *c)
-			if len(batch) == batchSize {
+			if len(batch) == caseBatch {
 				return flush()
 			}
 			return nil
@@ -430,5 +425,3 @@ func source(p Plan, runID, hash string, storeCases bool) engine.Source {
 		return err
 	}
 }
-
-var _ llm.Model = (*meter)(nil)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -273,4 +274,61 @@ func TestTimedOutUnitKeepsTraceAndSpend(t *testing.T) {
 	if spent, _ := st.Spent(context.Background(), "r"); spent < 0.0011-1e-9 || out.Budget.Spent() < 0.0011-1e-9 {
 		t.Errorf("spent %v (budget %v), want the timed-out call's cost counted", spent, out.Budget.Spent())
 	}
+}
+
+// A run stopped before its source had stored every batch of cases is resumed from the suite
+// file, and stores the rest: no case is left out because only some were stored.
+func TestResumeAfterPartlyStoredCases(t *testing.T) {
+	dir := t.TempDir()
+	n := caseBatch + caseBatch/2
+	var lines []string
+	for i := 0; i < n; i++ {
+		lines = append(lines, fmt.Sprintf(`{"id":"c%05d","kind":"function","label":"ben","code":"x"}`, i))
+	}
+	suitePath := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(suitePath, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// The first unit stops the run and finishes: the source, still handing out the first batch,
+	// never stores the second.
+	stop := make(chan struct{})
+	first := &stopper{stop: stop}
+	fac := subject.Factory{Name: "stopper", Kinds: suite.Kinds, Version: "1",
+		New: func(subject.Config, subject.Deps) (subject.Subject, error) { return first, nil }}
+	if _, err := Execute(context.Background(), Plan{Store: st, RunID: "r", Suite: suitePath, Factory: fac, Spec: "stopper",
+		Config: noConfig{}, Repeats: 1, Concurrency: 1, Stop: stop}); err != nil {
+		t.Fatal(err)
+	}
+	if stored, _ := st.CaseCount(context.Background(), "r"); stored >= n {
+		t.Fatalf("%d of %d cases stored by the stopped run: the test needs a partly stored suite", stored, n)
+	}
+	run, err := st.GetRun(context.Background(), "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Execute(context.Background(), Plan{Store: st, Resume: run, Factory: fac, Spec: "stopper",
+		Config: noConfig{}, Repeats: 1, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	units := 0
+	st.Units(context.Background(), "r", func(store.UnitState) { units++ })
+	stored, _ := st.CaseCount(context.Background(), "r")
+	if units != n || stored != n || out.Result.Interrupted {
+		t.Errorf("after the resume: %d units, %d cases stored; want %d of each", units, stored, n)
+	}
+}
+
+// stopper closes stop on its first unit and answers every unit at once.
+type stopper struct {
+	stop chan struct{}
+	once sync.Once
+}
+
+func (s *stopper) Assess(context.Context, subject.Unit, *subject.Env) (verdict.Verdict, error) {
+	s.once.Do(func() { close(s.stop) })
+	return verdict.Verdict{Status: verdict.OK, Label: suite.Ben}, nil
 }

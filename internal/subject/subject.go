@@ -55,7 +55,7 @@ type Limits struct {
 	Steps   int           // model calls
 	Tokens  int64         // input + output tokens over all calls
 	CostUSD float64       // spent over all calls
-	Wall    time.Duration // the unit's time (the runner cancels its context)
+	Wall    time.Duration // the attempt's time, --timeout (the pool cancels its context then)
 }
 
 // Env is everything a subject may use for one unit: the metered model (every call traced, its

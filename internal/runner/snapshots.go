@@ -25,7 +25,7 @@ type repos struct {
 }
 
 func newRepos(dir, cacheDir string) *repos {
-	return &repos{dir: dir, cacheDir: cacheDir, graphs: snapgraph.New(codegraph.Options{}, 8)}
+	return &repos{dir: dir, cacheDir: cacheDir, graphs: snapgraph.New(codegraph.Options{}, snapgraph.DefaultKeep)}
 }
 
 func (r *repos) open() (*snapshot.Cache, error) {

@@ -16,26 +16,32 @@ import (
 // WriteComparison writes a comparison of two runs of rep in format: text, md or json (the
 // compare contract of DESIGN.md section 3, opening with the scorer and vulnbench's version).
 func WriteComparison(w io.Writer, format string, rep *report.Report, c *report.Comparison) error {
+	return writeCompare(w, format, "comparison", struct {
+		Scorer    int    `json:"scorer"`
+		Vulnbench string `json:"vulnbench"`
+		*report.Comparison
+	}{rep.Scorer, rep.Vulnbench, c}, func(b *bytes.Buffer) { comparisonTable(b, format, rep, c) })
+}
+
+// writeCompare writes doc as indented JSON, or table's text or Markdown, to w; what names the
+// output in errors.
+func writeCompare(w io.Writer, format, what string, doc any, table func(b *bytes.Buffer)) error {
 	var b bytes.Buffer
 	switch format {
 	case "json":
-		j, err := json.MarshalIndent(struct {
-			Scorer    int    `json:"scorer"`
-			Vulnbench string `json:"vulnbench"`
-			*report.Comparison
-		}{rep.Scorer, rep.Vulnbench, c}, "", "  ")
+		j, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
-			return fmt.Errorf("write comparison: %w", err)
+			return fmt.Errorf("write %s: %w", what, err)
 		}
 		b.Write(j)
 		b.WriteByte('\n')
 	case "text", "md":
-		comparisonTable(&b, format, rep, c)
+		table(&b)
 	default:
 		return fmt.Errorf("unknown comparison format %q: use text, md or json", format)
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("write comparison: %w", err)
+		return fmt.Errorf("write %s: %w", what, err)
 	}
 	return nil
 }
@@ -74,28 +80,11 @@ func comparisonTable(b *bytes.Buffer, format string, rep *report.Report, c *repo
 // WriteUnion writes what several runs of rep add together in format: text, md or json (opening
 // with the scorer and vulnbench's version).
 func WriteUnion(w io.Writer, format string, rep *report.Report, u *report.Union) error {
-	var b bytes.Buffer
-	switch format {
-	case "json":
-		j, err := json.MarshalIndent(struct {
-			Scorer    int    `json:"scorer"`
-			Vulnbench string `json:"vulnbench"`
-			*report.Union
-		}{rep.Scorer, rep.Vulnbench, u}, "", "  ")
-		if err != nil {
-			return fmt.Errorf("write union: %w", err)
-		}
-		b.Write(j)
-		b.WriteByte('\n')
-	case "text", "md":
-		unionTables(&b, format, rep, u)
-	default:
-		return fmt.Errorf("unknown comparison format %q: use text, md or json", format)
-	}
-	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("write union: %w", err)
-	}
-	return nil
+	return writeCompare(w, format, "union", struct {
+		Scorer    int    `json:"scorer"`
+		Vulnbench string `json:"vulnbench"`
+		*report.Union
+	}{rep.Scorer, rep.Vulnbench, u}, func(b *bytes.Buffer) { unionTables(b, format, rep, u) })
 }
 
 func unionTables(b *bytes.Buffer, format string, rep *report.Report, u *report.Union) {

@@ -2,7 +2,6 @@ package score
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -51,11 +50,6 @@ type (
 	JIT     = JITOf[int, float64]
 	Without = WithoutOf[int, float64]
 )
-
-// NormalizedEqual reports whether two codes are the same once all whitespace is removed.
-func NormalizedEqual(a, b string) bool {
-	return strings.Join(strings.Fields(a), "") == strings.Join(strings.Fields(b), "")
-}
 
 // cweHit is what an answer's CWEs say against its case's: unknown, hit or miss.
 type cweHit uint8

@@ -319,20 +319,19 @@ func cell(m *report.Metric, f *report.Figures, v report.Value, ok bool) string {
 }
 
 func text(format report.Format, v report.Value, agg bool) string {
-	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
 	switch format {
 	case report.Fraction:
 		if agg {
-			return pct(v.Stat.Mean) + " ± " + pct(v.Stat.Std)
+			return percent(v.Stat.Mean) + " ± " + percent(v.Stat.Std)
 		}
-		return pct(v.Stat.Mean)
+		return percent(v.Stat.Mean)
 	case report.Count:
 		if agg {
 			return strconv.FormatFloat(v.Stat.Mean, 'f', 1, 64) + " ± " + strconv.FormatFloat(v.Stat.Std, 'f', 1, 64)
 		}
 		return strconv.FormatFloat(v.Stat.Mean, 'f', -1, 64)
 	case report.Interval:
-		return "[" + pct(v.Lo) + ", " + pct(v.Hi) + "]"
+		return "[" + percent(v.Lo) + ", " + percent(v.Hi) + "]"
 	case report.Threshold:
 		if v.Null {
 			return "none"

@@ -19,21 +19,11 @@ func Aggregate(rs []Result) Aggregated {
 		Missing: over(rs, func(r Result) float64 { return float64(r.Status.Missing) }),
 	}
 	bs := make([]Binary, len(rs))
-	var ps []Pairwise
-	var vs []VDS
-	var xs []VEX
+	ps := present(rs, func(r Result) *Pairwise { return r.Pairwise })
+	vs := present(rs, func(r Result) *VDS { return r.VDS })
 	cwes := map[string][]CWEScore{}
 	for i, r := range rs {
 		bs[i] = r.Binary
-		if r.Pairwise != nil {
-			ps = append(ps, *r.Pairwise)
-		}
-		if r.VDS != nil {
-			vs = append(vs, *r.VDS)
-		}
-		if r.VEX != nil {
-			xs = append(xs, *r.VEX)
-		}
 		for w, c := range r.ByCWE {
 			cwes[w] = append(cwes[w], c)
 		}
@@ -91,7 +81,7 @@ func Aggregate(rs []Result) Aggregated {
 	}
 	a.JIT = aggregateJIT(rs)
 	a.Injection = aggregateInjection(rs)
-	a.VEX = aggregateVEX(xs)
+	a.VEX = aggregateVEX(present(rs, func(r Result) *VEX { return r.VEX }))
 	if len(cwes) > 0 {
 		a.ByCWE = make(map[string]CWEOf[Stat, Stat], len(cwes))
 		for w, cs := range cwes {
@@ -139,6 +129,17 @@ func sources(rs []Result) map[string]Stat {
 		})
 	}
 	return m
+}
+
+// present is the sections get returns of the xs that have one (get returns nil for the others).
+func present[S, T any](xs []S, get func(S) *T) []T {
+	var ts []T
+	for _, x := range xs {
+		if t := get(x); t != nil {
+			ts = append(ts, *t)
+		}
+	}
+	return ts
 }
 
 // over returns the Stat of f over xs.

@@ -94,12 +94,7 @@ func injectionScore(cases []Case, outs []outcome, benMode bool) *Injection {
 }
 
 func aggregateInjection(rs []Result) *InjectionOf[Stat, Stat] {
-	var is []Injection
-	for _, r := range rs {
-		if r.Injection != nil {
-			is = append(is, *r.Injection)
-		}
-	}
+	is := present(rs, func(r Result) *Injection { return r.Injection })
 	if len(is) == 0 {
 		return nil
 	}

@@ -2,7 +2,6 @@ package score
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -51,11 +50,6 @@ type (
 	JIT     = JITOf[int, float64]
 	Without = WithoutOf[int, float64]
 )
-
-// NormalizedEqual reports whether two codes are the same once all whitespace is removed.
-func NormalizedEqual(a, b string) bool {
-	return strings.Join(strings.Fields(a), "") == strings.Join(strings.Fields(b), "")
-}
 
 // cweHit is what an answer's CWEs say against its case's: unknown, hit or miss.
 type cweHit uint8
@@ -183,12 +177,7 @@ func jitScore(cases []Case, answers []Answer, opt Options) *JIT {
 }
 
 func aggregateJIT(rs []Result) *JITOf[Stat, Stat] {
-	var js []JIT
-	for _, r := range rs {
-		if r.JIT != nil {
-			js = append(js, *r.JIT)
-		}
-	}
+	js := present(rs, func(r Result) *JIT { return r.JIT })
 	if len(js) == 0 {
 		return nil
 	}
@@ -200,13 +189,7 @@ func aggregateJIT(rs []Result) *JITOf[Stat, Stat] {
 		Median: over(js, func(j JIT) float64 { return j.ToolCalls.Vul.Median })}
 	a.ToolCalls.Ben = ToolCallsOf[Stat]{Mean: over(js, func(j JIT) float64 { return j.ToolCalls.Ben.Mean }),
 		Median: over(js, func(j JIT) float64 { return j.ToolCalls.Ben.Median })}
-	var ws []Without
-	for _, j := range js {
-		if j.WithoutIdentical != nil {
-			ws = append(ws, *j.WithoutIdentical)
-		}
-	}
-	if len(ws) > 0 {
+	if ws := present(js, func(j JIT) *Without { return j.WithoutIdentical }); len(ws) > 0 {
 		a.WithoutIdentical = &WithoutOf[Stat, Stat]{
 			N: over(ws, func(w Without) float64 { return float64(w.N) }), F1: over(ws, func(w Without) float64 { return w.F1 }),
 			Accuracy: over(ws, func(w Without) float64 { return w.Accuracy }), Pairs: over(ws, func(w Without) float64 { return float64(w.Pairs) }),

@@ -60,12 +60,3 @@ func TestJITSection(t *testing.T) {
 		t.Errorf("aggregate of non-jit results has a jit section")
 	}
 }
-
-func TestNormalizedEqual(t *testing.T) {
-	if !NormalizedEqual("int f(void)\n{\n\treturn 0;\n}", "int f(void) { return 0; }") {
-		t.Error("whitespace-only difference not equal")
-	}
-	if NormalizedEqual("return 0;", "return 1;") {
-		t.Error("different code equal")
-	}
-}

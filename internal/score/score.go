@@ -42,8 +42,8 @@ type Case struct {
 	// Project, when known, is the cluster that bootstrap intervals resample (see UnitsOf).
 	Project string
 	// JIT marks a jit case: the suite gets the jit figures, and failed verdicts count as ben by
-	// default. Identical marks the cases of a pair whose halves are identical after whitespace
-	// normalisation (see NormalizedEqual).
+	// default. Identical marks the cases of a pair whose halves are identical once whitespace is
+	// removed (the report's truth marks them).
 	JIT, Identical bool
 	// Injected marks a case whose code carries prompt-injection text (CarriesInjection).
 	Injected bool

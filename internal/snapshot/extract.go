@@ -41,7 +41,7 @@ func (c *Cache) extract(ctx context.Context, r resolved, dst string) (Info, erro
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, c.gitBin, "-c", "core.attributesFile="+os.DevNull, "--git-dir="+r.gitDir, "archive", "--format=tar", r.commit)
+	cmd := exec.CommandContext(runCtx, c.opts.Git, "-c", "core.attributesFile="+os.DevNull, "--git-dir="+r.gitDir, "archive", "--format=tar", r.commit)
 	cmd.Env = gitEnv()
 	stderr := &boundedBuffer{max: 4096}
 	cmd.Stderr = stderr

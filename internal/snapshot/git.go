@@ -34,7 +34,7 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 // git runs git with args and returns its trimmed standard output; the error holds its
 // standard error.
 func (c *Cache) git(ctx context.Context, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, c.gitBin, append([]string{"-c", "core.attributesFile=" + os.DevNull}, args...)...)
+	cmd := exec.CommandContext(ctx, c.opts.Git, append([]string{"-c", "core.attributesFile=" + os.DevNull}, args...)...)
 	cmd.Env = env
 	var stdout bytes.Buffer
 	stderr := &boundedBuffer{max: 4096}

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -41,10 +40,7 @@ func (c *Cache) extract(ctx context.Context, r resolved, dst string) (Info, erro
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, c.opts.Git, "-c", "core.attributesFile="+os.DevNull, "--git-dir="+r.gitDir, "archive", "--format=tar", r.commit)
-	cmd.Env = gitEnv()
-	stderr := &boundedBuffer{max: 4096}
-	cmd.Stderr = stderr
+	cmd, stderr := c.command(runCtx, gitEnv(), "--git-dir="+r.gitDir, "archive", "--format=tar", r.commit)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return info, fmt.Errorf("run git archive: %w", err)

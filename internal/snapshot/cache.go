@@ -228,7 +228,7 @@ func (c *Cache) materialise(ctx context.Context, repoDir, rev string) (dir strin
 	if err != nil {
 		return "", false, fmt.Errorf("snapshot cache %s: %w", c.dir, err)
 	}
-	if _, err := c.extract(ctx, r, tmp); err != nil {
+	if err := c.extract(ctx, r, tmp); err != nil {
 		_ = RemoveAll(tmp)
 		return "", false, err
 	}

@@ -11,8 +11,9 @@ command -v git >/dev/null 2>&1 || need+=(git)
 # The code graph's oracles (internal/codegraph tests, bench/codegraph.sh).
 ctags --version 2>/dev/null | grep -q 'Universal Ctags' || need+=(universal-ctags)
 command -v cflow >/dev/null 2>&1 || need+=(cflow)
-# Postgres for the store's tests (internal/store/pgtest starts a throwaway cluster from these).
-[ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql-15)
+# Postgres for the store's tests (internal/store/pgtest starts a throwaway cluster from these,
+# or from $VULNBENCH_PGBIN when set, as pgtest does).
+[ -x "${VULNBENCH_PGBIN:-/usr/lib/postgresql/15/bin}/initdb" ] || need+=(postgresql-15)
 # gosec (a scanner subject) is a Go program: installed with go install, no root needed.
 if ! command -v gosec >/dev/null 2>&1 && [ ! -x "$(go env GOPATH)/bin/gosec" ]; then
   echo "install-deps: go install github.com/securego/gosec/v2/cmd/gosec@v2.30.0" >&2

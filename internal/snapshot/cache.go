@@ -42,9 +42,8 @@ const keyVersion = 1
 // Cache materialises snapshots under a directory and hands out handles on them. It is safe for
 // concurrent use, and several processes may share its directory.
 type Cache struct {
-	dir    string // absolute
-	opts   Options
-	gitBin string
+	dir  string  // absolute
+	opts Options // defaults filled in
 
 	mu      sync.Mutex
 	flights map[flightKey]*flight
@@ -80,21 +79,25 @@ func NewCache(dir string, opts Options) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot cache %s: %w", dir, err)
 	}
-	if opts.MaxFileSize == 0 {
-		opts.MaxFileSize = DefaultExtractMaxFileSize
+	return &Cache{dir: abs, opts: opts.withDefaults(), flights: map[flightKey]*flight{}}, nil
+}
+
+// withDefaults fills in the zero fields of o, as Limits.withDefaults does for the read limits.
+func (o Options) withDefaults() Options {
+	if o.MaxFileSize == 0 {
+		o.MaxFileSize = DefaultExtractMaxFileSize
 	}
-	if opts.MaxFiles == 0 {
-		opts.MaxFiles = DefaultExtractMaxFiles
+	if o.MaxFiles == 0 {
+		o.MaxFiles = DefaultExtractMaxFiles
 	}
-	if opts.MaxBytes == 0 {
-		opts.MaxBytes = DefaultExtractMaxBytes
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultExtractMaxBytes
 	}
-	opts.Limits = opts.Limits.withDefaults()
-	c := &Cache{dir: abs, opts: opts, gitBin: opts.Git, flights: map[flightKey]*flight{}}
-	if c.gitBin == "" {
-		c.gitBin = "git"
+	if o.Git == "" {
+		o.Git = "git"
 	}
-	return c, nil
+	o.Limits = o.Limits.withDefaults()
+	return o
 }
 
 // Dir is the cache's directory.
@@ -225,7 +228,7 @@ func (c *Cache) materialise(ctx context.Context, repoDir, rev string) (dir strin
 	if err != nil {
 		return "", false, fmt.Errorf("snapshot cache %s: %w", c.dir, err)
 	}
-	if _, err := c.extract(ctx, r, tmp); err != nil {
+	if err := c.extract(ctx, r, tmp); err != nil {
 		_ = RemoveAll(tmp)
 		return "", false, err
 	}

@@ -118,16 +118,7 @@ func TestGet(t *testing.T) {
 	if err != nil || fi.ModTime().UTC().Format("2006-01-02T15:04:05Z") != "2024-01-02T03:04:05Z" {
 		t.Errorf("README mtime %v, %v; want the commit time", fi.ModTime(), err)
 	}
-	// Nothing but snapshots and lock files is left in the cache.
-	es, err := os.ReadDir(filepath.Join(c.Dir(), "snapshots"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range es {
-		if strings.HasPrefix(e.Name(), ".tmp-") {
-			t.Errorf("temporary directory left: %s", e.Name())
-		}
-	}
+	noTemporaries(t, c)
 }
 
 // TestGetErrors: each way a repository or commit can be missing gives an error that names the
@@ -405,12 +396,7 @@ func TestGetProcesses(t *testing.T) {
 	if s.Root() != root || s.Info().Files != 200 {
 		t.Errorf("after the children: root %s with %d files, want %s with 200", s.Root(), s.Info().Files, root)
 	}
-	es, _ := os.ReadDir(filepath.Join(c.Dir(), "snapshots"))
-	for _, e := range es {
-		if strings.HasPrefix(e.Name(), ".tmp-") {
-			t.Errorf("temporary directory left: %s", e.Name())
-		}
-	}
+	noTemporaries(t, c)
 }
 
 // TestGetRemovesStaleTemporaries: an extraction a dead process left behind is removed by the

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -22,35 +21,32 @@ import (
 // names or .. are refused; symbolic links are created last and as they are (so that no entry
 // is ever written through one); files over the size limit and other entry types are left out
 // and listed in Info.Skipped; files get modes 0444 or 0555, directories 0555.
-func (c *Cache) extract(ctx context.Context, r resolved, dst string) (Info, error) {
+func (c *Cache) extract(ctx context.Context, r resolved, dst string) error {
 	info := Info{Repo: r.gitDir, Commit: r.commit}
 	tree, err := c.git(ctx, gitEnv(), "--git-dir="+r.gitDir, "rev-parse", "--verify", "--end-of-options", r.commit+"^{tree}")
 	if err != nil {
-		return info, c.archiveErr(r, err.Error(), err)
+		return c.archiveErr(r, err.Error(), err)
 	}
 	info.Tree = tree
 
 	if err := os.Mkdir(filepath.Join(dst, treeDir), 0o755); err != nil {
-		return info, fmt.Errorf("create snapshot directory: %w", err)
+		return fmt.Errorf("create snapshot directory: %w", err)
 	}
 	root, err := os.OpenRoot(filepath.Join(dst, treeDir))
 	if err != nil {
-		return info, fmt.Errorf("create snapshot directory: %w", err)
+		return fmt.Errorf("create snapshot directory: %w", err)
 	}
 	defer root.Close()
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, c.gitBin, "-c", "core.attributesFile="+os.DevNull, "--git-dir="+r.gitDir, "archive", "--format=tar", r.commit)
-	cmd.Env = gitEnv()
-	stderr := &boundedBuffer{max: 4096}
-	cmd.Stderr = stderr
+	cmd, stderr := c.command(runCtx, gitEnv(), "--git-dir="+r.gitDir, "archive", "--format=tar", r.commit)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return info, fmt.Errorf("run git archive: %w", err)
+		return fmt.Errorf("run git archive: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return info, fmt.Errorf("run git archive (is git installed?): %w", err)
+		return fmt.Errorf("run git archive (is git installed?): %w", err)
 	}
 	x := extractor{c: c, root: root, info: &info, dirs: map[string]bool{}}
 	exErr := x.run(tar.NewReader(stdout))
@@ -61,27 +57,27 @@ func (c *Cache) extract(ctx context.Context, r resolved, dst string) (Info, erro
 	waitErr := cmd.Wait()
 	switch {
 	case ctx.Err() != nil:
-		return info, ctx.Err()
+		return ctx.Err()
 	case waitErr != nil && exErr == nil, waitErr != nil && errors.Is(exErr, tar.ErrHeader), waitErr != nil && errors.Is(exErr, io.ErrUnexpectedEOF):
 		// git failed (a truncated archive is its failure, not the reader's)
-		return info, c.archiveErr(r, strings.TrimSpace(stderr.String()), waitErr)
+		return c.archiveErr(r, strings.TrimSpace(stderr.String()), waitErr)
 	case exErr != nil:
-		return info, exErr
+		return exErr
 	}
 	if err := x.finish(); err != nil {
-		return info, err
+		return err
 	}
 	b, err := jsonIndent(info)
 	if err != nil {
-		return info, err
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(dst, infoFile), b, 0o444); err != nil {
-		return info, fmt.Errorf("write %s: %w", infoFile, err)
+		return fmt.Errorf("write %s: %w", infoFile, err)
 	}
 	if err := os.Chmod(dst, 0o555); err != nil {
-		return info, fmt.Errorf("make the snapshot read-only: %w", err)
+		return fmt.Errorf("make the snapshot read-only: %w", err)
 	}
-	return info, nil
+	return nil
 }
 
 // archiveErr classifies a failed git archive or rev-parse.

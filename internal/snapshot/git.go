@@ -31,14 +31,22 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// command is git with args, as the package runs every git command: without the user's
+// attributes file, in env, the first 4 KiB of its standard error kept in stderr.
+func (c *Cache) command(ctx context.Context, env []string, args ...string) (cmd *exec.Cmd, stderr *boundedBuffer) {
+	cmd = exec.CommandContext(ctx, c.opts.Git, append([]string{"-c", "core.attributesFile=" + os.DevNull}, args...)...)
+	cmd.Env = env
+	stderr = &boundedBuffer{max: 4096}
+	cmd.Stderr = stderr
+	return cmd, stderr
+}
+
 // git runs git with args and returns its trimmed standard output; the error holds its
 // standard error.
 func (c *Cache) git(ctx context.Context, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, c.gitBin, append([]string{"-c", "core.attributesFile=" + os.DevNull}, args...)...)
-	cmd.Env = env
+	cmd, stderr := c.command(ctx, env, args...)
 	var stdout bytes.Buffer
-	stderr := &boundedBuffer{max: 4096}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	cmd.Stdout = &stdout
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()

@@ -142,3 +142,18 @@ func count(lines []string, s string) int {
 	}
 	return n
 }
+
+// noTemporaries fails t if an extraction left its temporary directory in c: nothing but
+// snapshots and lock files may stay.
+func noTemporaries(t *testing.T, c *snapshot.Cache) {
+	t.Helper()
+	es, err := os.ReadDir(filepath.Join(c.Dir(), "snapshots"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			t.Errorf("temporary directory left: %s", e.Name())
+		}
+	}
+}

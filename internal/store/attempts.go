@@ -49,14 +49,13 @@ var eventColumns = []string{"run_id", "case_id", "repeat_idx", "attempt", "seq",
 // none. An attempt whose (case, repeat, attempt) is already stored is refused with an error
 // wrapping ErrExists: nothing is ever overwritten.
 func (s *Store) PutAttempts(ctx context.Context, runID string, as []Attempt) error {
-	if err := s.putAttempts(ctx, runID, as, false); err != nil {
+	if err := s.putAttempts(ctx, runID, as); err != nil {
 		return fmt.Errorf("store attempts of run %s: %w", runID, err)
 	}
 	return nil
 }
 
-// putAttempts stores as; with renumber, each attempt is numbered one past its unit's latest.
-func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt, renumber bool) error {
+func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt) error {
 	if len(as) == 0 {
 		return nil
 	}
@@ -70,12 +69,6 @@ func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt, ren
 		return err
 	}
 	defer ins.Close()
-	var next *sql.Stmt
-	defer func() {
-		if next != nil {
-			next.Close()
-		}
-	}()
 	var events, cwes [][]any
 	now := time.Now()
 	for i := range as {
@@ -83,16 +76,6 @@ func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt, ren
 		v := &a.Verdict
 		if v.CaseID == "" {
 			return fmt.Errorf("attempt %d of the batch has no case id", i)
-		}
-		if renumber {
-			if next == nil {
-				if next, err = tx.PrepareContext(ctx, s.q(`SELECT COALESCE(MAX(attempt) + 1, 0) FROM attempts WHERE run_id = ? AND case_id = ? AND repeat_idx = ?`)); err != nil {
-					return err
-				}
-			}
-			if err := next.QueryRowContext(ctx, runID, clean(v.CaseID), v.Repeat).Scan(&v.Attempt); err != nil {
-				return fmt.Errorf("number attempt of case %s (repeat %d): %w", v.CaseID, v.Repeat, err)
-			}
 		}
 		findings, err := jsonText(v.Findings, len(v.Findings) == 0)
 		if err != nil {

@@ -20,16 +20,8 @@ import (
 // time of the process) varies much less than ns/op on a loaded machine.
 func BenchmarkLabels(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "b.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := benchRun(b, filepath.Join(b.TempDir(), "b.db"))
 	const n = 100_000
-	if err := st.CreateRun(ctx, &store.Run{ID: "r", CreatedAt: time.Now(), State: store.StateRunning, SuitePath: "s",
-		SuiteHash: "h", Subject: "x", Repeats: 1, Units: n, Manifest: json.RawMessage(`{}`)}); err != nil {
-		b.Fatal(err)
-	}
 	batch := make([]store.Attempt, 0, 1000)
 	for i := 0; i < n; i++ {
 		batch = append(batch, store.Attempt{Verdict: verdict.Verdict{CaseID: fmt.Sprintf("case-%07d", i), Status: verdict.OK, Label: suite.Vul,
@@ -57,6 +49,20 @@ func BenchmarkLabels(b *testing.B) {
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(ops), "cpu-ns/op")
 }
 
+// benchRun opens the store at dsn, closed when b ends, with an empty run "r".
+func benchRun(b *testing.B, dsn string) *store.Store {
+	b.Helper()
+	st, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	if err := st.CreateRun(context.Background(), &store.Run{ID: "r", CreatedAt: time.Now(), State: store.StateRunning, Manifest: json.RawMessage(`{}`)}); err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
 // cpuTime returns the CPU time (user and system) the process has used, in nanoseconds.
 func cpuTime() int64 {
 	var ru syscall.Rusage
@@ -70,14 +76,7 @@ func cpuTime() int64 {
 func BenchmarkPutCases(b *testing.B) {
 	store.ForEachBackendB(b, func(b *testing.B, dsn string) {
 		ctx := context.Background()
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer st.Close()
-		if err := st.CreateRun(ctx, &store.Run{ID: "r", CreatedAt: time.Now(), State: store.StateRunning, Manifest: json.RawMessage(`{}`)}); err != nil {
-			b.Fatal(err)
-		}
+		st := benchRun(b, dsn)
 		first := 0
 		for b.Loop() {
 			cases := make([]suite.Case, 1000)
@@ -97,14 +96,7 @@ func BenchmarkPutCases(b *testing.B) {
 func BenchmarkPutAttempts(b *testing.B) {
 	store.ForEachBackendB(b, func(b *testing.B, dsn string) {
 		ctx := context.Background()
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer st.Close()
-		if err := st.CreateRun(ctx, &store.Run{ID: "r", CreatedAt: time.Now(), State: store.StateRunning, Manifest: json.RawMessage(`{}`)}); err != nil {
-			b.Fatal(err)
-		}
+		st := benchRun(b, dsn)
 		k := 0
 		for b.Loop() {
 			batch := make([]store.Attempt, 10)

@@ -127,27 +127,3 @@ func (s *Store) CaseCount(ctx context.Context, runID string) (int, error) {
 	}
 	return n, nil
 }
-
-// CaseIDsByCWE returns the ids of a run's cases whose CWE list holds cwe (exactly as written, e.g.
-// "CWE-787"), in suite order.
-func (s *Store) CaseIDsByCWE(ctx context.Context, runID, cwe string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT w.case_id FROM case_cwes w
-		JOIN run_cases c ON c.run_id = w.run_id AND c.case_id = w.case_id
-		WHERE w.run_id = ? AND w.cwe = ? ORDER BY c.ordinal`), runID, cwe)
-	if err != nil {
-		return nil, fmt.Errorf("cases of %s in run %s: %w", cwe, runID, err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("cases of %s in run %s: %w", cwe, runID, err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("cases of %s in run %s: %w", cwe, runID, err)
-	}
-	return ids, nil
-}

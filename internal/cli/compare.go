@@ -8,8 +8,9 @@ import (
 )
 
 func newCompareCmd(e *env) *cobra.Command {
+	// compare has no --vds-fpr: the options keep score's default, not a 0 read as "FPR == 0".
+	sf := scoreFlags{vdsFPR: score.DefaultVDSFPR}
 	var (
-		sf          scoreFlags
 		suitePath   string
 		db          string
 		runs, preds []string

@@ -31,7 +31,7 @@ type scoreFlags struct {
 
 func (s *scoreFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&s.format, "format", "text", "score table format: text, md, json or csv")
-	f.Float64Var(&s.vdsFPR, "vds-fpr", 0.005, "VD-S: the tolerated false-positive rate r (FNR is reported at FPR <= r)")
+	f.Float64Var(&s.vdsFPR, "vds-fpr", score.DefaultVDSFPR, "VD-S: the tolerated false-positive rate r (FNR is reported at FPR <= r)")
 	f.StringVar(&s.unparsedAs, "unparsed-as", "", "how failed (unparseable) verdicts count: failed (wrong, as VEX-Bench) or ben (as the JitVul paper); default: ben on suites with jit cases, failed otherwise")
 	f.BoolVar(&s.ci, "ci", false, "add 95% bootstrap confidence intervals of F1, pAcc and accuracy (resampling projects, else pairs, else cases; seeded by --seed)")
 	f.IntVar(&s.resamples, "resamples", score.DefaultResamples, "bootstrap resamples for --ci (reduced automatically above 100M unit draws, never below 200)")

@@ -255,9 +255,7 @@ func attempt(ctx context.Context, cfg *Config, subj subject.Subject, u subject.U
 			v.Usage.ToolCalls += tc
 		}
 		v.CaseID, v.Repeat, v.Attempt = u.Case.ID, u.Repeat, u.Attempt
-		if v.Usage.WallMS == 0 {
-			v.Usage.WallMS = time.Since(start).Milliseconds()
-		}
+		v.Usage.WallMS = time.Since(start).Milliseconds()
 		if v.Status == verdict.Error {
 			buf.Record(trace.Event{Kind: trace.Error, Content: v.Reason})
 		}
@@ -309,7 +307,6 @@ func assess(ctx context.Context, timeout time.Duration, subj subject.Subject, u 
 		err error
 	}
 	done := make(chan answer, 1)
-	start := time.Now()
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -337,6 +334,5 @@ func assess(ctx context.Context, timeout time.Duration, subj subject.Subject, u 
 		}
 		v = verdict.Verdict{Status: verdict.Error, Reason: reason, Usage: a.v.Usage}
 	}
-	v.Usage.WallMS = time.Since(start).Milliseconds()
 	return v, a.err, true
 }

@@ -22,17 +22,6 @@ import (
 // MaxSites bounds the call sites one observation lists.
 const MaxSites = 100
 
-func schema(props map[string]string, required ...string) map[string]any {
-	p := map[string]any{}
-	for name, desc := range props {
-		p[name] = map[string]any{"type": "string", "description": desc}
-	}
-	if required == nil {
-		required = []string{}
-	}
-	return map[string]any{"type": "object", "properties": p, "required": required}
-}
-
 // args are the tools' arguments; line may come as a string (DESIGN: every argument a JSON string)
 // or as a number.
 type args struct {
@@ -68,7 +57,7 @@ func number(raw json.RawMessage) (int, bool) {
 func GraphTools(ix *codegraph.Index, near codegraph.Near) []agent.Tool {
 	return []agent.Tool{
 		{Name: "get_callers", Description: "Lists the functions of the repository that call a function, with the file and line of each call.",
-			Parameters: schema(map[string]string{"function": "the function's name"}, "function"),
+			Parameters: agent.StringParams(map[string]string{"function": "the function's name"}, "function"),
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 				a, bad := parseArgs(raw)
 				if bad != "" {
@@ -77,7 +66,7 @@ func GraphTools(ix *codegraph.Index, near codegraph.Near) []agent.Tool {
 				return Callers(ix, a.Function, near), nil
 			}},
 		{Name: "get_callees", Description: "Lists the calls a function makes, in source order, saying which callees the repository defines.",
-			Parameters: schema(map[string]string{"function": "the function's name"}, "function"),
+			Parameters: agent.StringParams(map[string]string{"function": "the function's name"}, "function"),
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 				a, bad := parseArgs(raw)
 				if bad != "" {
@@ -86,7 +75,7 @@ func GraphTools(ix *codegraph.Index, near codegraph.Near) []agent.Tool {
 				return Callees(ix, a.Function, near), nil
 			}},
 		{Name: "get_definition", Description: "Returns the complete source of a function defined in the repository. Give file and line to pick one of several definitions.",
-			Parameters: schema(map[string]string{"function": "the function's name", "file": "optional: the file that defines it",
+			Parameters: agent.StringParams(map[string]string{"function": "the function's name", "file": "optional: the file that defines it",
 				"line": "optional: a line inside or near the definition"}, "function"),
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 				a, bad := parseArgs(raw)
@@ -235,7 +224,7 @@ func FileTools(s *snapshot.Snapshot) []agent.Tool {
 				return ReadFile(s, a.Path, from, to), nil
 			}},
 		{Name: "search", Description: "Finds the lines of the repository's files that match a regular expression (RE2 syntax).",
-			Parameters: schema(map[string]string{"pattern": "the regular expression", "path": "optional: a directory or file to search in"}, "pattern"),
+			Parameters: agent.StringParams(map[string]string{"pattern": "the regular expression", "path": "optional: a directory or file to search in"}, "pattern"),
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 				a, bad := parseArgs(raw)
 				if bad != "" {
@@ -336,13 +325,13 @@ func PrecomputedTools(x *jitctx.Context, target, code string) []agent.Tool {
 	}
 	return []agent.Tool{
 		{Name: "get_callers", Description: "Lists the functions of the repository that call a function, with the file and line of each call.",
-			Parameters: schema(map[string]string{"function": "the function's name"}, "function"),
+			Parameters: agent.StringParams(map[string]string{"function": "the function's name"}, "function"),
 			Run:        run(func(a args) string { return PrecomputedEdges(x.Callers, a.Function, "callers") })},
 		{Name: "get_callees", Description: "Lists the calls a function makes, in source order, saying which callees the repository defines.",
-			Parameters: schema(map[string]string{"function": "the function's name"}, "function"),
+			Parameters: agent.StringParams(map[string]string{"function": "the function's name"}, "function"),
 			Run:        run(func(a args) string { return PrecomputedEdges(x.Callees, a.Function, "callees") })},
 		{Name: "get_definition", Description: "Returns the complete source of a function defined in the repository. Give file and line to pick one of several definitions.",
-			Parameters: schema(map[string]string{"function": "the function's name", "file": "optional: the file that defines it",
+			Parameters: agent.StringParams(map[string]string{"function": "the function's name", "file": "optional: the file that defines it",
 				"line": "optional: a line inside or near the definition"}, "function"),
 			Run: run(func(a args) string { return PrecomputedDefinition(x, a.Function, target, code) })},
 	}

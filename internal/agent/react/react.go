@@ -175,15 +175,7 @@ func check(final string) error {
 // Conclude turns a loop's result into a verdict: its final answer parsed; when a limit stopped it,
 // the answer of its last reply if that holds one, else a failed verdict naming the limit.
 func Conclude(res agent.Result) verdict.Verdict {
-	text := res.Final
-	if res.Stopped != nil {
-		for i := len(res.Messages) - 1; i >= 0; i-- {
-			if m := res.Messages[i]; m.Role == "assistant" && m.Content != "" {
-				text = m.Content
-				break
-			}
-		}
-	}
+	text := res.Answer()
 	v := llmsubj.VerdictOf(text, nil)
 	if res.Stopped != nil {
 		if v.Status == verdict.OK {

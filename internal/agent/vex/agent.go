@@ -112,7 +112,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	}
 	snap, err := env.Snapshot(ctx)
 	if err != nil {
-		return verdict.Verdict{}, react.NeedsRepo("vex-agent", c, err)
+		return verdict.Verdict{}, subject.NeedsRepo("vex-agent", c, err)
 	}
 	tools := Tools(snap, s.db)
 	if ix, err := env.Graph(ctx); err == nil {

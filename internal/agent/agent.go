@@ -90,6 +90,20 @@ type Result struct {
 	ToolTime time.Duration
 }
 
+// Answer is the text to parse for the verdict: Final, or, when the loop stopped without one, the
+// last non-empty reply of the model, which may still hold an answer.
+func (r Result) Answer() string {
+	if r.Stopped == nil {
+		return r.Final
+	}
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if m := r.Messages[i]; m.Role == "assistant" && m.Content != "" {
+			return m.Content
+		}
+	}
+	return r.Final
+}
+
 // Run runs the loop until the model answers without calling a tool, the step cap is reached, or a
 // unit limit stops it (all three give a Result). An error is an infrastructure fault: the
 // model's call failed for another reason than a limit, a tool failed, or ctx ended.

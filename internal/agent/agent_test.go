@@ -325,3 +325,24 @@ func TestTraceKeepsTheBoundedObservation(t *testing.T) {
 		t.Errorf("traced observation differs from the one sent (-sent +traced):\n%.2000s", d)
 	}
 }
+
+func TestResultAnswer(t *testing.T) {
+	msgs := []llm.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "q"},
+		{Role: "assistant", Content: "NOT VULNERABLE, I think"}, {Role: "tool", Content: "obs"},
+		{Role: "assistant", ToolCalls: []llm.ToolCall{{Name: "upper"}}}, {Role: "tool", Content: "obs"}}
+	for _, tc := range []struct {
+		name string
+		res  agent.Result
+		want string
+	}{
+		{"answered", agent.Result{Final: "VULNERABLE", Messages: msgs}, "VULNERABLE"},
+		{"stopped: the last reply with text", agent.Result{Stopped: agent.ErrMaxSteps, Messages: msgs}, "NOT VULNERABLE, I think"},
+		{"stopped before any reply", agent.Result{Stopped: agent.ErrMaxSteps, Messages: msgs[:2]}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.res.Answer()); diff != "" {
+				t.Errorf("Answer (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -2,12 +2,13 @@ package agent
 
 import (
 	"encoding/json"
-
 	"fmt"
-	"github.com/vulnbench/vulnbench/internal/llm"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/prompt"
 )
 
 // textInstructions describes the tools and the ReAct format for models without native tools.
@@ -121,24 +122,11 @@ func finalText(text string) string {
 // observation is an Observation message of the text protocol: the tool's output fenced so that
 // nothing in it can close the block.
 func observation(o string) string {
-	f := strings.Repeat("`", max(3, longestRun(o, '`')+1))
+	f := prompt.Fence(o)
 	if !strings.HasSuffix(o, "\n") {
 		o += "\n"
 	}
 	return "Observation:\n" + f + "text\n" + o + f
-}
-
-func longestRun(s string, c byte) int {
-	best, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			run++
-			best = max(best, run)
-		} else {
-			run = 0
-		}
-	}
-	return best
 }
 
 // argsFor turns a call's input into a JSON object for t: an object stays as it is; a bare string

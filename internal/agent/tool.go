@@ -19,3 +19,16 @@ type Tool struct {
 	Parameters  map[string]any
 	Run         func(ctx context.Context, args json.RawMessage) (string, error)
 }
+
+// StringParams is the Parameters schema of an arguments object whose properties are all strings:
+// props maps each name to its description; required lists those the model must give.
+func StringParams(props map[string]string, required ...string) map[string]any {
+	p := map[string]any{}
+	for name, desc := range props {
+		p[name] = map[string]any{"type": "string", "description": desc}
+	}
+	if required == nil {
+		required = []string{}
+	}
+	return map[string]any{"type": "object", "properties": p, "required": required}
+}

@@ -294,7 +294,7 @@ func (ix *Index) TopK(target string, near Near, k int) (*Context, error) {
 		return nil, err
 	}
 	ctx := &Context{Target: Source{Func: t, Text: text}}
-	tt := tokenSet(text)
+	tt := TokenSet(text)
 	same := func(f Func) bool { return f.File == t.File && f.StartByte == t.StartByte }
 
 	score := func(cands []Func) ([]Related, error) {
@@ -304,7 +304,7 @@ func (ix *Index) TopK(target string, near Near, k int) (*Context, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, Related{Func: f, Score: jaccard(tt, tokenSet(txt)), Text: txt})
+			out = append(out, Related{Func: f, Score: Jaccard(tt, TokenSet(txt)), Text: txt})
 		}
 		slices.SortStableFunc(out, func(a, b Related) int {
 			return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Func.File, b.Func.File), cmp.Compare(a.Func.StartLine, b.Func.StartLine))
@@ -350,8 +350,9 @@ func (ix *Index) TopK(target string, near Near, k int) (*Context, error) {
 	return ctx, nil
 }
 
-// tokenSet returns the set of identifier, keyword and number tokens of code.
-func tokenSet(code string) map[string]struct{} {
+// TokenSet returns the set of identifier, keyword and number tokens of code: what TopK compares
+// (VulEval's rule).
+func TokenSet(code string) map[string]struct{} {
 	set := map[string]struct{}{}
 	for i := 0; i < len(code); {
 		c := code[i]
@@ -373,7 +374,8 @@ func isWordByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
-func jaccard(a, b map[string]struct{}) float64 {
+// Jaccard is |a ∩ b| / |a ∪ b| of two token sets (0 when both are empty).
+func Jaccard(a, b map[string]struct{}) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 0
 	}

@@ -6,11 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// fence returns the backtick fence for code: one backtick longer than the longest run of
+// Fence returns the backtick fence for code: one backtick longer than the longest run of
 // backticks anywhere in code, and at least three. No line of code can then close the block (a
-// closing fence must be at least as long as the opening one), so a case's code cannot end its
-// block early and have the rest of it read as instructions or as an answer.
-func fence(code string) string {
+// closing fence must be at least as long as the opening one), so a case's code (or a tool's
+// observation, in the agent loop) cannot end its block early and have the rest of it read as
+// instructions or as an answer.
+func Fence(code string) string {
 	return strings.Repeat("`", max(3, longestRun(code, '`')+1))
 }
 
@@ -30,7 +31,7 @@ func longestRun(s string, c byte) int {
 
 // codeBlock fences code verbatim, with language's tag as the info string.
 func codeBlock(code, language string) string {
-	f := fence(code)
+	f := Fence(code)
 	var b strings.Builder
 	b.Grow(len(code) + 2*len(f) + 16)
 	b.WriteString(f)

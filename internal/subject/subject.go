@@ -50,6 +50,15 @@ var ErrLimit = errors.New("unit limit reached")
 // ErrNoSnapshot is returned by Env.Snapshot for a case without a repository.
 var ErrNoSnapshot = errors.New("the case has no repository snapshot")
 
+// NeedsRepo is the error of subject name when Env.Snapshot failed with err for case c: for a
+// case without a repository, one that says what the subject needs.
+func NeedsRepo(name string, c *suite.Case, err error) error {
+	if errors.Is(err, ErrNoSnapshot) {
+		return fmt.Errorf("subject %s needs the case's repository: case %s has no repo.url and repo.commit (%w)", name, c.ID, err)
+	}
+	return fmt.Errorf("subject %s: %w", name, err)
+}
+
 // Limits bound one unit; 0 means no limit.
 type Limits struct {
 	Steps   int           // model calls

@@ -2,7 +2,6 @@ package react
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/vulnbench/vulnbench/internal/agent"
@@ -12,7 +11,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/jitctx"
 	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
-	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -100,14 +98,6 @@ func (s *Subject) Describe() map[string]any {
 		"tool_protocol": string(s.proto), "tools": tools, "temperature": s.cfg.Temperature, "context": string(s.cfg.Context)}
 }
 
-// NeedsRepo is the reason given to a case that has no repository.
-func NeedsRepo(name string, c *suite.Case, err error) error {
-	if errors.Is(err, subject.ErrNoSnapshot) {
-		return fmt.Errorf("subject %s needs the case's repository: case %s has no repo.url and repo.commit (%w)", name, c.ID, err)
-	}
-	return fmt.Errorf("subject %s: %w", name, err)
-}
-
 // Assess implements subject.Subject: the agent loop over the code graph of the case's snapshot.
 func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
 	c := u.Case
@@ -142,7 +132,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	if s.cfg.ExtraTools {
 		snap, err := env.Snapshot(ctx)
 		if err != nil {
-			return verdict.Verdict{}, NeedsRepo("react", c, err)
+			return verdict.Verdict{}, subject.NeedsRepo("react", c, err)
 		}
 		tools = append(tools, FileTools(snap)...)
 	}
@@ -175,15 +165,7 @@ func check(final string) error {
 // Conclude turns a loop's result into a verdict: its final answer parsed; when a limit stopped it,
 // the answer of its last reply if that holds one, else a failed verdict naming the limit.
 func Conclude(res agent.Result) verdict.Verdict {
-	text := res.Final
-	if res.Stopped != nil {
-		for i := len(res.Messages) - 1; i >= 0; i-- {
-			if m := res.Messages[i]; m.Role == "assistant" && m.Content != "" {
-				text = m.Content
-				break
-			}
-		}
-	}
+	text := res.Answer()
 	v := llmsubj.VerdictOf(text, nil)
 	if res.Stopped != nil {
 		if v.Status == verdict.OK {

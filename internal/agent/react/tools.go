@@ -22,17 +22,6 @@ import (
 // MaxSites bounds the call sites one observation lists.
 const MaxSites = 100
 
-func schema(props map[string]string, required ...string) map[string]any {
-	p := map[string]any{}
-	for name, desc := range props {
-		p[name] = map[string]any{"type": "string", "description": desc}
-	}
-	if required == nil {
-		required = []string{}
-	}
-	return map[string]any{"type": "object", "properties": p, "required": required}
-}
-
 // args are the tools' arguments; line may come as a string (DESIGN: every argument a JSON string)
 // or as a number.
 type args struct {
@@ -66,43 +55,46 @@ func number(raw json.RawMessage) (int, bool) {
 // GraphTools are the paper's three tools over ix. near is where the case's target is: it ranks
 // definitions and call sites when the model gives no file.
 func GraphTools(ix *codegraph.Index, near codegraph.Near) []agent.Tool {
+	return paperTools(
+		func(a args) (string, error) { return Callers(ix, a.Function, near), nil },
+		func(a args) (string, error) { return Callees(ix, a.Function, near), nil },
+		func(a args) (string, error) {
+			line, ok := number(a.Line)
+			if !ok {
+				return fmt.Sprintf("line must be a positive whole number; got %s", a.Line), nil
+			}
+			q := near
+			if a.File != "" {
+				q = codegraph.Near{File: strings.TrimPrefix(a.File, "./"), Line: line}
+			}
+			return Definition(ix, a.Function, q)
+		})
+}
+
+// paperTools are get_callers, get_callees and get_definition as the model sees them, whatever
+// answers them (the live code graph or a precomputed context): each run gets the parsed
+// arguments.
+func paperTools(callers, callees, definition func(a args) (string, error)) []agent.Tool {
+	run := func(f func(a args) (string, error)) func(context.Context, json.RawMessage) (string, error) {
+		return func(_ context.Context, raw json.RawMessage) (string, error) {
+			a, bad := parseArgs(raw)
+			if bad != "" {
+				return bad, nil
+			}
+			return f(a)
+		}
+	}
 	return []agent.Tool{
 		{Name: "get_callers", Description: "Lists the functions of the repository that call a function, with the file and line of each call.",
-			Parameters: schema(map[string]string{"function": "the function's name"}, "function"),
-			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
-				a, bad := parseArgs(raw)
-				if bad != "" {
-					return bad, nil
-				}
-				return Callers(ix, a.Function, near), nil
-			}},
+			Parameters: agent.StringParams(map[string]string{"function": "the function's name"}, "function"),
+			Run:        run(callers)},
 		{Name: "get_callees", Description: "Lists the calls a function makes, in source order, saying which callees the repository defines.",
-			Parameters: schema(map[string]string{"function": "the function's name"}, "function"),
-			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
-				a, bad := parseArgs(raw)
-				if bad != "" {
-					return bad, nil
-				}
-				return Callees(ix, a.Function, near), nil
-			}},
+			Parameters: agent.StringParams(map[string]string{"function": "the function's name"}, "function"),
+			Run:        run(callees)},
 		{Name: "get_definition", Description: "Returns the complete source of a function defined in the repository. Give file and line to pick one of several definitions.",
-			Parameters: schema(map[string]string{"function": "the function's name", "file": "optional: the file that defines it",
+			Parameters: agent.StringParams(map[string]string{"function": "the function's name", "file": "optional: the file that defines it",
 				"line": "optional: a line inside or near the definition"}, "function"),
-			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
-				a, bad := parseArgs(raw)
-				if bad != "" {
-					return bad, nil
-				}
-				line, ok := number(a.Line)
-				if !ok {
-					return fmt.Sprintf("line must be a positive whole number; got %s", a.Line), nil
-				}
-				q := near
-				if a.File != "" {
-					q = codegraph.Near{File: strings.TrimPrefix(a.File, "./"), Line: line}
-				}
-				return Definition(ix, a.Function, q)
-			}},
+			Run: run(definition)},
 	}
 }
 
@@ -235,7 +227,7 @@ func FileTools(s *snapshot.Snapshot) []agent.Tool {
 				return ReadFile(s, a.Path, from, to), nil
 			}},
 		{Name: "search", Description: "Finds the lines of the repository's files that match a regular expression (RE2 syntax).",
-			Parameters: schema(map[string]string{"pattern": "the regular expression", "path": "optional: a directory or file to search in"}, "pattern"),
+			Parameters: agent.StringParams(map[string]string{"pattern": "the regular expression", "path": "optional: a directory or file to search in"}, "pattern"),
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 				a, bad := parseArgs(raw)
 				if bad != "" {
@@ -322,30 +314,18 @@ func Search(s *snapshot.Snapshot, pattern, path string) string {
 // code are the case's function and its source, which get_definition returns for the target when
 // the stored bodies lack it.
 func PrecomputedTools(x *jitctx.Context, target, code string) []agent.Tool {
-	run := func(f func(a args) string) func(context.Context, json.RawMessage) (string, error) {
-		return func(_ context.Context, raw json.RawMessage) (string, error) {
-			a, bad := parseArgs(raw)
-			if bad != "" {
-				return bad, nil
-			}
+	named := func(f func(name string) string) func(a args) (string, error) {
+		return func(a args) (string, error) {
 			if msg, bad := noName(a.Function); bad {
 				return msg, nil
 			}
-			return f(a), nil
+			return f(a.Function), nil
 		}
 	}
-	return []agent.Tool{
-		{Name: "get_callers", Description: "Lists the functions of the repository that call a function, with the file and line of each call.",
-			Parameters: schema(map[string]string{"function": "the function's name"}, "function"),
-			Run:        run(func(a args) string { return PrecomputedEdges(x.Callers, a.Function, "callers") })},
-		{Name: "get_callees", Description: "Lists the calls a function makes, in source order, saying which callees the repository defines.",
-			Parameters: schema(map[string]string{"function": "the function's name"}, "function"),
-			Run:        run(func(a args) string { return PrecomputedEdges(x.Callees, a.Function, "callees") })},
-		{Name: "get_definition", Description: "Returns the complete source of a function defined in the repository. Give file and line to pick one of several definitions.",
-			Parameters: schema(map[string]string{"function": "the function's name", "file": "optional: the file that defines it",
-				"line": "optional: a line inside or near the definition"}, "function"),
-			Run: run(func(a args) string { return PrecomputedDefinition(x, a.Function, target, code) })},
-	}
+	return paperTools(
+		named(func(name string) string { return PrecomputedEdges(x.Callers, name, "callers") }),
+		named(func(name string) string { return PrecomputedEdges(x.Callees, name, "callees") }),
+		named(func(name string) string { return PrecomputedDefinition(x, name, target, code) }))
 }
 
 // PrecomputedEdges is get_callers's (what "callers") or get_callees's (what "callees")

@@ -112,7 +112,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	}
 	snap, err := env.Snapshot(ctx)
 	if err != nil {
-		return verdict.Verdict{}, react.NeedsRepo("vex-agent", c, err)
+		return verdict.Verdict{}, subject.NeedsRepo("vex-agent", c, err)
 	}
 	tools := Tools(snap, s.db)
 	if ix, err := env.Graph(ctx); err == nil {
@@ -139,15 +139,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 // Conclude turns the loop's result into a verdict: the final answer parsed; when a limit stopped
 // the loop, the last reply's answer if it holds one, else failed.
 func Conclude(res agent.Result) verdict.Verdict {
-	text := res.Final
-	if res.Stopped != nil {
-		for i := len(res.Messages) - 1; i >= 0; i-- {
-			if m := res.Messages[i]; m.Role == "assistant" && m.Content != "" {
-				text = m.Content
-				break
-			}
-		}
-	}
+	text := res.Answer()
 	cat, reasoning, err := ParseAnswer(text)
 	var v verdict.Verdict
 	switch {

@@ -32,17 +32,6 @@ const (
 	maxObservation = 32 << 10
 )
 
-func stringSchema(props map[string]string, required ...string) map[string]any {
-	p := map[string]any{}
-	for name, desc := range props {
-		p[name] = map[string]any{"type": "string", "description": desc}
-	}
-	if required == nil {
-		required = []string{}
-	}
-	return map[string]any{"type": "object", "properties": p, "required": required}
-}
-
 // Tools are list_dir, read_file, search, find_dependency and get_advisory over snap and db
 // (db nil: get_advisory says there are no advisories). Dependency facts are read once, at the
 // first find_dependency.
@@ -51,7 +40,7 @@ func Tools(snap *snapshot.Snapshot, db *advisory.DB) []agent.Tool {
 	file := react.FileTools(snap) // read_file, search: the same observations as the JitVul agent's
 	return []agent.Tool{
 		{Name: "list_dir", Description: "Lists a directory of the repository: subdirectories end with /, files show their size.",
-			Parameters: stringSchema(map[string]string{"path": "the directory, relative to the repository root (\".\" or \"\" for the root)"}),
+			Parameters: agent.StringParams(map[string]string{"path": "the directory, relative to the repository root (\".\" or \"\" for the root)"}),
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 				var a struct{ Path string }
 				if err := json.Unmarshal(raw, &a); err != nil {
@@ -61,7 +50,7 @@ func Tools(snap *snapshot.Snapshot, db *advisory.DB) []agent.Tool {
 			}},
 		file[0], file[1],
 		{Name: "find_dependency", Description: "Finds a package in the project's manifests, lockfiles and vendored modules (every module of the repository): its version or version range, the manifest and line, and whether it is a direct dependency.",
-			Parameters: stringSchema(map[string]string{"package": "the package name: a Go module path, a PyPI name, a Maven group:artifact (or artifact), an npm name"}, "package"),
+			Parameters: agent.StringParams(map[string]string{"package": "the package name: a Go module path, a PyPI name, a Maven group:artifact (or artifact), an npm name"}, "package"),
 			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a struct{ Package string }
 				if err := json.Unmarshal(raw, &a); err != nil {
@@ -70,7 +59,7 @@ func Tools(snap *snapshot.Snapshot, db *advisory.DB) []agent.Tool {
 				return t.FindDependency(ctx, a.Package)
 			}},
 		{Name: "get_advisory", Description: "Returns the advisory of a vulnerability id (CVE, GHSA or GO- id; aliases are followed): summary, details, affected packages and version ranges, vulnerable symbols when known, references.",
-			Parameters: stringSchema(map[string]string{"id": "the vulnerability id, e.g. CVE-2024-1234"}, "id"),
+			Parameters: agent.StringParams(map[string]string{"id": "the vulnerability id, e.g. CVE-2024-1234"}, "id"),
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 				var a struct{ ID string }
 				if err := json.Unmarshal(raw, &a); err != nil {

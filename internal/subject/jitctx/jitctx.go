@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/codegraph"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -217,7 +218,7 @@ type Related struct {
 // ties by name. The target itself is left out (recursion). It is the codegraph's TopK rule
 // (VulEval's) over the precomputed context.
 func (x *Context) TopK(target, code string, k int) (callers, callees []Related) {
-	tt := tokenSet(code)
+	tt := codegraph.TokenSet(code)
 	rank := func(es []Edge) []Related {
 		var out []Related
 		for _, name := range Names(es) {
@@ -225,7 +226,7 @@ func (x *Context) TopK(target, code string, k int) (callers, callees []Related) 
 			if !ok || name == target {
 				continue
 			}
-			out = append(out, Related{Name: name, Score: jaccard(tt, tokenSet(body)), Code: body})
+			out = append(out, Related{Name: name, Score: codegraph.Jaccard(tt, codegraph.TokenSet(body)), Code: body})
 		}
 		slices.SortStableFunc(out, func(a, b Related) int {
 			return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Name, b.Name))
@@ -236,40 +237,4 @@ func (x *Context) TopK(target, code string, k int) (callers, callees []Related) 
 		return out
 	}
 	return rank(x.Callers[target]), rank(x.Callees[target])
-}
-
-// tokenSet returns the set of identifier, keyword and number tokens of code (as the code
-// graph's TopK does).
-func tokenSet(code string) map[string]struct{} {
-	set := map[string]struct{}{}
-	for i := 0; i < len(code); {
-		if isWordByte(code[i]) {
-			j := i + 1
-			for j < len(code) && isWordByte(code[j]) {
-				j++
-			}
-			set[code[i:j]] = struct{}{}
-			i = j
-			continue
-		}
-		i++
-	}
-	return set
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
-}
-
-func jaccard(a, b map[string]struct{}) float64 {
-	if len(a) == 0 && len(b) == 0 {
-		return 0
-	}
-	inter := 0
-	for t := range a {
-		if _, ok := b[t]; ok {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
 }

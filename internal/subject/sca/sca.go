@@ -63,22 +63,22 @@ func (s *SCA) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (ver
 	}
 	advs, err := s.db.Related(c.CVE)
 	if err != nil {
-		return verdict.Verdict{}, err
+		return verdict.Verdict{}, fmt.Errorf("subject sca: case %s: %w", c.ID, err)
 	}
 	if len(advs) == 0 {
 		return verdict.Verdict{}, fmt.Errorf("no OSV record for %s in %s (give --advisories a database that has it)", c.CVE, s.db.Path())
 	}
 	snap, err := env.Snapshot(ctx)
 	if err != nil {
-		return verdict.Verdict{}, err
+		return verdict.Verdict{}, subject.NeedsRepo("sca", c, err)
 	}
 	fsys, ok := snap.FS().(deps.FS)
 	if !ok {
-		return verdict.Verdict{}, errors.New("the snapshot's FS cannot list directories")
+		return verdict.Verdict{}, errors.New("subject sca: the snapshot's FS cannot list directories")
 	}
 	facts, err := deps.Extract(ctx, fsys)
 	if err != nil {
-		return verdict.Verdict{}, err
+		return verdict.Verdict{}, fmt.Errorf("subject sca: case %s: %w", c.ID, err)
 	}
 	return judge(c, advs, facts), nil
 }
@@ -159,7 +159,8 @@ func finding(a *advisory.Advisory, d deps.Dependency, msg string) verdict.Findin
 	return verdict.Finding{File: d.Manifest, StartLine: d.Line, EndLine: d.Line, Rule: a.ID, Message: msg}
 }
 
-// lowerBound finds the first version a specifier names (">=2.0,<3" gives 2.0).
+// versionOf is d's pinned version, else the first version its range names (">=2.0,<3" gives
+// 2.0), and how it was found; "" when neither.
 func versionOf(d deps.Dependency) (string, string) {
 	if d.Version != "" {
 		return d.Version, "pinned"

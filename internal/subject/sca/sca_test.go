@@ -2,6 +2,7 @@ package sca_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -174,6 +175,23 @@ func TestSCAErrors(t *testing.T) {
 	want := "no OSV record for CVE-2020-0001 in " + dir + " (give --advisories a database that has it)"
 	if d := cmp.Diff(want, err.Error()); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+	// A vex case whose CVE is known but that has no repository: the error says what sca needs.
+	if err := os.WriteFile(filepath.Join(dir, "GO-2020-0019.json"), []byte(advisories["go/GO-2020-0019.json"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db2, err := advisory.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.CVE = "CVE-2020-27813"
+	_, err = sca.NewWith(db2).Assess(context.Background(), subject.Unit{Case: c}, subject.NewEnv(subject.EnvOptions{}))
+	want = "subject sca needs the case's repository: case c has no repo.url and repo.commit (the case has no repository snapshot)"
+	if err == nil || !errors.Is(err, subject.ErrNoSnapshot) {
+		t.Fatalf("no repository: %v, want ErrNoSnapshot", err)
+	}
+	if d := cmp.Diff(want, err.Error()); d != "" {
+		t.Errorf("no repository (-want +got):\n%s", d)
 	}
 	if err := (sca.Config{}).Validate(); err == nil {
 		t.Error("an empty --advisories is accepted")

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -163,6 +164,9 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 	subj, err := p.Factory.New(p.Config, p.Deps)
 	if err != nil {
 		return nil, err
+	}
+	if c, ok := subj.(io.Closer); ok {
+		defer c.Close() // an advisory database, a scanner's cache: held for the whole run
 	}
 	out := &Outcome{Cases: sc.cases, All: sc.all, Undated: sc.undated}
 	modeled, _ := subj.(subject.Modeled)

@@ -332,3 +332,34 @@ func (s *stopper) Assess(context.Context, subject.Unit, *subject.Env) (verdict.V
 	s.once.Do(func() { close(s.stop) })
 	return verdict.Verdict{Status: verdict.OK, Label: suite.Ben}, nil
 }
+
+// closing answers ben and counts its Close calls.
+type closing struct{ closed int }
+
+func (c *closing) Assess(context.Context, subject.Unit, *subject.Env) (verdict.Verdict, error) {
+	return verdict.Verdict{Status: verdict.OK, Label: suite.Ben}, nil
+}
+
+func (c *closing) Close() error { c.closed++; return nil }
+
+// A subject that holds something (an advisory database, an open zip) is closed when the run ends.
+func TestSubjectClosedAtTheEnd(t *testing.T) {
+	dir := t.TempDir()
+	suitePath := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(suitePath, []byte(`{"id":"a","kind":"function","label":"ben","code":"x"}`+"\n"), 0o644)
+	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c := &closing{}
+	fac := subject.Factory{Name: "closing", Kinds: suite.Kinds, Version: "1",
+		New: func(subject.Config, subject.Deps) (subject.Subject, error) { return c, nil }}
+	if _, err := Execute(context.Background(), Plan{Store: st, RunID: "r", Suite: suitePath, Factory: fac, Spec: "closing",
+		Config: noConfig{}, Repeats: 1, Concurrency: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if c.closed != 1 {
+		t.Errorf("Close called %d times, want once", c.closed)
+	}
+}

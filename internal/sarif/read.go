@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"regexp"
@@ -52,15 +51,6 @@ func ReadFile(path string) (*Log, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return l, nil
-}
-
-// Read reads a SARIF document from r.
-func Read(r io.Reader) (*Log, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read SARIF: %w", err)
-	}
-	return Parse(b)
 }
 
 // Parse reads a SARIF document. It fails only when the bytes are not a JSON object with a runs

@@ -92,11 +92,14 @@ func writeSarifText(e *env, l *sarif.Log) error {
 		if version == "" {
 			version = "(no version)"
 		}
-		located, cwes := 0, map[string]bool{}
+		located, withCWE, cwes := 0, 0, map[string]bool{}
 		var order []string
 		for _, f := range r.Findings {
 			if f.File != "" {
 				located++
+			}
+			if len(f.CWE) > 0 {
+				withCWE++
 			}
 			for _, c := range f.CWE {
 				if !cwes[c] {
@@ -106,7 +109,7 @@ func writeSarifText(e *env, l *sarif.Log) error {
 			}
 		}
 		fmt.Fprintf(e.stdout, "run %d: %s %s: %d results, %d with a location, %d with a CWE; CWEs: %s\n",
-			i, r.Tool, version, r.Results, located, countWithCWE(r), orNone(strings.Join(order, " ")))
+			i, r.Tool, version, r.Results, located, withCWE, orNone(strings.Join(order, " ")))
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "LOCATION\tRULE\tSEVERITY\tCWE\tMESSAGE")
 		for _, f := range r.Findings {
@@ -126,16 +129,6 @@ func writeSarifText(e *env, l *sarif.Log) error {
 		}
 	}
 	return nil
-}
-
-func countWithCWE(r sarif.Run) int {
-	n := 0
-	for _, f := range r.Findings {
-		if len(f.CWE) > 0 {
-			n++
-		}
-	}
-	return n
 }
 
 func orNone(s string) string {

@@ -2,12 +2,13 @@
 // in many small ways) into normalised findings, writes strict SARIF 2.1.0, and matches findings
 // to cases.
 //
-// The reader decodes with encoding/json into its own small structs rather than go-sarif's
-// types. go-sarif v3.3.1 does read the ten shared files, but it decodes every field of the
-// schema (code flows, fixes, graphs), so it is slower than the 50 MB/s the reader must reach,
-// and its typed fields reject values real files get wrong (a line or index written as a string,
-// properties.cwe as a string where another tool writes a list). Here only what a finding needs
-// is decoded, and each of those fields accepts null, a string or a number.
+// The reader walks the document with jsonparser into its own small structs (decode.go) rather
+// than go-sarif's types. go-sarif v3.3.1 does read the ten shared files, but it decodes every
+// field of the schema (code flows, fixes, graphs), so it is slower than the 50 MB/s the reader
+// must reach, and its typed fields reject values real files get wrong (a line or index written
+// as a string, properties.cwe as a string where another tool writes a list). Here only what a
+// finding needs is decoded, everything else is skipped unread, and each of those fields accepts
+// null, a string or a number. encoding/json is used only to name the line of a syntax error.
 package sarif
 
 import (
@@ -15,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"regexp"
@@ -51,15 +51,6 @@ func ReadFile(path string) (*Log, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return l, nil
-}
-
-// Read reads a SARIF document from r.
-func Read(r io.Reader) (*Log, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read SARIF: %w", err)
-	}
-	return Parse(b)
 }
 
 // Parse reads a SARIF document. It fails only when the bytes are not a JSON object with a runs

@@ -150,7 +150,7 @@ func TestReadSloppy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := sarif.Read(strings.NewReader(tt.in))
+			l, err := sarif.Parse([]byte(tt.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,11 +163,11 @@ func TestReadSloppy(t *testing.T) {
 
 func TestReadRefuses(t *testing.T) {
 	for _, in := range []string{"", "[]", `{"version":"2.1.0"}`, "{\n\"runs\": [\n{,]}", `{"runs": {}}`} {
-		if _, err := sarif.Read(strings.NewReader(in)); err == nil {
+		if _, err := sarif.Parse([]byte(in)); err == nil {
 			t.Errorf("%q was read as SARIF", in)
 		}
 	}
-	_, err := sarif.Read(strings.NewReader("{\n\"runs\": [\n{,]}"))
+	_, err := sarif.Parse([]byte("{\n\"runs\": [\n{,]}"))
 	if err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("syntax error = %v, want one naming line 3", err)
 	}

@@ -10,15 +10,12 @@ import (
 // CppcheckInstall is how to get the binary.
 const CppcheckInstall = "apt-get install cppcheck"
 
-// cppcheckSelf are ids about cppcheck's own trouble with the input, not weaknesses.
-var cppcheckSelf = []string{"syntaxError", "internalAstError", "missingInclude", "missingIncludeSystem",
-	"unknownMacro", "checkersReport", "toomanyconfigs", "normalCheckLevelMaxBranches", "preprocessorErrorDirective", "cppcheckError", "internalError"}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// cppcheckSelf reports whether id is about cppcheck's own trouble with the input, not a weakness.
+func cppcheckSelf(id string) bool {
+	switch id {
+	case "syntaxError", "internalAstError", "missingInclude", "missingIncludeSystem", "unknownMacro", "checkersReport",
+		"toomanyconfigs", "normalCheckLevelMaxBranches", "preprocessorErrorDirective", "cppcheckError", "internalError":
+		return true
 	}
 	return false
 }

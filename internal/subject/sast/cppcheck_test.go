@@ -43,3 +43,26 @@ func TestParseCppcheckXML(t *testing.T) {
 		}
 	}
 }
+
+// TestCppcheckCounts: errors and warnings about the code make a case vul; cppcheck's reports
+// about its own trouble with the input (at any severity) and lesser severities do not.
+func TestCppcheckCounts(t *testing.T) {
+	s, _ := sast.LookupScanner("cppcheck")
+	tests := []struct {
+		rule, severity string
+		want           bool
+	}{
+		{"arrayIndexOutOfBounds", "error", true},
+		{"uninitvar", "warning", true},
+		{"unusedVariable", "style", false},
+		{"missingIncludeSystem", "information", false},
+		{"syntaxError", "error", false},
+		{"internalAstError", "error", false},
+		{"preprocessorErrorDirective", "error", false},
+	}
+	for _, tt := range tests {
+		if got := s.Counts(verdict.Finding{Rule: tt.rule, Severity: tt.severity}); got != tt.want {
+			t.Errorf("Counts(%s, %s) = %v, want %v", tt.rule, tt.severity, got, tt.want)
+		}
+	}
+}

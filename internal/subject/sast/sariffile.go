@@ -36,8 +36,8 @@ func (c SARIFConfig) Validate() error {
 type SARIFFile struct {
 	file     string
 	tools    []string
-	findings []verdict.Finding
-	byBase   map[string][]int // finding file's base name → finding indices
+	findings int
+	byBase   byBase
 	matcher  *sarif.Matcher
 }
 
@@ -51,22 +51,19 @@ func LoadSARIF(c SARIFConfig) (*SARIFFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &SARIFFile{file: c.File, matcher: m, byBase: map[string][]int{}}
+	s := &SARIFFile{file: c.File, matcher: m}
+	var all []verdict.Finding
 	for _, r := range l.Runs {
 		s.tools = append(s.tools, strings.TrimSpace(r.Tool+" "+r.Version))
-		for _, f := range r.Findings {
-			if f.File != "" {
-				s.byBase[path.Base(f.File)] = append(s.byBase[path.Base(f.File)], len(s.findings))
-			}
-			s.findings = append(s.findings, f)
-		}
+		all = append(all, r.Findings...)
 	}
+	s.findings, s.byBase = len(all), indexByBase(all)
 	return s, nil
 }
 
 // Describe is recorded in the run's manifest.
 func (s *SARIFFile) Describe() map[string]any {
-	return map[string]any{"file": s.file, "tools": s.tools, "findings": len(s.findings), "matcher": sarif.MatcherVersion}
+	return map[string]any{"file": s.file, "tools": s.tools, "findings": s.findings, "matcher": sarif.MatcherVersion}
 }
 
 // Assess implements subject.Subject.
@@ -75,12 +72,28 @@ func (s *SARIFFile) Assess(_ context.Context, u subject.Unit, _ *subject.Env) (v
 	if !ok {
 		return verdict.Verdict{}, fmt.Errorf("sarif:%s: case %s names no file (target.file or repo.path), so no finding can match it", s.file, u.Case.ID)
 	}
-	idx := s.byBase[path.Base(span.File)]
-	cand := make([]verdict.Finding, len(idx))
-	for i, j := range idx {
-		cand[i] = s.findings[j]
+	return s.byBase.match(s.matcher, u.Case, span), nil
+}
+
+// byBase holds findings by their file's base name. A case's file can only match findings of
+// its own base name (sarif.Matcher takes the same path, or one a path suffix of the other), so
+// each case is matched against those alone; a finding without a file matches nothing.
+type byBase map[string][]verdict.Finding
+
+func indexByBase(fs []verdict.Finding) byBase {
+	b := byBase{}
+	for _, f := range fs {
+		if f.File != "" {
+			b[path.Base(f.File)] = append(b[path.Base(f.File)], f)
+		}
 	}
-	return matchVerdict(s.matcher.Match([]*suite.Case{u.Case}, cand)[0], cand, span), nil
+	return b
+}
+
+// match is the verdict of case c, whose span is span, on the findings.
+func (b byBase) match(m *sarif.Matcher, c *suite.Case, span sarif.Span) verdict.Verdict {
+	cand := b[path.Base(span.File)]
+	return matchVerdict(m.Match([]*suite.Case{c}, cand)[0], cand, span)
 }
 
 func describeSpan(s sarif.Span) string {

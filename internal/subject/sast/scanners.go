@@ -141,7 +141,7 @@ func parseSARIF(tool string) func(stdout, stderr []byte) ([]verdict.Finding, err
 }
 
 func cppcheckCounts(f verdict.Finding) bool {
-	return (f.Severity == "error" || f.Severity == "warning") && !contains(cppcheckSelf, f.Rule)
+	return (f.Severity == "error" || f.Severity == "warning") && !cppcheckSelf(f.Rule)
 }
 
 // ParseFlawfinderSARIF reads flawfinder's --sarif output. Each finding keeps what the CSV

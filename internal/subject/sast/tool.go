@@ -61,7 +61,8 @@ type Tool struct {
 
 type scan struct {
 	done     chan struct{}
-	findings []verdict.Finding
+	findings int
+	byBase   byBase
 	err      error
 }
 
@@ -172,24 +173,19 @@ func (t *Tool) assessRepo(ctx context.Context, c *suite.Case, env *subject.Env) 
 	if err != nil {
 		return verdict.Verdict{}, fmt.Errorf("%s: %w", t.Scanner.Name, err)
 	}
-	findings, fresh, err := t.scanTree(ctx, snap.Root())
+	s, fresh, err := t.scanTree(ctx, snap.Root())
 	if err != nil {
 		return verdict.Verdict{}, err
 	}
-	env.Trace.Record(trace.Event{Kind: trace.Note, Name: t.Scanner.Name, Content: fmt.Sprintf("%s %s: %d findings in the snapshot (scanned for this case: %v)", t.Scanner.Name, t.version, len(findings), fresh)})
-	var cand []verdict.Finding
-	for _, f := range findings {
-		if path.Base(f.File) == path.Base(span.File) {
-			cand = append(cand, f)
-		}
-	}
-	return matchVerdict(t.matcher.Match([]*suite.Case{c}, cand)[0], cand, span), nil
+	env.Trace.Record(trace.Event{Kind: trace.Note, Name: t.Scanner.Name, Content: fmt.Sprintf("%s %s: %d findings in the snapshot (scanned for this case: %v)", t.Scanner.Name, t.version, s.findings, fresh)})
+	return s.byBase.match(t.matcher, c, span), nil
 }
 
 // scanTree scans the tree at root once for every case on it: concurrent callers wait for the
 // first one's scan. A scan cut short by its caller's context is forgotten, so the next case
-// scans again; a failed scan is kept (every case on the tree gets its error).
-func (t *Tool) scanTree(ctx context.Context, root string) ([]verdict.Finding, bool, error) {
+// scans again; a failed scan is kept (every case on the tree gets its error). The findings are
+// indexed once, for every case on the tree.
+func (t *Tool) scanTree(ctx context.Context, root string) (*scan, bool, error) {
 	t.mu.Lock()
 	s, ok := t.scans[root]
 	if !ok {
@@ -209,19 +205,20 @@ func (t *Tool) scanTree(ctx context.Context, root string) ([]verdict.Finding, bo
 		if cur != s { // cut short by its caller: scan again
 			return t.scanTree(ctx, root)
 		}
-		return s.findings, false, s.err
+		return s, false, s.err
 	}
-	s.findings, s.err = t.run(ctx, root, ".")
-	for i := range s.findings {
-		s.findings[i].File = relativeTo(root, sarif.NormalizePath(s.findings[i].File))
+	findings, err := t.run(ctx, root, ".")
+	for i := range findings {
+		findings[i].File = relativeTo(root, sarif.NormalizePath(findings[i].File))
 	}
+	s.findings, s.byBase, s.err = len(findings), indexByBase(findings), err
 	if s.err != nil && ctx.Err() != nil {
 		t.mu.Lock()
 		delete(t.scans, root)
 		t.mu.Unlock()
 	}
 	close(s.done)
-	return s.findings, true, s.err
+	return s, true, s.err
 }
 
 // countVerdict: vul when some finding counts; the CWEs are those of the findings that count.

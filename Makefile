@@ -13,6 +13,10 @@ FUZZTIME ?= 60000x
 # minimising one input. A few hundred tries are enough for an input this small.
 FUZZMIN ?= 200x
 
+# Go tools the tests and the demo use (gosec) are installed with go install into GOPATH/bin,
+# which need not be on a fresh machine's PATH.
+export PATH := $(shell $(GO) env GOPATH)/bin:$(PATH)
+
 .PHONY: all build demo test deps check bench clean
 
 all: build

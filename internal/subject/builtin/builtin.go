@@ -167,23 +167,17 @@ func reactKind() subject.Factory {
 
 // scanners are the subject kinds of the scanner table (sast.Scanners), one per tool.
 func scanners() []subject.Factory {
-	summaries := map[string]string{
-		"flawfinder": "flawfinder (SARIF) on C/C++ code; vul when a hit reaches --min-level, score = highest level / 5",
-		"cppcheck":   "cppcheck (XML v2, with CWEs) on C/C++ code; vul when it reports an error or warning about the code",
-		"bandit":     "bandit (JSON; CWEs from its test ids) on Python code; vul when it reports an issue",
-		"gosec":      "gosec (SARIF) on Go code; vul when it reports an issue",
-		"eslint":     "eslint with eslint-plugin-security's recommended rules (SARIF; CWEs from its rule ids) on JavaScript/TypeScript code, run from vulnbench's npm prefix; vul when it reports an issue",
-	}
+	minLevel := subject.Flag{Name: "min-level", Default: 1, Usage: "flawfinder: lowest hit level (0-5) that makes a case vul"}
 	var fs []subject.Factory
 	for _, s := range sast.Scanners() {
 		f := subject.Factory{
 			Name: s.Name, Usage: s.Name, Kinds: suite.Kinds, Languages: s.Languages, Version: sast.ToolVersion,
-			Summary: summaries[s.Name] + "; jit and vex cases: one scan per snapshot, findings matched to the target",
+			Summary: s.Summary + "; jit and vex cases: one scan per snapshot, findings matched to the target",
 			Needs:   subject.Needs{Binaries: []subject.Binary{{Name: s.Binary, Install: s.Install}}},
 			Configure: func(_ string, v subject.Values) (subject.Config, error) {
 				c := sast.ToolConfig{Tool: s.Name}
-				if s.Name == "flawfinder" {
-					c.MinLevel = v.Int("min-level")
+				if s.Levels {
+					c.MinLevel = v.Int(minLevel.Name)
 				}
 				return c, c.Validate()
 			},
@@ -191,8 +185,8 @@ func scanners() []subject.Factory {
 				return sast.NewTool(cfg.(sast.ToolConfig))
 			},
 		}
-		if s.Name == "flawfinder" {
-			f.Flags = []subject.Flag{{Name: "min-level", Default: 1, Usage: "flawfinder: lowest hit level (0-5) that makes a case vul"}}
+		if s.Levels {
+			f.Flags = []subject.Flag{minLevel}
 		}
 		fs = append(fs, f)
 	}

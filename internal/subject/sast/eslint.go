@@ -38,6 +38,7 @@ func eslintScanner(prefix string) Scanner {
 	modules := filepath.Join(prefix, "node_modules")
 	return Scanner{
 		Name: "eslint", Binary: filepath.Join(modules, ".bin", "eslint"), Languages: []string{"javascript", "js", "typescript", "ts"},
+		Summary: "eslint with eslint-plugin-security's recommended rules (SARIF; CWEs from its rule ids) on JavaScript/TypeScript code, run from vulnbench's npm prefix; vul when it reports an issue",
 		Install: ESLintInstall, Format: "sarif",
 		Version: eslintVersion,
 		Config:  func() (string, string) { return "eslint.config.cjs", eslintConfig(modules) },

@@ -21,6 +21,10 @@ type Scanner struct {
 	Languages []string // the case languages it reads
 	Install   string   // the command that installs it
 	Format    string   // what it writes: sarif, cppcheck-xml, bandit-json
+	Summary   string   // one line for --help
+	// Levels: its findings carry a hit level 0-5 (their Severity); a case is vul when one reaches
+	// --min-level, and the score is the highest level / 5 (flawfinder).
+	Levels bool
 	// Version returns the tool's version; path is the binary found on PATH.
 	Version func(path string) (string, error)
 	// Config, when set, is a configuration file the tool runs with (its name and content), so no
@@ -45,6 +49,7 @@ func Scanners() []Scanner {
 	return []Scanner{
 		{
 			Name: "flawfinder", Binary: "flawfinder", Languages: cLanguages(), Install: "apt-get install flawfinder", Format: "sarif",
+			Summary: "flawfinder (SARIF) on C/C++ code; vul when a hit reaches --min-level, score = highest level / 5", Levels: true,
 			Version: versionOutput("--version", ""),
 			Args: func(target, _ string) []string {
 				return []string{"--sarif", "--minlevel=0", "--quiet", "--dataonly", target}
@@ -54,6 +59,7 @@ func Scanners() []Scanner {
 		},
 		{
 			Name: "cppcheck", Binary: "cppcheck", Languages: cLanguages(), Install: CppcheckInstall, Format: "cppcheck-xml",
+			Summary: "cppcheck (XML v2, with CWEs) on C/C++ code; vul when it reports an error or warning about the code",
 			Version: versionOutput("--version", "Cppcheck"),
 			Args: func(target, _ string) []string {
 				return []string{"--xml", "--xml-version=2", "--enable=warning,portability", "--quiet", target}
@@ -65,6 +71,7 @@ func Scanners() []Scanner {
 		},
 		{
 			Name: "bandit", Binary: "bandit", Languages: []string{"python", "py"}, Install: "apt-get install bandit", Format: "bandit-json",
+			Summary: "bandit (JSON; CWEs from its test ids) on Python code; vul when it reports an issue",
 			Version: versionOutput("--version", "bandit"),
 			Args: func(target, _ string) []string {
 				if target == "." {
@@ -77,6 +84,7 @@ func Scanners() []Scanner {
 		},
 		{
 			Name: "gosec", Binary: "gosec", Languages: []string{"go"}, Install: GosecInstall, Format: "sarif",
+			Summary: "gosec (SARIF) on Go code; vul when it reports an issue",
 			Version: moduleVersion, // a go-installed gosec says "dev" to -version
 			Args: func(_, _ string) []string {
 				// gosec scans packages: a file case is alone in its directory. Not -quiet: with it,

@@ -28,7 +28,7 @@ const ToolVersion = "2"
 // ToolConfig is a scanner subject's configuration.
 type ToolConfig struct {
 	Tool string `json:"tool"`
-	// MinLevel is flawfinder's lowest hit level (0-5) that makes a case vul.
+	// MinLevel is the lowest hit level (0-5) that makes a case vul, for a scanner with Levels.
 	MinLevel int `json:"min_level,omitempty"`
 }
 
@@ -38,7 +38,7 @@ func (c ToolConfig) Validate() error {
 		return fmt.Errorf("no scanner named %q in the scanner table", c.Tool)
 	}
 	if c.MinLevel < 0 || c.MinLevel > 5 {
-		return fmt.Errorf("flawfinder: --min-level %d is outside 0..5", c.MinLevel)
+		return fmt.Errorf("%s: --min-level %d is outside 0..5", c.Tool, c.MinLevel)
 	}
 	return nil
 }
@@ -94,7 +94,7 @@ func NewTool(c ToolConfig) (*Tool, error) {
 // matcher that repository cases go through.
 func (t *Tool) Describe() map[string]any {
 	d := map[string]any{"tool": t.Scanner.Name, "tool_version": t.version, "format": t.Scanner.Format, "matcher": sarif.MatcherVersion}
-	if t.Scanner.Name == "flawfinder" {
+	if t.Scanner.Levels {
 		d["min_level"] = t.MinLevel
 	}
 	return d
@@ -123,8 +123,8 @@ func (t *Tool) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (ve
 		return verdict.Verdict{}, err
 	}
 	env.Trace.Record(trace.Event{Kind: trace.Note, Name: t.Scanner.Name, Content: fmt.Sprintf("%s %s: %d findings", t.Scanner.Name, t.version, len(findings))})
-	if t.Scanner.Name == "flawfinder" {
-		return flawfinderVerdict(findings, t.MinLevel), nil
+	if t.Scanner.Levels {
+		return levelVerdict(findings, t.MinLevel), nil
 	}
 	return countVerdict(findings, t.Scanner.Counts), nil
 }
@@ -247,9 +247,9 @@ func countVerdict(findings []verdict.Finding, counts func(verdict.Finding) bool)
 	return v
 }
 
-// flawfinderVerdict: vul when some hit reaches minLevel; the score is the highest level / 5;
+// levelVerdict: vul when some hit reaches minLevel; the score is the highest level / 5;
 // the CWEs are those of the highest-level hits (Severity holds each hit's level).
-func flawfinderVerdict(findings []verdict.Finding, minLevel int) verdict.Verdict {
+func levelVerdict(findings []verdict.Finding, minLevel int) verdict.Verdict {
 	max := -1
 	for _, f := range findings {
 		if l := level(f); l > max {

@@ -187,8 +187,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		if err := resumeFlags(fs, reg, man); err != nil {
 			return err
 		}
-		o.subject, plan.Repeats, o.skipUnsupported = man.Subject, man.Repeats, man.SkipUnsupport
-		plan.SkipUnsupported = man.SkipUnsupport
+		o.subject, plan.Repeats, plan.SkipUnsupported = man.Subject, man.Repeats, man.SkipUnsupport
 		if man.After != "" {
 			o.after.raw = man.After
 			if err := o.after.validate(); err != nil {

@@ -98,7 +98,7 @@ func TestLoopProtocols(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, srv := server(t, tt.provider, llmtest.Conversation(nil, tt.replies...))
-			rec := trace.NewBuffer(nil)
+			rec := trace.NewBuffer()
 			l := agent.Loop{Model: m, Tools: []agent.Tool{upper()}, Protocol: tt.proto, System: "sys", User: "question", Trace: rec}
 			res, err := l.Run(context.Background())
 			if err != nil {
@@ -301,7 +301,7 @@ func TestTraceKeepsTheBoundedObservation(t *testing.T) {
 			return strings.Repeat("line\n", 2000), nil
 		}}
 	m, srv := server(t, llmtest.OpenAI, llmtest.Conversation(nil, llmtest.Call(llmtest.ToolCall{Name: "long"}), llmtest.Reply{Text: "done"}))
-	rec := trace.NewBuffer(nil)
+	rec := trace.NewBuffer()
 	l := agent.Loop{Model: m, Tools: []agent.Tool{long}, Protocol: agent.Native, System: "sys", User: "q", Trace: rec}
 	if _, err := l.Run(context.Background()); err != nil {
 		t.Fatal(err)

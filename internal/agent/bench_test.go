@@ -55,7 +55,7 @@ func BenchmarkLoopOverhead(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				l := agent.Loop{Model: instant{steps: steps, text: proto == agent.Text}, Tools: []agent.Tool{definition()}, Protocol: proto,
-					System: "sys", User: "q", MaxSteps: steps, Trace: trace.NewBuffer(nil)}
+					System: "sys", User: "q", MaxSteps: steps, Trace: trace.NewBuffer()}
 				start := time.Now()
 				res, err := l.Run(context.Background())
 				total += time.Since(start)
@@ -83,7 +83,7 @@ func BenchmarkLoopFakeServer(b *testing.B) {
 	m := llm.NewOpenAI("gpt-test", srv.BaseURL(), "k", nil)
 	var total time.Duration
 	for b.Loop() {
-		l := agent.Loop{Model: m, Tools: []agent.Tool{definition()}, System: "sys", User: "q", MaxSteps: steps, Trace: trace.NewBuffer(nil)}
+		l := agent.Loop{Model: m, Tools: []agent.Tool{definition()}, System: "sys", User: "q", MaxSteps: steps, Trace: trace.NewBuffer()}
 		start := time.Now()
 		res, err := l.Run(context.Background())
 		total += time.Since(start)

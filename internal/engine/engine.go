@@ -244,7 +244,7 @@ func (r *Result) add(v *verdict.Verdict) {
 // beyond the metered calls (the budget has not seen it yet).
 func attempt(ctx context.Context, cfg *Config, subj subject.Subject, u subject.Unit) (a store.Attempt, own *float64, _ error, ok bool) {
 	start := time.Now()
-	buf := trace.NewBuffer(nil)
+	buf := trace.NewBuffer()
 	finish := func(v verdict.Verdict, metered verdict.Usage) store.Attempt {
 		if !v.Status.Valid() {
 			v = verdict.Verdict{Status: verdict.Error, Reason: fmt.Sprintf("subject returned status %q", v.Status), Usage: v.Usage}

@@ -52,7 +52,7 @@ func call(m llm.Model) error {
 // Every call is traced, counted and priced; the unit's step limit stops the calls after it.
 func TestMeterTracesCountsAndLimitsEveryCall(t *testing.T) {
 	m, prices, srv := stack(t)
-	buf := trace.NewBuffer(nil)
+	buf := trace.NewBuffer()
 	mt := newMeter(m, prices, nil, subject.Limits{Steps: 2}, buf)
 	for i := 0; i < 2; i++ {
 		if err := call(mt); err != nil {

@@ -60,16 +60,10 @@ type Recorder interface {
 type Buffer struct {
 	mu     sync.Mutex
 	events []Event
-	now    func() time.Time
 }
 
-// NewBuffer returns an empty buffer; now stamps events without a time (nil: time.Now).
-func NewBuffer(now func() time.Time) *Buffer {
-	if now == nil {
-		now = time.Now
-	}
-	return &Buffer{now: now}
-}
+// NewBuffer returns an empty buffer.
+func NewBuffer() *Buffer { return &Buffer{} }
 
 // Record implements Recorder: it numbers and stamps e and cuts its text to MaxContent.
 func (b *Buffer) Record(e Event) {
@@ -77,7 +71,7 @@ func (b *Buffer) Record(e Event) {
 	defer b.mu.Unlock()
 	e.Seq = len(b.events)
 	if e.Time.IsZero() {
-		e.Time = b.now()
+		e.Time = time.Now()
 	}
 	e.Time = e.Time.UTC()
 	e.Content = Cut(e.Content, MaxContent)

@@ -83,16 +83,12 @@ func (m *limited) Complete(ctx context.Context, req Request) (Response, error) {
 func (m *limited) acquire(ctx context.Context) (int, error) {
 	for {
 		m.mu.Lock()
-		wait := time.Until(m.gate)
-		if wait <= 0 && float64(m.inflight) < m.window {
-			m.inflight++
-			m.peak = max(m.peak, m.inflight)
-			e := m.epoch
-			m.mu.Unlock()
-			return e, nil
-		}
+		epoch, wait, ok := m.take()
 		wake := m.wake
 		m.mu.Unlock()
+		if ok {
+			return epoch, nil
+		}
 		var t *time.Timer
 		var timer <-chan time.Time
 		if wait > 0 {
@@ -113,16 +109,23 @@ func (m *limited) acquire(ctx context.Context) (int, error) {
 	}
 }
 
-// tryAcquire takes a slot if one is free and the gate is open, for tests.
+// tryAcquire is acquire without the wait, for tests.
 func (m *limited) tryAcquire() (int, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if time.Until(m.gate) > 0 || float64(m.inflight) >= m.window {
-		return 0, false
+	epoch, _, ok := m.take()
+	return epoch, ok
+}
+
+// take takes a slot if the gate is open and one is free, and returns the epoch; refused, wait is
+// how long the gate stays shut (0 when only the window is full). m.mu is held.
+func (m *limited) take() (epoch int, wait time.Duration, ok bool) {
+	if wait = time.Until(m.gate); wait > 0 || float64(m.inflight) >= m.window {
+		return 0, max(wait, 0), false
 	}
 	m.inflight++
 	m.peak = max(m.peak, m.inflight)
-	return m.epoch, true
+	return m.epoch, 0, true
 }
 
 // pace waits for the per-minute budgets.

@@ -112,8 +112,8 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// TestFirstCallIsPerProcess checks that concurrent first calls all count as first until one
-// succeeds, and none after.
+// TestFirstCallIsPerProcess checks that every call counts as first until one succeeds, and none
+// after.
 func TestFirstCallIsPerProcess(t *testing.T) {
 	bad := llmtest.Reply{Status: 400, ErrorCode: "unsupported_parameter", ErrorParam: "temperature", ErrorMessage: "Unsupported parameter: 'temperature'."}
 	srv := llmtest.NewOpenAI(llmtest.Sequence(bad, bad, llmtest.Reply{Text: "ok"}, bad))

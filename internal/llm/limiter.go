@@ -14,14 +14,11 @@ import (
 type Limits struct {
 	RPM int // requests per minute; 0: learned from the provider's rate-limit headers, if it sends them
 	TPM int // tokens per minute (estimated before the call from the prompt's length)
-	// MaxInFlight is the ceiling the adaptive window grows back to after 429s; 0: the most calls
-	// seen in flight at once (the run's concurrency, in practice).
-	MaxInFlight int
 }
 
 // limited is the rate-limit middleware of one model. It keeps an adaptive window of calls in
-// flight (AIMD: a 429 halves it, down to 1; each success widens it by one, back up to the
-// ceiling), paces calls to the per-minute budgets, configured or learned from the provider's
+// flight (AIMD: a 429 halves it, down to 1; each success widens it by one, back up to the most
+// calls seen in flight at once, the run's concurrency in practice), paces calls to the per-minute budgets, configured or learned from the provider's
 // x-ratelimit-limit-requests, and holds new calls while the provider says a budget is spent
 // (remaining 0) until one more call should pass (see oneMore), or until the Retry-After of a 429
 // that says the budget is spent. Any other 429 pauses nobody else: the call that got it retries
@@ -36,7 +33,7 @@ type limited struct {
 	learned  int64         // the learned requests-per-minute limit, 0 when none
 	window   float64       // calls allowed in flight; +Inf until the first 429
 	inflight int
-	peak     int
+	peak     int           // the most calls seen in flight at once: the window's ceiling
 	epoch    int           // bumped by each decrease: 429s of calls started before it do not count again
 	gate     time.Time     // no call starts before this: a budget is spent until its reset
 	wake     chan struct{} // closed when a slot frees or the window grows
@@ -86,16 +83,12 @@ func (m *limited) Complete(ctx context.Context, req Request) (Response, error) {
 func (m *limited) acquire(ctx context.Context) (int, error) {
 	for {
 		m.mu.Lock()
-		wait := time.Until(m.gate)
-		if wait <= 0 && float64(m.inflight) < m.window {
-			m.inflight++
-			m.peak = max(m.peak, m.inflight)
-			e := m.epoch
-			m.mu.Unlock()
-			return e, nil
-		}
+		epoch, wait, ok := m.take()
 		wake := m.wake
 		m.mu.Unlock()
+		if ok {
+			return epoch, nil
+		}
 		var t *time.Timer
 		var timer <-chan time.Time
 		if wait > 0 {
@@ -116,16 +109,23 @@ func (m *limited) acquire(ctx context.Context) (int, error) {
 	}
 }
 
-// tryAcquire takes a slot if one is free and the gate is open, for tests.
+// tryAcquire is acquire without the wait, for tests.
 func (m *limited) tryAcquire() (int, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if time.Until(m.gate) > 0 || float64(m.inflight) >= m.window {
-		return 0, false
+	epoch, _, ok := m.take()
+	return epoch, ok
+}
+
+// take takes a slot if the gate is open and one is free, and returns the epoch; refused, wait is
+// how long the gate stays shut (0 when only the window is full). m.mu is held.
+func (m *limited) take() (epoch int, wait time.Duration, ok bool) {
+	if wait = time.Until(m.gate); wait > 0 || float64(m.inflight) >= m.window {
+		return 0, max(wait, 0), false
 	}
 	m.inflight++
 	m.peak = max(m.peak, m.inflight)
-	return m.epoch, true
+	return m.epoch, 0, true
 }
 
 // pace waits for the per-minute budgets.
@@ -163,11 +163,7 @@ func (m *limited) release(epoch int, rl *RateLimit, err error) {
 		}
 	case err == nil && !math.IsInf(m.window, 1):
 		m.window++
-		ceiling := m.peak
-		if m.l.MaxInFlight > 0 {
-			ceiling = m.l.MaxInFlight
-		}
-		if m.window >= float64(ceiling) {
+		if m.window >= float64(m.peak) { // back at the most calls seen in flight: no limit
 			m.window = math.Inf(1)
 		}
 	}

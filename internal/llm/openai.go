@@ -51,9 +51,6 @@ func (o *OpenAI) WithCaps(c Caps) *OpenAI {
 	return &n
 }
 
-// Caps returns what the adapter sends.
-func (o *OpenAI) Caps() Caps { return o.caps }
-
 // Info implements Model.
 func (o *OpenAI) Info() Info { return o.info }
 

@@ -191,7 +191,6 @@ type config struct {
 	keyOptional bool
 	noLog       bool
 	rateLimit   *RateLimit
-	reasoning   func(model string) bool
 }
 
 // WithModels makes the server know only these models: a request for another
@@ -214,36 +213,6 @@ func WithModels(ids ...string) Option {
 // does to requests without one.
 func WithBadKey(key string) Option {
 	return func(c *config) { c.badKey = key }
-}
-
-// WithReasoningModels makes the OpenAI server treat these models, besides
-// those it recognises by name (see [IsReasoningModel]), as OpenAI's reasoning
-// models: they refuse max_tokens, a temperature other than 1, logprobs and
-// top_logprobs with HTTP 400, as OpenAI does.
-func WithReasoningModels(ids ...string) Option {
-	return func(c *config) {
-		prev := c.reasoning
-		c.reasoning = func(m string) bool {
-			for _, id := range ids {
-				if m == id {
-					return true
-				}
-			}
-			return prev != nil && prev(m)
-		}
-	}
-}
-
-// IsReasoningModel reports whether OpenAI's model id names one of its
-// reasoning models: o1, o3, o4-mini, gpt-5 and their variants (o3-mini,
-// gpt-5.5, gpt-5-mini-2025-08-07...), but not gpt-5-chat.
-func IsReasoningModel(model string) bool {
-	for _, fam := range []string{"o1", "o3", "o4"} {
-		if model == fam || strings.HasPrefix(model, fam+"-") {
-			return true
-		}
-	}
-	return strings.HasPrefix(model, "gpt-5") && !strings.HasPrefix(model, "gpt-5-chat")
 }
 
 // WithKeyOptional accepts requests without an API key, like a local vLLM or
@@ -409,7 +378,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(d.unknownModel(req.Model))
 		return
 	}
-	if d.name() == OpenAI && (IsReasoningModel(req.Model) || s.cfg.reasoning != nil && s.cfg.reasoning(req.Model)) {
+	if d.name() == OpenAI && isReasoningModel(req.Model) {
 		if e := reasoningRefusal(body); e != nil {
 			fail(e)
 			return

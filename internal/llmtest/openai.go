@@ -436,3 +436,15 @@ func reasoningRefusal(body []byte) *apiError {
 	}
 	return nil
 }
+
+// isReasoningModel reports whether OpenAI's model id names one of its
+// reasoning models: o1, o3, o4-mini, gpt-5 and their variants (o3-mini,
+// gpt-5.5, gpt-5-mini-2025-08-07...), but not gpt-5-chat.
+func isReasoningModel(model string) bool {
+	for _, fam := range []string{"o1", "o3", "o4"} {
+		if model == fam || strings.HasPrefix(model, fam+"-") {
+			return true
+		}
+	}
+	return strings.HasPrefix(model, "gpt-5") && !strings.HasPrefix(model, "gpt-5-chat")
+}

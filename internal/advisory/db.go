@@ -33,12 +33,11 @@ type DB struct {
 	problems []error
 }
 
-// location is where one record lies: a file, or entry of zips[zip].
+// location is where one record lies: a file, or an entry of one of the zips.
 type location struct {
 	id        string
-	file      string // the file, or the zip's path
-	zip       int32  // -1: a plain file
-	entry     *zip.File
+	file      string    // the file, or the zip's path
+	entry     *zip.File // nil: a plain file
 	withdrawn bool
 }
 
@@ -79,8 +78,7 @@ func Open(path string) (*DB, error) {
 // job is one candidate record to index.
 type job struct {
 	file  string
-	zip   int32
-	entry *zip.File
+	entry *zip.File // nil: a plain file
 }
 
 func (db *DB) walk(root string) ([]job, error) {
@@ -107,7 +105,7 @@ func (db *DB) walk(root string) ([]job, error) {
 			if isGoIndex(root, p) {
 				return nil
 			}
-			jobs = append(jobs, job{file: p, zip: -1})
+			jobs = append(jobs, job{file: p})
 		case ".zip":
 			zj, err := db.openZip(p)
 			if err != nil {
@@ -141,14 +139,13 @@ func (db *DB) openZip(p string) ([]job, error) {
 	if err != nil {
 		return nil, &suite.LineError{File: p, Err: fmt.Errorf("open zip: %w", err)}
 	}
-	k := int32(len(db.zips))
 	db.zips = append(db.zips, zr)
 	var jobs []job
 	for _, f := range zr.File {
 		if f.FileInfo().IsDir() || !strings.EqualFold(pathExt(f.Name), ".json") {
 			continue
 		}
-		jobs = append(jobs, job{file: p, zip: k, entry: f})
+		jobs = append(jobs, job{file: p, entry: f})
 	}
 	return jobs, nil
 }
@@ -220,7 +217,7 @@ func (db *DB) index(jobs []job) {
 }
 
 func readHead(j job, buf *bytes.Buffer) indexed {
-	loc := location{file: j.file, zip: j.zip, entry: j.entry}
+	loc := location{file: j.file, entry: j.entry}
 	b, err := readAll(loc, buf)
 	if err != nil {
 		return indexed{err: err}

@@ -319,7 +319,7 @@ func (db *DB) Withdrawn(id string) bool {
 // id first, then those that alias it, by id. None is not an error. A record that the OSV
 // schema bindings cannot read is an error naming its file.
 func (db *DB) Find(id string) ([]*Advisory, error) {
-	ks := db.byID[strings.ToUpper(strings.TrimSpace(id))]
+	ks := db.keys(id)
 	if len(ks) == 0 {
 		return nil, nil
 	}
@@ -332,46 +332,55 @@ func (db *DB) Find(id string) ([]*Advisory, error) {
 		}
 		out = append(out, a)
 	}
-	slices.SortStableFunc(out, func(a, b *Advisory) int {
-		ea, eb := strings.EqualFold(a.ID, id), strings.EqualFold(b.ID, id)
-		switch {
-		case ea != eb:
+	return out, nil
+}
+
+// keys are the records whose id or alias is id, in Find's order, from the index alone.
+func (db *DB) keys(id string) []int32 {
+	ks := slices.Clone(db.byID[strings.ToUpper(strings.TrimSpace(id))])
+	slices.SortStableFunc(ks, func(a, b int32) int {
+		ia, ib := db.records[a].id, db.records[b].id
+		if ea, eb := strings.EqualFold(ia, id), strings.EqualFold(ib, id); ea != eb {
 			if ea {
 				return -1
 			}
 			return 1
 		}
-		return strings.Compare(a.ID, b.ID)
+		return strings.Compare(ia, ib)
 	})
-	return out, nil
+	return ks
 }
 
 // Related returns the records that share an id or alias with id, following aliases one step
 // further (a CVE finds its GHSA; the GHSA's GO- record aliases it too): Find's records and
-// those found by their aliases, without repeats.
+// those found by their aliases, without repeats. Each record is read once.
 func (db *DB) Related(id string) ([]*Advisory, error) {
-	first, err := db.Find(id)
-	if err != nil {
+	seen := map[int32]bool{}
+	var out []*Advisory
+	var buf bytes.Buffer
+	add := func(id string) error {
+		for _, k := range db.keys(id) {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			a, err := db.read(db.records[k], &buf)
+			if err != nil {
+				return err
+			}
+			out = append(out, a)
+		}
+		return nil
+	}
+	if err := add(id); err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	var out []*Advisory
-	add := func(as []*Advisory) {
-		for _, a := range as {
-			if k := a.Source + "\x00" + a.ID; !seen[k] {
-				seen[k] = true
-				out = append(out, a)
-			}
-		}
-	}
-	add(first)
+	first := out // Find's records: add appends to out
 	for _, a := range first {
 		for _, al := range append([]string{a.ID}, a.Aliases...) {
-			more, err := db.Find(al)
-			if err != nil {
+			if err := add(al); err != nil {
 				return nil, err
 			}
-			add(more)
 		}
 	}
 	return out, nil

@@ -124,3 +124,24 @@ func TestExportRoundTrip(t *testing.T) {
 		t.Errorf("Related = %d records, %v", len(rel), err)
 	}
 }
+
+// BenchmarkRelated200k follows a CVE to every record that names it or its aliases, as the sca
+// subject and the OpenVEX writer do once per case.
+func BenchmarkRelated200k(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "all.zip")
+	writeExport(b, path, exportSize)
+	db, err := advisory.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		i = (i + 7919) % exportSize
+		as, err := db.Related(fmt.Sprintf("CVE-%d-%05d", 2000+i%25, i))
+		if err != nil || len(as) == 0 {
+			b.Fatalf("Related: %v, %d records", err, len(as))
+		}
+	}
+}

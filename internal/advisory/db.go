@@ -17,6 +17,8 @@ import (
 
 	"github.com/ossf/osv-schema/bindings/go/osvschema"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
 // MaxRecordSize bounds one record's bytes; larger ones are problems.
@@ -31,12 +33,11 @@ type DB struct {
 	problems []error
 }
 
-// location is where one record lies: a file, or entry of zips[zip].
+// location is where one record lies: a file, or an entry of one of the zips.
 type location struct {
 	id        string
-	file      string // the file, or the zip's path
-	zip       int32  // -1: a plain file
-	entry     *zip.File
+	file      string    // the file, or the zip's path
+	entry     *zip.File // nil: a plain file
 	withdrawn bool
 }
 
@@ -47,25 +48,9 @@ func (l location) source() string {
 	return l.file
 }
 
-// Problem is a record that could not be read: FILE:LINE: msg (LINE 0 when unknown).
-type Problem struct {
-	File string
-	Line int
-	Err  error
-}
-
-func (p *Problem) Error() string {
-	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %v", p.File, p.Line, p.Err)
-	}
-	return fmt.Sprintf("%s: %v", p.File, p.Err)
-}
-
-func (p *Problem) Unwrap() error { return p.Err }
-
 // Open indexes the OSV records at path: a directory tree of .json files (and .zip exports in
 // it), or one .zip export. Files that are not OSV records (the Go database's index/*.json) are
-// skipped; malformed records are Problems, and the rest is still usable. Symlinks and .git
+// skipped; malformed records are problems (*suite.LineError), and the rest is still usable. Symlinks and .git
 // directories are not followed.
 func Open(path string) (*DB, error) {
 	fi, err := os.Stat(path)
@@ -93,15 +78,14 @@ func Open(path string) (*DB, error) {
 // job is one candidate record to index.
 type job struct {
 	file  string
-	zip   int32
-	entry *zip.File
+	entry *zip.File // nil: a plain file
 }
 
 func (db *DB) walk(root string) ([]job, error) {
 	var jobs []job
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			db.problems = append(db.problems, &Problem{File: p, Err: err})
+			db.problems = append(db.problems, &suite.LineError{File: p, Err: err})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -121,7 +105,7 @@ func (db *DB) walk(root string) ([]job, error) {
 			if isGoIndex(root, p) {
 				return nil
 			}
-			jobs = append(jobs, job{file: p, zip: -1})
+			jobs = append(jobs, job{file: p})
 		case ".zip":
 			zj, err := db.openZip(p)
 			if err != nil {
@@ -153,16 +137,15 @@ func isGoIndex(root, p string) bool {
 func (db *DB) openZip(p string) ([]job, error) {
 	zr, err := zip.OpenReader(p)
 	if err != nil {
-		return nil, &Problem{File: p, Err: fmt.Errorf("open zip: %w", err)}
+		return nil, &suite.LineError{File: p, Err: fmt.Errorf("open zip: %w", err)}
 	}
-	k := int32(len(db.zips))
 	db.zips = append(db.zips, zr)
 	var jobs []job
 	for _, f := range zr.File {
 		if f.FileInfo().IsDir() || !strings.EqualFold(pathExt(f.Name), ".json") {
 			continue
 		}
-		jobs = append(jobs, job{file: p, zip: k, entry: f})
+		jobs = append(jobs, job{file: p, entry: f})
 	}
 	return jobs, nil
 }
@@ -234,7 +217,7 @@ func (db *DB) index(jobs []job) {
 }
 
 func readHead(j job, buf *bytes.Buffer) indexed {
-	loc := location{file: j.file, zip: j.zip, entry: j.entry}
+	loc := location{file: j.file, entry: j.entry}
 	b, err := readAll(loc, buf)
 	if err != nil {
 		return indexed{err: err}
@@ -248,7 +231,7 @@ func readHead(j job, buf *bytes.Buffer) indexed {
 		return indexed{err: jsonProblem(loc.source(), b, err)}
 	}
 	if h.ID == "" {
-		return indexed{err: &Problem{File: loc.source(), Line: 1, Err: errors.New(`not an OSV record: no "id"`)}}
+		return indexed{err: &suite.LineError{File: loc.source(), Line: 1, Err: errors.New(`not an OSV record: no "id"`)}}
 	}
 	loc.id, loc.withdrawn = h.ID, h.Withdrawn != ""
 	return indexed{loc: loc, aliases: h.Aliases}
@@ -261,38 +244,38 @@ func readAll(loc location, buf *bytes.Buffer) ([]byte, error) {
 	var err error
 	if loc.entry != nil {
 		if loc.entry.UncompressedSize64 > MaxRecordSize {
-			return nil, &Problem{File: loc.source(), Err: fmt.Errorf("record of %d bytes is over the %d byte limit", loc.entry.UncompressedSize64, MaxRecordSize)}
+			return nil, &suite.LineError{File: loc.source(), Err: fmt.Errorf("record of %d bytes is over the %d byte limit", loc.entry.UncompressedSize64, MaxRecordSize)}
 		}
 		r, err = loc.entry.Open()
 	} else {
 		r, err = os.Open(loc.file)
 	}
 	if err != nil {
-		return nil, &Problem{File: loc.source(), Err: err}
+		return nil, &suite.LineError{File: loc.source(), Err: err}
 	}
 	defer r.Close()
 	buf.Reset()
 	n, err := buf.ReadFrom(io.LimitReader(r, MaxRecordSize+1))
 	if err != nil {
-		return nil, &Problem{File: loc.source(), Err: err}
+		return nil, &suite.LineError{File: loc.source(), Err: err}
 	}
 	if n > MaxRecordSize {
-		return nil, &Problem{File: loc.source(), Err: fmt.Errorf("record is over the %d byte limit", MaxRecordSize)}
+		return nil, &suite.LineError{File: loc.source(), Err: fmt.Errorf("record is over the %d byte limit", MaxRecordSize)}
 	}
 	return buf.Bytes(), nil
 }
 
 // jsonProblem places a JSON error on its line.
-func jsonProblem(source string, b []byte, err error) *Problem {
+func jsonProblem(source string, b []byte, err error) *suite.LineError {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return &Problem{File: source, Line: lineOf(b, se.Offset), Err: fmt.Errorf("invalid JSON: %v", err)}
+		return &suite.LineError{File: source, Line: lineOf(b, se.Offset), Err: fmt.Errorf("invalid JSON: %v", err)}
 	case errors.As(err, &te):
-		return &Problem{File: source, Line: lineOf(b, te.Offset), Err: fmt.Errorf("field %q: expected %v, got JSON %s", te.Field, te.Type, te.Value)}
+		return &suite.LineError{File: source, Line: lineOf(b, te.Offset), Err: fmt.Errorf("field %q: expected %v, got JSON %s", te.Field, te.Type, te.Value)}
 	}
-	return &Problem{File: source, Err: err}
+	return &suite.LineError{File: source, Err: err}
 }
 
 func lineOf(b []byte, off int64) int {
@@ -336,7 +319,7 @@ func (db *DB) Withdrawn(id string) bool {
 // id first, then those that alias it, by id. None is not an error. A record that the OSV
 // schema bindings cannot read is an error naming its file.
 func (db *DB) Find(id string) ([]*Advisory, error) {
-	ks := db.byID[strings.ToUpper(strings.TrimSpace(id))]
+	ks := db.keys(id)
 	if len(ks) == 0 {
 		return nil, nil
 	}
@@ -349,46 +332,55 @@ func (db *DB) Find(id string) ([]*Advisory, error) {
 		}
 		out = append(out, a)
 	}
-	slices.SortStableFunc(out, func(a, b *Advisory) int {
-		ea, eb := strings.EqualFold(a.ID, id), strings.EqualFold(b.ID, id)
-		switch {
-		case ea != eb:
+	return out, nil
+}
+
+// keys are the records whose id or alias is id, in Find's order, from the index alone.
+func (db *DB) keys(id string) []int32 {
+	ks := slices.Clone(db.byID[strings.ToUpper(strings.TrimSpace(id))])
+	slices.SortStableFunc(ks, func(a, b int32) int {
+		ia, ib := db.records[a].id, db.records[b].id
+		if ea, eb := strings.EqualFold(ia, id), strings.EqualFold(ib, id); ea != eb {
 			if ea {
 				return -1
 			}
 			return 1
 		}
-		return strings.Compare(a.ID, b.ID)
+		return strings.Compare(ia, ib)
 	})
-	return out, nil
+	return ks
 }
 
 // Related returns the records that share an id or alias with id, following aliases one step
 // further (a CVE finds its GHSA; the GHSA's GO- record aliases it too): Find's records and
-// those found by their aliases, without repeats.
+// those found by their aliases, without repeats. Each record is read once.
 func (db *DB) Related(id string) ([]*Advisory, error) {
-	first, err := db.Find(id)
-	if err != nil {
+	seen := map[int32]bool{}
+	var out []*Advisory
+	var buf bytes.Buffer
+	add := func(id string) error {
+		for _, k := range db.keys(id) {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			a, err := db.read(db.records[k], &buf)
+			if err != nil {
+				return err
+			}
+			out = append(out, a)
+		}
+		return nil
+	}
+	if err := add(id); err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	var out []*Advisory
-	add := func(as []*Advisory) {
-		for _, a := range as {
-			if k := a.Source + "\x00" + a.ID; !seen[k] {
-				seen[k] = true
-				out = append(out, a)
-			}
-		}
-	}
-	add(first)
+	first := out // Find's records: add appends to out
 	for _, a := range first {
 		for _, al := range append([]string{a.ID}, a.Aliases...) {
-			more, err := db.Find(al)
-			if err != nil {
+			if err := add(al); err != nil {
 				return nil, err
 			}
-			add(more)
 		}
 	}
 	return out, nil
@@ -401,7 +393,7 @@ func (db *DB) read(loc location, buf *bytes.Buffer) (*Advisory, error) {
 	}
 	v := &osvschema.Vulnerability{}
 	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(b, v); err != nil {
-		return nil, &Problem{File: loc.source(), Err: fmt.Errorf("not a valid OSV record: %v", err)}
+		return nil, &suite.LineError{File: loc.source(), Err: fmt.Errorf("not a valid OSV record: %v", err)}
 	}
 	return fromRecord(v, loc.source()), nil
 }

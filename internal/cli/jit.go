@@ -142,31 +142,13 @@ func originURL(dir string) string {
 }
 
 func jitBatch(cmd *cobra.Command, e *env, opts jitvul.Options, in, repos, out string) error {
-	f, err := os.Open(in)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	s := jitvul.NewSession(opts)
 	defer s.Close()
 	var rep jitvul.BatchReport
-	var problems []error
-	err = suite.WriteFileAtomic(out, func(w io.Writer) error {
-		sw := suite.NewWriter(w)
-		var err error
+	err := writeSuiteFrom(e, in, out, func(f io.Reader, sw *suite.Writer) (problems []error, err error) {
 		rep, problems, err = s.Batch(cmd.Context(), f, in, repos, sw)
-		if err != nil {
-			return err
-		}
-		if len(problems) > 0 {
-			return errInputProblems
-		}
-		return sw.Flush()
+		return problems, err
 	})
-	if errors.Is(err, errInputProblems) {
-		reportProblems(e.stderr, problems, 50)
-		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems; nothing was written", in, len(problems))}
-	}
 	if err != nil {
 		return err
 	}

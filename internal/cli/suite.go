@@ -194,29 +194,11 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 					return usageErr("%v", err)
 				}
 			}
-			f, err := os.Open(in)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
 			var res importer.Result
-			var problems []error
-			err = suite.WriteFileAtomic(out, func(w io.Writer) error {
-				sw := suite.NewWriter(w)
-				var err error
+			err := writeSuiteFrom(e, in, out, func(f io.Reader, sw *suite.Writer) (problems []error, err error) {
 				res, problems, err = im.Import(f, in, sw, values)
-				if err != nil {
-					return err
-				}
-				if len(problems) > 0 {
-					return errInputProblems
-				}
-				return sw.Flush()
+				return problems, err
 			})
-			if errors.Is(err, errInputProblems) {
-				reportProblems(e.stderr, problems, 50)
-				return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems; nothing was written", in, len(problems))}
-			}
 			if err != nil {
 				return err
 			}
@@ -234,3 +216,31 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 }
 
 var errInputProblems = errors.New("input problems")
+
+// writeSuiteFrom opens in and has convert read it and write cases to out, replaced atomically.
+// When convert returns problems (*suite.LineError) nothing is written: the first 50 are printed
+// and the command fails.
+func writeSuiteFrom(e *env, in, out string, convert func(r io.Reader, w *suite.Writer) ([]error, error)) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var problems []error
+	err = suite.WriteFileAtomic(out, func(w io.Writer) error {
+		sw := suite.NewWriter(w)
+		var err error
+		if problems, err = convert(f, sw); err != nil {
+			return err
+		}
+		if len(problems) > 0 {
+			return errInputProblems
+		}
+		return sw.Flush()
+	})
+	if errors.Is(err, errInputProblems) {
+		reportProblems(e.stderr, problems, 50)
+		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems; nothing was written", in, len(problems))}
+	}
+	return err
+}

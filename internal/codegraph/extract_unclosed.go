@@ -131,8 +131,9 @@ func braceSpan(text []byte, from, to int) (open, close int) {
 }
 
 // closeUnclosed applies the cuts to res: the first parse's nodes gave res; reparse parses a
-// copy of the prepared text and extracts it.
-func closeUnclosed(res *FileResult, text []byte, cuts []unclosed, reparse func(text []byte) (*FileResult, error)) error {
+// copy of the prepared text and extracts it, or returns nil when it cannot (the first parse
+// then stands, cut).
+func closeUnclosed(res *FileResult, text []byte, cuts []unclosed, reparse func(text []byte) *FileResult) {
 	blanked := slices.Clone(text)
 	for _, u := range cuts {
 		for i := u.open + 1; i < u.close; i++ {
@@ -141,14 +142,10 @@ func closeUnclosed(res *FileResult, text []byte, cuts []unclosed, reparse func(t
 			}
 		}
 	}
-	second, err := reparse(blanked)
-	if err != nil {
-		return err
-	}
+	second := reparse(blanked)
 	if second == nil || second.Skip != "" {
 		capDefs(res, cuts) // keep the first parse, with the ends cut
-		res.Partial = true
-		return nil
+		return
 	}
 	lineStarts := []int{0}
 	for i, c := range text {
@@ -249,7 +246,6 @@ func closeUnclosed(res *FileResult, text []byte, cuts []unclosed, reparse func(t
 	}
 	res.Funcs, res.Calls, res.Partial = funcs, calls, true
 	capDefs(res, findUnclosed(res, blanked)) // a second unclosed definition after the first is cut, not parsed again
-	return nil
 }
 
 // capDefs cuts the definitions to their closing braces.

@@ -92,19 +92,16 @@ func (fi *FileIndexer) IndexFileAs(l Lang, path string, src []byte) (*FileResult
 		if cuts := findUnclosed(res, text); len(cuts) > 0 && !ranToEnd(res, text, cuts) {
 			capDefs(res, cuts) // cut, without a second parse: the parser found the code after them
 		} else if len(cuts) > 0 {
-			reparse := func(blanked []byte) (*FileResult, error) {
+			closeUnclosed(res, text, cuts, func(blanked []byte) *FileResult {
 				nodes, err := fi.p.parse(l, blanked, skipGaps(blanked), fi.timeout)
 				if err != nil {
-					return nil, nil // the first parse stands, cut
+					return nil // the first parse stands, cut
 				}
 				second := &FileResult{Path: path, Lang: l}
 				x := extractor{g: fi.p.gs[l], src: src, n: nodes, intern: fi.intern, res: second}
 				x.run()
-				return second, nil
-			}
-			if err := closeUnclosed(res, text, cuts, reparse); err != nil {
-				return nil, err
-			}
+				return second
+			})
 		}
 	}
 	return res, nil

@@ -78,7 +78,6 @@ type Facts struct {
 // Problem is a manifest that could not be read.
 type Problem struct {
 	File      string
-	Line      int
 	Extractor string // the osv-scalibr plugin that failed, when one did
 	Err       error
 }
@@ -90,9 +89,6 @@ func (p *Problem) Error() string {
 			return msg + " (" + p.Extractor + ")"
 		}
 		return fmt.Sprintf("%s: %s (%s)", p.File, msg, p.Extractor)
-	}
-	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %v", p.File, p.Line, p.Err)
 	}
 	return fmt.Sprintf("%s: %v", p.File, p.Err)
 }

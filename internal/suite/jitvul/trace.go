@@ -24,6 +24,7 @@ import (
 	"unicode"
 
 	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -311,7 +312,7 @@ func (s *Session) fileAt(r *repo, commit, file string) (data []byte, found bool,
 	if o.data == nil {
 		return nil, true, drop(ReasonUnreadable, "%s is %d bytes at %s, over the %d-byte limit", file, o.size, short(commit), s.opts.MaxFileSize)
 	}
-	if bytes.IndexByte(o.data[:min(len(o.data), 8000)], 0) >= 0 {
+	if snapshot.IsBinary(o.data) {
 		return nil, true, drop(ReasonUnreadable, "%s is a binary file at %s", file, short(commit))
 	}
 	return o.data, true, nil
@@ -523,7 +524,7 @@ func (s *Session) before(ctx context.Context, r *repo, chain []link, i int, c ch
 	if err != nil {
 		return "", "", false, err
 	}
-	if o.data == nil || bytes.IndexByte(o.data[:min(len(o.data), 8000)], 0) >= 0 {
+	if o.data == nil || snapshot.IsBinary(o.data) {
 		return StopUnread, "", false, nil
 	}
 	if bytes.Contains(o.data, want) {

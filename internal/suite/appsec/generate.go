@@ -13,15 +13,16 @@ import (
 const VulnMarker = "⟪v⟫"
 
 // Generator emits records of one (archetype × language × framework). Every text field is a
-// text/template over Vars; Vulnerable marks its weak lines with VulnMarker.
+// text/template over Vars; Vulnerable marks its weak lines with VulnMarker. Generators() fills
+// Vulnerable and Secure from the generator's template files (TemplateFile).
 type Generator struct {
 	Archetype     string
 	Language      string
 	Framework     string
 	Levels        []Difficulty // one record per level
 	FilePath      string
-	Vulnerable    string
-	Secure        string
+	Vulnerable    string // the vul template
+	Secure        string // the fix template
 	Explanation   string
 	Exploit       string
 	Fix           string
@@ -222,7 +223,9 @@ func BuildWith(opt BuildOptions) ([]Record, error) {
 	}
 	gens := opt.Generators
 	if gens == nil {
-		gens = Generators()
+		if gens, err = Generators(); err != nil {
+			return nil, err
+		}
 	}
 	cells, err := plan(cat, gens, opt)
 	if err != nil {

@@ -113,17 +113,11 @@ func (g Generator) render(v Vars) (rendered, error) {
 		if err != nil {
 			return ""
 		}
-		var t *template.Template
-		t, err = template.New(g.Name() + ":" + name).Option("missingkey=error").Parse(text)
-		if err != nil {
-			err = fmt.Errorf("generator %s: %w", g.Name(), err)
-			return ""
-		}
-		var b strings.Builder
-		if err = t.Execute(&b, v); err != nil {
+		var s string
+		if s, err = execute(g.Name()+":"+name, text, v); err != nil {
 			err = fmt.Errorf("generator %s: %w", g.Name(), err)
 		}
-		return b.String()
+		return s
 	}
 	out.filePath = exec("file", g.FilePath)
 	vul := exec("vulnerable", g.Vulnerable)
@@ -148,6 +142,19 @@ func (g Generator) render(v Vars) (rendered, error) {
 		return rendered{}, fmt.Errorf("generator %s: vulnerable code marks no line", g.Name())
 	}
 	return out, nil
+}
+
+// execute renders one text/template over v; a missing field is an error.
+func execute(name, text string, v Vars) (string, error) {
+	t, err := template.New(name).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, v); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // stripMarkers removes VulnMarker from code and returns the 1-based lines that held it.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
 )
 
 // VulnMarker ends a line of a vulnerable template that holds the weakness. Rendering removes it
@@ -358,11 +360,11 @@ func autoPerCell(cells, target, limit int) int {
 }
 
 func newRecord(cat *Catalog, arch *Archetype, g Generator, level Difficulty, out rendered, rubric RubricSpec, seed, idx int) (Record, error) {
-	vector, err := AdjustVector(arch.CVSS, level)
+	vector, err := cvss.AdjustVector(arch.CVSS, level == RealWorldEnterprise) // the attacker needs a foothold
 	if err != nil {
 		return Record{}, fmt.Errorf("generator %s: %w", g.Name(), err)
 	}
-	score, err := Score(vector)
+	score, err := cvss.Score(vector)
 	if err != nil {
 		return Record{}, fmt.Errorf("generator %s: %w", g.Name(), err)
 	}
@@ -392,7 +394,7 @@ func newRecord(cat *Catalog, arch *Archetype, g Generator, level Difficulty, out
 		ExpectedOWASP:       arch.OWASP,
 		ExpectedOWASPAPI:    arch.OWASPAPI,
 		ExpectedOWASPLLM:    arch.OWASPLLM,
-		ExpectedSeverity:    Severity(score),
+		ExpectedSeverity:    cvss.Severity(score),
 		ExpectedCVSS:        vector,
 		ExpectedCVSSScore:   score,
 		ExpectedConfidence:  conf,

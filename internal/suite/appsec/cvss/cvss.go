@@ -1,4 +1,7 @@
-package appsec
+// Package cvss scores CVSS 3.1 base vectors for AppSecBench: the base score (FIRST's formulas,
+// through github.com/pandatix/go-cvss), FIRST's severity bands, and the one adjustment the
+// generator makes to a vector (AdjustVector). It depends on no other vulnbench package.
+package cvss
 
 import (
 	"fmt"
@@ -48,18 +51,18 @@ func Severity(score float64) string {
 	}
 }
 
-// AdjustVector returns the base vector of an archetype at a difficulty level. Only
-// real-world-enterprise changes it (seed 002: multi-component, "requires foothold/user
-// interaction; CVSS nudged to reflect PR/UI preconditions"): the attacker needs a foothold, so
-// Privileges Required goes up one step (N -> L, L -> H); when it is already H, User Interaction
-// becomes Required instead. Other levels describe how hard the code is to read, not how hard the
-// weakness is to exploit, and keep the vector.
-func AdjustVector(vector string, d Difficulty) (string, error) {
+// AdjustVector returns vector in its canonical form and, when foothold is set, adjusted for an
+// attacker who first needs a foothold: Privileges Required goes up one step (N -> L, L -> H);
+// when it is already H, User Interaction becomes Required instead. AppSecBench sets foothold for
+// real-world-enterprise records (seed 002: multi-component, "requires foothold/user interaction;
+// CVSS nudged to reflect PR/UI preconditions"); its other levels describe how hard the code is to
+// read, not how hard the weakness is to exploit, and keep the vector.
+func AdjustVector(vector string, foothold bool) (string, error) {
 	v, err := gocvss31.ParseVector(vector)
 	if err != nil {
 		return "", fmt.Errorf("cvss vector %q: %w", vector, err)
 	}
-	if d != RealWorldEnterprise {
+	if !foothold {
 		return v.Vector(), nil
 	}
 	pr, err := v.Get("PR")

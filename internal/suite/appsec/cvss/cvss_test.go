@@ -1,9 +1,12 @@
-package appsec
+package cvss_test
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/vulnbench/vulnbench/internal/suite/appsec"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
 )
 
 // firstScore computes a CVSS 3.1 base score from the FIRST specification's formulas (section 7.1
@@ -67,7 +70,7 @@ func TestScore(t *testing.T) {
 		{"CVSS:3.1/AV:P/AC:H/PR:H/UI:R/S:U/C:L/I:N/A:N", 1.6, "Low"},
 		{"CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N", 0, "None"},
 	} {
-		got, err := Score(tc.vector)
+		got, err := cvss.Score(tc.vector)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,11 +80,11 @@ func TestScore(t *testing.T) {
 		if indep := firstScore(t, tc.vector); indep != tc.want {
 			t.Errorf("FIRST formulas give %v for %s, want %v", indep, tc.vector, tc.want)
 		}
-		if s := Severity(got); s != tc.severity {
+		if s := cvss.Severity(got); s != tc.severity {
 			t.Errorf("Severity(%v) = %s, want %s", got, s, tc.severity)
 		}
 	}
-	if _, err := Score("CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"); err == nil {
+	if _, err := cvss.Score("CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"); err == nil {
 		t.Error("a CVSS 3.0 vector was accepted")
 	}
 }
@@ -89,17 +92,17 @@ func TestScore(t *testing.T) {
 // TestCatalogScoresMatchFIRST cross-checks the library against the formulas on every catalog
 // vector and its enterprise adjustment.
 func TestCatalogScoresMatchFIRST(t *testing.T) {
-	cat, err := LoadCatalog()
+	cat, err := appsec.LoadCatalog()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range cat.Archetypes {
-		for _, d := range []Difficulty{Beginner, RealWorldEnterprise} {
-			v, err := AdjustVector(a.CVSS, d)
+		for _, foothold := range []bool{false, true} {
+			v, err := cvss.AdjustVector(a.CVSS, foothold)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := Score(v)
+			got, err := cvss.Score(v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +118,7 @@ func TestSeverityBands(t *testing.T) {
 		score float64
 		want  string
 	}{{0, "None"}, {0.1, "Low"}, {3.9, "Low"}, {4.0, "Medium"}, {6.9, "Medium"}, {7.0, "High"}, {8.9, "High"}, {9.0, "Critical"}, {10, "Critical"}} {
-		if got := Severity(tc.score); got != tc.want {
+		if got := cvss.Severity(tc.score); got != tc.want {
 			t.Errorf("Severity(%v) = %s, want %s", tc.score, got, tc.want)
 		}
 	}
@@ -123,26 +126,28 @@ func TestSeverityBands(t *testing.T) {
 
 func TestAdjustVector(t *testing.T) {
 	for _, tc := range []struct {
-		in   string
-		d    Difficulty
-		want string
+		in       string
+		foothold bool
+		want     string
 	}{
-		{"CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H", Beginner, "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"},
-		{"CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H", Expert, "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"},
-		{"CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H", RealWorldEnterprise, "CVSS:3.1/AV:N/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H"},
-		{"CVSS:3.1/AV:N/AC:L/PR:L/UI:N/S:U/C:H/I:N/A:N", RealWorldEnterprise, "CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:N/A:N"},
-		{"CVSS:3.1/AV:N/AC:H/PR:H/UI:N/S:U/C:H/I:N/A:N", RealWorldEnterprise, "CVSS:3.1/AV:N/AC:H/PR:H/UI:R/S:U/C:H/I:N/A:N"},
+		{"CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H", false, "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"},
+		{"CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H", true, "CVSS:3.1/AV:N/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H"},
+		{"CVSS:3.1/AV:N/AC:L/PR:L/UI:N/S:U/C:H/I:N/A:N", true, "CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:N/A:N"},
+		{"CVSS:3.1/AV:N/AC:H/PR:H/UI:N/S:U/C:H/I:N/A:N", true, "CVSS:3.1/AV:N/AC:H/PR:H/UI:R/S:U/C:H/I:N/A:N"},
 	} {
-		got, err := AdjustVector(tc.in, tc.d)
+		got, err := cvss.AdjustVector(tc.in, tc.foothold)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got != tc.want {
-			t.Errorf("AdjustVector(%s, %s) = %s, want %s", tc.in, tc.d, got, tc.want)
+			t.Errorf("AdjustVector(%s, %v) = %s, want %s", tc.in, tc.foothold, got, tc.want)
 		}
 	}
+	if _, err := cvss.AdjustVector("CVSS:3.1/AV:N", true); err == nil {
+		t.Error("AdjustVector accepted an incomplete vector")
+	}
 	// 9.8 becomes 8.8 once a foothold (PR:L) is needed.
-	if s, _ := Score("CVSS:3.1/AV:N/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H"); s != 8.8 {
+	if s, _ := cvss.Score("CVSS:3.1/AV:N/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H"); s != 8.8 {
 		t.Errorf("enterprise-adjusted 9.8 scores %v, want 8.8", s)
 	}
 }

@@ -1,4 +1,8 @@
-package appsec
+// Package taxonomy is the weakness taxonomy AppSecBench and the SARIF matcher grade against:
+// MITRE's CWE ChildOf hierarchy (for parent/child partial credit and related-CWE matching) and
+// MITRE's CWE -> OWASP Top 10 2021 mapping, both embedded as TSV. It has no other state and
+// depends on no other vulnbench package.
+package taxonomy
 
 import (
 	"bufio"
@@ -86,6 +90,20 @@ func LoadOWASPMap() (OWASPMap, error) {
 		m[r[0]] = append(m[r[0]], r[1])
 	}
 	return m, nil
+}
+
+// IsCWE reports whether s matches ^CWE-\d+$.
+func IsCWE(s string) bool {
+	rest, ok := strings.CutPrefix(s, "CWE-")
+	if rest == "" || !ok {
+		return false
+	}
+	for _, r := range rest {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // readTSV reads a two-column TSV whose header is want.

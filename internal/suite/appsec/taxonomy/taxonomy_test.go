@@ -1,6 +1,9 @@
-package appsec
+package taxonomy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestHierarchy(t *testing.T) {
 	h, err := LoadHierarchy()
@@ -49,5 +52,33 @@ func TestOWASPMap(t *testing.T) {
 	}
 	if got := m["CWE-787"]; got != nil {
 		t.Errorf("CWE-787 is unmapped, got %v", got)
+	}
+}
+
+func TestIsCWE(t *testing.T) {
+	for in, want := range map[string]bool{"CWE-89": true, "CWE-1000": true, "CWE-": false, "cwe-89": false,
+		"CWE-8a": false, "CWE--1": false, "89": false, "": false} {
+		if got := IsCWE(in); got != want {
+			t.Errorf("IsCWE(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestReadTSVRefusesBadInput(t *testing.T) {
+	for _, tc := range []struct{ name, data, err string }{
+		{"header", "kid\tparent\nCWE-1\tCWE-2\n", "line 1: header"},
+		{"columns", "child\tparent\nCWE-1\tCWE-2\tCWE-3\n", "line 2: 3 columns"},
+		{"not a CWE", "child\tparent\nCWE-1\tCWE-2\nXSS\tCWE-2\n", `line 3: "XSS" is not a CWE id`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := readTSV([]byte(tc.data), "child", "parent")
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("readTSV: %v, want an error containing %q", err, tc.err)
+			}
+		})
+	}
+	rows, err := readTSV([]byte("child\tparent\r\nCWE-1\tCWE-2\r\n"), "child", "parent")
+	if err != nil || len(rows) != 1 || rows[0] != [2]string{"CWE-1", "CWE-2"} {
+		t.Errorf("CRLF file: %v %v", rows, err)
 	}
 }

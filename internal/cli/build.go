@@ -149,14 +149,19 @@ func printBuildSummary(w io.Writer, dir string, seed int, recs []appsec.Record, 
 // printSyntaxSummary prints the syntax tally per language (each record counts twice: vulnerable
 // and secure code).
 func printSyntaxSummary(w io.Writer, rep appsec.Report) {
-	langs := make([]string, 0, len(rep.Syntax))
-	for l := range rep.Syntax {
+	printSyntaxTally(w, "syntax (snippets): language checked unchecked errors", rep.Syntax)
+}
+
+// printSyntaxTally prints a heading and one row per language, sorted.
+func printSyntaxTally(w io.Writer, heading string, tally map[string]appsec.SyntaxTally) {
+	langs := make([]string, 0, len(tally))
+	for l := range tally {
 		langs = append(langs, l)
 	}
 	slices.Sort(langs)
-	fmt.Fprintln(w, "syntax (snippets): language checked unchecked errors")
+	fmt.Fprintln(w, heading)
 	for _, l := range langs {
-		t := rep.Syntax[l]
+		t := tally[l]
 		fmt.Fprintf(w, "  %-12s %5d %5d %5d\n", l, t.Checked, t.Unchecked, t.Errors)
 	}
 }

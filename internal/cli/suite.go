@@ -33,9 +33,10 @@ func newSuiteCmd(e *env) *cobra.Command {
 }
 
 func newSuiteValidateCmd(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "validate FILE",
-		Short: "Check a suite or AppSecBench records; report every problem",
+	var templates bool
+	c := &cobra.Command{
+		Use:   "validate (FILE | --templates)",
+		Short: "Check a suite, AppSecBench records or AppSecBench's snippet templates; report every problem",
 		Long: `Checks every line of a suite against the case schema, then that ids are unique and that each
 pair is exactly one vul and one ben case of one kind. Every problem is printed as FILE:LINE: message,
 not only the first. Exits 1 when there is any problem.
@@ -44,11 +45,28 @@ A file of AppSecBench records (its first line has "benchmark_id", as records.jso
 suite build appsec) gets every record check of SPEC section 3 instead: JSON, unique ids, the
 required fields, enums, CWE/OWASP/CVSS patterns, CVSS scores, references, catalog and metadata
 consistency, and syntax by real parsers. Problems print as FILE:LINE: ID: FIELD: message, then a
-per-language count of snippets syntax-checked and unchecked (no parser: never assumed valid).`,
+per-language count of snippets syntax-checked and unchecked (no parser: never assumed valid).
+
+--templates (no FILE) checks the snippet templates built into this binary, the files
+internal/suite/appsec/templates/<archetype>/<language>/<framework>/{vul,fix}.<ext>.tmpl that
+suite build appsec renders: each generator has both; each renders over sample identifiers with
+every action on one line; vul marks its weak lines and fix none; the rendering parses with the
+language's real parser (the same ones as above). Problems print as FILE:LINE: message, the line
+being the template's (the one the parser named), then the per-language count of files checked.
+After editing a template, rebuild vulnbench (go build ./cmd/vulnbench) before checking it.`,
 		Example: `  vulnbench suite validate suites/demo/demo.jsonl
-  vulnbench suite validate appsec/records.jsonl`,
-		Args: exactArgs(1, "one suite file (or a file of AppSecBench records)"),
+  vulnbench suite validate appsec/records.jsonl
+  vulnbench suite validate --templates`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if templates {
+				return exactArgs(0, "no FILE with --templates (it checks the built-in templates)")(cmd, args)
+			}
+			return exactArgs(1, "one suite file (or a file of AppSecBench records), or --templates")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if templates {
+				return validateAppSecTemplates(cmd.Context(), e)
+			}
 			records, err := isAppSecRecords(args[0])
 			if err != nil {
 				return err
@@ -77,6 +95,8 @@ per-language count of snippets syntax-checked and unchecked (no parser: never as
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&templates, "templates", false, "check AppSecBench's built-in snippet templates instead of a FILE")
+	return c
 }
 
 // isAppSecRecords reports whether a file holds AppSecBench records: its first non-blank line is a
@@ -125,6 +145,19 @@ func validateAppSecRecords(ctx context.Context, e *env, path string) error {
 		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems in %d records", path, len(rep.Problems), rep.Records)}
 	}
 	fmt.Fprintf(e.stdout, "%s: ok, %d appsec records\n", path, rep.Records)
+	return nil
+}
+
+func validateAppSecTemplates(ctx context.Context, e *env) error {
+	rep := appsec.CheckTemplates(ctx, appsec.DefaultSyntaxCheckers())
+	for _, p := range rep.Problems {
+		fmt.Fprintln(e.stdout, p)
+	}
+	printSyntaxTally(e.stdout, "syntax (template files): language checked unchecked errors", rep.Syntax)
+	if !rep.OK() {
+		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems in %d template files", appsec.TemplateSourceDir, len(rep.Problems), rep.Files)}
+	}
+	fmt.Fprintf(e.stdout, "%s: ok, %d template files\n", appsec.TemplateSourceDir, rep.Files)
 	return nil
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -66,12 +66,12 @@ func (m CaseMatch) Vul(min Tier) bool { return m.Tier >= min && m.Tier > NoMatch
 
 // Matcher matches findings to cases by file, lines and CWE.
 type Matcher struct {
-	cwe *appsec.Hierarchy
+	cwe *taxonomy.Hierarchy
 }
 
-// NewMatcher loads MITRE's CWE tree (the ChildOf relation embedded by internal/suite/appsec).
+// NewMatcher loads MITRE's CWE tree (the ChildOf relation embedded by internal/suite/appsec/taxonomy).
 func NewMatcher() (*Matcher, error) {
-	h, err := appsec.LoadHierarchy()
+	h, err := taxonomy.LoadHierarchy()
 	if err != nil {
 		return nil, fmt.Errorf("matcher: %w", err)
 	}

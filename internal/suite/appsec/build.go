@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
 )
 
 // Project is the project name of every case of the AppSecBench suite.
@@ -131,7 +132,7 @@ func (s Stats) Dimensions() []StatsDimension {
 		order []string
 	}{
 		{"archetype", s.Archetype, nil}, {"language", s.Language, nil}, {"framework", s.Framework, nil},
-		{"difficulty", s.Difficulty, diffs}, {"severity", s.Severity, Severities()}, {"split", s.Split, Splits()},
+		{"difficulty", s.Difficulty, diffs}, {"severity", s.Severity, cvss.Severities()}, {"split", s.Split, Splits()},
 	}
 	out := make([]StatsDimension, 0, len(dims))
 	for _, d := range dims {

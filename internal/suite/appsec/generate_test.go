@@ -102,7 +102,7 @@ func TestBuildRecords(t *testing.T) {
 // from the secure twin: the marker points at what the fix changed.
 func TestGeneratorsSecureTwinChangesMarkedLines(t *testing.T) {
 	v := Vars{Entity: "invoice", Verb: "find", Param: "status", Field: "title", Prefix: "/api", Host: "billing.example.com"}
-	for _, g := range Generators() {
+	for _, g := range mustGenerators(t) {
 		out, err := g.render(v)
 		if err != nil {
 			t.Fatal(err)
@@ -118,6 +118,15 @@ func TestGeneratorsSecureTwinChangesMarkedLines(t *testing.T) {
 			t.Errorf("%s: %d lines, want a realistic 10-40", g.Name(), n)
 		}
 	}
+}
+
+func mustGenerators(t *testing.T) []Generator {
+	t.Helper()
+	gs, err := Generators()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gs
 }
 
 func TestStripMarkers(t *testing.T) {

@@ -1,8 +1,14 @@
 package appsec
 
-// Generators returns every generator, each written for vulnbench. Phase 2 adds the rest of the
-// catalog's realistic (archetype × language) pairs here.
-func Generators() []Generator {
+// Generators returns every generator, each written for vulnbench, with its snippets read from the
+// embedded templates (see TemplateFile). The lists in gen_*.go hold the rest: archetype, target,
+// levels, file path, and the prose of explanation, exploit and fix.
+func Generators() ([]Generator, error) {
+	return withSnippets(snippetTemplates(), generatorSpecs())
+}
+
+// generatorSpecs are the generators without their snippets.
+func generatorSpecs() []Generator {
 	var gs []Generator
 	gs = append(gs, injectionGenerators()...)
 	gs = append(gs, accessGenerators()...)

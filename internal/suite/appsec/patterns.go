@@ -3,7 +3,7 @@ package appsec
 import "strings"
 
 // The identifier formats of SPEC section 3, checked by hand rather than with package-level
-// regular expressions.
+// regular expressions; a CWE id's is taxonomy.IsCWE.
 
 // allDigits reports whether s is one or more ASCII digits.
 func allDigits(s string) bool {
@@ -16,12 +16,6 @@ func allDigits(s string) bool {
 		}
 	}
 	return true
-}
-
-// IsCWE reports whether s matches ^CWE-\d+$.
-func IsCWE(s string) bool {
-	rest, ok := strings.CutPrefix(s, "CWE-")
-	return ok && allDigits(rest)
 }
 
 // IsOWASP2021 reports whether s matches ^A\d{2}:2021$.

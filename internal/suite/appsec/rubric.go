@@ -1,6 +1,11 @@
 package appsec
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
+)
 
 // RubricSpec is the weighted rubric every record carries (seed 002 section 6): the weights sum to
 // 100 and a graded answer passes at PassThreshold.
@@ -69,7 +74,7 @@ type Grade struct {
 // Grader grades answers against records with the CWE hierarchy for partial credit.
 type Grader struct {
 	Rubric    RubricSpec
-	Hierarchy *Hierarchy
+	Hierarchy *taxonomy.Hierarchy
 }
 
 // Grade scores the answer on the vulnerable snippet and, when secure is non-nil, the answer on the
@@ -134,7 +139,7 @@ func b2f(b bool) float64 {
 
 // bandDistance is how many severity bands apart a and b are, or -1 when either is not a band.
 func bandDistance(a, b string) int {
-	i, j := slices.Index(Severities(), a), slices.Index(Severities(), b)
+	i, j := slices.Index(cvss.Severities(), a), slices.Index(cvss.Severities(), b)
 	if i < 0 || j < 0 {
 		return -1
 	}

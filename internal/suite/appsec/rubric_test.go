@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
 )
 
 func f(v float64) *float64 { return &v }
 
 func TestGrade(t *testing.T) {
-	h, err := LoadHierarchy()
+	h, err := taxonomy.LoadHierarchy()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
 )
 
 // Problem kinds, one per family of SPEC section 3 checks.
@@ -224,7 +227,7 @@ func (v Validator) checkRecord(ctx context.Context, c *recordCheck, tally map[st
 		ds = append(ds, string(d))
 	}
 	c.enum("difficulty", string(r.Difficulty), ds)
-	c.enum("expected_severity", r.ExpectedSeverity, Severities())
+	c.enum("expected_severity", r.ExpectedSeverity, cvss.Severities())
 	c.enum("expected_confidence", r.ExpectedConfidence, Confidences())
 	c.enum("source_type", r.SourceType, SourceTypes())
 	c.enum("split", r.Split, Splits())
@@ -233,7 +236,7 @@ func (v Validator) checkRecord(ctx context.Context, c *recordCheck, tally map[st
 	if r.BenchmarkID != "" && !IsBenchmarkID(r.BenchmarkID) {
 		c.add("benchmark_id", KindPattern, "%q does not match ASB-NNNNNN", r.BenchmarkID)
 	}
-	if r.ExpectedCWE != "" && !IsCWE(r.ExpectedCWE) {
+	if r.ExpectedCWE != "" && !taxonomy.IsCWE(r.ExpectedCWE) {
 		c.add("expected_cwe", KindPattern, "%q does not match CWE-N", r.ExpectedCWE)
 	}
 	if r.ExpectedOWASP != "" && !IsOWASP2021(r.ExpectedOWASP) {
@@ -250,14 +253,14 @@ func (v Validator) checkRecord(ctx context.Context, c *recordCheck, tally map[st
 	if r.ExpectedCVSS != "" {
 		if !strings.HasPrefix(r.ExpectedCVSS, "CVSS:3.1/") {
 			c.add("expected_cvss", KindPattern, "%q is not a CVSS:3.1 vector", r.ExpectedCVSS)
-		} else if score, err := Score(r.ExpectedCVSS); err != nil {
+		} else if score, err := cvss.Score(r.ExpectedCVSS); err != nil {
 			c.add("expected_cvss", KindPattern, "%v", err)
 		} else if math.Abs(score-r.ExpectedCVSSScore) > 0.05+1e-9 {
 			c.add("expected_cvss_score", KindCVSS, "%.1f, but the vector scores %.1f", r.ExpectedCVSSScore, score)
 		}
 	}
-	if r.ExpectedSeverity != "" && r.ExpectedCVSSScore != 0 && slices.Contains(Severities(), r.ExpectedSeverity) {
-		if want := Severity(r.ExpectedCVSSScore); r.ExpectedSeverity != want {
+	if r.ExpectedSeverity != "" && r.ExpectedCVSSScore != 0 && slices.Contains(cvss.Severities(), r.ExpectedSeverity) {
+		if want := cvss.Severity(r.ExpectedCVSSScore); r.ExpectedSeverity != want {
 			c.add("expected_severity", KindValue, "%s, but a score of %.1f is %s", r.ExpectedSeverity, r.ExpectedCVSSScore, want)
 		}
 	}

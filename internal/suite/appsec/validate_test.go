@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
 )
 
 // baseRecords returns one built record per language, keyed by language.
@@ -69,7 +70,7 @@ func TestValidatePlantedDefects(t *testing.T) {
 		{"bad id", "python", func(r *Record) { r.BenchmarkID = "ASB-12" }, "benchmark_id", KindPattern},
 		{"not a 3.1 vector", "python", func(r *Record) { r.ExpectedCVSS = "CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H" }, "expected_cvss", KindPattern},
 		{"wrong CVSS score", "python", func(r *Record) { r.ExpectedCVSSScore = 7.1 }, "expected_cvss_score", KindCVSS},
-		{"severity disagrees with score", "c", func(r *Record) { r.ExpectedSeverity = SeverityCritical }, "expected_severity", KindValue},
+		{"severity disagrees with score", "c", func(r *Record) { r.ExpectedSeverity = cvss.SeverityCritical }, "expected_severity", KindValue},
 		{"bad reference", "python", func(r *Record) { r.References = append(r.References, "ftp://example.com/x") }, fmt.Sprintf("references[%d]", len(base["python"].References)), KindURL},
 		{"vulnerable == secure", "python", func(r *Record) { r.SecureCode = "  " + strings.ToUpper(r.VulnerableCode) }, "secure_code", KindCode},
 		{"vulnerable line out of range", "python", func(r *Record) { r.VulnerableLines = []int{500} }, "vulnerable_lines", KindValue},

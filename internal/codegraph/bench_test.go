@@ -73,3 +73,41 @@ func BenchmarkOpenWarm(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkIncremental indexes a snapshot cold and from the index of a sibling snapshot
+// (Options.Base), each run with an empty cache of its own, so that the ratio of the two is the
+// incremental index's share of a cold one. The pair is VULNBENCH_CODEGRAPH_BASE (the sibling)
+// and VULNBENCH_CODEGRAPH_REPO (bench/codegraph-incremental.sh sets both to two commits of a
+// real repository), else the two commits of the incremental tests. The parse workers get spare
+// Ps, as in the code commands.
+func BenchmarkIncremental(b *testing.B) {
+	base, repo := os.Getenv("VULNBENCH_CODEGRAPH_BASE"), os.Getenv("VULNBENCH_CODEGRAPH_REPO")
+	if base == "" || repo == "" {
+		base, repo = siblings(b)
+	}
+	workers, restore := codegraph.SpareProcs()
+	defer restore()
+	baseIx, err := codegraph.Open(context.Background(), base, codegraph.Options{CacheDir: b.TempDir(), KeepParsed: true, Workers: workers})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		base *codegraph.Index
+	}{{"cold", nil}, {"incremental", baseIx}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var ix *codegraph.Index
+			for b.Loop() {
+				cache, err := os.MkdirTemp(b.TempDir(), "cache")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ix, err = codegraph.Open(context.Background(), repo, codegraph.Options{CacheDir: cache, Base: bc.base, Workers: workers}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(ix.Stats.Parsed), "parsed")
+			b.ReportMetric(float64(ix.Stats.Reused), "reused")
+		})
+	}
+}

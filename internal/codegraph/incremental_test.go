@@ -12,7 +12,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/codegraph"
 )
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -30,7 +30,7 @@ func git(t *testing.T, dir string, args ...string) string {
 // is edited, c.c added (it defines cb_later, which an unchanged file references), d.c deleted,
 // e.c renamed to f.c without a change; dup1.c and dup2.c hold the same text, gen.c is skipped
 // as generated, and the Python file does not change.
-func siblings(t *testing.T) (first, second string) {
+func siblings(t testing.TB) (first, second string) {
 	t.Helper()
 	repo := t.TempDir()
 	write := func(name, s string) {

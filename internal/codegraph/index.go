@@ -67,8 +67,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxFileSize == 0 {
 		o.MaxFileSize = defaultMaxFileSize
 	}
-	lim := o.limits()
-	o.ParseTimeout, o.MaxNodes = lim.ParseTimeout, lim.MaxNodes
+	o.MaxNodes = o.limits().MaxNodes // part of the fingerprint; ParseTimeout is left as given (negative: none)
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}

@@ -3,6 +3,7 @@ package codegraph_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -91,6 +92,18 @@ func BenchmarkIncremental(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	var saved [2]int64 // the base's index and parse results, in bytes
+	for k, pattern := range []string{"index-*.bin", "parsed-*.bin"} {
+		names, _ := filepath.Glob(filepath.Join(filepath.Dir(baseIx.CacheFile), pattern))
+		for _, n := range names {
+			if st, err := os.Stat(n); err == nil {
+				saved[k] += st.Size()
+			}
+		}
+	}
+	if saved[1] == 0 {
+		b.Fatal("the base index has no parse results beside it")
+	}
 	for _, bc := range []struct {
 		name string
 		base *codegraph.Index
@@ -108,6 +121,8 @@ func BenchmarkIncremental(b *testing.B) {
 			}
 			b.ReportMetric(float64(ix.Stats.Parsed), "parsed")
 			b.ReportMetric(float64(ix.Stats.Reused), "reused")
+			b.ReportMetric(float64(saved[0])/1e6, "index-MB")
+			b.ReportMetric(float64(saved[1])/1e6, "parsed-MB")
 		})
 	}
 }

@@ -39,7 +39,7 @@ test: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCase$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/suite
 	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/suite/primevul
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPredictions$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/verdict
-	$(GO) test -run '^$$' -fuzz '^FuzzIndexFile$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/codegraph
+	$(GO) test -run '^$$' -fuzz '^FuzzIndexFile$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/codegraph/extract
 
 bench: deps build
 	./bench/run.sh

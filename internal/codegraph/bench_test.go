@@ -3,6 +3,7 @@ package codegraph_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -71,5 +72,57 @@ func BenchmarkOpenWarm(b *testing.B) {
 		if err != nil || !w.Stats.Loaded {
 			b.Fatalf("warm open: loaded %v, %v", w != nil && w.Stats.Loaded, err)
 		}
+	}
+}
+
+// BenchmarkIncremental indexes a snapshot cold and from the index of a sibling snapshot
+// (Options.Base), each run with an empty cache of its own, so that the ratio of the two is the
+// incremental index's share of a cold one. The pair is VULNBENCH_CODEGRAPH_BASE (the sibling)
+// and VULNBENCH_CODEGRAPH_REPO (bench/codegraph-incremental.sh sets both to two commits of a
+// real repository), else the two commits of the incremental tests. The parse workers get spare
+// Ps, as in the code commands.
+func BenchmarkIncremental(b *testing.B) {
+	base, repo := os.Getenv("VULNBENCH_CODEGRAPH_BASE"), os.Getenv("VULNBENCH_CODEGRAPH_REPO")
+	if base == "" || repo == "" {
+		base, repo = siblings(b)
+	}
+	workers, restore := codegraph.SpareProcs()
+	defer restore()
+	baseIx, err := codegraph.Open(context.Background(), base, codegraph.Options{CacheDir: b.TempDir(), KeepParsed: true, Workers: workers})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var saved [2]int64 // the base's index and parse results, in bytes
+	for k, pattern := range []string{"index-*.bin", "parsed-*.bin"} {
+		names, _ := filepath.Glob(filepath.Join(filepath.Dir(baseIx.CacheFile), pattern))
+		for _, n := range names {
+			if st, err := os.Stat(n); err == nil {
+				saved[k] += st.Size()
+			}
+		}
+	}
+	if saved[1] == 0 {
+		b.Fatal("the base index has no parse results beside it")
+	}
+	for _, bc := range []struct {
+		name string
+		base *codegraph.Index
+	}{{"cold", nil}, {"incremental", baseIx}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var ix *codegraph.Index
+			for b.Loop() {
+				cache, err := os.MkdirTemp(b.TempDir(), "cache")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ix, err = codegraph.Open(context.Background(), repo, codegraph.Options{CacheDir: cache, Base: bc.base, Workers: workers}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(ix.Stats.Parsed), "parsed")
+			b.ReportMetric(float64(ix.Stats.Reused), "reused")
+			b.ReportMetric(float64(saved[0])/1e6, "index-MB")
+			b.ReportMetric(float64(saved[1])/1e6, "parsed-MB")
+		})
 	}
 }

@@ -60,7 +60,7 @@ func sameIndex(t *testing.T, a, b *codegraph.Index) {
 	opts := cmp.Options{
 		cmpopts.IgnoreUnexported(codegraph.Index{}),
 		cmpopts.IgnoreFields(codegraph.Index{}, "CacheFile", "CacheErr"),
-		cmpopts.IgnoreFields(codegraph.Stats{}, "Seconds", "Loaded"),
+		cmpopts.IgnoreFields(codegraph.Stats{}, "Seconds", "Loaded", "Parsed", "Reused"),
 	}
 	if diff := cmp.Diff(a, b, opts); diff != "" {
 		t.Errorf("indexes differ (-a +b):\n%s", diff)

@@ -8,6 +8,11 @@
 // opened with O_NOFOLLOW, so nothing outside the snapshot is indexed. What it reads is bounded
 // by the snapshot's extraction limits (snapshot.Options: files, bytes, file size) and by
 // codegraph.Options.MaxFileSize (2 MiB unless set) for what it parses.
+//
+// Snapshots of one repository (the vul and ben cases of a JitVul pair: R_intro and R_fix) share
+// most of their files, so a graph is built from the index of a sibling snapshot this cache holds
+// (codegraph.Options.Base): only the files whose content changed are parsed again. A sibling
+// still being built is waited for first, since the second build then costs a fraction of one.
 package snapgraph
 
 import (
@@ -34,19 +39,22 @@ type Graphs struct {
 }
 
 type entry struct {
+	repo    string // the repository's git directory (snapshot.Info.Repo)
 	done    chan struct{}
 	ix      *codegraph.Index
 	err     error
 	lastUse uint64
 }
 
-// New returns a cache that indexes with opts and keeps the keep most recently used graphs in
+// New returns a cache that indexes with opts (KeepParsed set, so that each graph can serve as
+// the base of a sibling's) and keeps the keep most recently used graphs in
 // memory (DefaultKeep when keep <= 0). A graph dropped from memory is loaded again, from
 // codegraph's on-disk cache unless opts.NoCache, by the next Get that needs it.
 func New(opts codegraph.Options, keep int) *Graphs {
 	if keep <= 0 {
 		keep = DefaultKeep
 	}
+	opts.KeepParsed = true
 	return &Graphs{opts: opts, keep: keep, m: map[string]*entry{}}
 }
 
@@ -58,15 +66,27 @@ func (g *Graphs) Get(ctx context.Context, s *snapshot.Snapshot) (*codegraph.Inde
 		g.mu.Lock()
 		g.clock++
 		e, ok := g.m[key]
+		var sibling *entry
 		if !ok {
-			e = &entry{done: make(chan struct{})}
+			sibling = g.sibling(s.Info().Repo)
+			e = &entry{repo: s.Info().Repo, done: make(chan struct{})}
 			g.m[key] = e
 			g.evict()
 		}
 		e.lastUse = g.clock
 		g.mu.Unlock()
 		if !ok {
-			e.ix, e.err = codegraph.Open(ctx, s.Root(), g.opts)
+			opts := g.opts
+			if sibling != nil {
+				select {
+				case <-sibling.done:
+					if sibling.err == nil {
+						opts.Base = sibling.ix
+					}
+				case <-ctx.Done(): // Open gives up at once
+				}
+			}
+			e.ix, e.err = codegraph.Open(ctx, s.Root(), opts)
 			if e.err != nil {
 				e.err = fmt.Errorf("code graph of %s at %s: %w", s.Info().Repo, s.Info().Commit, e.err)
 				g.mu.Lock()
@@ -88,6 +108,18 @@ func (g *Graphs) Get(ctx context.Context, s *snapshot.Snapshot) (*codegraph.Inde
 		}
 		return e.ix, e.err
 	}
+}
+
+// sibling returns the most recently used graph of another snapshot of repo, built or being
+// built, or nil. g.mu is held.
+func (g *Graphs) sibling(repo string) *entry {
+	var best *entry
+	for _, e := range g.m {
+		if e.repo == repo && (best == nil || e.lastUse > best.lastUse) {
+			best = e
+		}
+	}
+	return best
 }
 
 // evict drops the least recently used finished graphs while more than keep are held. g.mu is held.

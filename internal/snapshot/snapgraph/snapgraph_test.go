@@ -172,3 +172,59 @@ func TestGraphsKeep(t *testing.T) {
 		t.Errorf("after eviction: same pointer %v, loaded %v, same hash %v; want a fresh index loaded from disk with the same hash", a2 == a, a2.Stats.Loaded, a2.Hash == a.Hash)
 	}
 }
+
+// TestGraphsSiblings: the graph of a second snapshot of a repository is built from the first's,
+// parsing only the file that changed, and equals a cold index of that snapshot.
+func TestGraphsSiblings(t *testing.T) {
+	c, dir, first, second := snapshots(t)
+	g := snapgraph.New(codegraph.Options{CacheDir: t.TempDir()}, 0)
+	a, err := g.Get(context.Background(), open(t, c, dir, first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := open(t, c, dir, second)
+	b, err := g.Get(context.Background(), s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Stats.Parsed != 1 || b.Stats.Parsed != 1 || b.Stats.Reused != 1 {
+		t.Errorf("parsed %d then %d (reused %d); want src/a.c, then src/b.c only", a.Stats.Parsed, b.Stats.Parsed, b.Stats.Reused)
+	}
+	cold, err := codegraph.Open(context.Background(), s2.Root(), codegraph.Options{NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(cold.Funcs, b.Funcs); d != "" {
+		t.Errorf("definitions (-cold +incremental):\n%s", d)
+	}
+	if d := cmp.Diff(cold.Calls, b.Calls); d != "" {
+		t.Errorf("calls (-cold +incremental):\n%s", d)
+	}
+}
+
+// TestGraphsSiblingsAtOnce: asked for at the same time, the second snapshot's graph waits for
+// the first's and reuses it, so each distinct file is parsed once in all.
+func TestGraphsSiblingsAtOnce(t *testing.T) {
+	c, dir, first, second := snapshots(t)
+	g := snapgraph.New(codegraph.Options{CacheDir: t.TempDir()}, 0)
+	snaps := []*snapshot.Snapshot{open(t, c, dir, first), open(t, c, dir, second)}
+	ixs := make([]*codegraph.Index, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range snaps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ixs[i], errs[i] = g.Get(context.Background(), snaps[i])
+		}()
+	}
+	wg.Wait()
+	for i := range errs {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+	}
+	if n := ixs[0].Stats.Parsed + ixs[1].Stats.Parsed; n != 2 {
+		t.Errorf("parsed %d and %d file contents; want 2 in all (src/a.c and src/b.c once each)", ixs[0].Stats.Parsed, ixs[1].Stats.Parsed)
+	}
+}

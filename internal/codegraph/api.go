@@ -1,0 +1,76 @@
+package codegraph
+
+import (
+	"github.com/vulnbench/vulnbench/internal/codegraph/extract"
+	"github.com/vulnbench/vulnbench/internal/codegraph/graph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/lang"
+)
+
+// The code graph's types, defined by the packages that do each job (graph: the index and its
+// queries; lang: languages; extract: parsing one file) and named here so that the agents, the
+// subjects, the suites and the CLI see one API.
+type (
+	Index      = graph.Index
+	File       = graph.File
+	Skipped    = graph.Skipped
+	Stats      = graph.Stats
+	Func       = graph.Func
+	FuncKind   = graph.FuncKind
+	Call       = graph.Call
+	CallKind   = graph.CallKind
+	FileResult = graph.FileResult
+	Near       = graph.Near
+	Site       = graph.Site
+	CalleesOf  = graph.CalleesOf
+	Source     = graph.Source
+	Related    = graph.Related
+	Context    = graph.Context
+	Lang       = lang.Lang
+	// FileIndexer indexes one file at a time (NewFileIndexer); Close it.
+	FileIndexer = extract.FileIndexer
+)
+
+// The kinds of definition and of call site (see graph.FuncKind, graph.CallKind).
+const (
+	Function   = graph.Function
+	Method     = graph.Method
+	Macro      = graph.Macro
+	Direct     = graph.Direct
+	MethodCall = graph.MethodCall
+	Unresolved = graph.Unresolved
+	Reference  = graph.Reference
+)
+
+// The languages (see package lang).
+const (
+	NoLang     = lang.NoLang
+	C          = lang.C
+	CPP        = lang.CPP
+	Java       = lang.Java
+	Python     = lang.Python
+	Go         = lang.Go
+	JavaScript = lang.JavaScript
+)
+
+// LangOf returns the language of a file by its name (lang.Of).
+func LangOf(name string, cppHeaders bool) Lang { return lang.Of(name, cppHeaders) }
+
+// Langs lists the supported languages.
+func Langs() []Lang { return lang.All() }
+
+// ParseLang reads a language name ("c", "cpp", ...).
+func ParseLang(s string) (Lang, error) { return lang.Parse(s) }
+
+// TokenSet returns the identifier and number tokens of code, for Jaccard.
+func TokenSet(code string) map[string]struct{} { return graph.TokenSet(code) }
+
+// Jaccard is the Jaccard similarity of two token sets.
+func Jaccard(a, b map[string]struct{}) float64 { return graph.Jaccard(a, b) }
+
+// CheckSyntax parses src as l and returns the first syntax error with its line and column.
+func CheckSyntax(l Lang, src []byte) error { return extract.CheckSyntax(l, src) }
+
+// NewFileIndexer returns a FileIndexer with the parse time limit and node limit of opts.
+func NewFileIndexer(opts Options) (*FileIndexer, error) {
+	return extract.New(nil, opts.limits())
+}

@@ -1,0 +1,144 @@
+package store
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/vulnbench/vulnbench/internal/codegraph/graph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/lang"
+)
+
+const parsedMagic = "vulnbench-codegraph-parsed\n"
+
+// Key names one file content as parsed: its sha256 and the language it was read as.
+type Key struct {
+	Hash [32]byte
+	Lang lang.Lang
+}
+
+// Parsed is the parse result of one file content, before the snapshot-wide resolution (every
+// reference the extractors saw is kept). Its Path and the File of its definitions and calls are
+// not saved: they read back empty, to be filled in with the path of each file of that content.
+type Parsed struct {
+	Key    Key
+	Result *graph.FileResult
+}
+
+// WriteParsed saves the parse results in the file name.
+func WriteParsed(name string, ps []Parsed) error {
+	n := 0
+	for _, p := range ps {
+		n += len(p.Result.Funcs)*24 + len(p.Result.Calls)*12 + 48
+	}
+	e := &encoder{buf: make([]byte, 0, n), strs: map[string]uint64{"": 0}, tab: make([]string, 1, 1024)}
+	e.i(len(ps))
+	for _, p := range ps {
+		r := p.Result
+		e.buf = append(e.buf, p.Key.Hash[:]...)
+		lp := uint64(p.Key.Lang) << 1
+		if r.Partial {
+			lp |= 1
+		}
+		e.u(lp)
+		e.i(r.SyntaxErrors)
+		e.s(r.Skip)
+		e.i(len(r.Funcs))
+		for _, f := range r.Funcs {
+			e.s(f.Name)
+			e.s(f.QualName)
+			flags := uint64(f.Kind) << 1
+			if f.Static {
+				flags |= 1
+			}
+			e.u(flags)
+			e.i(f.StartLine)
+			e.i(f.EndLine - f.StartLine)
+			e.i(f.StartByte)
+			e.i(f.EndByte - f.StartByte)
+			e.s(f.Signature)
+		}
+		e.i(len(r.Calls))
+		for _, c := range r.Calls {
+			e.s(c.Callee)
+			e.s(c.Qualifier)
+			e.s(c.Expr)
+			e.u(uint64(c.Kind))
+			e.i(c.Line)
+			e.i(c.Col)
+			e.i(c.Caller + 1)
+		}
+	}
+	if err := writeFileAtomic(name, frame(parsedMagic, e)); err != nil {
+		return fmt.Errorf("save parse results: %w", err)
+	}
+	return nil
+}
+
+// ReadParsed reads the parse results saved in the file name, by content.
+func ReadParsed(name string) (map[Key]*graph.FileResult, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	out, err := decodeParsed(b)
+	if err != nil {
+		return nil, fmt.Errorf("read parse results %s: %w", name, err)
+	}
+	return out, nil
+}
+
+func decodeParsed(b []byte) (map[Key]*graph.FileResult, error) {
+	d, err := unframe(b, parsedMagic)
+	if err != nil {
+		return nil, err
+	}
+	limit := len(d.data)
+	n := d.n(limit)
+	out := make(map[Key]*graph.FileResult, n)
+	for range n {
+		if d.err != nil {
+			break
+		}
+		if d.off+32 > len(d.data) {
+			return nil, fmt.Errorf("truncated parse results")
+		}
+		var k Key
+		copy(k.Hash[:], d.data[d.off:d.off+32])
+		d.off += 32
+		lp := d.n(int(lang.Count) << 1)
+		k.Lang = lang.Lang(lp >> 1)
+		r := &graph.FileResult{Lang: k.Lang, Partial: lp&1 == 1, SyntaxErrors: d.i(), Skip: d.s()}
+		if nf := d.n(limit); nf > 0 {
+			r.Funcs = make([]graph.Func, nf)
+		}
+		for i := range r.Funcs {
+			f := &r.Funcs[i]
+			f.Name, f.QualName = d.s(), d.s()
+			flags := d.u()
+			f.Kind, f.Static, f.Lang = graph.FuncKind(flags>>1), flags&1 == 1, k.Lang
+			f.StartLine = d.i()
+			f.EndLine = f.StartLine + d.i()
+			f.StartByte = d.i()
+			f.EndByte = f.StartByte + d.i()
+			f.Signature = d.s()
+		}
+		if nc := d.n(limit); nc > 0 {
+			r.Calls = make([]graph.Call, nc)
+		}
+		for i := range r.Calls {
+			c := &r.Calls[i]
+			c.Callee, c.Qualifier, c.Expr = d.s(), d.s(), d.s()
+			c.Kind = graph.CallKind(d.n(int(graph.Reference) + 1))
+			c.Line, c.Col = d.i(), d.i()
+			c.Caller = d.n(len(r.Funcs)+1) - 1
+		}
+		out[k] = r
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if d.off != len(d.data) {
+		return nil, fmt.Errorf("corrupt parse results: trailing data")
+	}
+	return out, nil
+}

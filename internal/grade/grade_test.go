@@ -141,7 +141,7 @@ func TestSummarise(t *testing.T) {
 	g.Judge = j
 	items := []*Item{
 		{Record: r1, Vul: vul("CWE-89", "A03:2021", "Critical", "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"), Secure: ben()}, // 100
-		{Record: r2, Vul: vul("CWE-79", "A01:2021", "Medium", "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:L"), Secure: ben()}, // 15+0+0+0+5+50 = 70
+		{Record: r2, Vul: vul("CWE-79", "A01:2021", "Medium", "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:L"), Secure: ben()},   // 15+0+0+0+5+50 = 70
 	}
 	gs, err := g.GradeAll(context.Background(), items)
 	if err != nil {
@@ -151,7 +151,7 @@ func TestSummarise(t *testing.T) {
 	want := &score.AppSec{Records: 2, MeanScore: 0.85, PassRate: 1, GradedMax: 100, MeanGraded: 0.85, PassRateGraded: 1,
 		Parts: map[string]float64{Detection: 1, CWE: 0.5, OWASP: 0.5, Severity: 0.5, FPAvoidance: 1, Exploit: 1, Fix: 1, CodeQuality: 1, Explanation: 1},
 		// 9.8 vs 9.4 (A:L): one field wrong on the second answer.
-		CVSS: &score.CVSSScore{N: 2, FieldsWrong: 0.5, ScoreMAE: 0.2, Exact: 0.5},
+		CVSS:         &score.CVSSScore{N: 2, FieldsWrong: 0.5, ScoreMAE: 0.2, Exact: 0.5},
 		ByDifficulty: map[string]score.Group{"beginner": {N: 1, MeanScore: 1, PassRate: 1, MeanGraded: 1}, "expert": {N: 1, MeanScore: 0.7, PassRate: 1, MeanGraded: 0.7}},
 		ByLanguage:   map[string]score.Group{"python": {N: 1, MeanScore: 1, PassRate: 1, MeanGraded: 1}, "go": {N: 1, MeanScore: 0.7, PassRate: 1, MeanGraded: 0.7}},
 		ByArchetype:  map[string]score.Group{"sql-injection": {N: 2, MeanScore: 0.85, PassRate: 1, MeanGraded: 0.85}},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/sast"
@@ -25,7 +26,12 @@ type Scanner interface {
 type Checks struct {
 	Syntax   appsec.SyntaxCheckers
 	Scanners []NamedScanner
+
+	mu   sync.Mutex
+	seen map[scanKey]bool // a vulnerable snippet is scanned once per scanner
 }
+
+type scanKey struct{ scanner, code string }
 
 // NamedScanner is a scanner with the languages it reads.
 type NamedScanner struct {
@@ -84,11 +90,26 @@ func (c *Checks) CheckFix(ctx context.Context, language, vulnerable, fix string)
 	return out
 }
 
-// flags reports whether s calls code vulnerable; a scanner that fails says nothing.
+// flags reports whether s calls code vulnerable; a scanner that fails says nothing. Answers
+// are remembered: every repeat and run checks fixes of the same vulnerable snippets.
 func (c *Checks) flags(ctx context.Context, s NamedScanner, language, code string) bool {
+	k := scanKey{s.Name, code}
+	c.mu.Lock()
+	got, ok := c.seen[k]
+	c.mu.Unlock()
+	if ok {
+		return got
+	}
 	cs := &suite.Case{ID: "fix-check", Kind: suite.KindAppSec, Language: language, Code: code}
 	v, err := s.Scanner.Assess(ctx, subject.Unit{Case: cs}, &subject.Env{Trace: trace.NewBuffer()})
-	return err == nil && v.Status == verdict.OK && v.Label == suite.Vul
+	got = err == nil && v.Status == verdict.OK && v.Label == suite.Vul
+	c.mu.Lock()
+	if c.seen == nil {
+		c.seen = map[scanKey]bool{}
+	}
+	c.seen[k] = got
+	c.mu.Unlock()
+	return got
 }
 
 // String describes a check for a reader.

@@ -229,3 +229,26 @@ func ParseReply(text string) grade.JudgeScore {
 	}
 	return grade.JudgeScore{Failed: true, Reason: "no {\"score\": 0-10} object in the judge's reply"}
 }
+
+// Options say which judge to build.
+type Options struct {
+	Model      string // PROVIDER:MODEL
+	BaseURL    string // an OpenAI-compatible server; "" for the provider's API
+	PricesFile string // "" for the embedded table
+	Cache      llm.CacheStore
+	Getenv     func(string) string
+}
+
+// Open builds the judge of o over the llm stack: the response cache in the store, retries,
+// limits; the API key only from the environment.
+func Open(o Options) (*Judge, error) {
+	prices, err := llm.LoadPrices(o.PricesFile)
+	if err != nil {
+		return nil, err
+	}
+	stack, err := llm.New(o.Model, llm.Options{BaseURL: o.BaseURL, Retry: llm.DefaultRetry(), Cache: o.Cache, Getenv: o.Getenv, Prices: &prices})
+	if err != nil {
+		return nil, fmt.Errorf("judge: %w", err)
+	}
+	return New(stack, prices)
+}

@@ -193,7 +193,9 @@ func writeAgreement(w io.Writer, format string, jd *judge.Judge, a judge.Agreeme
 	for p := range a.ByPart {
 		parts = append(parts, p)
 	}
-	slices.SortFunc(parts, func(x, y string) int { return slices.Index(grade.JudgedParts(), x) - slices.Index(grade.JudgedParts(), y) })
+	slices.SortFunc(parts, func(x, y string) int {
+		return slices.Index(grade.JudgedParts(), x) - slices.Index(grade.JudgedParts(), y)
+	})
 	for _, p := range parts {
 		pa := a.ByPart[p]
 		fmt.Fprintf(w, "  %-14s  n %d, MAE %.3f, bands %.1f%%\n", strings.ReplaceAll(p, "_", " "), pa.N, pa.MAE, 100*pa.BandAgreement)

@@ -163,8 +163,8 @@ func appsecMetrics() []Metric {
 	)
 	for _, g := range []struct {
 		json, csv, section string
-		groups            func(a *appsecStat) map[string]score.GroupOf[score.Stat, score.Stat]
-		wide              string
+		groups             func(a *appsecStat) map[string]score.GroupOf[score.Stat, score.Stat]
+		wide               string
 	}{
 		{"appsec.by_difficulty", "appsec:difficulty", SecAppSecDifficulty, func(a *appsecStat) map[string]score.GroupOf[score.Stat, score.Stat] { return a.ByDifficulty }, "mean score by difficulty"},
 		{"appsec.by_language", "appsec:language", SecAppSecLanguage, func(a *appsecStat) map[string]score.GroupOf[score.Stat, score.Stat] { return a.ByLanguage }, "mean score by language"},

@@ -133,9 +133,9 @@ func runAppSec(name string, j *score.JudgeInfo) *report.Run {
 	r := runA()
 	r.ID, r.Name = name, name
 	a := &score.AppSec{Records: 2, MeanScore: 0.4, PassRate: 0, GradedMax: 50, MeanGraded: 0.8, PassRateGraded: 0.5,
-		Parts: map[string]float64{"detection": 1, "cwe": 0.75, "owasp": 0.5, "severity": 0.75, "false_positive_avoidance": 0.5},
-		CVSS:  &score.CVSSScore{N: 1, Invalid: 1, FieldsWrong: 2, ScoreMAE: 1.3},
-		Fix:   &score.FixChecks{Proposed: 2, SyntaxOK: 1, SyntaxError: 1, ScannerClean: 1, ScannerNot: 1},
+		Parts:        map[string]float64{"detection": 1, "cwe": 0.75, "owasp": 0.5, "severity": 0.75, "false_positive_avoidance": 0.5},
+		CVSS:         &score.CVSSScore{N: 1, Invalid: 1, FieldsWrong: 2, ScoreMAE: 1.3},
+		Fix:          &score.FixChecks{Proposed: 2, SyntaxOK: 1, SyntaxError: 1, ScannerClean: 1, ScannerNot: 1},
 		ByDifficulty: map[string]score.Group{"expert": {N: 1, MeanScore: 0.5, MeanGraded: 1}, "beginner": {N: 1, MeanScore: 0.3, MeanGraded: 0.6}},
 		ByLanguage:   map[string]score.Group{"python": {N: 2, MeanScore: 0.4, MeanGraded: 0.8}},
 		ByArchetype:  map[string]score.Group{"sql-injection": {N: 2, MeanScore: 0.4, MeanGraded: 0.8}}}

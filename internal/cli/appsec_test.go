@@ -68,16 +68,20 @@ func TestAppSecRunThenScoreWithJudge(t *testing.T) {
 	subj := llmtest.NewOpenAI(appsecModel)
 	defer subj.Close()
 	db := filepath.Join(dir, "v.db")
-	code, _, errOut := run(t, dir, "run", "--suite", "asb/suite.jsonl", "--subject", "llm", "--model", "openai:fake-model",
+	code, out, errOut := run(t, dir, "run", "--suite", "asb/suite.jsonl", "--subject", "llm", "--model", "openai:fake-model",
 		"--base-url", subj.BaseURL(), "--db", db, "--run-id", "asb1", "--concurrency", "8")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	// The run's own table has the automatic parts.
+	if !regexp.MustCompile(`detection \(15 pts\) +98\.3%`).MatchString(out) {
+		t.Errorf("run's score table lacks the appsec section:\n%s", out)
 	}
 
 	// Without a judge: the automatic parts, the judged ones "not graded". No scanner on PATH:
 	// every fix "not checked".
 	t.Setenv("PATH", t.TempDir())
-	code, out, errOut := run(t, dir, "score", "--run", "asb1", "--db", db)
+	code, out, errOut = run(t, dir, "score", "--run", "asb1", "--db", db)
 	if code != 0 {
 		t.Fatalf("score: exit %d\n%s", code, errOut)
 	}
@@ -99,6 +103,22 @@ func TestAppSecRunThenScoreWithJudge(t *testing.T) {
 		t.Errorf("bad judge: exit %d, stdout %q, stderr:\n%s", code, out, errOut)
 	}
 
+	// Forced, the bad judge is used, with a warning, and the figures say so.
+	code, out, errOut = run(t, dir, "score", "--run", "asb1", "--db", db, "--judge-model", "openai:bad-judge", "--base-url", bad.BaseURL(),
+		"--force-judge", "--fix-checks=false")
+	if code != 0 || !strings.Contains(errOut, "used because of --force-judge") ||
+		!regexp.MustCompile(`fix \(20 pts\) +\d+\.\d% \(judge openai:bad-judge: rho -[01]\.\d\d, .*below the threshold: forced\)`).MatchString(out) ||
+		strings.Contains(out, "fixes checked") {
+		t.Errorf("forced bad judge: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	// judge calibrate reports the agreement, and exits 1 for the bad judge.
+	code, out, errOut = run(t, dir, "judge", "calibrate", "--judge-model", "openai:bad-judge", "--base-url", bad.BaseURL(), "--db", db)
+	if code != 1 || !strings.Contains(out, "REFUSED: Spearman rho -") || !strings.Contains(out, "64 answers, 0 unreadable") ||
+		!strings.Contains(out, "calls 64 (64 from the cache)") {
+		t.Errorf("calibrate bad judge: exit %d\n%s\n%s", code, out, errOut)
+	}
+
 	// A good judge grades every part; its agreement is printed next to every judged figure.
 	good := llmtest.NewOpenAI(judgeModel(t, func(ref float64) float64 { return ref }))
 	defer good.Close()
@@ -118,6 +138,11 @@ func TestAppSecRunThenScoreWithJudge(t *testing.T) {
 		}
 	}
 	calls := good.Requests()
+	code, out, errOut = run(t, dir, "judge", "calibrate", "--judge-model", "openai:good-judge", "--base-url", good.BaseURL(), "--db", db)
+	if code != 0 || !strings.Contains(out, "Spearman rho    1.000") || !strings.Contains(out, "passes the thresholds") ||
+		!regexp.MustCompile(`code quality +n 16, MAE 0\.000, bands 100\.0%`).MatchString(out) {
+		t.Errorf("calibrate good judge: exit %d\n%s\n%s", code, out, errOut)
+	}
 
 	// JSON has the contract's appsec section; a rescore is answered from the cache.
 	code, out, errOut = run(t, dir, "score", "--run", "asb1", "--db", db, "--judge-model", "openai:good-judge", "--base-url", good.BaseURL(), "--format", "json")

@@ -308,6 +308,10 @@ func runColumn(ctx context.Context, st *store.Store, runID string, t *report.Tru
 	if err != nil {
 		return nil, err
 	}
+	// The automatic parts of an appsec suite's rubric (score --judge-model grades the rest).
+	if err := run.GradeAppSec(ctx, t, nil); err != nil {
+		return nil, err
+	}
 	run.Score(t, sc.opt, sc.ci)
 	printNotes(warn, run.Notes)
 	return report.New(t, sc.opt, run), nil

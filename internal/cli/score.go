@@ -217,7 +217,7 @@ otherwise). Means and pass rates are shown overall and by difficulty, language a
 	f.StringVar(&suitePath, "suite", "", "suite file holding the ground truth (default: the run's own)")
 	f.StringArrayVar(&runs, "run", nil, "run id to score (repeatable)")
 	f.StringArrayVar(&preds, "predictions", nil, "predictions file to score (repeatable)")
-	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs")
+	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs (and, with --judge-model, the judge's response cache)")
 	f.Uint64Var(&sf.ciSeed, "seed", 1, "seed of the bootstrap resamples (--ci)")
 	jf.add(f, true)
 	f.BoolVar(&fixChecks, "fix-checks", true, "appsec suites: check each proposed fix's syntax and run the scanners on PATH on it (--fix-checks=false skips them)")

@@ -10,7 +10,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -119,6 +121,8 @@ type Grader struct {
 	Fix       FixChecker
 	// JudgeInfo names the judge in the summary.
 	JudgeInfo *score.JudgeInfo
+	// Concurrency is how many items GradeAll grades at once; 0: DefaultConcurrency.
+	Concurrency int
 }
 
 // NewGrader is a grader of rubric v1 with MITRE's ChildOf hierarchy, and no judge.
@@ -250,19 +254,70 @@ func (g *Grader) Grade(ctx context.Context, it *Item) (*RecordGrade, error) {
 	return out, nil
 }
 
-// GradeAll grades every item, in order; items not graded are left out.
+// DefaultConcurrency is how many items GradeAll grades at once when Concurrency is 0: judge
+// calls and scanners are slow, and the llm stack limits the rate itself.
+const DefaultConcurrency = 8
+
+// GradeAll grades every item, Concurrency at a time, and returns the grades in item order;
+// items not graded are left out. The first error stops it.
 func (g *Grader) GradeAll(ctx context.Context, items []*Item) ([]*RecordGrade, error) {
-	var out []*RecordGrade
-	for _, it := range items {
-		rg, err := g.Grade(ctx, it)
-		if err != nil {
-			return nil, err
-		}
-		if rg != nil {
-			out = append(out, rg)
+	n := g.Concurrency
+	if n <= 0 {
+		n = DefaultConcurrency
+	}
+	out := make([]*RecordGrade, len(items))
+	err := Each(ctx, len(items), n, func(ctx context.Context, i int) error {
+		rg, err := g.Grade(ctx, items[i])
+		out[i] = rg
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(out, func(rg *RecordGrade) bool { return rg == nil }), nil
+}
+
+// Each calls fn for 0..n-1, at most workers at once, and returns the first error (the others'
+// contexts are cancelled then).
+func Each(ctx context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		next  = make(chan int)
+	)
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := fn(ctx, i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+						cancel()
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for i := range n {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
 		}
 	}
-	return out, nil
+	close(next)
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		first = context.Cause(ctx)
+	}
+	return first
 }
 
 // Summarise is the appsec section of the grades: means, pass rates (at the rubric's pass

@@ -2,7 +2,10 @@ package grade
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -201,5 +204,51 @@ func TestCheckFix(t *testing.T) {
 	// A syntax error is caught by the real parser.
 	if got := c.CheckFix(context.Background(), "python", vulnerable, "def run(:\n"); got.Syntax != SyntaxError {
 		t.Errorf("broken python: syntax %q, want error", got.Syntax)
+	}
+}
+
+// failing is a Judge whose call fails for one record: the error of an infrastructure fault.
+type failing struct{ id string }
+
+func (f failing) Judge(_ context.Context, _ string, it *Item) (JudgeScore, error) {
+	if it.Record.BenchmarkID == f.id {
+		return JudgeScore{}, errors.New("provider down")
+	}
+	return JudgeScore{Fraction: 1}, nil
+}
+
+func TestGradeAllKeepsOrderAndStopsOnError(t *testing.T) {
+	g, _ := NewGrader()
+	g.Concurrency = 4
+	var items []*Item
+	for i := range 50 {
+		r := sqli()
+		r.BenchmarkID = fmt.Sprintf("ASB-%06d", i)
+		v := vul("CWE-89", "A03:2021", "Critical", "")
+		if i%7 == 3 {
+			v = nil // not graded: left out
+		}
+		items = append(items, &Item{Record: r, Vul: v})
+	}
+	g.Judge = failing{id: "none"}
+	gs, err := g.GradeAll(context.Background(), items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for i, it := range items {
+		if it.Vul != nil {
+			want = append(want, fmt.Sprintf("ASB-%06d", i))
+		}
+	}
+	for _, rg := range gs {
+		got = append(got, rg.ID)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	g.Judge = failing{id: "ASB-000020"}
+	if _, err := g.GradeAll(context.Background(), items); err == nil || !strings.Contains(err.Error(), "ASB-000020") || !strings.Contains(err.Error(), "provider down") {
+		t.Errorf("error %v, want the failed call's, naming its record", err)
 	}
 }

@@ -258,11 +258,19 @@ func Calibrate(ctx context.Context, j grade.Judge, s *Set) (Agreement, error) {
 		abs      float64
 	}
 	parts := map[string]*acc{}
-	for _, ans := range s.Answers {
-		js, err := j.Judge(ctx, ans.Part, s.Item(ans))
+	scores := make([]grade.JudgeScore, len(s.Answers))
+	if err := grade.Each(ctx, len(s.Answers), grade.DefaultConcurrency, func(ctx context.Context, i int) error {
+		js, err := j.Judge(ctx, s.Answers[i].Part, s.Item(s.Answers[i]))
 		if err != nil {
-			return Agreement{}, fmt.Errorf("calibrate, answer %s: %w", ans.ID, err)
+			return fmt.Errorf("calibrate, answer %s: %w", s.Answers[i].ID, err)
 		}
+		scores[i] = js
+		return nil
+	}); err != nil {
+		return Agreement{}, err
+	}
+	for i, ans := range s.Answers {
+		js := scores[i]
 		pa := parts[ans.Part]
 		if pa == nil {
 			pa = &acc{}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,16 +57,17 @@ func calibrate(ctx context.Context, jd *judge.Judge, w io.Writer) (judge.Agreeme
 }
 
 // appsecGrader is the grader of appsec suites for score: the automatic parts, the fix checks
-// unless off, and the judge when --judge-model names one, refused below the calibration
-// thresholds unless --force-judge. The judge's information is completed by done, after grading
-// (its call count and cost).
-func appsecGrader(ctx context.Context, e *env, jf *judgeFlags, fixChecks bool, cache *store.Store) (g *grade.Grader, done func(), err error) {
+// unless off, and the judge when --judge-model names one, measured on the calibration set before
+// its first grade and refused below the thresholds unless --force-judge. done completes the
+// judge's information once the report is built (its agreement, calls and cost) and says on
+// stderr how it was calibrated.
+func appsecGrader(e *env, jf *judgeFlags, fixChecks bool, cache *store.Store) (g *grade.Grader, done func(), err error) {
 	g, err = grade.NewGrader()
 	if err != nil {
 		return nil, nil, err
 	}
 	if fixChecks {
-		g.Fix = grade.NewChecks()
+		g.Fix = grade.DefaultChecks()
 	}
 	done = func() {}
 	if jf.model == "" {
@@ -75,23 +77,37 @@ func appsecGrader(ctx context.Context, e *env, jf *judgeFlags, fixChecks bool, c
 	if err != nil {
 		return nil, nil, err
 	}
-	a, err := calibrate(ctx, jd, e.stderr)
+	set, err := judge.LoadSet()
 	if err != nil {
 		return nil, nil, err
 	}
-	if p := a.Problem(); p != "" {
-		if !jf.force {
-			return nil, nil, &exitError{code: ExitFail, err: fmt.Errorf("judge %s disagrees with the calibration set: %s; nothing was scored (see vulnbench judge calibrate --judge-model %s; --force-judge uses it anyway)", jd.Spec(), p, jf.model)}
-		}
-		fmt.Fprintf(e.stderr, "vulnbench: warning: judge %s is below the calibration thresholds (%s): used because of --force-judge\n", jd.Spec(), p)
-	}
+	gate := &judge.Gated{Of: jd, Set: set, Force: jf.force}
 	info := &score.JudgeInfo{}
-	g.Judge, g.JudgeInfo = jd, info
+	g.Judge, g.JudgeInfo = gate, info
 	done = func() {
+		a, ok := gate.Agreement()
+		if !ok {
+			return // nothing was judged
+		}
 		*info = *jd.Info(a)
 		info.Forced = a.Problem() != ""
+		fmt.Fprintf(e.stderr, "judge %s: calibration on %d answers: Spearman rho %.3f, MAE %.3f, band agreement %.1f%%\n",
+			jd.Spec(), a.N, a.Rho, a.MAE, 100*a.BandAgreement)
+		if info.Forced {
+			fmt.Fprintf(e.stderr, "vulnbench: warning: judge %s is below the calibration thresholds (%s): used because of --force-judge\n", jd.Spec(), a.Problem())
+		}
 	}
 	return g, done, nil
+}
+
+// refusedJudge turns a refused judge, however deep in a report's error, into the error score
+// exits with.
+func refusedJudge(err error) error {
+	var re *judge.RefusedError
+	if errors.As(err, &re) {
+		return &exitError{code: ExitFail, err: re}
+	}
+	return err
 }
 
 func newJudgeCmd(e *env) *cobra.Command {

@@ -178,36 +178,30 @@ otherwise). Means and pass rates are shown overall and by difficulty, language a
 			}
 			req := report.Request{Runs: runs, Predictions: preds, Suite: suitePath,
 				Keep: sf.after.keeper(), Score: sf.options(), CI: sf.scoring().ci}
-			if jf.model == "" {
-				g, _, err := appsecGrader(cmd.Context(), e, &jf, fixChecks, nil)
-				if err != nil {
-					return err
-				}
-				req.AppSec = g
-				rep, err := buildReport(cmd.Context(), e, db, req, &sf.after)
-				if err != nil {
-					return err
-				}
-				return writeScores(e.stdout, sf.format, rep)
-			}
-			// The judge's answers are cached in the store: open it once for the cache and the runs.
-			open := store.Open
-			if len(runs) > 0 {
+			open := func(ctx context.Context, db string) (*store.Store, error) { return nil, nil }
+			switch {
+			case jf.model != "" && len(runs) == 0:
+				open = store.Open // the judge's response cache
+			case jf.model != "" || len(runs) > 0:
 				open = openExisting
 			}
 			st, err := open(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			g, done, err := appsecGrader(cmd.Context(), e, &jf, fixChecks, st)
+			var rs report.Store
+			if st != nil {
+				defer st.Close()
+				rs = st
+			}
+			g, done, err := appsecGrader(e, &jf, fixChecks, st)
 			if err != nil {
 				return err
 			}
 			req.AppSec = g
-			rep, err := buildReportFrom(e, func() (*report.Report, error) { return report.Build(cmd.Context(), st, req) }, &sf.after)
+			rep, err := buildReportFrom(e, func() (*report.Report, error) { return report.Build(cmd.Context(), rs, req) }, &sf.after)
 			if err != nil {
-				return err
+				return refusedJudge(err)
 			}
 			done()
 			return writeScores(e.stdout, sf.format, rep)

@@ -116,3 +116,17 @@ func (c *Checks) flags(ctx context.Context, s NamedScanner, language, code strin
 func (f FixCheck) String() string {
 	return fmt.Sprintf("syntax %s, scanners %s", f.Syntax, f.Scanner)
 }
+
+// DefaultChecks is NewChecks made on the first check: a suite without fixes to check asks no
+// scanner for its version.
+func DefaultChecks() FixChecker { return &lazyChecks{} }
+
+type lazyChecks struct {
+	once sync.Once
+	c    *Checks
+}
+
+func (l *lazyChecks) CheckFix(ctx context.Context, language, vulnerable, fix string) FixCheck {
+	l.once.Do(func() { l.c = NewChecks() })
+	return l.c.CheckFix(ctx, language, vulnerable, fix)
+}

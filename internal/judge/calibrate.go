@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -355,3 +356,46 @@ func pearson(x, y []float64) float64 {
 	}
 	return sxy / math.Sqrt(sxx*syy)
 }
+
+// RefusedError is a judge below the calibration thresholds, refused.
+type RefusedError struct {
+	Model   string
+	Problem string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("judge %s disagrees with the calibration set: %s; nothing was scored (see vulnbench judge calibrate --judge-model %s; --force-judge uses it anyway)",
+		e.Model, e.Problem, e.Model)
+}
+
+// Gated is a judge that measures itself on the calibration set before its first grade, once,
+// and then refuses to grade (a *RefusedError) when it is below the thresholds, unless Force.
+// A suite with nothing to judge costs no calibration.
+type Gated struct {
+	Of    *Judge
+	Set   *Set
+	Force bool
+
+	once sync.Once
+	a    Agreement
+	err  error
+	ran  bool
+}
+
+// Judge implements grade.Judge.
+func (g *Gated) Judge(ctx context.Context, part string, it *grade.Item) (grade.JudgeScore, error) {
+	g.once.Do(func() {
+		g.a, g.err = Calibrate(ctx, g.Of, g.Set)
+		g.ran = g.err == nil
+		if g.err == nil && g.a.Problem() != "" && !g.Force {
+			g.err = &RefusedError{Model: g.Of.Spec(), Problem: g.a.Problem()}
+		}
+	})
+	if g.err != nil {
+		return grade.JudgeScore{}, g.err
+	}
+	return g.Of.Judge(ctx, part, it)
+}
+
+// Agreement is the calibration's result; false when it has not run (nothing was judged).
+func (g *Gated) Agreement() (Agreement, bool) { return g.a, g.ran }

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -220,5 +221,42 @@ func TestJudgeMalformedIsFailed(t *testing.T) {
 	}
 	if info := j.Info(Agreement{}); info.Calls != 3 || info.PromptVersion != PromptVersion || info.Model != "openai:judge-model" {
 		t.Errorf("info %+v", info)
+	}
+}
+
+func TestGated(t *testing.T) {
+	s, _ := LoadSet()
+	it := s.Item(s.Answers[0])
+	for _, tc := range []struct {
+		name    string
+		score   func(a CalAnswer) string
+		force   bool
+		refused bool
+	}{
+		{"agreeing judge grades", func(a CalAnswer) string { return fmt.Sprintf(`{"score": %v}`, a.Score) }, false, false},
+		{"constant judge refused", func(CalAnswer) string { return `{"score": 5}` }, false, true},
+		{"constant judge forced", func(CalAnswer) string { return `{"score": 5}` }, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, srv := newJudge(t, referee(t, s, tc.score))
+			g := &Gated{Of: j, Set: s, Force: tc.force}
+			if _, ran := g.Agreement(); ran || srv.Requests() != 0 {
+				t.Fatalf("calibrated before the first grade")
+			}
+			for range 3 {
+				_, err := g.Judge(context.Background(), s.Answers[0].Part, it)
+				var re *RefusedError
+				if refused := errors.As(err, &re); refused != tc.refused || (err != nil && !tc.refused) {
+					t.Fatalf("err %v, refused want %v", err, tc.refused)
+				}
+			}
+			want := int64(len(s.Answers)) // calibrated once
+			if !tc.refused {
+				want += 3
+			}
+			if srv.Requests() != want {
+				t.Errorf("%d calls, want %d", srv.Requests(), want)
+			}
+		})
 	}
 }

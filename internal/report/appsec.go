@@ -22,7 +22,11 @@ type appsecRecord struct {
 type appsecTruth struct {
 	records []*appsecRecord
 	byPair  map[string]int
-	err     error // the first case whose ground truth could not be read
+	// skipped counts the appsec cases without a readable AppSecBench ground truth (no appsec
+	// object, or one without the record's fields): they are scored as any case, not graded;
+	// why is the first one's reason.
+	skipped int
+	why     error
 }
 
 // addAppSec keeps what grading needs of appsec case c, at position i of Cases.
@@ -39,8 +43,9 @@ func (t *Truth) addAppSec(c *suite.Case, i int) {
 	if !ok {
 		rec, err := grade.RecordOf(c)
 		if err != nil {
-			if a.err == nil {
-				a.err = err
+			a.skipped++
+			if a.why == nil {
+				a.why = err
 			}
 			return
 		}
@@ -57,12 +62,12 @@ func (t *Truth) addAppSec(c *suite.Case, i int) {
 }
 
 // HasAppSec reports whether the truth holds AppSecBench records, so that scoring grades them.
-func (t *Truth) HasAppSec() bool { return t.appsec != nil }
+func (t *Truth) HasAppSec() bool { return t.appsec != nil && len(t.appsec.records) > 0 }
 
 // keepAppSec records v when case i is half of an AppSecBench record: grading reads the whole
 // answer.
 func (r *Run) keepAppSec(t *Truth, i int, v verdict.Verdict) {
-	if t.appsec == nil {
+	if !t.HasAppSec() {
 		return
 	}
 	if r.appsecAnswers == nil {
@@ -82,8 +87,12 @@ func (r *Run) GradeAppSec(ctx context.Context, t *Truth, g *grade.Grader) error 
 	if t.appsec == nil {
 		return nil
 	}
-	if t.appsec.err != nil {
-		return fmt.Errorf("%s: %w", t.Source, t.appsec.err)
+	if t.appsec.skipped > 0 {
+		r.Notes = append(r.Notes, Note{Warning: true, Text: fmt.Sprintf("%s: %d appsec cases have no AppSecBench ground truth and are not graded on the rubric (%v)",
+			t.Source, t.appsec.skipped, t.appsec.why)})
+	}
+	if len(t.appsec.records) == 0 {
+		return nil
 	}
 	if g == nil {
 		var err error

@@ -123,6 +123,8 @@ func (a *afterFlag) keep(c *suite.Case) bool {
 func newScoreCmd(e *env) *cobra.Command {
 	var (
 		sf          scoreFlags
+		jf          judgeFlags
+		fixChecks   bool
 		suitePath   string
 		db          string
 		runs, preds []string
@@ -149,10 +151,23 @@ the table says which (score source).
 Predictions files are vulnbench JSONL, one verdict a line ({"case_id":..,"label":"vul"|"ben",
 "score":..}, and optionally repeat, score_source, confidence, cwe, findings, vex, appsec, ...; see
 schema/verdict.schema.json), or PrimeVul's tab-separated predictions.txt (idx, label,
-probability), matched by idx to cases imported with 'vulnbench suite import primevul'.`,
+probability), matched by idx to cases imported with 'vulnbench suite import primevul'.
+
+AppSecBench suites (appsec cases) add the rubric (100 points, pass at 70): detection 15, CWE 10
+(half for a parent or child in MITRE's ChildOf tree), OWASP 10, severity 10 (half one band off)
+and false-positive avoidance 5 (the secure twin not flagged) are graded automatically, with the
+CVSS distance (base metrics wrong, base-score error); exploit 10, fix 20, code quality 10 and
+explanation 10 need an LLM judge: --judge-model. The judge is first measured on vulnbench's
+calibration set (vulnbench judge calibrate) and refused below its thresholds unless
+--force-judge; its agreement is printed next to every judged figure, and its answers are cached
+in --db and costed. A judge reply that cannot be read grades the part failed (counted, never 0).
+Fix checks parse the proposed secure code with the language's parser and, where a scanner on
+PATH flags the vulnerable snippet, check that it does not flag the fix ("not checked"
+otherwise). Means and pass rates are shown overall and by difficulty, language and archetype.`,
 		Example: `  vulnbench score --run 20261129T201500-3f9a
   vulnbench score --suite primevul-test.jsonl --predictions predictions.txt --format json
-  vulnbench score --run A --run B --format md`,
+  vulnbench score --run A --run B --format md
+  vulnbench score --run 20261201T140000-ab12 --judge-model openai:gpt-4o`,
 		Args: exactArgs(0, "no arguments (use --run, or --suite with --predictions)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := sf.validate(); err != nil {
@@ -161,11 +176,34 @@ probability), matched by idx to cases imported with 'vulnbench suite import prim
 			if len(runs)+len(preds) == 0 || (suitePath == "" && len(runs) == 0) {
 				return usageErr("score needs at least one --run ID, or --suite SUITE with --predictions FILE")
 			}
-			rep, err := buildReport(cmd.Context(), e, db, report.Request{Runs: runs, Predictions: preds, Suite: suitePath,
-				Keep: sf.after.keeper(), Score: sf.options(), CI: sf.scoring().ci}, &sf.after)
+			req := report.Request{Runs: runs, Predictions: preds, Suite: suitePath,
+				Keep: sf.after.keeper(), Score: sf.options(), CI: sf.scoring().ci}
+			open := func(ctx context.Context, db string) (*store.Store, error) { return nil, nil }
+			switch {
+			case jf.model != "" && len(runs) == 0:
+				open = store.Open // the judge's response cache
+			case jf.model != "" || len(runs) > 0:
+				open = openExisting
+			}
+			st, err := open(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
+			var rs report.Store
+			if st != nil {
+				defer st.Close()
+				rs = st
+			}
+			g, done, err := appsecGrader(e, &jf, fixChecks, st)
+			if err != nil {
+				return err
+			}
+			req.AppSec = g
+			rep, err := buildReportFrom(e, func() (*report.Report, error) { return report.Build(cmd.Context(), rs, req) }, &sf.after)
+			if err != nil {
+				return refusedJudge(err)
+			}
+			done()
 			return writeScores(e.stdout, sf.format, rep)
 		},
 	}
@@ -173,8 +211,10 @@ probability), matched by idx to cases imported with 'vulnbench suite import prim
 	f.StringVar(&suitePath, "suite", "", "suite file holding the ground truth (default: the run's own)")
 	f.StringArrayVar(&runs, "run", nil, "run id to score (repeatable)")
 	f.StringArrayVar(&preds, "predictions", nil, "predictions file to score (repeatable)")
-	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs")
+	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs (and, with --judge-model, the judge's response cache)")
 	f.Uint64Var(&sf.ciSeed, "seed", 1, "seed of the bootstrap resamples (--ci)")
+	jf.add(f, true)
+	f.BoolVar(&fixChecks, "fix-checks", true, "appsec suites: check each proposed fix's syntax and run the scanners on PATH on it (--fix-checks=false skips them)")
 	sf.add(f)
 	return c
 }
@@ -191,7 +231,13 @@ func buildReport(ctx context.Context, e *env, db string, req report.Request, aft
 		defer s.Close()
 		st = s
 	}
-	rep, err := report.Build(ctx, st, req)
+	return buildReportFrom(e, func() (*report.Report, error) { return report.Build(ctx, st, req) }, after)
+}
+
+// buildReportFrom builds a report with build and says on stderr what it notes, and how many
+// cases --after kept.
+func buildReportFrom(e *env, build func() (*report.Report, error), after *afterFlag) (*report.Report, error) {
+	rep, err := build()
 	if err != nil {
 		return nil, reportErr(e.stderr, err)
 	}
@@ -254,6 +300,10 @@ func loadTruth(path string, after *afterFlag, info io.Writer) (*report.Truth, er
 func runColumn(ctx context.Context, st *store.Store, runID string, t *report.Truth, sc scoring, warn io.Writer) (*report.Report, error) {
 	run, err := report.LoadRun(ctx, st, runID, t)
 	if err != nil {
+		return nil, err
+	}
+	// The automatic parts of an appsec suite's rubric (score --judge-model grades the rest).
+	if err := run.GradeAppSec(ctx, t, nil); err != nil {
 		return nil, err
 	}
 	run.Score(t, sc.opt, sc.ci)

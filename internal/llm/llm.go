@@ -42,6 +42,18 @@ type Request struct {
 	Logprobs    bool      `json:"logprobs,omitempty"`
 	TopLogprobs int       `json:"top_logprobs,omitempty"`
 	Repeat      int       `json:"repeat"`
+	// Schema asks for an answer that is one JSON object of this schema, through the provider's
+	// structured-output mode where the model has one (OpenAI's response_format json_schema);
+	// elsewhere it is not sent and the prompt must ask for the object. nil: free text.
+	Schema *Schema `json:"schema,omitempty"`
+}
+
+// Schema is a named JSON Schema for a structured answer. Strict asks the provider to enforce
+// it (OpenAI's strict mode: every property required, no additional properties).
+type Schema struct {
+	Name   string         `json:"name"`
+	Schema map[string]any `json:"schema"`
+	Strict bool           `json:"strict,omitempty"`
 }
 
 // Usage counts tokens as the provider reports them. InputTokens counts every prompt token, of

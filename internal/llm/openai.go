@@ -77,6 +77,10 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 			p.TopLogprobs = openai.Int(int64(req.TopLogprobs))
 		}
 	}
+	if req.Schema != nil && !o.caps.NoJSONSchema {
+		p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: req.Schema.Name, Schema: req.Schema.Schema, Strict: openai.Bool(req.Schema.Strict)}}}
+	}
 	for _, m := range req.Messages {
 		p.Messages = append(p.Messages, openaiMessage(m))
 	}

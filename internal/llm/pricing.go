@@ -28,6 +28,9 @@ type Caps struct {
 	// MaxTokensParam names the answer budget: "max_tokens", or "max_completion_tokens" for
 	// OpenAI's reasoning models, which refuse max_tokens.
 	MaxTokensParam string
+	// NoJSONSchema says the API refuses response_format json_schema (an older local server):
+	// a Request's Schema is then not sent, and the answer is read from free text.
+	NoJSONSchema bool
 }
 
 // DefaultCaps are a model's capabilities when the table says nothing about it.
@@ -63,6 +66,7 @@ type rawEntry struct {
 		Temperature    *bool  `yaml:"temperature"`
 		Logprobs       *bool  `yaml:"logprobs"`
 		MaxTokensParam string `yaml:"max_tokens_param"`
+		JSONSchema     *bool  `yaml:"json_schema"`
 	} `yaml:"capabilities"`
 	Date string `yaml:"date"`
 	API  string `yaml:"api"`
@@ -178,6 +182,9 @@ func (r rawEntry) entry(fileDate string) (entry, error) {
 			}
 			if rc.Logprobs != nil {
 				c.Logprobs = *rc.Logprobs
+			}
+			if rc.JSONSchema != nil {
+				c.NoJSONSchema = !*rc.JSONSchema
 			}
 			switch rc.MaxTokensParam {
 			case "":

@@ -58,10 +58,21 @@ type Request struct {
 	Seed        *int64 // OpenAI only
 	Logprobs    bool   // OpenAI only
 	TopLogprobs int    // OpenAI only
+	// ResponseFormat is OpenAI's response_format type ("text", "json_object", "json_schema"),
+	// "" when none was sent; Schema is the json_schema's name, strict flag and schema.
+	ResponseFormat string
+	Schema         *ResponseSchema
 
 	APIKey string      // as sent: Authorization: Bearer, or x-api-key for Anthropic
 	Header http.Header // the request's headers
 	Raw    []byte      // the request's body
+}
+
+// ResponseSchema is the json_schema of an OpenAI response_format.
+type ResponseSchema struct {
+	Name   string
+	Strict bool
+	Schema map[string]any
 }
 
 // Message is one message of a conversation. Text parts and blocks are joined

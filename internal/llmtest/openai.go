@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,27 @@ type oaiRequest struct {
 	TopLogprobs         *int         `json:"top_logprobs"`
 	N                   *int         `json:"n"`
 	Stream              bool         `json:"stream"`
+	ResponseFormat      *struct {
+		Type       string `json:"type"`
+		JSONSchema *struct {
+			Name   string         `json:"name"`
+			Strict *bool          `json:"strict"`
+			Schema map[string]any `json:"schema"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
+}
+
+// schemaNameOK is OpenAI's rule for a json_schema name: a-z, A-Z, 0-9, _ and -, at most 64.
+func schemaNameOK(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 type oaiMessage struct {
@@ -176,6 +198,37 @@ func (openaiDialect) parse(body []byte) (Request, *apiError, *apiError) {
 	case in.N != nil && *in.N != 1:
 		return invalid("n", "unsupported_value", "llmtest: only n=1 is supported by this fake server.")
 	}
+	if rf := in.ResponseFormat; rf != nil {
+		req.ResponseFormat = rf.Type
+		switch rf.Type {
+		case "text":
+		case "json_object":
+			// As OpenAI: JSON mode needs the word "json" somewhere in the messages.
+			if !strings.Contains(strings.ToLower(req.System+"\n"+req.Prompt()), "json") {
+				return invalid("messages", "", "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.")
+			}
+		case "json_schema":
+			js := rf.JSONSchema
+			switch {
+			case js == nil:
+				return invalid("response_format.json_schema", "missing_required_parameter", "Missing required parameter: 'response_format.json_schema'.")
+			case !schemaNameOK(js.Name):
+				return invalid("response_format.json_schema.name", "invalid_value",
+					fmt.Sprintf("Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$' of at most 64 characters, but got '%s'.", js.Name))
+			case js.Schema == nil:
+				return invalid("response_format.json_schema.schema", "missing_required_parameter", "Missing required parameter: 'response_format.json_schema.schema'.")
+			}
+			req.Schema = &ResponseSchema{Name: js.Name, Strict: js.Strict != nil && *js.Strict, Schema: js.Schema}
+			if req.Schema.Strict {
+				if msg := strictProblem(js.Schema, "schema"); msg != "" {
+					return invalid("response_format", "invalid_value", "Invalid schema for response_format '"+js.Name+"': "+msg)
+				}
+			}
+		default:
+			return invalid("response_format.type", "invalid_value",
+				fmt.Sprintf("Invalid value: '%s'. Supported values are: 'json_object', 'json_schema', and 'text'.", rf.Type))
+		}
+	}
 	if at, ids, unanswered, ok := checkToolPairing(req.Messages); !ok {
 		if unanswered {
 			return invalid(fmt.Sprintf("messages.[%d].role", orig[at]), "",
@@ -185,6 +238,48 @@ func (openaiDialect) parse(body []byte) (Request, *apiError, *apiError) {
 			"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.")
 	}
 	return req, nil, nil
+}
+
+// strictProblem checks OpenAI's rules for a strict schema: every object lists all its
+// properties as required and sets additionalProperties to false. It returns "" when they hold.
+func strictProblem(schema map[string]any, path string) string {
+	if t, _ := schema["type"].(string); t == "object" || schema["properties"] != nil {
+		props, _ := schema["properties"].(map[string]any)
+		if ap, ok := schema["additionalProperties"].(bool); !ok || ap {
+			return fmt.Sprintf("In context=('%s'), 'additionalProperties' is required to be supplied and to be false.", path)
+		}
+		req := map[string]bool{}
+		if list, ok := schema["required"].([]any); ok {
+			for _, r := range list {
+				if s, ok := r.(string); ok {
+					req[s] = true
+				}
+			}
+		}
+		for _, name := range sortedNames(props) {
+			if !req[name] {
+				return fmt.Sprintf("In context=('%s'), 'required' is required to be supplied and to be an array including every key in properties. Missing '%s'.", path, name)
+			}
+			if sub, ok := props[name].(map[string]any); ok {
+				if msg := strictProblem(sub, path+"', 'properties', '"+name); msg != "" {
+					return msg
+				}
+			}
+		}
+	}
+	if items, ok := schema["items"].(map[string]any); ok {
+		return strictProblem(items, path+"', 'items")
+	}
+	return ""
+}
+
+func sortedNames(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 type oaiCompletion struct {

@@ -122,7 +122,7 @@ func tables(ms []report.Metric, cols []column) []table {
 	}
 	var ts []table
 	for _, sec := range report.Sections() {
-		if sec.Name == report.SecCWE || sec.Name == report.SecVEXClass {
+		if sec.PerName {
 			ts = append(ts, familyTables(sec, ms, cols, names)...)
 			continue
 		}
@@ -310,6 +310,9 @@ func cell(m *report.Metric, f *report.Figures, v report.Value, ok bool) string {
 	}
 	if v.Blank {
 		return "-"
+	}
+	if v.Null && m.Missing != "" {
+		return m.Missing // a figure the run has but could not compute (an appsec part not graded)
 	}
 	s := text(m.Format, v, f.Agg)
 	if m.Suffix != nil {

@@ -122,7 +122,32 @@ func fixtures() map[string]*report.Report {
 		// A matcher-made run beside one that is not and a scanner run that matched nothing: the
 		// matcher row names the first's version, the CWE tier table has the first's scores.
 		"matcher": rep(runMatched(), runB(), runScanned()),
+		// AppSecBench without a judge (judged parts "not graded") and with one beside it.
+		"appsec": rep(runAppSec("run-s", nil), runAppSec("run-j", &score.JudgeInfo{Model: "openai:gpt-4o", PromptVersion: 1,
+			Rho: 0.91, MAE: 0.08, BandAgreement: 0.84, Calls: 72, CacheHits: 64, CostUSD: verdict.Float(0.0123)})),
 	}
+}
+
+// runAppSec is run-a on two AppSecBench records; with a judge, every part is graded.
+func runAppSec(name string, j *score.JudgeInfo) *report.Run {
+	r := runA()
+	r.ID, r.Name = name, name
+	a := &score.AppSec{Records: 2, MeanScore: 0.4, PassRate: 0, GradedMax: 50, MeanGraded: 0.8, PassRateGraded: 0.5,
+		Parts:        map[string]float64{"detection": 1, "cwe": 0.75, "owasp": 0.5, "severity": 0.75, "false_positive_avoidance": 0.5},
+		CVSS:         &score.CVSSScore{N: 1, Invalid: 1, FieldsWrong: 2, ScoreMAE: 1.3},
+		Fix:          &score.FixChecks{Proposed: 2, SyntaxOK: 1, SyntaxError: 1, ScannerClean: 1, ScannerNot: 1},
+		ByDifficulty: map[string]score.Group{"expert": {N: 1, MeanScore: 0.5, MeanGraded: 1}, "beginner": {N: 1, MeanScore: 0.3, MeanGraded: 0.6}},
+		ByLanguage:   map[string]score.Group{"python": {N: 2, MeanScore: 0.4, MeanGraded: 0.8}},
+		ByArchetype:  map[string]score.Group{"sql-injection": {N: 2, MeanScore: 0.4, MeanGraded: 0.8}}}
+	if j != nil {
+		a.Judge, a.GradedMax, a.MeanScore, a.PassRate, a.MeanGraded = j, 100, 0.72, 0.5, 0.72
+		for k, v := range map[string]float64{"exploit": 0.6, "fix": 0.8, "code_quality": 0.5, "explanation": 0.9} {
+			a.Parts[k] = v
+		}
+		a.JudgeFailed = map[string]int{"fix": 1}
+	}
+	r.Results[0].AppSec = a
+	return r
 }
 
 // runVEX scores a small VEX suite over n repeats: 4 cases, answers that differ by repeat.
@@ -226,7 +251,7 @@ func TestTextFigures(t *testing.T) {
 			t.Errorf("text row %q (-want +got):\n%s", k, diff)
 		}
 	}
-	if diff := cmp.Diff([]string{"random guessing: P-C = 25.0%", "scorer 4, vulnbench v0.2.0 (abc1234)"}, notes); diff != "" {
+	if diff := cmp.Diff([]string{"random guessing: P-C = 25.0%", "scorer 5, vulnbench v0.2.0 (abc1234)"}, notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 
@@ -249,7 +274,7 @@ func TestCSVFigures(t *testing.T) {
 		got[r[0]+" "+r[3]] = append(r[1:3:3], r[4:]...)
 	}
 	want := map[string][]string{
-		"run-a scorer":                  {"llm", "openai:gpt-4o", "4", ""},
+		"run-a scorer":                  {"llm", "openai:gpt-4o", "5", ""},
 		"run-a vulnbench":               {"llm", "openai:gpt-4o", "v0.2.0 (abc1234)", ""},
 		"run-a binary:accuracy":         {"llm", "openai:gpt-4o", "0.625", ""},
 		"run-a cwe:CWE-119:f1":          {"llm", "openai:gpt-4o", "0.6666666666666666", ""},

@@ -55,7 +55,7 @@ func Parse(text string) (Answer, error) {
 		return Answer{}, errors.New("empty answer")
 	}
 	skip := quotedCode(text)
-	a, ok, jsonErr := parseJSON(text, skip)
+	a, _, ok, jsonErr := parseJSON(text, skip)
 	if ok {
 		return a, nil
 	}
@@ -156,11 +156,11 @@ func (r *countingReader) Read(p []byte) (int, error) {
 
 // parseJSON finds the last JSON object with a "vulnerable" field outside quoted code. ok is
 // false when there is none; err says why the last such object was unusable.
-func parseJSON(text string, skip spans) (a Answer, ok bool, err error) {
+func parseJSON(text string, skip spans) (a Answer, obj map[string]json.RawMessage, ok bool, err error) {
 	// The answer object contains the key, so it starts before the key's last occurrence.
 	end := lastIndexFold(text, `"vulnerable"`)
 	if end < 0 {
-		return Answer{}, false, nil
+		return Answer{}, nil, false, nil
 	}
 	budget := maxDecodeBytes
 	for budget > 0 {
@@ -187,7 +187,7 @@ func parseJSON(text string, skip spans) (a Answer, ok bool, err error) {
 		}
 		v, valid := boolish(raw)
 		if !valid {
-			return Answer{}, false, fmt.Errorf("the answer object's \"vulnerable\" is %s, not true or false", clip(string(raw), 40))
+			return Answer{}, nil, false, fmt.Errorf("the answer object's \"vulnerable\" is %s, not true or false", clip(string(raw), 40))
 		}
 		a := Answer{Vulnerable: v, Via: ViaJSON}
 		for _, k := range []string{"cwe", "cwes", "cwe_id", "cwe_ids"} {
@@ -208,9 +208,9 @@ func parseJSON(text string, skip spans) (a Answer, ok bool, err error) {
 				}
 			}
 		}
-		return a, true, nil
+		return a, obj, true, nil
 	}
-	return Answer{}, false, nil
+	return Answer{}, nil, false, nil
 }
 
 // startsObject says whether s (what follows a '{') can continue a JSON object: a key or '}'.

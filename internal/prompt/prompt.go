@@ -209,6 +209,7 @@ type data struct {
 	CoT      bool
 	FewShot  bool
 	Kind     suite.Kind
+	AppSec   bool   // an appsec case: the full structured answer is asked for
 	Language string // display name ("C", "Python"); "" when unknown
 	Code     string // the case's code, fenced
 	Function string // jit: the target function's name
@@ -267,7 +268,7 @@ func (s *Set) render(st Strategy, c *suite.Case, mode Mode, callers, callees []R
 	if c == nil {
 		return nil, errors.New("prompt: no case")
 	}
-	d := data{Strategy: st, CoT: st.cot(), FewShot: st.fewShot(), Kind: c.Kind}
+	d := data{Strategy: st, CoT: st.cot(), FewShot: st.fewShot(), Kind: c.Kind, AppSec: c.Kind == suite.KindAppSec}
 	switch c.Kind {
 	case suite.KindFunction, suite.KindAppSec:
 	case suite.KindJIT:

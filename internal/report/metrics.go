@@ -135,6 +135,8 @@ func (m *Metric) JSONPath(name string) []string {
 type Section struct {
 	Name  string
 	Title string // the first header cell
+	// PerName marks a section of family figures: one row per member (per CWE, per category).
+	PerName bool
 	// Note, when set, is printed under the table.
 	Note func(names []string, figs []*Figures) string
 }
@@ -162,12 +164,16 @@ func Sections() []Section {
 		{Name: SecJIT, Title: "JitVul", Note: jitNote},
 		{Name: SecInject, Title: "prompt injection", Note: injectionNote},
 		{Name: SecTier, Title: "CWE tier", Note: tierNote},
-		{Name: SecCWE, Title: "CWE"},
+		{Name: SecCWE, Title: "CWE", PerName: true},
 		{Name: SecVEX, Title: "VEX", Note: func([]string, []*Figures) string {
 			return "status: exploitable (vulnerable) is positive; a failed answer is a false negative on exploitable cases"
 		}},
-		{Name: SecVEXClass, Title: "VEX category"},
+		{Name: SecVEXClass, Title: "VEX category", PerName: true},
 		{Name: SecVEXMatrix, Title: "VEX confusion (rows: truth, columns: answer)"},
+		{Name: SecAppSec, Title: "AppSecBench", Note: appsecNote},
+		{Name: SecAppSecDifficulty, Title: "difficulty", PerName: true},
+		{Name: SecAppSecLanguage, Title: "language", PerName: true},
+		{Name: SecAppSecArchetype, Title: "archetype", PerName: true},
 	}
 }
 
@@ -564,7 +570,7 @@ func Metrics() []Metric {
 		cwe("pacc", "pAcc", "pAcc by CWE", Fraction, func(c score.CWEOf[score.Stat, score.Stat]) Value {
 			return Value{Stat: c.PAcc, Blank: c.Pairs.Mean == 0}
 		}),
-	}, tiers...)
+	}, append(tiers, appsecMetrics()...)...)
 }
 
 // Figure is one figure of one run, as Each gives it.

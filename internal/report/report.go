@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -116,6 +117,10 @@ type Run struct {
 	Notes []Note
 
 	ranks map[int][]int8 // per repeat, indexed like Truth.Cases: see rankOf
+	// appsecAnswers are the whole verdicts on AppSecBench cases, per repeat and case position;
+	// appsec their graded summary per repeat (GradeAppSec).
+	appsecAnswers map[int]map[int]*verdict.Verdict
+	appsec        map[int]*score.AppSec
 }
 
 // Label names the run for a reader: the column name, with subject and model for a stored run.
@@ -140,6 +145,9 @@ type Request struct {
 	Score score.Options
 	// CI asks for bootstrap intervals of runs with one repeat; nil: none.
 	CI *score.CIOptions
+	// AppSec grades the answers on AppSecBench records (with its judge and fix checks); nil:
+	// the automatic parts of the rubric only.
+	AppSec *grade.Grader
 }
 
 // New is a report of runs already scored against t.
@@ -203,6 +211,9 @@ func Build(ctx context.Context, st Store, req Request) (*Report, error) {
 		return nil, err
 	}
 	for _, run := range rep.Runs {
+		if err := run.GradeAppSec(ctx, t, req.AppSec); err != nil {
+			return nil, err
+		}
 		run.Score(t, req.Score, req.CI)
 	}
 	return rep, nil
@@ -261,7 +272,7 @@ func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error
 	// whole, for the tier its findings record (scores per tier), and so are VEX suites (small):
 	// Labels holds no VEX answer.
 	each := st.Labels
-	if (run.Manifest != nil && run.Manifest.Describe["matcher"] != nil) || t.HasVEX() {
+	if (run.Manifest != nil && run.Manifest.Describe["matcher"] != nil) || t.HasVEX() || t.HasAppSec() {
 		each = st.Verdicts
 	}
 	if err := each(ctx, r.ID, func(v verdict.Verdict) error { run.add(t, v.CaseID, v); return nil }); err != nil {
@@ -323,6 +334,7 @@ func (r *Run) add(t *Truth, id string, v verdict.Verdict) {
 		r.Answers[v.Repeat] = as
 	}
 	as[i] = score.AnswerFor(v, &t.Cases[i])
+	r.keepAppSec(t, i, v)
 	if rank := rankOf(v); rank != rankNone || r.ranks[v.Repeat] != nil {
 		if r.ranks == nil {
 			r.ranks = map[int][]int8{}
@@ -359,6 +371,7 @@ func (r *Run) Score(t *Truth, opt score.Options, ci *score.CIOptions) {
 	r.Results = make([]score.Result, len(keys))
 	for i, k := range keys {
 		r.Results[i] = score.Compute(t.Cases, r.Answers[k], opt)
+		r.Results[i].AppSec = r.appsec[k]
 	}
 	r.Tiers = r.tierScores(t, opt, keys)
 	r.Agg = nil

@@ -31,6 +31,7 @@ type Truth struct {
 	projects map[string]string
 	halves   map[string]half // jit pair -> its first case seen
 	vex      bool            // some case has a VEX ground-truth category
+	appsec   *appsecTruth    // the AppSecBench records, nil without appsec cases
 }
 
 // half is the first case seen of a jit pair: its position and its code, whitespace removed.
@@ -99,6 +100,9 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		t.vex = t.vex || sc.VEX > 0
 	}
 	t.Cases = append(t.Cases, sc)
+	if c.Kind == suite.KindAppSec {
+		t.addAppSec(c, len(t.Cases)-1)
+	}
 	if c.Kind == suite.KindJIT && c.Pair != "" {
 		t.markIdentical(c)
 	}

@@ -82,6 +82,7 @@ func Aggregate(rs []Result) Aggregated {
 	a.JIT = aggregateJIT(rs)
 	a.Injection = aggregateInjection(rs)
 	a.VEX = aggregateVEX(present(rs, func(r Result) *VEX { return r.VEX }))
+	a.AppSec = aggregateAppSec(present(rs, func(r Result) *AppSec { return r.AppSec }))
 	if len(cwes) > 0 {
 		a.ByCWE = make(map[string]CWEOf[Stat, Stat], len(cwes))
 		for w, cs := range cwes {

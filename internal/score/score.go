@@ -18,8 +18,9 @@ import (
 // a verdict has no score, and reports the score source; 3 adds the jit section (tool calls per
 // label, identical pairs, CWE hit rate) and scores failed verdicts as ben by default on suites
 // with jit cases (the JitVul paper's rule); 4 adds the VEX section (VEX-Bench's status and
-// justification metrics).
-const Version = 4
+// justification metrics); 5 adds the appsec section (AppSecBench's rubric, CVSS distance,
+// fix checks, judge).
+const Version = 5
 
 // DefaultVDSFPR is the false-positive-rate tolerance r of VD-S that PrimeVul reports (0.5 %).
 const DefaultVDSFPR = 0.005
@@ -100,6 +101,8 @@ type ResultOf[C, F any] struct {
 	VDS      *VDSOf[C, F]      `json:"vds,omitempty"`
 	JIT      *JITOf[C, F]      `json:"jit,omitempty"`
 	VEX      *VEXOf[C, F]      `json:"vex,omitempty"`
+	// AppSec is present on suites of appsec cases, once internal/grade has graded them.
+	AppSec *AppSecOf[C, F] `json:"appsec,omitempty"`
 	// Injection is present when a case carries prompt-injection text.
 	Injection *InjectionOf[C, F]     `json:"injection,omitempty"`
 	CI        *CI                    `json:"ci,omitempty"`

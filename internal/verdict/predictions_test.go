@@ -112,14 +112,14 @@ func TestReadPredictions(t *testing.T) {
 				` "cwe": ["CWE-120", "NVD-CWE-noinfo"], "findings": [{"file": "a.c", "start_line": 3, "end_line": 3, "function": "f",` +
 				` "rule": "strcpy", "cwe": ["CWE-120"], "severity": "4", "message": "m"}, {"start_line": 0}],` +
 				` "vex": {"category": "c", "status": "not_affected", "justification": "inline_mitigations_already_exist", "impact": "i"},` +
-				` "appsec": {"owasp": "A03:2021", "severity": "high", "cvss_vector": "CVSS:3.1/AV:N", "exploit": "e", "fix": "f"},` +
+				` "appsec": {"owasp": "A03:2021", "severity": "high", "cvss_vector": "CVSS:3.1/AV:N", "cvss_error": "incomplete", "exploit": "e", "fix": "f", "fix_code": "c"},` +
 				` "usage": {"cache_write_tokens": 5, "reasoning_tokens": 6, "cost_usd": 0}}` + "\n",
 			want: []read{{1, Prediction{Verdict: Verdict{CaseID: "a", Repeat: 1, Attempt: 2, Status: OK, Label: suite.Vul,
 				Score: Float(0.8), ScoreSource: FromTool, Confidence: Float(0.7), CWE: []string{"CWE-120", "NVD-CWE-noinfo"},
 				Findings: []Finding{{File: "a.c", StartLine: 3, EndLine: 3, Function: "f", Rule: "strcpy", CWE: []string{"CWE-120"},
 					Severity: "4", Message: "m"}, {}},
 				VEX:    &VEX{Category: "c", Status: "not_affected", Justification: "inline_mitigations_already_exist", Impact: "i"},
-				AppSec: &AppSec{OWASP: "A03:2021", Severity: "high", CVSSVector: "CVSS:3.1/AV:N", Exploit: "e", Fix: "f"},
+				AppSec: &AppSec{OWASP: "A03:2021", Severity: "high", CVSSVector: "CVSS:3.1/AV:N", CVSSError: "incomplete", Exploit: "e", Fix: "f", FixCode: "c"},
 				Usage:  Usage{CacheWriteTokens: 5, ReasoningTokens: 6, CostUSD: Float(0)}}}}},
 		},
 		{

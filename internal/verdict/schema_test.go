@@ -49,7 +49,7 @@ func TestSchemaAndReaderAgree(t *testing.T) {
 		`{"case_id": "a", "label": "ben", "vex": {"status": "fixed", "justification": "vulnerable_code_not_in_execute_path"}}`,
 		`{"case_id": "a", "label": "ben", "vex": {"justification": "vulnerable_code_cannot_be_controlled_by_adversary"}}`,
 		`{"case_id": "a", "label": "ben", "vex": {"justification": "inline_mitigations_already_exist"}}`,
-		`{"case_id": "a", "label": "ben", "appsec": {"owasp": "A03:2021", "severity": "high", "cvss_vector": "CVSS:3.1/AV:N", "exploit": "e", "fix": "f"}}`,
+		`{"case_id": "a", "label": "ben", "appsec": {"owasp": "A03:2021", "severity": "high", "cvss_vector": "CVSS:3.1/AV:N", "cvss_error": "incomplete", "exploit": "e", "fix": "f", "fix_code": "c"}}`,
 		`{"case_id": "a", "label": "ben", "category": "c", "explanation": "e", "usage": {"input_tokens": 1, "cached_input_tokens": 1, "cache_write_tokens": 1, "output_tokens": 1, "reasoning_tokens": 1, "cost_usd": 0.5, "tool_calls": 1, "calls": 1, "retries": 1, "cache_hits": 1, "wait_ms": 1}}`,
 		// refused
 		`{"label": "vul"}`,

@@ -135,13 +135,18 @@ func ValidJustification(s string) bool {
 	return false
 }
 
-// AppSec is the structured part of an AppSecBench answer.
+// AppSec is the structured part of an AppSecBench answer; detection is the verdict's Label, the
+// CWE its CWE[0] and the explanation its Explanation.
 type AppSec struct {
 	OWASP      string `json:"owasp,omitempty"` // e.g. A03:2021
 	Severity   string `json:"severity,omitempty"`
 	CVSSVector string `json:"cvss_vector,omitempty"`
-	Exploit    string `json:"exploit,omitempty"`
-	Fix        string `json:"fix,omitempty"`
+	// CVSSError says why CVSSVector, as the subject gave it, is not a CVSS 3.1 vector; the
+	// vector is kept as given.
+	CVSSError string `json:"cvss_error,omitempty"`
+	Exploit   string `json:"exploit,omitempty"`
+	Fix       string `json:"fix,omitempty"`      // the fix, described
+	FixCode   string `json:"fix_code,omitempty"` // the secure code proposed
 }
 
 // Verdict is one subject's answer about one case in one repeat. Attempt numbers the tries at one

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/cli"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/score"
 )
 
 // TestRunAndScoreThroughTheCLI: vulnbench run --subject react on a jit pair whose target carries
@@ -72,7 +73,7 @@ func TestRunAndScoreThroughTheCLI(t *testing.T) {
 	if d := cmp.Diff(want, sc.JIT.ToolCalls); d != "" {
 		t.Errorf("tool calls (-want +got):\n%s", d)
 	}
-	if sc.JIT.UnparsedAs != "ben" || sc.Pairwise.PAcc != 1 || sc.Status["failed"] != 1 || sc.JIT.CWEHitRate != 1 || sc.Scorer != 4 {
-		t.Errorf("unparsed as %q, pacc %v, status %v, cwe hit %v, scorer %d; want ben, 1, one failed, 1, 4\n%s", sc.JIT.UnparsedAs, sc.Pairwise.PAcc, sc.Status, sc.JIT.CWEHitRate, sc.Scorer, out.String())
+	if sc.JIT.UnparsedAs != "ben" || sc.Pairwise.PAcc != 1 || sc.Status["failed"] != 1 || sc.JIT.CWEHitRate != 1 || sc.Scorer != score.Version {
+		t.Errorf("unparsed as %q, pacc %v, status %v, cwe hit %v, scorer %d; want ben, 1, one failed, 1, score.Version\n%s", sc.JIT.UnparsedAs, sc.Pairwise.PAcc, sc.Status, sc.JIT.CWEHitRate, sc.Scorer, out.String())
 	}
 }

@@ -14,11 +14,13 @@ import (
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
-// Version of the llm subject: the request it sends and how it reads the answer.
-const Version = "2"
+// Version of the llm subject: the request it sends and how it reads the answer. 3 asks appsec
+// cases for the full structured answer (a JSON schema where the model takes one).
+const Version = "3"
 
 // Config is the llm subject's configuration: its flags, with defaults applied.
 type Config struct {
@@ -162,11 +164,51 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	for _, m := range msgs {
 		req.Messages = append(req.Messages, llm.Message{Role: m.Role, Content: m.Content})
 	}
+	appsecCase := u.Case != nil && u.Case.Kind == suite.KindAppSec
+	if appsecCase && !s.strategyCoT() {
+		// Structured output where the model has it; a chain of thought reasons in free text
+		// first, so it is read by the tolerant parser alone.
+		req.Schema = &llm.Schema{Name: prompt.AppSecSchemaName, Schema: prompt.AppSecSchema(), Strict: true}
+	}
 	resp, err := model.Complete(ctx, req)
 	if err != nil {
 		return verdict.Verdict{}, Fault(err)
 	}
+	if appsecCase {
+		return AppSecVerdictOf(resp.Text, resp.Logprobs), nil
+	}
 	return VerdictOf(resp.Text, resp.Logprobs), nil
+}
+
+func (s *Subject) strategyCoT() bool { return s.strategy == prompt.CoT || s.strategy == prompt.CoTFS }
+
+// AppSecVerdictOf reads a model's answer on an appsec case: the verdict as VerdictOf reads it,
+// with the appsec fields (OWASP, severity, CVSS vector, exploit, fix, secure code) in
+// Verdict.AppSec and the explanation in Verdict.Explanation. A CVSS vector that is not a CVSS
+// 3.1 base vector is kept as given, with CVSSError saying why.
+func AppSecVerdictOf(text string, logprobs []llm.TokenLogprob) verdict.Verdict {
+	v := VerdictOf(text, logprobs)
+	if v.Status != verdict.OK {
+		return v
+	}
+	ans, err := prompt.ParseAppSec(text)
+	if err != nil {
+		return v
+	}
+	if ans.Explanation != "" {
+		v.Explanation = ans.Explanation
+	}
+	a := &verdict.AppSec{OWASP: ans.OWASP, Severity: ans.Severity, CVSSVector: ans.CVSSVector,
+		Exploit: ans.Exploit, Fix: ans.Fix, FixCode: ans.FixCode}
+	if a.CVSSVector != "" {
+		if _, err := cvss.Score(a.CVSSVector); err != nil {
+			a.CVSSError = err.Error()
+		}
+	}
+	if *a != (verdict.AppSec{}) {
+		v.AppSec = a
+	}
+	return v
 }
 
 // Fault is the error Assess returns for a failed model call: wrapped in subject.ErrAbort when

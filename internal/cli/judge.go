@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/vulnbench/vulnbench/internal/grade"
+	"github.com/vulnbench/vulnbench/internal/judge"
+	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/store"
+)
+
+// judgeFlags choose the LLM judge of AppSecBench's judged parts.
+type judgeFlags struct {
+	model, baseURL, prices string
+	force                  bool
+}
+
+func (j *judgeFlags) add(f *pflag.FlagSet, withForce bool) {
+	f.StringVar(&j.model, "judge-model", "", "the LLM judge of exploit, fix, code quality and explanation on appsec suites, as PROVIDER:MODEL (like openai:gpt-4o); its key from OPENAI_API_KEY or ANTHROPIC_API_KEY")
+	f.StringVar(&j.baseURL, "base-url", "", "the judge's OpenAI-compatible server (vLLM, Ollama, a proxy); default: the provider's API")
+	f.StringVar(&j.prices, "judge-prices", "", "price table for the judge's cost (YAML like the embedded one); default: the embedded table")
+	if withForce {
+		f.BoolVar(&j.force, "force-judge", false, "use a judge whose agreement with the calibration set is below the thresholds (see vulnbench judge calibrate --help)")
+	}
+}
+
+// open builds the judge over the store's response cache.
+func (j *judgeFlags) open(cache *store.Store) (*judge.Judge, error) {
+	jd, err := judge.Open(judge.Options{Model: j.model, BaseURL: j.baseURL, PricesFile: j.prices, Cache: cache, Getenv: os.Getenv})
+	if err != nil {
+		return nil, usageErr("--judge-model: %v", err)
+	}
+	return jd, nil
+}
+
+// calibrate measures jd on the shipped calibration set and says so on w.
+func calibrate(ctx context.Context, jd *judge.Judge, w io.Writer) (judge.Agreement, error) {
+	set, err := judge.LoadSet()
+	if err != nil {
+		return judge.Agreement{}, err
+	}
+	fmt.Fprintf(w, "calibrating judge %s on %d graded answers...\n", jd.Spec(), len(set.Answers))
+	a, err := judge.Calibrate(ctx, jd, set)
+	if err != nil {
+		return judge.Agreement{}, &exitError{code: ExitFail, err: err}
+	}
+	return a, nil
+}
+
+// appsecGrader is the grader of appsec suites for score: the automatic parts, the fix checks
+// unless off, and the judge when --judge-model names one, measured on the calibration set before
+// its first grade and refused below the thresholds unless --force-judge. done completes the
+// judge's information once the report is built (its agreement, calls and cost) and says on
+// stderr how it was calibrated.
+func appsecGrader(e *env, jf *judgeFlags, fixChecks bool, cache *store.Store) (g *grade.Grader, done func(), err error) {
+	g, err = grade.NewGrader()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fixChecks {
+		g.Fix = grade.DefaultChecks()
+	}
+	done = func() {}
+	if jf.model == "" {
+		return g, done, nil
+	}
+	jd, err := jf.open(cache)
+	if err != nil {
+		return nil, nil, err
+	}
+	set, err := judge.LoadSet()
+	if err != nil {
+		return nil, nil, err
+	}
+	gate := &judge.Gated{Of: jd, Set: set, Force: jf.force}
+	info := &score.JudgeInfo{}
+	g.Judge, g.JudgeInfo = gate, info
+	done = func() {
+		a, ok := gate.Agreement()
+		if !ok {
+			return // nothing was judged
+		}
+		*info = *jd.Info(a)
+		info.Forced = a.Problem() != ""
+		fmt.Fprintf(e.stderr, "judge %s: calibration on %d answers: Spearman rho %.3f, MAE %.3f, band agreement %.1f%%\n",
+			jd.Spec(), a.N, a.Rho, a.MAE, 100*a.BandAgreement)
+		if info.Forced {
+			fmt.Fprintf(e.stderr, "vulnbench: warning: judge %s is below the calibration thresholds (%s): used because of --force-judge\n", jd.Spec(), a.Problem())
+		}
+	}
+	return g, done, nil
+}
+
+// refusedJudge turns a refused judge, however deep in a report's error, into the error score
+// exits with.
+func refusedJudge(err error) error {
+	var re *judge.RefusedError
+	if errors.As(err, &re) {
+		return &exitError{code: ExitFail, err: re}
+	}
+	return err
+}
+
+func newJudgeCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "judge",
+		Short: "The LLM judge of AppSecBench's exploit, fix, code quality and explanation",
+		Args:  exactArgs(0, "a subcommand: calibrate"),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	c.AddCommand(newJudgeCalibrateCmd(e))
+	return c
+}
+
+func newJudgeCalibrateCmd(e *env) *cobra.Command {
+	var (
+		jf     judgeFlags
+		db     string
+		format string
+	)
+	size := 0
+	if set, err := judge.LoadSet(); err == nil {
+		size = len(set.Answers)
+	}
+	c := &cobra.Command{
+		Use:   "calibrate --judge-model PROVIDER:MODEL",
+		Short: "Measure a judge against vulnbench's calibration set of graded answers",
+		Long: fmt.Sprintf(`Has the judge grade every answer of the calibration set shipped with vulnbench: %d
+original answers on short records in several languages, for each judged part (exploit, fix, code
+quality, explanation) good, partial, wrong and off-topic ones (padded answers among them), each
+with a reference score from 0 to 10. It reports the agreement of the judge's scores with the
+reference scores: Spearman's rho, the mean absolute error (as a fraction of the part) and the
+share of answers put in the reference's band (good 8-10, partial 4-7, wrong 0-3), overall and
+per part.
+
+score refuses a judge below any of these thresholds unless --force-judge:
+  Spearman rho >= %.2f, MAE <= %.2f, band agreement >= %.2f, unreadable replies <= %.0f%%.
+This command exits 1 for such a judge.
+
+The judge's calls go through the response cache in --db, so a second calibration (and the
+calibration score runs first) costs nothing.`, size, judge.MinRho, judge.MaxMAE, judge.MinBandAgreement, 100*judge.MaxFailed),
+		Example: `  vulnbench judge calibrate --judge-model openai:gpt-4o
+  vulnbench judge calibrate --judge-model openai:qwen2.5-coder --base-url http://localhost:8000/v1 --format json`,
+		Args: exactArgs(0, "no arguments (use --judge-model)"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if jf.model == "" {
+				return usageErr("judge calibrate needs --judge-model PROVIDER:MODEL")
+			}
+			if err := checkFormat(format, "text", "json"); err != nil {
+				return err
+			}
+			st, err := store.Open(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			jd, err := jf.open(st)
+			if err != nil {
+				return err
+			}
+			a, err := calibrate(cmd.Context(), jd, e.stderr)
+			if err != nil {
+				return err
+			}
+			if err := writeAgreement(e.stdout, format, jd, a); err != nil {
+				return err
+			}
+			if p := a.Problem(); p != "" {
+				return &exitError{code: ExitFail, err: fmt.Errorf("judge %s is below the thresholds: %s", jd.Spec(), p)}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	jf.add(f, false)
+	f.StringVar(&db, "db", "vulnbench.db", "store whose response cache keeps the judge's answers")
+	f.StringVar(&format, "format", "text", "text or json")
+	return c
+}
+
+func writeAgreement(w io.Writer, format string, jd *judge.Judge, a judge.Agreement) error {
+	info := jd.Info(a)
+	if format == "json" {
+		out := struct {
+			*score.JudgeInfo
+			N, Failed int
+			ByPart    map[string]judge.PartAgreement `json:"by_part"`
+			Passes    bool                           `json:"passes"`
+			Problem   string                         `json:"problem,omitempty"`
+		}{info, a.N, a.Failed, a.ByPart, a.Problem() == "", a.Problem()}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	fmt.Fprintf(w, "judge %s (prompt version %d): %d answers, %d unreadable\n", info.Model, info.PromptVersion, a.N, a.Failed)
+	fmt.Fprintf(w, "  Spearman rho    %.3f  (>= %.2f)\n", a.Rho, judge.MinRho)
+	fmt.Fprintf(w, "  MAE             %.3f  (<= %.2f)\n", a.MAE, judge.MaxMAE)
+	fmt.Fprintf(w, "  band agreement  %.1f%%  (>= %.0f%%)\n", 100*a.BandAgreement, 100*judge.MinBandAgreement)
+	parts := make([]string, 0, len(a.ByPart))
+	for p := range a.ByPart {
+		parts = append(parts, p)
+	}
+	slices.SortFunc(parts, func(x, y string) int {
+		return slices.Index(grade.JudgedParts(), x) - slices.Index(grade.JudgedParts(), y)
+	})
+	for _, p := range parts {
+		pa := a.ByPart[p]
+		fmt.Fprintf(w, "  %-14s  n %d, MAE %.3f, bands %.1f%%\n", strings.ReplaceAll(p, "_", " "), pa.N, pa.MAE, 100*pa.BandAgreement)
+	}
+	fmt.Fprintf(w, "  calls %d (%d from the cache)", info.Calls, info.CacheHits)
+	if info.CostUSD != nil {
+		fmt.Fprintf(w, ", cost $%.4f", *info.CostUSD)
+	}
+	fmt.Fprintln(w)
+	if p := a.Problem(); p != "" {
+		fmt.Fprintf(w, "REFUSED: %s\n", p)
+	} else {
+		fmt.Fprintln(w, "passes the thresholds")
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package grade
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/sast"
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec"
+	"github.com/vulnbench/vulnbench/internal/trace"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// Scanner is what a fix check asks of a scanner: a verdict on one snippet.
+type Scanner interface {
+	Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error)
+}
+
+// Checks checks proposed fixes: their syntax with the language's parser (appsec's syntax
+// checkers), and, with each scanner that reads the language and flags the vulnerable snippet,
+// that the fix is not flagged too.
+type Checks struct {
+	Syntax   appsec.SyntaxCheckers
+	Scanners []NamedScanner
+
+	mu   sync.Mutex
+	seen map[scanKey]bool // a vulnerable snippet is scanned once per scanner
+}
+
+type scanKey struct{ scanner, code string }
+
+// NamedScanner is a scanner with the languages it reads.
+type NamedScanner struct {
+	Name      string
+	Languages []string
+	Scanner   Scanner
+}
+
+// NewChecks uses the default syntax checkers and every scanner of internal/subject/sast found
+// on PATH; a missing scanner is left out (its languages' fixes are "not checked").
+func NewChecks() *Checks {
+	c := &Checks{Syntax: appsec.DefaultSyntaxCheckers()}
+	for _, s := range sast.Scanners() {
+		t, err := sast.NewTool(sast.ToolConfig{Tool: s.Name})
+		if err != nil {
+			continue
+		}
+		c.Scanners = append(c.Scanners, NamedScanner{Name: s.Name, Languages: s.Languages, Scanner: t})
+	}
+	return c
+}
+
+// CheckFix implements FixChecker.
+func (c *Checks) CheckFix(ctx context.Context, language, vulnerable, fix string) FixCheck {
+	if strings.TrimSpace(fix) == "" {
+		return FixCheck{Syntax: SyntaxUnchecked, Scanner: ScannerNot, Detail: "no secure code proposed"}
+	}
+	out := FixCheck{Scanner: ScannerNot}
+	sr := c.Syntax.Check(ctx, language, fix)
+	switch sr.Status {
+	case appsec.SyntaxChecked:
+		out.Syntax = SyntaxOK
+	case appsec.SyntaxError:
+		out.Syntax, out.Detail = SyntaxError, sr.Message
+	default:
+		out.Syntax, out.Detail = SyntaxUnchecked, sr.Message
+	}
+	var used []string
+	for _, s := range c.Scanners {
+		if !slices.Contains(s.Languages, language) {
+			continue
+		}
+		if !c.flags(ctx, s, language, vulnerable) {
+			continue
+		}
+		used = append(used, s.Name)
+		if c.flags(ctx, s, language, fix) {
+			out.Scanner = ScannerFlagged
+		} else if out.Scanner != ScannerFlagged {
+			out.Scanner = ScannerClean
+		}
+	}
+	if len(used) > 0 {
+		out.Detail = strings.TrimSpace(out.Detail + " scanners: " + strings.Join(used, ", "))
+	}
+	return out
+}
+
+// flags reports whether s calls code vulnerable; a scanner that fails says nothing. Answers
+// are remembered: every repeat and run checks fixes of the same vulnerable snippets.
+func (c *Checks) flags(ctx context.Context, s NamedScanner, language, code string) bool {
+	k := scanKey{s.Name, code}
+	c.mu.Lock()
+	got, ok := c.seen[k]
+	c.mu.Unlock()
+	if ok {
+		return got
+	}
+	cs := &suite.Case{ID: "fix-check", Kind: suite.KindAppSec, Language: language, Code: code}
+	v, err := s.Scanner.Assess(ctx, subject.Unit{Case: cs}, &subject.Env{Trace: trace.NewBuffer()})
+	got = err == nil && v.Status == verdict.OK && v.Label == suite.Vul
+	c.mu.Lock()
+	if c.seen == nil {
+		c.seen = map[scanKey]bool{}
+	}
+	c.seen[k] = got
+	c.mu.Unlock()
+	return got
+}
+
+// String describes a check for a reader.
+func (f FixCheck) String() string {
+	return fmt.Sprintf("syntax %s, scanners %s", f.Syntax, f.Scanner)
+}
+
+// DefaultChecks is NewChecks made on the first check: a suite without fixes to check asks no
+// scanner for its version.
+func DefaultChecks() FixChecker { return &lazyChecks{} }
+
+type lazyChecks struct {
+	once sync.Once
+	c    *Checks
+}
+
+func (l *lazyChecks) CheckFix(ctx context.Context, language, vulnerable, fix string) FixCheck {
+	l.once.Do(func() { l.c = NewChecks() })
+	return l.c.CheckFix(ctx, language, vulnerable, fix)
+}

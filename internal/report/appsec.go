@@ -1,0 +1,137 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/vulnbench/vulnbench/internal/grade"
+	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// appsecRecord is one AppSecBench record of the truth: its ground truth, its two cases (their
+// positions in Truth.Cases, -1 when absent or not kept) and their code.
+type appsecRecord struct {
+	item     grade.Item // Record, VulCode, SecureCode; the answers are the run's
+	vul, ben int
+}
+
+// appsecTruth is the truth's AppSecBench records, by pair.
+type appsecTruth struct {
+	records []*appsecRecord
+	byPair  map[string]int
+	// skipped counts the appsec cases without a readable AppSecBench ground truth (no appsec
+	// object, or one without the record's fields): they are scored as any case, not graded;
+	// why is the first one's reason.
+	skipped int
+	why     error
+}
+
+// addAppSec keeps what grading needs of appsec case c, at position i of Cases.
+func (t *Truth) addAppSec(c *suite.Case, i int) {
+	if t.appsec == nil {
+		t.appsec = &appsecTruth{byPair: map[string]int{}}
+	}
+	a := t.appsec
+	key := c.Pair
+	if key == "" {
+		key = c.ID
+	}
+	j, ok := a.byPair[key]
+	if !ok {
+		rec, err := grade.RecordOf(c)
+		if err != nil {
+			a.skipped++
+			if a.why == nil {
+				a.why = err
+			}
+			return
+		}
+		a.byPair[key] = len(a.records)
+		j = len(a.records)
+		a.records = append(a.records, &appsecRecord{item: grade.Item{Record: rec}, vul: -1, ben: -1})
+	}
+	r := a.records[j]
+	if c.Label == suite.Vul {
+		r.vul, r.item.VulCode = i, c.Code
+	} else {
+		r.ben, r.item.SecureCode = i, c.Code
+	}
+}
+
+// HasAppSec reports whether the truth holds AppSecBench records, so that scoring grades them.
+func (t *Truth) HasAppSec() bool { return t.appsec != nil && len(t.appsec.records) > 0 }
+
+// keepAppSec records v when case i is half of an AppSecBench record: grading reads the whole
+// answer.
+func (r *Run) keepAppSec(t *Truth, i int, v verdict.Verdict) {
+	if !t.HasAppSec() {
+		return
+	}
+	if r.appsecAnswers == nil {
+		r.appsecAnswers = map[int]map[int]*verdict.Verdict{}
+	}
+	m := r.appsecAnswers[v.Repeat]
+	if m == nil {
+		m = map[int]*verdict.Verdict{}
+		r.appsecAnswers[v.Repeat] = m
+	}
+	m[i] = &v
+}
+
+// GradeAppSec grades the run's answers on the truth's AppSecBench records with g (nil: the
+// automatic parts only), one summary per repeat, which Score puts in each repeat's result.
+func (r *Run) GradeAppSec(ctx context.Context, t *Truth, g *grade.Grader) error {
+	if t.appsec == nil {
+		return nil
+	}
+	if t.appsec.skipped > 0 {
+		r.Notes = append(r.Notes, Note{Warning: true, Text: fmt.Sprintf("%s: %d appsec cases have no AppSecBench ground truth and are not graded on the rubric (%v)",
+			t.Source, t.appsec.skipped, t.appsec.why)})
+	}
+	if len(t.appsec.records) == 0 {
+		return nil
+	}
+	if g == nil {
+		var err error
+		if g, err = grade.NewGrader(); err != nil {
+			return err
+		}
+	}
+	repeats := make([]int, 0, len(r.Answers))
+	for k := range r.Answers {
+		repeats = append(repeats, k)
+	}
+	if r.Stored != nil {
+		for k := 0; k < r.Stored.Repeats; k++ {
+			if !slices.Contains(repeats, k) {
+				repeats = append(repeats, k)
+			}
+		}
+	}
+	slices.Sort(repeats)
+	r.appsec = map[int]*score.AppSec{}
+	for _, k := range repeats {
+		answers := r.appsecAnswers[k]
+		items := make([]*grade.Item, 0, len(t.appsec.records))
+		for _, rec := range t.appsec.records {
+			if rec.vul < 0 {
+				continue
+			}
+			it := rec.item
+			it.Vul = answers[rec.vul]
+			if rec.ben >= 0 {
+				it.Secure = answers[rec.ben]
+			}
+			items = append(items, &it)
+		}
+		gs, err := g.GradeAll(ctx, items)
+		if err != nil {
+			return fmt.Errorf("run %s, repeat %d: %w", r.Name, k, err)
+		}
+		r.appsec[k] = g.Summarise(gs)
+	}
+	return nil
+}

@@ -26,6 +26,11 @@ type filtering struct {
 	mu       sync.Mutex
 	answers  map[string]int // answers paid per case
 	filtered map[string]bool
+	// After hold requests, the next ones wait for release to be closed: the run cannot finish
+	// before the test kills it, however the machine schedules the two processes.
+	hold     int
+	requests int
+	release  chan struct{}
 }
 
 func (f *filtering) handle(r llmtest.Request) llmtest.Reply {
@@ -37,6 +42,12 @@ func (f *filtering) handle(r llmtest.Request) llmtest.Reply {
 	n := 0
 	fmt.Sscanf(id, "c%d", &n)
 	f.mu.Lock()
+	f.requests++
+	if f.release != nil && f.requests > f.hold {
+		f.mu.Unlock()
+		<-f.release
+		f.mu.Lock()
+	}
 	defer f.mu.Unlock()
 	if n%10 == 7 && !f.filtered[id] {
 		f.filtered[id] = true
@@ -64,9 +75,17 @@ func TestKillAndResumeKeepsEveryAttempt(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte(prices), 0o644)
 			const cases = 200
 			suitePath := writeLLMSuite(t, dir, cases)
-			fake := &filtering{answers: map[string]int{}, filtered: map[string]bool{}}
+			fake := &filtering{answers: map[string]int{}, filtered: map[string]bool{}, hold: 80, release: make(chan struct{})}
 			srv := llmtest.NewOpenAI(fake.handle)
 			defer srv.Close()
+			released := false
+			releaseHeld := func() {
+				if !released {
+					released = true
+					close(fake.release)
+				}
+			}
+			defer releaseHeld()
 			env := append(os.Environ(), "OPENAI_API_KEY=test-key")
 			vb := func(args ...string) *exec.Cmd {
 				cmd := exec.Command(bin, args...)
@@ -80,6 +99,7 @@ func TestKillAndResumeKeepsEveryAttempt(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := killAfter(t, cmd, db, "k", 60)
+			releaseHeld() // the held calls now answer a process that is gone
 			if before >= cases {
 				t.Fatalf("the run finished (%d units) before it was killed", before)
 			}

@@ -192,7 +192,7 @@ func TestKillAndResume(t *testing.T) {
 	os.WriteFile(predPath, []byte(p.String()), 0o644)
 
 	cmd := exec.Command(bin, "run", "--suite", suitePath, "--subject", "predictions:"+predPath, "--db", db,
-		"--repeats", fmt.Sprint(repeats), "--concurrency", "4", "--delay", "15ms", "--run-id", "k")
+		"--repeats", fmt.Sprint(repeats), "--concurrency", "4", "--delay", "40ms", "--run-id", "k")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -81,7 +81,7 @@ func project(version, mainGo string) map[string]string {
 		"vendor/example.com/lib/parse/parse.go": "package parse\n\n// Parse is the vulnerable symbol.\nfunc Parse(s string) string { return s }\n\n" +
 			"// Safe is not.\nfunc Safe(s string) string { return s }\n\ntype Decoder struct{}\n\nfunc (*Decoder) Decode() {}\n",
 		"vendor/example.com/lib/other/other.go": "package other\n\nfunc Hello() string { return \"hi\" }\n",
-		"main.go": mainGo,
+		"main.go":                               mainGo,
 	}
 }
 

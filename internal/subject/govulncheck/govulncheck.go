@@ -4,7 +4,7 @@
 //
 // For each case the CVE's OSV records (and those they alias) are written in govulncheck's
 // offline layout (internal/advisory/vulndb) and `govulncheck -db file://DIR -format json ./...`
-// runs in every Go module of the snapshot, offline: GOPROXY=off, GOSUMDB=off, GOTOOLCHAIN=local,
+// runs in every Go module of the snapshot (or the case's repo.path), offline: GOPROXY=off, GOSUMDB=off, GOTOOLCHAIN=local,
 // GOWORK=off and GOFLAGS cleared, so the go command takes its own default (vendor/ when
 // vendor/modules.txt is there, else the module cache, read-only). A module whose dependencies are
 // neither vendored nor in the module cache does not build: the case gets an error verdict with
@@ -18,6 +18,7 @@ package govulncheck
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"debug/buildinfo"
 	"encoding/json"
@@ -167,9 +168,12 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	if err != nil {
 		return verdict.Verdict{}, subject.NeedsRepo(Binary, c, err)
 	}
-	mods, err := modules(snap.Root(), c)
+	mods, left, err := modules(snap.Root(), c)
 	if err != nil {
 		return verdict.Verdict{}, fmt.Errorf("subject govulncheck: case %s: %w", c.ID, err)
+	}
+	if left > 0 {
+		env.Trace.Record(trace.Event{Kind: trace.Note, Name: Binary, Content: fmt.Sprintf("%d more Go modules are not scanned (at most %d per snapshot)", left, MaxModules)})
 	}
 	env.Trace.Record(trace.Event{Kind: trace.Note, Name: Binary, Content: fmt.Sprintf("govulncheck %s, database of %s for modules %s; Go modules scanned: %s",
 		s.version, strings.Join(res.IDs, ", "), strings.Join(res.Modules, ", "), strings.Join(mods, ", "))})
@@ -205,20 +209,18 @@ func goFirst(as []*advisory.Advisory) []*advisory.Advisory {
 }
 
 // modules are the directories (slash paths relative to root, "." for root) of the Go modules to
-// scan: repo.path's module when the case names one, else the root's, else every go.mod of the
-// tree outside vendor/, testdata/ and hidden directories, up to MaxModules.
-func modules(root string, c *suite.Case) ([]string, error) {
+// scan: repo.path's module when the case names one, else every go.mod of the tree (the root's
+// first, then by depth and name) outside vendor/, testdata/, node_modules/ and hidden
+// directories, up to MaxModules; left reports how many more there were.
+func modules(root string, c *suite.Case) (mods []string, left int, err error) {
 	if c.Repo != nil && c.Repo.Path != "" {
 		p := path.Clean(strings.TrimPrefix(c.Repo.Path, "/"))
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p), "go.mod")); err == nil {
-			return []string{p}, nil
+			return []string{p}, 0, nil
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-		return []string{"."}, nil
-	}
 	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -231,19 +233,31 @@ func modules(root string, c *suite.Case) ([]string, error) {
 		if !d.IsDir() && d.Name() == "go.mod" {
 			rel, _ := filepath.Rel(root, filepath.Dir(p))
 			out = append(out, filepath.ToSlash(rel))
-			if len(out) == MaxModules {
-				return fs.SkipAll
-			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(out) == 0 {
-		return nil, errors.New("the snapshot has no go.mod: govulncheck reads Go modules only")
+		return nil, 0, errors.New("the snapshot has no go.mod: govulncheck reads Go modules only")
 	}
-	return out, nil
+	depth := func(m string) int {
+		if m == "." {
+			return 0
+		}
+		return strings.Count(m, "/") + 1
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if da, db := depth(a), depth(b); da != db {
+			return da - db
+		}
+		return strings.Compare(a, b)
+	})
+	if len(out) > MaxModules {
+		return out[:MaxModules], len(out) - MaxModules, nil
+	}
+	return out, 0, nil
 }
 
 // message is one object of govulncheck's -format json stream (the fields read here).
@@ -378,6 +392,10 @@ func judge(c *suite.Case, res vulndb.Result, fs []finding) verdict.Verdict {
 		seen[key] = true
 		findings = append(findings, vf)
 	}
+	// govulncheck emits findings as its workers finish: order them.
+	slices.SortFunc(findings, func(a, b verdict.Finding) int {
+		return cmp.Or(strings.Compare(a.File, b.File), a.StartLine-b.StartLine, strings.Compare(a.Rule, b.Rule), strings.Compare(a.Message, b.Message))
+	})
 	where := strings.Join(res.IDs, ", ")
 	switch best {
 	case 3:

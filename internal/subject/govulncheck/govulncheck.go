@@ -314,7 +314,7 @@ const (
 	codeNotReachable = "code_not_reachable"
 )
 
-// maxStderr bounds the govulncheck output kept for an error.
+// maxStderr bounds the govulncheck output kept for an error (its first bytes).
 const maxStderr = 8 << 10
 
 // scan runs govulncheck in one module directory.
@@ -324,7 +324,7 @@ func (s *Subject) scan(ctx context.Context, dir, dbDir string, env *subject.Env)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), offlineEnv...)
 	cmd.WaitDelay = 5 * time.Second
-	var stderr tail
+	var stderr head
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -470,15 +470,24 @@ func ids(as []*advisory.Advisory) string {
 	return strings.Join(s, ", ")
 }
 
-// tail keeps the last maxStderr bytes written.
-type tail struct{ b []byte }
+// head keeps the first maxStderr bytes written (govulncheck says what failed first, then lists
+// every file it could not type-check) and counts the rest.
+type head struct {
+	b    []byte
+	more int
+}
 
-func (t *tail) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > maxStderr {
-		t.b = append([]byte("…"), t.b[len(t.b)-maxStderr:]...)
-	}
+func (h *head) Write(p []byte) (int, error) {
+	n := min(len(p), maxStderr-len(h.b))
+	h.b = append(h.b, p[:n]...)
+	h.more += len(p) - n
 	return len(p), nil
 }
 
-func (t *tail) String() string { return string(bytes.TrimSpace(t.b)) }
+func (h *head) String() string {
+	s := string(bytes.TrimSpace(h.b))
+	if h.more > 0 {
+		s += fmt.Sprintf(" [cut: %d more bytes]", h.more)
+	}
+	return s
+}

@@ -215,6 +215,9 @@ func goFirst(as []*advisory.Advisory) []*advisory.Advisory {
 func modules(root string, c *suite.Case) (mods []string, left int, err error) {
 	if c.Repo != nil && c.Repo.Path != "" {
 		p := path.Clean(strings.TrimPrefix(c.Repo.Path, "/"))
+		if p == ".." || strings.HasPrefix(p, "../") {
+			return nil, 0, fmt.Errorf("repo.path %q leaves the snapshot", c.Repo.Path)
+		}
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p), "go.mod")); err == nil {
 			return []string{p}, 0, nil
 		}

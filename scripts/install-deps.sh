@@ -19,6 +19,11 @@ if ! command -v gosec >/dev/null 2>&1 && [ ! -x "$(go env GOPATH)/bin/gosec" ]; 
   echo "install-deps: go install github.com/securego/gosec/v2/cmd/gosec@v2.30.0" >&2
   go install github.com/securego/gosec/v2/cmd/gosec@v2.30.0
 fi
+# govulncheck (the govulncheck subject on Go vex cases) likewise.
+if ! command -v govulncheck >/dev/null 2>&1 && [ ! -x "$(go env GOPATH)/bin/govulncheck" ]; then
+  echo "install-deps: go install golang.org/x/vuln/cmd/govulncheck@v1.9.0" >&2
+  go install golang.org/x/vuln/cmd/govulncheck@v1.9.0
+fi
 # eslint with eslint-plugin-security and the SARIF formatter (a scanner subject) come from npm,
 # into vulnbench's own prefix (never a global install); the subject looks for them there.
 node_prefix="${VULNBENCH_NODE:-$HOME/.cache/vulnbench/node}"

@@ -13,6 +13,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/baseline"
 	"github.com/vulnbench/vulnbench/internal/subject/depaug"
+	"github.com/vulnbench/vulnbench/internal/subject/govulncheck"
 	"github.com/vulnbench/vulnbench/internal/subject/jitctx"
 	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
 	"github.com/vulnbench/vulnbench/internal/subject/predictions"
@@ -25,7 +26,7 @@ import (
 func Registry() *subject.Registry {
 	kinds := []subject.Factory{random(), constant(), predictionsKind(), llmKind(), depaugKind(), reactKind()}
 	kinds = append(kinds, scanners()...)
-	return subject.NewRegistry(append(kinds, sarifKind(), scaKind(), vexAgentKind())...)
+	return subject.NewRegistry(append(kinds, sarifKind(), scaKind(), govulncheckKind(), vexAgentKind())...)
 }
 
 var seedFlag = subject.Flag{Name: "seed", Default: int64(42), Usage: "seed for subjects that draw random numbers"}
@@ -222,6 +223,22 @@ func scaKind() subject.Factory {
 		},
 		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
 			return sca.New(cfg.(sca.Config))
+		},
+	}
+}
+
+func govulncheckKind() subject.Factory {
+	return subject.Factory{
+		Name: "govulncheck", Usage: "govulncheck", Kinds: []suite.Kind{suite.KindVEX}, Languages: []string{"go"}, Version: govulncheck.Version,
+		Summary: "symbol-level reachability on Go vex cases: govulncheck, offline, against a local Go vulnerability database written from --advisories (a project that does not build is an error)",
+		Needs:   subject.Needs{Binaries: []subject.Binary{{Name: govulncheck.Binary, Install: govulncheck.Install}}},
+		Flags:   []subject.Flag{advisoriesFlag},
+		Configure: func(_ string, v subject.Values) (subject.Config, error) {
+			c := govulncheck.Config{Advisories: v.String("advisories")}
+			return c, c.Validate()
+		},
+		New: func(cfg subject.Config, _ subject.Deps) (subject.Subject, error) {
+			return govulncheck.New(cfg.(govulncheck.Config))
 		},
 	}
 }

@@ -239,6 +239,11 @@ func fromPackage(pkg *extractor.Package, manifest, plugin string) []Dependency {
 	d := Dependency{Name: pkg.Name, Version: pkg.Version, Manifest: manifest, Module: path.Dir(manifest), Extractor: plugin}
 	if loc := pkg.Location.Descriptor; loc != nil && loc.File != nil {
 		d.Line = loc.File.LineNumber
+		// Below go 1.17 scalibr completes go.mod with go.sum's modules: such a module is named
+		// by go.sum (at that line), and it is indirect, or go.mod would require it.
+		if plugin == gomod.Name && path.Base(loc.File.Path) == "go.sum" {
+			d.Manifest, d.Direct = loc.File.Path, Indirect
+		}
 	}
 	switch plugin {
 	case gomod.Name, vendormodules.Name:
@@ -408,6 +413,17 @@ func findLine(lines []string, d *Dependency) int {
 	if d.Ecosystem == "npm" {
 		for i, l := range lines {
 			if strings.Contains(l, `"node_modules/`+d.Name+`"`) {
+				return i + 1
+			}
+		}
+	}
+	if d.Ecosystem == "PyPI" {
+		// A requirement names the package followed by its extras, a version specifier, a marker
+		// or a URL: that line, before any other line that merely mentions the name (a quoted
+		// "starlette" in a linter's settings further down pyproject.toml, say).
+		req := regexp.MustCompile(`(?i)(^|["'\s,\[])` + regexp.QuoteMeta(name) + `\s*(\[[^\]]*\])?\s*(==|>=|<=|~=|!=|<|>|;|@)`)
+		for i, l := range lines {
+			if req.MatchString(l) {
 				return i + 1
 			}
 		}

@@ -184,3 +184,47 @@ func TestExtractProblems(t *testing.T) {
 		t.Errorf("first problem = %q\nwant %q", msgs[0], want)
 	}
 }
+
+// Where a fact is found, on the two manifests real projects showed wrong (fastapi's pyproject.toml
+// names starlette quoted in a linter setting far below its requirement; go-zero's go.mod predates
+// go 1.17, so scalibr completes it with go.sum's modules, which go.mod does not name).
+func TestLinesOnRealManifestShapes(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"py/pyproject.toml": `[project]
+name = "app"
+dependencies = [
+    "starlette>=0.37.2,<0.41.0",
+    "pydantic[email] >=1.7.4",
+]
+
+[tool.ruff.lint.isort]
+known-third-party = ["starlette", "pydantic"]
+`,
+		"go/go.mod": "module example.com/old\n\ngo 1.16\n\nrequire github.com/a/b v1.0.0\n",
+		"go/go.sum": "github.com/a/b v1.0.0 h1:x=\ngithub.com/a/b v1.0.0/go.mod h1:y=\ngolang.org/x/text v0.4.0 h1:z=\ngolang.org/x/text v0.4.0/go.mod h1:w=\n",
+	})
+	facts, err := deps.Extract(context.Background(), dirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type fact struct {
+		Name, Manifest string
+		Line           int
+		Direct         string
+	}
+	var got []fact
+	for _, d := range facts.Deps {
+		if d.Name != "stdlib" {
+			got = append(got, fact{d.Name, d.Manifest, d.Line, d.Direct})
+		}
+	}
+	want := []fact{
+		{"github.com/a/b", "go/go.mod", 5, deps.Direct},
+		{"golang.org/x/text", "go/go.sum", 3, deps.Indirect},
+		{"starlette", "py/pyproject.toml", 4, deps.Direct},
+		{"pydantic", "py/pyproject.toml", 5, deps.Direct},
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("facts (-want +got):\n%s", d)
+	}
+}

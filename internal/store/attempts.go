@@ -49,21 +49,16 @@ var eventColumns = []string{"run_id", "case_id", "repeat_idx", "attempt", "seq",
 // none. An attempt whose (case, repeat, attempt) is already stored is refused with an error
 // wrapping ErrExists: nothing is ever overwritten.
 func (s *Store) PutAttempts(ctx context.Context, runID string, as []Attempt) error {
-	if err := s.putAttempts(ctx, runID, as); err != nil {
+	if len(as) == 0 {
+		return nil
+	}
+	if err := s.inTx(ctx, func(tx *sql.Tx) error { return s.putAttempts(ctx, tx, runID, as) }); err != nil {
 		return fmt.Errorf("store attempts of run %s: %w", runID, err)
 	}
 	return nil
 }
 
-func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt) error {
-	if len(as) == 0 {
-		return nil
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+func (s *Store) putAttempts(ctx context.Context, tx *sql.Tx, runID string, as []Attempt) error {
 	ins, err := tx.PrepareContext(ctx, s.q(insertAttempt))
 	if err != nil {
 		return err
@@ -125,7 +120,7 @@ func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt) err
 	if err := s.insertMany(ctx, tx, "trace_events", eventColumns, events); err != nil {
 		return fmt.Errorf("trace events: %w", err)
 	}
-	return tx.Commit()
+	return nil
 }
 
 // jsonText is v as JSON text, or NULL when empty.

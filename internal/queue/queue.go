@@ -90,7 +90,8 @@ func driver(ctx context.Context, st *store.Store, dsn string) (riverdriver.Drive
 }
 
 // migrateLock is the Postgres advisory lock that serialises River's migrations between
-// processes starting at once (SQLite's immediate transactions do that themselves).
+// processes starting at once. River's migrations cannot share one transaction on Postgres (one
+// adds an enum value that a later one uses), so the lock is a session's, held around them.
 const migrateLock = 0x76627269766572 // "vbriver"
 
 // migrate brings River's tables up to date.
@@ -99,16 +100,23 @@ func migrate(ctx context.Context, st *store.Store, drv riverdriver.Driver[*sql.T
 	if err != nil {
 		return fmt.Errorf("river migrations: %w", err)
 	}
-	err = st.InTx(ctx, func(tx *store.Tx) error {
-		if st.Dialect() == "postgres" {
-			if _, err := tx.SQL().ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrateLock); err != nil {
-				return err
-			}
+	if st.Dialect() == "postgres" {
+		conn, err := st.DB().Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("river migrations: %w", err)
 		}
-		_, err := m.MigrateTx(ctx, tx.SQL(), rivermigrate.DirectionUp, nil)
-		return err
-	})
-	if err != nil {
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrateLock); err != nil {
+			return fmt.Errorf("river migrations: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrateLock)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		// Two processes migrating one SQLite store at once: the loser fails on what the winner
+		// did; what matters is that the schema is up to date.
+		if again, verr := m.Validate(ctx, nil); verr == nil && again.OK {
+			return nil
+		}
 		return fmt.Errorf("river migrations: %w", err)
 	}
 	return nil

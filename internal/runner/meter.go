@@ -60,7 +60,9 @@ func (l localLedger) Reserve(context.Context) (float64, error) {
 	return est, nil
 }
 
-func (l localLedger) Settle(_ context.Context, reserved float64, cost *float64) { l.b.Settle(reserved, cost) }
+func (l localLedger) Settle(_ context.Context, reserved float64, cost *float64) {
+	l.b.Settle(reserved, cost)
+}
 
 func (m *meter) Info() llm.Info { return m.next.Info() }
 

@@ -62,7 +62,16 @@ func (s *Store) Reserve(ctx context.Context, runID string) (est float64, outcome
 		return 0, Reserved, nil
 	case err != nil:
 		return 0, 0, err
-	case !b.Refused && b.Calls == 0 && b.InFlight > 0 && b.Spent+b.Reserved < b.Cap:
+	case b.Refused:
+		return 0, Refused, nil
+	}
+	est = 0
+	if b.Calls > 0 {
+		est = b.Spent / float64(b.Calls)
+	}
+	if b.Spent+b.Reserved+est < b.Cap {
+		// The first priced call is in flight, or another worker's settle came in between:
+		// look again.
 		return 0, Wait, nil
 	}
 	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE run_budget SET refused = TRUE WHERE run_id = ?`), runID); err != nil {

@@ -17,7 +17,7 @@ import (
 )
 
 // followEvery is how often run --queue river reads the run's progress.
-const followEvery = 500 * time.Millisecond
+const followEvery = time.Second
 
 // runRiver queues the run's units on River and follows it to the end (or returns, --detach).
 func runRiver(ctx context.Context, e *env, st *store.Store, plan runner.Plan, o *runOpts) error {

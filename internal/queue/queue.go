@@ -274,14 +274,7 @@ func (q *Queue) progress(ctx context.Context, id string) (Progress, error) {
 		return p, err
 	}
 	p.State = state
-	if err := q.st.Units(ctx, id, func(u store.UnitState) {
-		p.Stored++
-		if u.Scored {
-			p.Scored++
-		} else {
-			p.Errs++
-		}
-	}); err != nil {
+	if p.Stored, p.Scored, p.Errs, err = q.st.UnitCounts(ctx, id); err != nil {
 		return p, err
 	}
 	if p.Workers, err = q.st.WorkerRuns(ctx, id); err != nil {

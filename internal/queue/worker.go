@@ -36,6 +36,11 @@ type WorkerOptions struct {
 	OnNote func(string)
 }
 
+// fetchCooldown is the least time between two fetches of a worker: short enough that a freed
+// slot waits 10 ms on average, long enough that one fetch claims several jobs (a fetch is the
+// dearest statement of a unit's path).
+const fetchCooldown = 20 * time.Millisecond
+
 // rescueAfter is River's client-wide horizon for stuck jobs. It is short on purpose: a job is
 // rescued only once its own Timeout (UnitArgs.jobTimeout) has passed too, so each job's timeout
 // is what decides, and a real agent unit is never taken away while it can still finish.
@@ -74,7 +79,7 @@ func Work(ctx context.Context, st *store.Store, o WorkerOptions) error {
 	client, err := river.NewClient(drv, &river.Config{
 		ID: o.ID, Queues: qc, Workers: workers, Logger: logger(o.Log),
 		JobTimeout: -1, RescueStuckJobsAfter: rescueAfter, MaxAttempts: maxJobAttempts,
-		FetchCooldown: 5 * time.Millisecond, FetchPollInterval: 200 * time.Millisecond,
+		FetchCooldown: fetchCooldown, FetchPollInterval: 200 * time.Millisecond,
 	})
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
@@ -249,12 +254,14 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 		// Stopping, stopped or cancelled: the unit is left for a resume, which enqueues it again.
 		return river.JobCancel(fmt.Errorf("run %s is %s", a.Run, st))
 	}
-	next, err := w.st.NextAttempt(ctx, a.Run, a.Case, a.Repeat)
-	if err != nil {
-		return err
-	}
-	if next > a.Attempt {
-		return nil // an earlier try of this job stored it (and died before River heard)
+	if job.Attempt > 1 { // a retry or a rescue: an earlier try may have stored it and died before River heard
+		next, err := w.st.NextAttempt(ctx, a.Run, a.Case, a.Repeat)
+		if err != nil {
+			return err
+		}
+		if next > a.Attempt {
+			return nil
+		}
 	}
 	uctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -59,11 +59,23 @@ func (s *Store) PutAttempts(ctx context.Context, runID string, as []Attempt) err
 }
 
 func (s *Store) putAttempts(ctx context.Context, tx *sql.Tx, runID string, as []Attempt) error {
-	ins, err := tx.PrepareContext(ctx, s.q(insertAttempt))
-	if err != nil {
+	// A batch prepares its insert once; a single attempt (a River worker's) sends it as is, which
+	// saves the prepare's and the close's round trips (pgx caches the statement per connection).
+	exec := func(args ...any) error {
+		_, err := tx.ExecContext(ctx, s.q(insertAttempt), args...)
 		return err
 	}
-	defer ins.Close()
+	if len(as) > 1 {
+		ins, err := tx.PrepareContext(ctx, s.q(insertAttempt))
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		exec = func(args ...any) error {
+			_, err := ins.ExecContext(ctx, args...)
+			return err
+		}
+	}
 	var events, cwes [][]any
 	now := time.Now()
 	for i := range as {
@@ -87,7 +99,7 @@ func (s *Store) putAttempts(ctx context.Context, tx *sql.Tx, runID string, as []
 		caseID := clean(v.CaseID)
 		u := &v.Usage
 		// One row at a time, so that a refused attempt is named.
-		if _, err := ins.ExecContext(ctx, runID, caseID, v.Repeat, v.Attempt, string(v.Status), text(string(v.Label)), v.Score,
+		if err := exec(runID, caseID, v.Repeat, v.Attempt, string(v.Status), text(string(v.Label)), v.Score,
 			text(string(v.ScoreSource)), v.Confidence, text(strings.Join(v.CWE, ",")), text(v.Category), text(v.Explanation),
 			text(v.Reason), text(v.Raw), findings, vex, appsec,
 			u.InputTokens, u.CachedInputTokens, u.CacheWriteTokens, u.OutputTokens, u.ReasoningTokens, u.CostUSD,

@@ -216,3 +216,15 @@ func (s *Store) NextAttempt(ctx context.Context, runID, caseID string, repeat in
 	}
 	return n, nil
 }
+
+// UnitCounts counts a run's units with at least one attempt, those with a scored verdict, and
+// those whose attempts are all errors, in the database (a follower asks every second).
+func (s *Store) UnitCounts(ctx context.Context, runID string) (stored, scored, errs int, err error) {
+	err = s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*), COALESCE(SUM(ok), 0) FROM (
+			SELECT MAX(CASE WHEN status <> 'error' THEN 1 ELSE 0 END) AS ok FROM attempts WHERE run_id = ? GROUP BY case_id, repeat_idx) AS u`),
+		runID).Scan(&stored, &scored)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("count units of run %s: %w", runID, err)
+	}
+	return stored, scored, stored - scored, nil
+}

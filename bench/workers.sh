@@ -35,7 +35,7 @@ cleanup() {
 trap cleanup EXIT
 freshdb() { # sets $dbname and $dsn to a new, empty database (runs in subshells: no counter)
   dbname="b$(date +%s%N)"
-  psql -h "$pg" -U postgres -d postgres -qc "CREATE DATABASE $dbname" >/dev/null
+  "$pgbin/psql" -h "$pg" -U postgres -d postgres -qc "CREATE DATABASE $dbname" >/dev/null
   dsn="postgres:///$dbname?host=$pg&user=postgres&sslmode=disable"
 }
 
@@ -63,7 +63,7 @@ river() {
     pids+=($!)
   done
   # Wait until every worker has its heartbeat in the store.
-  until [ "$(psql -h "$pg" -U postgres -d "$dbname" -Atc "SELECT COUNT(*) FROM workers" 2>/dev/null || echo 0)" -ge "$w" ]; do sleep 0.05; done
+  until [ "$("$pgbin/psql" -h "$pg" -U postgres -d "$dbname" -Atc "SELECT COUNT(*) FROM workers" 2>/dev/null || echo 0)" -ge "$w" ]; do sleep 0.05; done
   t0=$(now)
   "$vb" run --db "$dsn" --suite "$suite" --subject llm --model openai:bench --base-url "$url" --queue river \
     --run-id b --no-score >/dev/null 2>"$work/err.txt" || { cat "$work/err.txt"; exit 1; }
@@ -120,7 +120,7 @@ for ((r = 0; r < runs; r++)); do
   t0=$(now)
   "$vb" worker --db "$dsn" --concurrency 16 2>>"$work/workers.log" &
   pid=$!
-  until [ "$(psql -h "$pg" -U postgres -d "$dbname" -Atc "SELECT COUNT(*) FROM workers" 2>/dev/null || echo 0)" -ge 1 ]; do sleep 0.01; done
+  until [ "$("$pgbin/psql" -h "$pg" -U postgres -d "$dbname" -Atc "SELECT COUNT(*) FROM workers" 2>/dev/null || echo 0)" -ge 1 ]; do sleep 0.01; done
   t1=$(now)
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
   ups+=("$(echo "$t1 - $t0" | bc -l)")

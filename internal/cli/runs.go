@@ -29,8 +29,8 @@ func openExisting(ctx context.Context, db string) (*store.Store, error) {
 func newRunsCmd(e *env) *cobra.Command {
 	var db string
 	c := &cobra.Command{
-		Use:     "runs",
-		Short:   "List the runs in a store, with their state and progress",
+		Use:   "runs",
+		Short: "List the runs in a store, with their state and progress",
 		Long: `Lists every run of a store, oldest first: state, units done of all, units whose attempts are all
 errors, attempts stored. A run queued on River (run --queue river) is followed by one line per
 worker that took its units: host and pid, attempts it stored (errors), units in flight, and when
@@ -38,7 +38,7 @@ its heartbeat was last seen (a worker not seen for more than a few seconds is go
 its units to another worker).`,
 		Example: `  vulnbench runs --db vulnbench.db
   vulnbench runs --db 'postgres://vb@db.example/vulnbench'`,
-		Args:    exactArgs(0, "no arguments"),
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := openExisting(cmd.Context(), db)
 			if err != nil {

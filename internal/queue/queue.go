@@ -202,9 +202,9 @@ func hasJobs(ctx context.Context, c *river.Client[*sql.Tx], run string, states [
 	return len(res.Jobs) > 0, nil
 }
 
-// finish ends a River run whose jobs are over: a running run with no job left is done, a
-// stopping one with no job running is interrupted (a resume enqueues what is missing). It
-// returns the run's state.
+// finish ends a River run whose jobs are over: a running run with no job left is done when
+// every unit is stored (else interrupted), a stopping one with no job running is interrupted (a
+// resume enqueues what is missing). It returns the run's state.
 func finish(ctx context.Context, st *store.Store, c *river.Client[*sql.Tx], id string) (string, error) {
 	run, err := st.GetRun(ctx, id)
 	if err != nil {
@@ -222,9 +222,17 @@ func finish(ctx context.Context, st *store.Store, c *river.Client[*sql.Tx], id s
 	if err != nil || left {
 		return run.State, err
 	}
-	next := store.StateDone
-	if run.State == store.StateStopping {
-		next = store.StateInterrupted
+	// Done only when every unit has an attempt: jobs cancelled (the run was stopped, its budget
+	// reached) leave units for a resume.
+	next := store.StateInterrupted
+	if run.State == store.StateRunning {
+		stored, _, _, err := st.UnitCounts(ctx, id)
+		if err != nil {
+			return run.State, err
+		}
+		if stored >= run.Units {
+			next = store.StateDone
+		}
 	}
 	if err := st.SetState(ctx, id, next); err != nil {
 		return run.State, err

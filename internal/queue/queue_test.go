@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/queue"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -67,7 +68,7 @@ func work(t *testing.T, st *store.Store, dsn, id string) queue.Progress {
 	go func() {
 		done <- queue.Work(ctx, st, queue.WorkerOptions{Options: queue.Options{DSN: dsn}, ID: "w-" + id, Host: "test", PID: 1,
 			Concurrency: 4, Beat: 50 * time.Millisecond,
-			Open: runner.OpenOptions{Registry: builtin.Registry(), Deps: subject.Deps{Cache: st}},
+			Open:   runner.OpenOptions{Registry: builtin.Registry(), Deps: subject.Deps{Cache: st}},
 			OnNote: func(s string) { t.Log(s) }})
 	}()
 	q, err := queue.Open(context.Background(), st, queue.Options{DSN: dsn})
@@ -195,4 +196,123 @@ func TestResumeEnqueuesOnlyMissingUnits(t *testing.T) {
 	if prog.State != store.StateDone || len(got) != 132 || prog.Workers[0].Done != 132-len(as) {
 		t.Errorf("after the resume: %d attempts, progress %+v; want 132 attempts, %d by the worker", len(got), prog, 132-len(as))
 	}
+}
+
+// vulnerable answers every prompt after 200 ms.
+func vulnerable(llmtest.Request) llmtest.Reply {
+	return llmtest.Reply{Text: `{"vulnerable": true}`, InputTokens: 10, OutputTokens: 5, Latency: 200 * time.Millisecond}
+}
+
+// vulnbench cancel on a River run: the worker abandons its units in flight (nothing half-done
+// is stored) and takes no new unit of it; a resume then does exactly what is missing.
+func TestCancelAbandonsUnitsInFlight(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv := llmtest.NewOpenAI(vulnerable)
+	defer srv.Close()
+	reg := builtin.Registry()
+	fac, arg, err := reg.Lookup("llm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := runner.Values{}
+	for _, f := range fac.Flags {
+		flags[f.Name] = fmt.Sprint(f.Default)
+	}
+	flags["model"], flags["base-url"] = "openai:fake", srv.BaseURL()
+	cfg, err := fac.Configure(arg, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "OPENAI_API_KEY" {
+			return "test-key"
+		}
+		return ""
+	}
+	deps := subject.Deps{Cache: st, Getenv: getenv}
+	q, err := queue.Open(ctx, st, queue.Options{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	p := runner.Plan{Store: st, Version: "test", RunID: "c", Suite: demo, Factory: fac, Spec: "llm", Config: cfg, Flags: flags,
+		Deps: deps, Repeats: 1, Concurrency: 1, Timeout: 5 * time.Second, Queue: q}
+	if _, err := runner.Execute(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		done <- queue.Work(wctx, st, queue.WorkerOptions{Options: queue.Options{DSN: dsn}, ID: "w-c", Host: "test", PID: 1,
+			Concurrency: 4, Beat: 20 * time.Millisecond, Open: runner.OpenOptions{Registry: reg, Deps: deps}})
+	}()
+	for {
+		n, _, _, err := st.UnitCounts(ctx, "c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= 8 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := runner.Cancel(ctx, st, "c"); err != nil {
+		t.Fatal(err)
+	}
+	// Within a couple of heartbeats the units in flight are abandoned: nothing more is stored.
+	time.Sleep(300 * time.Millisecond)
+	at, _, _, _ := st.UnitCounts(ctx, "c")
+	time.Sleep(600 * time.Millisecond) // three answers' time
+	after, _, _, _ := st.UnitCounts(ctx, "c")
+	if after != at || at >= 66 {
+		t.Errorf("%d units stored at the cancel's effect, %d later: a cancelled run must store nothing more", at, after)
+	}
+	if r, _ := st.GetRun(ctx, "c"); r.State != store.StateCancelled {
+		t.Errorf("run is %s, want cancelled", r.State)
+	}
+	// A resume enqueues what is missing; the same worker finishes it.
+	run, _ := st.GetRun(ctx, "c")
+	p.Resume, p.RunID, p.Suite = run, "", ""
+	out, err := runner.Execute(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Queued != 66-after {
+		t.Errorf("resume queued %d units, want the %d missing", out.Queued, 66-after)
+	}
+	fctx, fcancel := context.WithTimeout(ctx, time.Minute)
+	defer fcancel()
+	prog, err := q.Follow(fctx, "c", 20*time.Millisecond, nil)
+	if err != nil || prog.State != store.StateDone || prog.Stored != 66 {
+		t.Errorf("after the resume: %+v, %v", prog, err)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := len(verdictsOK(t, st, "c")); n != 66 {
+		t.Errorf("%d attempts stored, want one per case", n)
+	}
+}
+
+func verdictsOK(t *testing.T, st *store.Store, id string) []string {
+	t.Helper()
+	var out []string
+	if err := st.AllAttempts(context.Background(), id, func(v verdict.Verdict) error {
+		if v.Status != verdict.OK {
+			t.Errorf("%s: %s %s", v.CaseID, v.Status, v.Reason)
+		}
+		out = append(out, v.CaseID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -223,7 +223,12 @@ func (w *worker) beat(ctx context.Context, info store.Worker) {
 		r.state = state
 		r.mu.Unlock()
 		if state == store.StateCancelled {
-			r.cancel()
+			r.cancel() // its units in flight are abandoned; a resume opens it afresh
+			w.mu.Lock()
+			if w.runs[ids[i]] == r {
+				delete(w.runs, ids[i])
+			}
+			w.mu.Unlock()
 		}
 		if state != was && state != store.StateRunning {
 			w.note(fmt.Sprintf("run %s: %s", ids[i], state))
@@ -250,7 +255,15 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	case err != nil:
 		return err // River tries again later, maybe on a worker that can open it
 	}
-	if st := r.State(); st != store.StateRunning {
+	if r.State() != store.StateRunning {
+		// As last read: a resume may have made it running again since.
+		if run, err := w.st.GetRun(ctx, a.Run); err == nil {
+			r.mu.Lock()
+			r.state = run.State
+			r.mu.Unlock()
+		}
+	}
+	if st := r.State(); st != store.StateRunning || r.ctx.Err() != nil {
 		// Stopping, stopped or cancelled: the unit is left for a resume, which enqueues it again.
 		return river.JobCancel(fmt.Errorf("run %s is %s", a.Run, st))
 	}

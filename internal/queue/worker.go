@@ -64,7 +64,7 @@ func Work(ctx context.Context, st *store.Store, o WorkerOptions) error {
 	if err := migrate(ctx, st, drv); err != nil {
 		return err
 	}
-	w := &worker{st: st, o: o, runs: map[string]*openRun{}, note: o.OnNote}
+	w := &worker{st: st, o: o, runs: map[string]*openRun{}, kept: map[string][2]int{}, note: o.OnNote}
 	if w.note == nil {
 		w.note = func(string) {}
 	}
@@ -134,6 +134,10 @@ type worker struct {
 
 	mu   sync.Mutex
 	runs map[string]*openRun
+	// kept holds what the worker did for runs it closed (ended, stopped, cancelled), carried
+	// over when a resume makes it open them again.
+	kept    map[string][2]int
+	closing []*openRun // closed runs with units still winding down
 }
 
 // openRun is a run a worker opened, with its state as last read.
@@ -161,7 +165,7 @@ func (w *worker) run(ctx context.Context, id string) (*openRun, error) {
 	if r, ok := w.runs[id]; ok {
 		return r, r.err
 	}
-	r := &openRun{}
+	r := &openRun{done: w.kept[id][0], errors: w.kept[id][1]}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.opened, r.err = runner.Open(ctx, w.st, id, w.o.Open)
 	if r.err != nil {
@@ -186,6 +190,9 @@ func (w *worker) closeRuns() {
 		if r.opened != nil {
 			r.opened.Close()
 		}
+	}
+	for _, r := range w.closing {
+		r.opened.Close()
 	}
 }
 
@@ -223,10 +230,23 @@ func (w *worker) beat(ctx context.Context, info store.Worker) {
 		r.state = state
 		r.mu.Unlock()
 		if state == store.StateCancelled {
-			r.cancel() // its units in flight are abandoned; a resume opens it afresh
+			r.cancel() // its units in flight are abandoned
+		}
+		if state == store.StateCancelled || state == store.StateInterrupted || state == store.StateDone {
+			// Nothing of it is in flight any more: a resume (maybe with another --max-cost)
+			// opens it afresh from the store.
 			w.mu.Lock()
 			if w.runs[ids[i]] == r {
 				delete(w.runs, ids[i])
+				r.mu.Lock()
+				w.kept[ids[i]] = [2]int{r.done, r.errors}
+				idle := r.inFlight == 0
+				r.mu.Unlock()
+				if idle { // else a cancelled unit still winds down: closeRuns closes it at exit
+					r.opened.Close()
+				} else {
+					w.closing = append(w.closing, r)
+				}
 			}
 			w.mu.Unlock()
 		}

@@ -62,8 +62,13 @@ func enqueue(ctx context.Context, p Plan, sc scan, subj subject.Subject, man *Ma
 			return err
 		}
 		out.Run, out.Manifest = run, *m
-		if p.MaxCost > 0 {
+		switch {
+		case p.MaxCost > 0:
 			if err := tx.OpenBudget(ctx, run.ID, p.MaxCost, spent); err != nil {
+				return err
+			}
+		case p.Resume != nil: // resumed without --max-cost: no cap, as on the local pool
+			if err := tx.DropBudget(ctx, run.ID); err != nil {
 				return err
 			}
 		}

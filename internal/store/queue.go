@@ -39,6 +39,14 @@ func (t *Tx) OpenBudget(ctx context.Context, runID string, limit, spent float64)
 	return nil
 }
 
+// DropBudget removes a run's ledger: a resume without --max-cost has no cap.
+func (t *Tx) DropBudget(ctx context.Context, runID string) error {
+	if _, err := t.tx.ExecContext(ctx, t.s.q(`DELETE FROM run_budget WHERE run_id = ?`), runID); err != nil {
+		return fmt.Errorf("budget of run %s: %w", runID, err)
+	}
+	return nil
+}
+
 // estimate is the cost of the next call: the mean of the priced calls settled so far.
 const estimate = `(CASE WHEN calls > 0 THEN spent / calls ELSE 0 END)`
 

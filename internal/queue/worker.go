@@ -137,7 +137,8 @@ type worker struct {
 	// kept holds what the worker did for runs it closed (ended, stopped, cancelled), carried
 	// over when a resume makes it open them again.
 	kept    map[string][2]int
-	closing []*openRun // closed runs with units still winding down
+	closing []*openRun        // closed runs with units still winding down
+	flush   []store.WorkerRun // final counts of closed runs, for the next heartbeat
 }
 
 // openRun is a run a worker opened, with its state as last read.
@@ -207,8 +208,9 @@ func (w *worker) beat(ctx context.Context, info store.Worker) {
 			ids, runs = append(ids, id), append(runs, r)
 		}
 	}
+	rows := w.flush
+	w.flush = nil
 	w.mu.Unlock()
-	var rows []store.WorkerRun
 	for i, r := range runs {
 		r.mu.Lock()
 		rows = append(rows, store.WorkerRun{RunID: ids[i], Done: r.done, Errors: r.errors, InFlight: r.inFlight})
@@ -240,6 +242,7 @@ func (w *worker) beat(ctx context.Context, info store.Worker) {
 				delete(w.runs, ids[i])
 				r.mu.Lock()
 				w.kept[ids[i]] = [2]int{r.done, r.errors}
+				w.flush = append(w.flush, store.WorkerRun{RunID: ids[i], Done: r.done, Errors: r.errors, InFlight: r.inFlight})
 				idle := r.inFlight == 0
 				r.mu.Unlock()
 				if idle { // else a cancelled unit still winds down: closeRuns closes it at exit

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/engine"
+	"github.com/vulnbench/vulnbench/internal/queue"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -31,6 +32,8 @@ type runOpts struct {
 	unitTokens                             int64
 	unitCost, maxCost                      float64
 	retryErrors, noScore, skipUnsupported  bool
+	queue, riverQueue                      string
+	detach                                 bool
 	scoreFlags
 }
 
@@ -50,6 +53,14 @@ goes on; only a fault every case would hit (a rejected API key, an unknown model
 --resume --retry-errors tries the error units again; earlier attempts are kept, never overwritten.
 
 --max-cost is checked before every model call, counting every attempt of the run.
+
+--queue river spreads the run over workers: the run, its cases and one River job per (case,
+repeat) are stored in one transaction, and vulnbench worker processes on any hosts that reach the
+store (--db postgres://..., or one SQLite file on one host) do the units. run then follows the
+run's progress and prints the score as usual (Ctrl-C stops following, not the run), or returns at
+once with --detach. --max-cost becomes a ledger every worker reserves from, --rpm a rate they
+share; vulnbench stop, cancel and runs work from any host, and --resume enqueues only the missing
+units.
 
 Ctrl-C (or SIGTERM) once: start nothing new, finish what is in flight, stop. Twice: abandon the
 cases in flight too (they are not stored, so a resume does them again).
@@ -87,6 +98,9 @@ Subjects:
 	f.IntVar(&o.maxSteps, "max-steps", 0, "limit of model calls per attempt (0: none)")
 	f.Int64Var(&o.unitTokens, "unit-max-tokens", 0, "limit of tokens (in + out) per attempt (0: none)")
 	f.Float64Var(&o.unitCost, "unit-max-cost", 0, "limit of USD per attempt (0: none)")
+	f.StringVar(&o.queue, "queue", store.QueueLocal, "where the units are done: local (this process's pool) or river (workers on any host: vulnbench worker; see --help)")
+	f.StringVar(&o.riverQueue, "river-queue", queue.DefaultQueue, "with --queue river: the River queue the units go to (workers take from theirs with --queues)")
+	f.BoolVar(&o.detach, "detach", false, "with --queue river: return once the units are queued, without following the run (watch it with vulnbench runs)")
 	addSubjectFlags(f, reg)
 	o.scoreFlags.add(f)
 	return c
@@ -153,6 +167,12 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	case !(o.unitCost >= 0) || o.unitCost > 1e12 || o.maxSteps < 0 || o.unitTokens < 0:
 		return usageErr("--max-steps, --unit-max-tokens and --unit-max-cost cannot be negative")
 	}
+	switch {
+	case o.queue != store.QueueLocal && o.queue != store.QueueRiver:
+		return usageErr("--queue %q is not local or river", o.queue)
+	case o.detach && o.queue != store.QueueRiver && o.resume == "":
+		return usageErr("--detach only applies with --queue river")
+	}
 	if o.resume == "" {
 		if o.suite == "" || o.subject == "" {
 			return usageErr("run needs --suite SUITE and --subject SPEC (or --resume RUN_ID)")
@@ -215,6 +235,17 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	if err := foreignFlags(fs, reg, fac); err != nil {
 		return err
 	}
+	if plan.Resume != nil {
+		river := plan.Resume.Queue == store.QueueRiver
+		if changed("queue") && river != (o.queue == store.QueueRiver) {
+			return usageErr("--queue cannot change on --resume: run %s went to the %s queue", plan.Resume.ID, plan.Resume.Queue)
+		}
+		if river {
+			o.queue = store.QueueRiver
+		} else if o.detach {
+			return usageErr("--detach only applies to runs queued on River")
+		}
+	}
 	cfg, err := fac.Configure(arg, live)
 	if err != nil {
 		return usageErr("%v", err)
@@ -227,6 +258,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	plan.Suite, plan.After = o.suite, o.after.raw
 	if o.after.raw != "" {
 		plan.Keep = o.after.keep
+	}
+	if o.queue == store.QueueRiver {
+		return runRiver(ctx, e, st, plan, o)
 	}
 
 	// First signal: stop starting units. Second: abandon those in flight.
@@ -294,30 +328,36 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		fmt.Fprintf(e.stderr, "run %s: interrupted; resume with: vulnbench run --resume %s --db %s\n", run.ID, run.ID, o.db)
 		return silentFail
 	}
-	if o.out != "" {
-		if err := writeRunPredictions(ctx, st, run.ID, o.out); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(e.stdout, "run %s: %s on %s\n", run.ID, o.subject, out.Manifest.Suite.Path)
-	if !o.noScore {
-		t, err := loadTruth(out.Manifest.Suite.Path, &o.after, io.Discard) // the kept count was printed above
-		if err != nil {
-			return err
-		}
-		o.scoreFlags.ciSeed = seedOf(plan.Flags)
-		col, err := runColumn(context.WithoutCancel(ctx), st, run.ID, t, o.scoreFlags.scoring(), e.stderr)
-		if err != nil {
-			return err
-		}
-		if err := writeScores(e.stdout, o.format, col); err != nil {
-			return err
-		}
+	if err := printRunScore(ctx, e, st, o, run.ID, out.Manifest.Suite.Path, plan.Flags); err != nil {
+		return err
 	}
 	if res.OK+res.Failed == 0 && res.Errors > 0 && out.Scored == 0 {
 		return &exitError{code: ExitFail, err: errors.New("every case ended in an error; see the reasons with: vulnbench run --out FILE or the store")}
 	}
 	return nil
+}
+
+// printRunScore writes the run's predictions (--out) and prints its id and score table.
+func printRunScore(ctx context.Context, e *env, st *store.Store, o *runOpts, runID, suitePath string, flags map[string]string) error {
+	if o.out != "" {
+		if err := writeRunPredictions(ctx, st, runID, o.out); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(e.stdout, "run %s: %s on %s\n", runID, o.subject, suitePath)
+	if o.noScore {
+		return nil
+	}
+	t, err := loadTruth(suitePath, &o.after, io.Discard) // the kept count was printed above
+	if err != nil {
+		return err
+	}
+	o.scoreFlags.ciSeed = seedOf(flags)
+	col, err := runColumn(context.WithoutCancel(ctx), st, runID, t, o.scoreFlags.scoring(), e.stderr)
+	if err != nil {
+		return err
+	}
+	return writeScores(e.stdout, o.format, col)
 }
 
 // seedOf is the seed the bootstrap uses: the run's --seed.

@@ -13,6 +13,11 @@ import (
 	"github.com/vulnbench/vulnbench/internal/store"
 )
 
+// ago says how long ago t was, to the second.
+func ago(t time.Time) string {
+	return time.Since(t).Round(time.Second).String() + " ago"
+}
+
 // openExisting opens a store that must already exist: reading commands never create one.
 func openExisting(ctx context.Context, db string) (*store.Store, error) {
 	if _, err := os.Stat(db); err != nil && !strings.Contains(db, "://") {
@@ -24,10 +29,16 @@ func openExisting(ctx context.Context, db string) (*store.Store, error) {
 func newRunsCmd(e *env) *cobra.Command {
 	var db string
 	c := &cobra.Command{
-		Use:     "runs",
-		Short:   "List the runs in a store, with their state and progress",
-		Example: `  vulnbench runs --db vulnbench.db`,
-		Args:    exactArgs(0, "no arguments"),
+		Use:   "runs",
+		Short: "List the runs in a store, with their state and progress",
+		Long: `Lists every run of a store, oldest first: state, units done of all, units whose attempts are all
+errors, attempts stored. A run queued on River (run --queue river) is followed by one line per
+worker that took its units: host and pid, attempts it stored (errors), units in flight, and when
+its heartbeat was last seen (a worker not seen for more than a few seconds is gone: River hands
+its units to another worker).`,
+		Example: `  vulnbench runs --db vulnbench.db
+  vulnbench runs --db 'postgres://vb@db.example/vulnbench'`,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := openExisting(cmd.Context(), db)
 			if err != nil {
@@ -43,6 +54,10 @@ func newRunsCmd(e *env) *cobra.Command {
 			for _, r := range runs {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.Local().Format(time.DateTime), r.State,
 					r.Done, r.Units, r.Errors, r.Tries, r.Subject, r.SuitePath)
+				for _, w := range r.Workers {
+					fmt.Fprintf(tw, "  worker %s:%d\t%s\t%s\t%d\t%d\t%d in flight\t%s\t\n", w.Host, w.PID, "seen "+ago(w.RunSeen), w.State,
+						w.Done, w.Errors, w.InFlight, w.ID)
+				}
 			}
 			return tw.Flush()
 		},

@@ -155,7 +155,7 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 					cfg.Budget.abandon()
 					continue
 				}
-				a, own, err, ok := attempt(ctx, &cfg, subj, u)
+				a, own, err, ok := Attempt(ctx, &cfg, subj, u)
 				if errors.Is(err, ErrAbort) {
 					abortOnce.Do(func() { abortErr = err; cancel() })
 					ok = false
@@ -237,12 +237,13 @@ func (r *Result) add(v *verdict.Verdict) {
 	r.Usage.Add(v.Usage)
 }
 
-// attempt runs one attempt with its timeout. ok is false when the run's context was cancelled
+// Attempt runs one attempt with cfg's timeout, refusal and environment: the one per-unit path of
+// the local pool and of River's workers. ok is false when the run's context was cancelled
 // (the unit is abandoned, not stored). A subject's error, panic or timeout becomes a verdict with
 // status error and the reason, and keeps the trace and the spend recorded until then; the error
 // itself is returned too, so that ErrAbort can stop the run. own is the cost the subject reported
 // beyond the metered calls (the budget has not seen it yet).
-func attempt(ctx context.Context, cfg *Config, subj subject.Subject, u subject.Unit) (a store.Attempt, own *float64, _ error, ok bool) {
+func Attempt(ctx context.Context, cfg *Config, subj subject.Subject, u subject.Unit) (a store.Attempt, own *float64, _ error, ok bool) {
 	start := time.Now()
 	buf := trace.NewBuffer()
 	finish := func(v verdict.Verdict, metered verdict.Usage) store.Attempt {

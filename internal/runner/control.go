@@ -13,6 +13,7 @@ import (
 type Lister interface {
 	Runs(ctx context.Context) ([]store.Run, error)
 	Units(ctx context.Context, runID string, fn func(store.UnitState)) error
+	WorkerRuns(ctx context.Context, runID string) ([]store.WorkerRun, error)
 }
 
 // Status is a run with how far it got.
@@ -21,6 +22,8 @@ type Status struct {
 	Done   int // units with a scored verdict
 	Errors int // units whose every attempt is an error
 	Tries  int // attempts stored, retries included
+	// Workers is what each worker did for a run queued on River, from their heartbeats.
+	Workers []store.WorkerRun
 }
 
 // List returns every run of the store, oldest first, with its progress.
@@ -41,6 +44,11 @@ func List(ctx context.Context, st Lister) ([]Status, error) {
 			}
 		}); err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.ID, err)
+		}
+		if r.Queue == store.QueueRiver {
+			if s.Workers, err = st.WorkerRuns(ctx, r.ID); err != nil {
+				return nil, err
+			}
 		}
 		out[i] = s
 	}

@@ -22,7 +22,8 @@ var ErrBudget = engine.ErrBudget
 type meter struct {
 	next   llm.Model
 	prices llm.Prices
-	budget *engine.Budget
+	budget Ledger // nil: no --max-cost
+	rate   Pacer  // nil: no shared rate limit
 	limits subject.Limits
 	rec    trace.Recorder
 
@@ -31,8 +32,36 @@ type meter struct {
 	steps int
 }
 
-func newMeter(next llm.Model, prices llm.Prices, budget *engine.Budget, limits subject.Limits, rec trace.Recorder) *meter {
-	return &meter{next: next, prices: prices, budget: budget, limits: limits, rec: rec}
+func newMeter(next llm.Model, prices llm.Prices, budget Ledger, rate Pacer, limits subject.Limits, rec trace.Recorder) *meter {
+	return &meter{next: next, prices: prices, budget: budget, rate: rate, limits: limits, rec: rec}
+}
+
+// Ledger is a run's --max-cost: Reserve before each model call (an error wrapping ErrBudget
+// when the cap is reached), Settle with what it cost after. The local pool's is engine.Budget,
+// in memory; River workers share one row of the store.
+type Ledger interface {
+	Reserve(ctx context.Context) (float64, error)
+	Settle(ctx context.Context, reserved float64, cost *float64)
+}
+
+// Pacer is a run's shared rate limit: Wait returns when one more call may be sent.
+type Pacer interface {
+	Wait(ctx context.Context) error
+}
+
+// localLedger is the local pool's budget.
+type localLedger struct{ b *engine.Budget }
+
+func (l localLedger) Reserve(context.Context) (float64, error) {
+	est, ok := l.b.Reserve()
+	if !ok {
+		return 0, fmt.Errorf("%w ($%.4f of $%.4f spent)", ErrBudget, l.b.Spent(), l.b.Cap)
+	}
+	return est, nil
+}
+
+func (l localLedger) Settle(_ context.Context, reserved float64, cost *float64) {
+	l.b.Settle(reserved, cost)
 }
 
 func (m *meter) Info() llm.Info { return m.next.Info() }
@@ -68,9 +97,17 @@ func (m *meter) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 	if err := m.check(); err != nil {
 		return llm.Response{}, err
 	}
-	reserved, ok := m.budget.Reserve()
-	if !ok {
-		return llm.Response{}, fmt.Errorf("%w ($%.4f of $%.4f spent)", ErrBudget, m.budget.Spent(), m.budget.Cap)
+	if m.rate != nil {
+		if err := m.rate.Wait(ctx); err != nil {
+			return llm.Response{}, err
+		}
+	}
+	reserved := 0.0
+	if m.budget != nil {
+		var err error
+		if reserved, err = m.budget.Reserve(ctx); err != nil {
+			return llm.Response{}, err
+		}
 	}
 	spec := m.next.Info().Spec()
 	last := ""
@@ -89,7 +126,9 @@ func (m *meter) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 			cost = verdict.Float(c)
 		}
 	}
-	m.budget.Settle(reserved, cost)
+	if m.budget != nil {
+		m.budget.Settle(context.WithoutCancel(ctx), reserved, cost)
+	}
 	tu := trace.Usage{InputTokens: resp.Usage.InputTokens, CachedInputTokens: resp.Usage.CachedInputTokens,
 		CacheWriteTokens: resp.Usage.CacheWriteTokens, OutputTokens: resp.Usage.OutputTokens, ReasoningTokens: resp.Usage.ReasoningTokens}
 	if err != nil {

@@ -53,7 +53,7 @@ func call(m llm.Model) error {
 func TestMeterTracesCountsAndLimitsEveryCall(t *testing.T) {
 	m, prices, srv := stack(t)
 	buf := trace.NewBuffer()
-	mt := newMeter(m, prices, nil, subject.Limits{Steps: 2}, buf)
+	mt := newMeter(m, prices, nil, nil, subject.Limits{Steps: 2}, buf)
 	for i := 0; i < 2; i++ {
 		if err := call(mt); err != nil {
 			t.Fatal(err)
@@ -86,7 +86,7 @@ func TestMeterTracesCountsAndLimitsEveryCall(t *testing.T) {
 func TestMeterStopsAtTheRunBudget(t *testing.T) {
 	m, prices, srv := stack(t)
 	budget := engine.NewBudget(0.005, 0) // four calls of $0.0011 fit, a fifth would not
-	mt := newMeter(m, prices, budget, subject.Limits{}, trace.Discard{})
+	mt := newMeter(m, prices, localLedger{budget}, nil, subject.Limits{}, trace.Discard{})
 	n := 0
 	var err error
 	for n < 20 {

@@ -32,6 +32,7 @@ type Store interface {
 	Units(ctx context.Context, runID string, fn func(store.UnitState)) error
 	PutAttempts(ctx context.Context, runID string, as []store.Attempt) error
 	Spent(ctx context.Context, runID string) (float64, error)
+	InTx(ctx context.Context, fn func(*store.Tx) error) error
 	Cases(ctx context.Context, runID string, fn func(*suite.Case) error) error
 	CaseCount(ctx context.Context, runID string) (int, error)
 }
@@ -63,6 +64,11 @@ type Plan struct {
 	RetryErrors          bool    // on resume, also redo units whose latest attempt is an error
 	SkipUnsupported      bool    // give cases the subject cannot judge error verdicts instead of refusing the suite
 
+	// Queue, when set, takes the units instead of the local pool (--queue river): the run, its
+	// cases and one job per unit are stored in one transaction, and Execute returns at once;
+	// workers do the units (Open, Opened.Do).
+	Queue Queue
+
 	Repos         string // --repos: where cases' repositories are cloned
 	SnapshotCache string // where snapshots are materialised ("": the user's cache directory)
 
@@ -87,6 +93,7 @@ type Outcome struct {
 	Priced      bool           // the subject's costs are known
 	PriceNote   string         // where they come from: "prices of 2026-05"
 	Budget      *engine.Budget // nil without --max-cost
+	Queued      int            // units handed to Plan.Queue
 }
 
 // SuiteError is a suite that cannot be run, with every problem found.
@@ -189,7 +196,10 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 		out.Budget = engine.NewBudget(p.MaxCost, spent)
 	}
 
-	run, man, err := createOrResume(ctx, p, sc, subj, man)
+	if p.Queue != nil {
+		return enqueue(ctx, p, sc, subj, man, stored, storeFrom, out)
+	}
+	run, man, err := createOrResume(ctx, p, p.Store, sc, subj, man)
 	if err != nil {
 		return nil, err
 	}
@@ -238,12 +248,16 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 		opts := subject.EnvOptions{Trace: rec, Limits: limits, Snapshot: rp.snapshotOf(u.Case), Graph: rp.graph}
 		var usage func() verdict.Usage
 		if modeled != nil {
-			m := newMeter(modeled.Model(), modeled.Prices(), out.Budget, p.Limits, rec)
+			var l Ledger
+			if out.Budget != nil {
+				l = localLedger{out.Budget}
+			}
+			m := newMeter(modeled.Model(), modeled.Prices(), l, nil, p.Limits, rec)
 			opts.Model, usage = m, m.Usage
 		}
 		return subject.NewEnv(opts), usage
 	}
-	src := source(p, run.ID, sc.hash, storeFrom)
+	src := source(p, p.Store.PutCases, run.ID, sc.hash, storeFrom)
 	if stored {
 		src = storedSource(ctx, p)
 	}
@@ -340,11 +354,17 @@ func unsupportedError(p Plan, sc scan) error {
 		p.Suite, n, sc.cases, p.Factory.Name, strings.Join(reasons, "\n  "))
 }
 
+// runWriter is where a run is created or marked running: the store, or one of its transactions.
+type runWriter interface {
+	CreateRun(ctx context.Context, r *store.Run) error
+	SetState(ctx context.Context, id, state string) error
+}
+
 // createOrResume stores a new run with its manifest, or marks the resumed one (whose manifest
 // is man) running again.
-func createOrResume(ctx context.Context, p Plan, sc scan, subj subject.Subject, man *Manifest) (*store.Run, *Manifest, error) {
+func createOrResume(ctx context.Context, p Plan, w runWriter, sc scan, subj subject.Subject, man *Manifest) (*store.Run, *Manifest, error) {
 	if r := p.Resume; r != nil {
-		return r, man, p.Store.SetState(ctx, r.ID, store.StateRunning)
+		return r, man, w.SetState(ctx, r.ID, store.StateRunning)
 	}
 	now := time.Now()
 	rec := p.Recorded
@@ -377,8 +397,11 @@ func createOrResume(ctx context.Context, p Plan, sc scan, subj subject.Subject, 
 		return nil, nil, fmt.Errorf("run %s already exists: resume it with --resume %s, or pick another --run-id", id, id)
 	}
 	run := &store.Run{ID: id, CreatedAt: now, State: store.StateRunning, SuitePath: p.Suite, SuiteHash: sc.hash,
-		Subject: p.Spec, Repeats: p.Repeats, Units: sc.cases * p.Repeats, Manifest: mj}
-	if err := p.Store.CreateRun(ctx, run); err != nil {
+		Subject: p.Spec, Repeats: p.Repeats, Units: sc.cases * p.Repeats, Manifest: mj, Queue: store.QueueLocal}
+	if p.Queue != nil {
+		run.Queue = store.QueueRiver
+	}
+	if err := w.CreateRun(ctx, run); err != nil {
 		return nil, nil, err
 	}
 	return run, &m, nil
@@ -390,14 +413,14 @@ const caseBatch = 1000
 // source streams the suite's kept cases to the pool, storing those from ordinal storeFrom on
 // with the run first, a batch at a time, so that every attempt's case is in the store before the
 // attempt (a new run stores from 0; a resume of a run stopped mid-suite, from what it stored).
-func source(p Plan, runID, hash string, storeFrom int) engine.Source {
+func source(p Plan, put func(ctx context.Context, runID string, first int, cases []suite.Case) error, runID, hash string, storeFrom int) engine.Source {
 	return func(fn func(*suite.Case) error) error {
 		batch := make([]suite.Case, 0, caseBatch)
 		seen := 0
 		flush := func() error {
 			if end := seen + len(batch); end > storeFrom {
 				from := max(storeFrom-seen, 0)
-				if err := p.Store.PutCases(context.Background(), runID, seen+from, batch[from:]); err != nil {
+				if err := put(context.Background(), runID, seen+from, batch[from:]); err != nil {
 					return err
 				}
 			}

@@ -49,26 +49,33 @@ var eventColumns = []string{"run_id", "case_id", "repeat_idx", "attempt", "seq",
 // none. An attempt whose (case, repeat, attempt) is already stored is refused with an error
 // wrapping ErrExists: nothing is ever overwritten.
 func (s *Store) PutAttempts(ctx context.Context, runID string, as []Attempt) error {
-	if err := s.putAttempts(ctx, runID, as); err != nil {
+	if len(as) == 0 {
+		return nil
+	}
+	if err := s.inTx(ctx, func(tx *sql.Tx) error { return s.putAttempts(ctx, tx, runID, as) }); err != nil {
 		return fmt.Errorf("store attempts of run %s: %w", runID, err)
 	}
 	return nil
 }
 
-func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt) error {
-	if len(as) == 0 {
-		return nil
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
+func (s *Store) putAttempts(ctx context.Context, tx *sql.Tx, runID string, as []Attempt) error {
+	// A batch prepares its insert once; a single attempt (a River worker's) sends it as is, which
+	// saves the prepare's and the close's round trips (pgx caches the statement per connection).
+	exec := func(args ...any) error {
+		_, err := tx.ExecContext(ctx, s.q(insertAttempt), args...)
 		return err
 	}
-	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, s.q(insertAttempt))
-	if err != nil {
-		return err
+	if len(as) > 1 {
+		ins, err := tx.PrepareContext(ctx, s.q(insertAttempt))
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		exec = func(args ...any) error {
+			_, err := ins.ExecContext(ctx, args...)
+			return err
+		}
 	}
-	defer ins.Close()
 	var events, cwes [][]any
 	now := time.Now()
 	for i := range as {
@@ -92,7 +99,7 @@ func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt) err
 		caseID := clean(v.CaseID)
 		u := &v.Usage
 		// One row at a time, so that a refused attempt is named.
-		if _, err := ins.ExecContext(ctx, runID, caseID, v.Repeat, v.Attempt, string(v.Status), text(string(v.Label)), v.Score,
+		if err := exec(runID, caseID, v.Repeat, v.Attempt, string(v.Status), text(string(v.Label)), v.Score,
 			text(string(v.ScoreSource)), v.Confidence, text(strings.Join(v.CWE, ",")), text(v.Category), text(v.Explanation),
 			text(v.Reason), text(v.Raw), findings, vex, appsec,
 			u.InputTokens, u.CachedInputTokens, u.CacheWriteTokens, u.OutputTokens, u.ReasoningTokens, u.CostUSD,
@@ -125,7 +132,7 @@ func (s *Store) putAttempts(ctx context.Context, runID string, as []Attempt) err
 	if err := s.insertMany(ctx, tx, "trace_events", eventColumns, events); err != nil {
 		return fmt.Errorf("trace events: %w", err)
 	}
-	return tx.Commit()
+	return nil
 }
 
 // jsonText is v as JSON text, or NULL when empty.

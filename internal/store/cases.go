@@ -17,13 +17,14 @@ func (s *Store) PutCases(ctx context.Context, runID string, first int, cases []s
 	if len(cases) == 0 {
 		return nil
 	}
-	if err := s.putCases(ctx, runID, first, cases); err != nil {
+	err := s.inTx(ctx, func(tx *sql.Tx) error { return s.putCases(ctx, tx, runID, first, cases) })
+	if err != nil {
 		return fmt.Errorf("store cases of run %s: %w", runID, err)
 	}
 	return nil
 }
 
-func (s *Store) putCases(ctx context.Context, runID string, first int, cases []suite.Case) error {
+func (s *Store) putCases(ctx context.Context, tx *sql.Tx, runID string, first int, cases []suite.Case) error {
 	rows := make([][]any, 0, len(cases))
 	var cwes [][]any
 	for i := range cases {
@@ -38,11 +39,6 @@ func (s *Store) putCases(ctx context.Context, runID string, first int, cases []s
 			cwes = append(cwes, []any{runID, id, clean(cwe)})
 		}
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
 	if err := s.insertMany(ctx, tx, "run_cases", []string{"run_id", "ordinal", "case_id", "kind", "label", "pair", "language", "case_json"}, rows); err != nil {
 		if isUniqueViolation(err) {
 			// Which case: the driver's message says (Postgres names the key, SQLite the columns).
@@ -53,7 +49,7 @@ func (s *Store) putCases(ctx context.Context, runID string, first int, cases []s
 	if err := s.insertMany(ctx, tx, "case_cwes", []string{"run_id", "case_id", "cwe"}, cwes); err != nil {
 		return fmt.Errorf("CWEs of cases %d to %d: %w", first, first+len(cases)-1, err)
 	}
-	return tx.Commit()
+	return nil
 }
 
 // distinct returns the non-empty strings of ss, each once, in their order.

@@ -75,7 +75,14 @@ type Run struct {
 	Repeats    int
 	Units      int // cases × repeats
 	Manifest   json.RawMessage
+	Queue      string // where its units go: QueueLocal (this process's pool, the default) or QueueRiver
 }
+
+// Queues a run's units can go to.
+const (
+	QueueLocal = "local"
+	QueueRiver = "river"
+)
 
 // Store is the persistence of runs, cases, attempts, traces and the response cache.
 type Store struct {
@@ -198,13 +205,21 @@ func (s *Store) q(query string) string { return s.dialect.rebind(query) }
 
 // CreateRun stores a new run; an existing id is refused with an error wrapping ErrExists.
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
+	return s.createRun(ctx, s.db, r)
+}
+
+func (s *Store) createRun(ctx context.Context, db execer, r *Run) error {
 	manifest := string(r.Manifest)
 	if manifest == "" {
 		manifest = "{}"
 	}
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO runs (id, created_at, finished_at, state, suite_path, suite_hash, subject, repeats, units, manifest)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		clean(r.ID), dbTime(r.CreatedAt), dbTime(r.FinishedAt), r.State, clean(r.SuitePath), r.SuiteHash, clean(r.Subject), r.Repeats, r.Units, clean(manifest))
+	queue := r.Queue
+	if queue == "" {
+		queue = QueueLocal
+	}
+	_, err := db.ExecContext(ctx, s.q(`INSERT INTO runs (id, created_at, finished_at, state, suite_path, suite_hash, subject, repeats, units, manifest, queue)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		clean(r.ID), dbTime(r.CreatedAt), dbTime(r.FinishedAt), r.State, clean(r.SuitePath), r.SuiteHash, clean(r.Subject), r.Repeats, r.Units, clean(manifest), queue)
 	if isUniqueViolation(err) {
 		return fmt.Errorf("create run %s: %w", r.ID, ErrExists)
 	}
@@ -240,7 +255,7 @@ func (s *Store) Runs(ctx context.Context) ([]Run, error) {
 }
 
 func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, created_at, COALESCE(finished_at, ''), state, suite_path, suite_hash, subject, repeats, units, manifest FROM runs `+where), args...)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, created_at, COALESCE(finished_at, ''), state, suite_path, suite_hash, subject, repeats, units, manifest, queue FROM runs `+where), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read runs: %w", err)
 	}
@@ -249,7 +264,7 @@ func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run
 	for rows.Next() {
 		var r Run
 		var created, finished, manifest string
-		if err := rows.Scan(&r.ID, &created, &finished, &r.State, &r.SuitePath, &r.SuiteHash, &r.Subject, &r.Repeats, &r.Units, &manifest); err != nil {
+		if err := rows.Scan(&r.ID, &created, &finished, &r.State, &r.SuitePath, &r.SuiteHash, &r.Subject, &r.Repeats, &r.Units, &manifest, &r.Queue); err != nil {
 			return nil, fmt.Errorf("read runs: %w", err)
 		}
 		r.CreatedAt, r.FinishedAt = parseTime(created), parseTime(finished)
@@ -265,6 +280,10 @@ func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run
 // SetState records a run's state. Done, interrupted and cancelled set its finish time; running
 // and stopping clear it. An unknown run is an error wrapping ErrNotFound.
 func (s *Store) SetState(ctx context.Context, id, state string) error {
+	return s.setState(ctx, s.db, id, state)
+}
+
+func (s *Store) setState(ctx context.Context, db execer, id, state string) error {
 	switch state {
 	case StateRunning, StateStopping, StateDone, StateInterrupted, StateCancelled:
 	default:
@@ -274,7 +293,7 @@ func (s *Store) SetState(ctx context.Context, id, state string) error {
 	if finalState(state) {
 		finished = dbTime(time.Now())
 	}
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET state = ?, finished_at = ? WHERE id = ?`), state, finished, id)
+	res, err := db.ExecContext(ctx, s.q(`UPDATE runs SET state = ?, finished_at = ? WHERE id = ?`), state, finished, id)
 	if err != nil {
 		return fmt.Errorf("set state of run %s: %w", id, err)
 	}

@@ -24,7 +24,7 @@ var ctx = context.Background()
 func newRun(t *testing.T, st *store.Store, id string) *store.Run {
 	t.Helper()
 	r := &store.Run{ID: id, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), State: store.StateRunning,
-		SuitePath: "s.jsonl", SuiteHash: "abc", Subject: "random", Repeats: 2, Units: 4, Manifest: json.RawMessage(`{"seed":42}`)}
+		SuitePath: "s.jsonl", SuiteHash: "abc", Subject: "random", Repeats: 2, Units: 4, Manifest: json.RawMessage(`{"seed":42}`), Queue: store.QueueLocal}
 	if err := st.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/vulnbench/vulnbench/internal/queue"
+	"github.com/vulnbench/vulnbench/internal/runner"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/builtin"
+)
+
+type workerOpts struct {
+	db, queues, repos, snapCache string
+	concurrency                  int
+}
+
+func newWorkerCmd(e *env) *cobra.Command {
+	o := &workerOpts{}
+	c := &cobra.Command{
+		Use:   "worker --db postgres://...",
+		Short: "Do the units of runs queued on River (run --queue river), on this host",
+		Long: `Claims units of any run queued on River in the store (vulnbench run --queue river) and does them:
+each unit's case is read from the store (no suite file here), the subject is built from the run's
+manifest, and the attempt is stored with its trace in the same transaction that completes its job,
+so a unit is never stored twice nor lost. Start as many workers as you like, on any hosts that reach
+the store; each materialises repositories from its own --repos. API keys come from this host's
+environment.
+
+The run's --max-cost is a ledger in the store that every worker reserves from before each model call
+and settles after, so workers together never overspend; its --rpm is shared the same way (one window
+of calls per second in the store, whichever worker sends them).
+
+SIGTERM or Ctrl-C once: take nothing new, finish the units in flight, store them, exit. Twice:
+abandon them (River gives them to another worker). A worker killed outright (kill -9, a lost host)
+loses nothing stored: River's rescuer gives its units to another worker once their job timeout (the
+run's --timeout plus 10 % and 5 s) has passed, at its next pass (every 30 s; up to 20 s more when the
+killed worker was River's leader). vulnbench runs shows each worker's progress.
+
+On SQLite the same code runs on one host: vulnbench run --queue river --db FILE and workers with
+--db FILE.`,
+		Example: `  vulnbench worker --db 'postgres://vb@db.example/vulnbench' --concurrency 16 --repos ~/clones
+  vulnbench worker --db vulnbench.db --concurrency 4`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runWorker(cmd.Context(), e, o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.db, "db", "vulnbench.db", "store the runs are queued in: a postgres:// URL (or a SQLite file, on one host)")
+	f.IntVar(&o.concurrency, "concurrency", 4, "units done at once by this worker")
+	f.StringVar(&o.queues, "queues", queue.DefaultQueue, "River queues to take units from, comma-separated (run --river-queue picks a run's)")
+	f.StringVar(&o.repos, "repos", "", "where this host's clones of the cases' repositories are (see vulnbench run --help)")
+	f.StringVar(&o.snapCache, "snapshot-cache", "", "where this host materialises repositories at their commits (default: the user's cache directory)")
+	return c
+}
+
+func runWorker(ctx context.Context, e *env, o *workerOpts) error {
+	if o.concurrency < 1 {
+		return usageErr("--concurrency must be at least 1")
+	}
+	var queues []string
+	for _, q := range strings.Split(o.queues, ",") {
+		if q = strings.TrimSpace(q); q != "" {
+			queues = append(queues, q)
+		}
+	}
+	if len(queues) == 0 {
+		return usageErr("--queues names no queue")
+	}
+	st, err := store.Open(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	host, _ := os.Hostname()
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	id := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+
+	// First signal: finish what is in flight. Second: abandon it.
+	soft, stop := context.WithCancel(ctx)
+	defer stop()
+	hard := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case <-sigs:
+			fmt.Fprintln(e.stderr, "vulnbench worker: stopping: finishing the units in flight (signal again to abandon them)")
+			stop()
+		case <-soft.Done():
+			return
+		}
+		select {
+		case <-sigs:
+			close(hard)
+		case <-ctx.Done():
+		}
+	}()
+	fmt.Fprintf(e.stderr, "worker %s: %d at once from queue %s of %s\n", id, o.concurrency, strings.Join(queues, ","), st.DSN())
+	err = queue.Work(soft, st, queue.WorkerOptions{
+		Options: queue.Options{DSN: o.db, Log: e.stderr}, ID: id, Host: host, PID: os.Getpid(),
+		Concurrency: o.concurrency, Queues: queues, Hard: hard,
+		Open: runner.OpenOptions{Registry: builtin.Registry(), Deps: subject.Deps{Cache: st, Getenv: os.Getenv},
+			Repos: o.repos, SnapshotCache: o.snapCache},
+		OnNote: func(s string) { fmt.Fprintf(e.stderr, "worker %s: %s\n", id, s) },
+	})
+	if err != nil {
+		return &exitError{code: ExitFail, err: err}
+	}
+	fmt.Fprintf(e.stderr, "worker %s: stopped\n", id)
+	return nil
+}

@@ -1,0 +1,318 @@
+package queue_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/queue"
+	"github.com/vulnbench/vulnbench/internal/runner"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/store/pgtest"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/builtin"
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+const demo = "../../suites/demo/demo.jsonl" // 66 cases
+
+// plan is a run of the seeded random subject on the demo suite.
+func plan(t *testing.T, st *store.Store, id string) runner.Plan {
+	t.Helper()
+	reg := builtin.Registry()
+	fac, arg, err := reg.Lookup("random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := runner.Values{}
+	for _, f := range fac.Flags {
+		flags[f.Name] = fmt.Sprint(f.Default)
+	}
+	flags["seed"] = "7"
+	cfg, err := fac.Configure(arg, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runner.Plan{Store: st, Version: "test", RunID: id, Suite: demo, Factory: fac, Spec: "random", Config: cfg,
+		Flags: flags, Repeats: 2, Concurrency: 4, Timeout: 5 * time.Second}
+}
+
+func verdicts(t *testing.T, st *store.Store, id string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	if err := st.AllAttempts(context.Background(), id, func(v verdict.Verdict) error {
+		key := fmt.Sprintf("%s/%d/%d", v.CaseID, v.Repeat, v.Attempt)
+		if _, dup := out[key]; dup {
+			t.Errorf("%s stored twice", key)
+		}
+		out[key] = fmt.Sprintf("%s %s %.6f", v.Status, v.Label, *v.Score)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// work runs one in-process worker until the run ends, and stops it.
+func work(t *testing.T, st *store.Store, dsn, id string) queue.Progress {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- queue.Work(ctx, st, queue.WorkerOptions{Options: queue.Options{DSN: dsn}, ID: "w-" + id, Host: "test", PID: 1,
+			Concurrency: 4, Beat: 50 * time.Millisecond,
+			Open:   runner.OpenOptions{Registry: builtin.Registry(), Deps: subject.Deps{Cache: st}},
+			OnNote: func(s string) { t.Log(s) }})
+	}()
+	q, err := queue.Open(context.Background(), st, queue.Options{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	fctx, fcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer fcancel()
+	p, err := q.Follow(fctx, id, 20*time.Millisecond, nil)
+	cancel()
+	if werr := <-done; werr != nil {
+		t.Fatal(werr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The worker's last heartbeat, as it stopped, has its final counts.
+	if p.Workers, err = st.WorkerRuns(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The same job path on both backends: a run queued on River and done by a worker stores the
+// same verdicts as the local pool, one attempt per unit; on SQLite (riversqlite) too.
+func TestRiverRunMatchesTheLocalPool(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			dsn := filepath.Join(t.TempDir(), "v.db")
+			if backend == "postgres" {
+				dsn = pgtest.DSN(t)
+			}
+			ctx := context.Background()
+			st, err := store.Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if _, err := runner.Execute(ctx, plan(t, st, "local")); err != nil {
+				t.Fatal(err)
+			}
+			q, err := queue.Open(ctx, st, queue.Options{DSN: dsn})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := plan(t, st, "river")
+			p.Queue = q
+			out, err := runner.Execute(ctx, p)
+			q.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Queued != 132 || out.Run.Queue != store.QueueRiver {
+				t.Fatalf("%d units queued on %q, want 132 on river", out.Queued, out.Run.Queue)
+			}
+			if n, _ := st.CaseCount(ctx, "river"); n != 66 {
+				t.Fatalf("%d cases stored with the queued run, want 66", n)
+			}
+			prog := work(t, st, dsn, "river")
+			if prog.State != store.StateDone || prog.Stored != 132 || len(prog.Workers) != 1 || prog.Workers[0].Done != 132 {
+				t.Errorf("progress at the end %+v", prog)
+			}
+			local, river := verdicts(t, st, "local"), verdicts(t, st, "river")
+			if diff := cmp.Diff(local, river); diff != "" || len(river) != 132 {
+				t.Errorf("River's verdicts differ from the local pool's (-local +river):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A River run stopped before its workers came: its units are left, a resume enqueues only the
+// missing ones (none twice), and one worker then does exactly those.
+func TestResumeEnqueuesOnlyMissingUnits(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	q, err := queue.Open(ctx, st, queue.Options{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	p := plan(t, st, "r")
+	p.Queue = q
+	if _, err := runner.Execute(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	// Half the units are stored (as another worker would have), then the run is stopped.
+	var as []store.Attempt
+	n := 0
+	if err := st.Cases(ctx, "r", func(c *suite.Case) error {
+		if n%2 == 0 {
+			as = append(as, store.Attempt{Verdict: verdict.Verdict{CaseID: c.ID, Repeat: 0, Status: verdict.OK, Label: "vul", Score: verdict.Float(1)}})
+		}
+		n++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutAttempts(ctx, "r", as); err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.Stop(ctx, st, "r"); err != nil {
+		t.Fatal(err)
+	}
+	// Resumed while its first jobs still wait: nothing is enqueued twice.
+	run, err := st.GetRun(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Resume, p.RunID, p.Suite = run, "", ""
+	out, err := runner.Execute(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 132 - len(as); out.Queued != want {
+		t.Errorf("resume queued %d units, want the %d missing", out.Queued, want)
+	}
+	prog := work(t, st, dsn, "r")
+	got := verdicts(t, st, "r")
+	if prog.State != store.StateDone || len(got) != 132 || prog.Workers[0].Done != 132-len(as) {
+		t.Errorf("after the resume: %d attempts, progress %+v; want 132 attempts, %d by the worker", len(got), prog, 132-len(as))
+	}
+}
+
+// vulnerable answers every prompt after 200 ms.
+func vulnerable(llmtest.Request) llmtest.Reply {
+	return llmtest.Reply{Text: `{"vulnerable": true}`, InputTokens: 10, OutputTokens: 5, Latency: 200 * time.Millisecond}
+}
+
+// vulnbench cancel on a River run: the worker abandons its units in flight (nothing half-done
+// is stored) and takes no new unit of it; a resume then does exactly what is missing.
+func TestCancelAbandonsUnitsInFlight(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv := llmtest.NewOpenAI(vulnerable)
+	defer srv.Close()
+	reg := builtin.Registry()
+	fac, arg, err := reg.Lookup("llm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := runner.Values{}
+	for _, f := range fac.Flags {
+		flags[f.Name] = fmt.Sprint(f.Default)
+	}
+	flags["model"], flags["base-url"] = "openai:fake", srv.BaseURL()
+	cfg, err := fac.Configure(arg, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "OPENAI_API_KEY" {
+			return "test-key"
+		}
+		return ""
+	}
+	deps := subject.Deps{Cache: st, Getenv: getenv}
+	q, err := queue.Open(ctx, st, queue.Options{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	p := runner.Plan{Store: st, Version: "test", RunID: "c", Suite: demo, Factory: fac, Spec: "llm", Config: cfg, Flags: flags,
+		Deps: deps, Repeats: 1, Concurrency: 1, Timeout: 5 * time.Second, Queue: q}
+	if _, err := runner.Execute(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		done <- queue.Work(wctx, st, queue.WorkerOptions{Options: queue.Options{DSN: dsn}, ID: "w-c", Host: "test", PID: 1,
+			Concurrency: 4, Beat: 20 * time.Millisecond, Open: runner.OpenOptions{Registry: reg, Deps: deps}})
+	}()
+	for {
+		n, _, _, err := st.UnitCounts(ctx, "c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= 8 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := runner.Cancel(ctx, st, "c"); err != nil {
+		t.Fatal(err)
+	}
+	// Within a couple of heartbeats the units in flight are abandoned: nothing more is stored.
+	time.Sleep(300 * time.Millisecond)
+	at, _, _, _ := st.UnitCounts(ctx, "c")
+	time.Sleep(600 * time.Millisecond) // three answers' time
+	after, _, _, _ := st.UnitCounts(ctx, "c")
+	if after != at || at >= 66 {
+		t.Errorf("%d units stored at the cancel's effect, %d later: a cancelled run must store nothing more", at, after)
+	}
+	if r, _ := st.GetRun(ctx, "c"); r.State != store.StateCancelled {
+		t.Errorf("run is %s, want cancelled", r.State)
+	}
+	// A resume enqueues what is missing; the same worker finishes it.
+	run, _ := st.GetRun(ctx, "c")
+	p.Resume, p.RunID, p.Suite = run, "", ""
+	out, err := runner.Execute(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Queued != 66-after {
+		t.Errorf("resume queued %d units, want the %d missing", out.Queued, 66-after)
+	}
+	fctx, fcancel := context.WithTimeout(ctx, time.Minute)
+	defer fcancel()
+	prog, err := q.Follow(fctx, "c", 20*time.Millisecond, nil)
+	if err != nil || prog.State != store.StateDone || prog.Stored != 66 {
+		t.Errorf("after the resume: %+v, %v", prog, err)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := len(verdictsOK(t, st, "c")); n != 66 {
+		t.Errorf("%d attempts stored, want one per case", n)
+	}
+}
+
+func verdictsOK(t *testing.T, st *store.Store, id string) []string {
+	t.Helper()
+	var out []string
+	if err := st.AllAttempts(context.Background(), id, func(v verdict.Verdict) error {
+		if v.Status != verdict.OK {
+			t.Errorf("%s: %s %s", v.CaseID, v.Status, v.Reason)
+		}
+		out = append(out, v.CaseID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,355 @@
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/vulnbench/vulnbench/internal/runner"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// WorkerOptions configure one worker process.
+type WorkerOptions struct {
+	Options
+	ID          string   // unique among live workers, e.g. HOST-PID-RANDOM
+	Host        string   // shown by vulnbench runs
+	PID         int      // shown by vulnbench runs
+	Concurrency int      // units at once
+	Queues      []string // River queues to take units from (nil: DefaultQueue)
+	Open        runner.OpenOptions
+	// Hard, when closed during a graceful stop, abandons the units in flight (their jobs go back
+	// to the queue and are redone).
+	Hard <-chan struct{}
+	// Beat is how often the worker records its heartbeat and progress and reads the states of
+	// its runs (0: 1 s).
+	Beat time.Duration
+	// OnNote receives what the worker has to say (a run it cannot open, a run stopped).
+	OnNote func(string)
+}
+
+// fetchCooldown is the least time between two fetches of a worker: short enough that a freed
+// slot waits 10 ms on average, long enough that one fetch claims several jobs (a fetch is the
+// dearest statement of a unit's path).
+const fetchCooldown = 20 * time.Millisecond
+
+// rescueAfter is River's client-wide horizon for stuck jobs. It is short on purpose: a job is
+// rescued only once its own Timeout (UnitArgs.jobTimeout) has passed too, so each job's timeout
+// is what decides, and a real agent unit is never taken away while it can still finish.
+const rescueAfter = time.Second
+
+// Work runs a worker until ctx is cancelled (a graceful stop: the units in flight finish and are
+// stored; closing o.Hard abandons them) or River fails.
+func Work(ctx context.Context, st *store.Store, o WorkerOptions) error {
+	if o.Concurrency < 1 {
+		return errors.New("worker: concurrency must be at least 1")
+	}
+	queues := o.Queues
+	if len(queues) == 0 {
+		queues = []string{DefaultQueue}
+	}
+	drv, pool, err := driver(ctx, st, o.DSN)
+	if err != nil {
+		return err
+	}
+	defer closePool(pool)
+	if err := migrate(ctx, st, drv); err != nil {
+		return err
+	}
+	w := &worker{st: st, o: o, runs: map[string]*openRun{}, kept: map[string][2]int{}, note: o.OnNote}
+	if w.note == nil {
+		w.note = func(string) {}
+	}
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, river.Worker[UnitArgs](&unitWorker{w: w})); err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	qc := map[string]river.QueueConfig{}
+	for _, q := range queues {
+		qc[q] = river.QueueConfig{MaxWorkers: o.Concurrency}
+	}
+	client, err := river.NewClient(drv, &river.Config{
+		ID: o.ID, Queues: qc, Workers: workers, Logger: logger(o.Log),
+		JobTimeout: -1, RescueStuckJobsAfter: rescueAfter, MaxAttempts: maxJobAttempts,
+		FetchCooldown: fetchCooldown, FetchPollInterval: 200 * time.Millisecond,
+	})
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	w.client = client
+	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("worker: start River: %w", err)
+	}
+	info := store.Worker{ID: o.ID, Host: o.Host, PID: o.PID, Concurrency: o.Concurrency, Queues: strings.Join(queues, ","),
+		Started: time.Now(), State: "running"}
+	beat := o.Beat
+	if beat <= 0 {
+		beat = time.Second
+	}
+	w.beat(ctx, info)
+	t := time.NewTicker(beat)
+	defer t.Stop()
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-t.C:
+			w.beat(ctx, info)
+		}
+	}
+	info.State = "stopping"
+	w.beat(context.WithoutCancel(ctx), info)
+	stopped := make(chan error, 1)
+	go func() { stopped <- client.Stop(context.WithoutCancel(ctx)) }()
+	var stopErr error
+	select {
+	case stopErr = <-stopped:
+	case <-o.Hard:
+		stopErr = client.StopAndCancel(context.WithoutCancel(ctx))
+	}
+	info.State = "stopped"
+	w.beat(context.WithoutCancel(ctx), info)
+	w.closeRuns()
+	if stopErr != nil {
+		return fmt.Errorf("worker: stop River: %w", stopErr)
+	}
+	return nil
+}
+
+// worker is one worker process's state: the runs it opened, with what it did for each.
+type worker struct {
+	st     *store.Store
+	o      WorkerOptions
+	client *river.Client[*sql.Tx]
+	note   func(string)
+
+	mu   sync.Mutex
+	runs map[string]*openRun
+	// kept holds what the worker did for runs it closed (ended, stopped, cancelled), carried
+	// over when a resume makes it open them again.
+	kept    map[string][2]int
+	closing []*openRun        // closed runs with units still winding down
+	flush   []store.WorkerRun // final counts of closed runs, for the next heartbeat
+}
+
+// openRun is a run a worker opened, with its state as last read.
+type openRun struct {
+	opened *runner.Opened
+	err    error // why it cannot be opened here
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu                     sync.Mutex
+	state                  string
+	done, errors, inFlight int
+}
+
+func (r *openRun) State() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state
+}
+
+// run returns the run id, opened once per worker.
+func (w *worker) run(ctx context.Context, id string) (*openRun, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if r, ok := w.runs[id]; ok {
+		return r, r.err
+	}
+	r := &openRun{done: w.kept[id][0], errors: w.kept[id][1]}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.opened, r.err = runner.Open(ctx, w.st, id, w.o.Open)
+	if r.err != nil {
+		if !errors.Is(r.err, store.ErrNotFound) && ctx.Err() == nil {
+			w.note(fmt.Sprintf("run %s: %v", id, r.err))
+		}
+		if ctx.Err() != nil { // opening was cut short: try again next time
+			return nil, r.err
+		}
+	} else {
+		r.state = r.opened.Run().State
+	}
+	w.runs[id] = r
+	return r, r.err
+}
+
+func (w *worker) closeRuns() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.runs {
+		r.cancel()
+		if r.opened != nil {
+			r.opened.Close()
+		}
+	}
+	for _, r := range w.closing {
+		r.opened.Close()
+	}
+}
+
+// beat records the heartbeat, reads the state of every run opened (a cancelled one abandons
+// its units in flight), and ends the runs whose jobs are over.
+func (w *worker) beat(ctx context.Context, info store.Worker) {
+	w.mu.Lock()
+	ids := make([]string, 0, len(w.runs))
+	runs := make([]*openRun, 0, len(w.runs))
+	for id, r := range w.runs {
+		if r.opened != nil {
+			ids, runs = append(ids, id), append(runs, r)
+		}
+	}
+	rows := w.flush
+	w.flush = nil
+	w.mu.Unlock()
+	for i, r := range runs {
+		r.mu.Lock()
+		rows = append(rows, store.WorkerRun{RunID: ids[i], Done: r.done, Errors: r.errors, InFlight: r.inFlight})
+		r.mu.Unlock()
+	}
+	if err := w.st.Beat(ctx, info, rows); err != nil && ctx.Err() == nil {
+		w.note(err.Error())
+	}
+	if w.client == nil || ctx.Err() != nil {
+		return
+	}
+	for i, r := range runs {
+		state, err := finish(ctx, w.st, w.client, ids[i])
+		if err != nil {
+			continue // the next beat reads again
+		}
+		r.mu.Lock()
+		was := r.state
+		r.state = state
+		r.mu.Unlock()
+		if state == store.StateCancelled {
+			r.cancel() // its units in flight are abandoned
+		}
+		if state == store.StateCancelled || state == store.StateInterrupted || state == store.StateDone {
+			// Nothing of it is in flight any more: a resume (maybe with another --max-cost)
+			// opens it afresh from the store.
+			w.mu.Lock()
+			if w.runs[ids[i]] == r {
+				delete(w.runs, ids[i])
+				r.mu.Lock()
+				w.kept[ids[i]] = [2]int{r.done, r.errors}
+				w.flush = append(w.flush, store.WorkerRun{RunID: ids[i], Done: r.done, Errors: r.errors, InFlight: r.inFlight})
+				idle := r.inFlight == 0
+				r.mu.Unlock()
+				if idle { // else a cancelled unit still winds down: closeRuns closes it at exit
+					r.opened.Close()
+				} else {
+					w.closing = append(w.closing, r)
+				}
+			}
+			w.mu.Unlock()
+		}
+		if state != was && state != store.StateRunning {
+			w.note(fmt.Sprintf("run %s: %s", ids[i], state))
+		}
+	}
+}
+
+// unitWorker is River's worker of unit jobs.
+type unitWorker struct {
+	river.WorkerDefaults[UnitArgs]
+	w *worker
+}
+
+// Timeout is each job's own: the run's --timeout plus a margin (see UnitArgs.jobTimeout).
+func (u *unitWorker) Timeout(job *river.Job[UnitArgs]) time.Duration { return job.Args.jobTimeout() }
+
+// Work does one unit and stores its attempt with the job's completion, in one transaction.
+func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
+	w, a := u.w, job.Args
+	r, err := w.run(ctx, a.Run)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return river.JobCancel(err)
+	case err != nil:
+		return err // River tries again later, maybe on a worker that can open it
+	}
+	if r.State() != store.StateRunning {
+		// As last read: a resume may have made it running again since.
+		if run, err := w.st.GetRun(ctx, a.Run); err == nil {
+			r.mu.Lock()
+			r.state = run.State
+			r.mu.Unlock()
+		}
+	}
+	if st := r.State(); st != store.StateRunning || r.ctx.Err() != nil {
+		// Stopping, stopped or cancelled: the unit is left for a resume, which enqueues it again.
+		return river.JobCancel(fmt.Errorf("run %s is %s", a.Run, st))
+	}
+	if job.Attempt > 1 { // a retry or a rescue: an earlier try may have stored it and died before River heard
+		next, err := w.st.NextAttempt(ctx, a.Run, a.Case, a.Repeat)
+		if err != nil {
+			return err
+		}
+		if next > a.Attempt {
+			return nil
+		}
+	}
+	uctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(r.ctx, cancel)()
+	r.add(0, 0, 1)
+	at, ok, err := r.opened.Do(uctx, a.Case, a.Repeat, a.Attempt)
+	r.add(0, 0, -1)
+	if errors.Is(err, subject.ErrAbort) {
+		w.note(fmt.Sprintf("run %s: %v: stopping it", a.Run, err))
+		_ = w.st.SetState(context.WithoutCancel(ctx), a.Run, store.StateStopping)
+		return river.JobCancel(err)
+	}
+	if !ok {
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err() // this worker stops hard: the job is tried again elsewhere
+		case r.ctx.Err() != nil:
+			return river.JobCancel(fmt.Errorf("run %s was cancelled", a.Run))
+		}
+		// The run's --max-cost refused the unit's first call: nothing new starts.
+		w.note(fmt.Sprintf("run %s: --max-cost reached: stopping it", a.Run))
+		_ = w.st.SetState(context.WithoutCancel(ctx), a.Run, store.StateStopping)
+		return river.JobCancel(runner.ErrBudget)
+	}
+	cctx := context.WithoutCancel(ctx) // what was computed is kept
+	err = w.st.InTx(cctx, func(tx *store.Tx) error {
+		if err := tx.PutAttempts(cctx, a.Run, []store.Attempt{at}); err != nil {
+			return err
+		}
+		// A job that is no longer running (rescued while this worker was slow) cannot be
+		// completed here; the attempt is stored all the same, and the job's next try finds it.
+		_, _ = river.JobCompleteTx[riverdriver.Driver[*sql.Tx]](ctx, tx.SQL(), job)
+		return nil
+	})
+	if errors.Is(err, store.ErrExists) {
+		return nil // another try of this unit stored it first: one attempt, not two
+	}
+	if err != nil {
+		return err
+	}
+	errs := 0
+	if at.Verdict.Status == verdict.Error {
+		errs = 1
+	}
+	r.add(1, errs, 0)
+	return nil
+}
+
+func (r *openRun) add(done, errs, inFlight int) {
+	r.mu.Lock()
+	r.done += done
+	r.errors += errs
+	r.inFlight += inFlight
+	r.mu.Unlock()
+}

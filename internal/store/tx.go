@@ -1,0 +1,81 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+// execer is what both *sql.DB and *sql.Tx offer.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// inTx runs fn in one transaction, committed when fn returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Tx is one transaction of the store, for writes that must commit together with a queue's own
+// (a run with its River jobs, an attempt with its job's completion). SQL returns the
+// transaction itself for the queue's driver.
+type Tx struct {
+	s  *Store
+	tx *sql.Tx
+}
+
+// InTx runs fn in one transaction, committed when fn returns nil and rolled back otherwise.
+func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(&Tx{s: s, tx: tx}) })
+}
+
+// SQL is the database/sql transaction, to hand to a queue driver working in the same one.
+func (t *Tx) SQL() *sql.Tx { return t.tx }
+
+// CreateRun is Store.CreateRun in the transaction.
+func (t *Tx) CreateRun(ctx context.Context, r *Run) error { return t.s.createRun(ctx, t.tx, r) }
+
+// SetState is Store.SetState in the transaction.
+func (t *Tx) SetState(ctx context.Context, id, state string) error {
+	return t.s.setState(ctx, t.tx, id, state)
+}
+
+// PutCases is Store.PutCases in the transaction.
+func (t *Tx) PutCases(ctx context.Context, runID string, first int, cases []suite.Case) error {
+	if len(cases) == 0 {
+		return nil
+	}
+	if err := t.s.putCases(ctx, t.tx, runID, first, cases); err != nil {
+		return fmt.Errorf("store cases of run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// PutAttempts is Store.PutAttempts in the transaction.
+func (t *Tx) PutAttempts(ctx context.Context, runID string, as []Attempt) error {
+	if len(as) == 0 {
+		return nil
+	}
+	if err := t.s.putAttempts(ctx, t.tx, runID, as); err != nil {
+		return fmt.Errorf("store attempts of run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// DB is the store's database, for a queue driver that keeps its own tables beside the store's
+// (River). Dialect says which: "sqlite" or "postgres".
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Dialect is "sqlite" or "postgres".
+func (s *Store) Dialect() string { return s.dialect.name() }

@@ -13,6 +13,7 @@ package html
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -47,8 +48,28 @@ type Extra struct {
 	// Cost is each stored run's spend in USD by run id (every attempt, retries and errors
 	// included); a run without an entry has no cost plot point.
 	Cost map[string]float64
-	// State is each stored run's state by run id (running, done, ...), shown with it.
-	State map[string]string
+}
+
+// CostStore is what Costs reads of a store.
+type CostStore interface {
+	// Spent is the summed cost of every attempt of a run.
+	Spent(ctx context.Context, runID string) (float64, error)
+}
+
+// Costs reads the spend of each stored run of rep.
+func Costs(ctx context.Context, st CostStore, rep *report.Report) (Extra, error) {
+	ex := Extra{Cost: map[string]float64{}}
+	for _, r := range rep.Runs {
+		if r.Stored == nil {
+			continue
+		}
+		c, err := st.Spent(ctx, r.ID)
+		if err != nil {
+			return ex, err
+		}
+		ex.Cost[r.ID] = c
+	}
+	return ex, nil
 }
 
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -190,8 +211,9 @@ func build(rep *report.Report, ex Extra) (*content, error) {
 			return nil, fmt.Errorf("html report: %w", err)
 		}
 		figs[i] = f
-		row := runRow{Name: r.Name, Subject: r.Subject, Model: r.Model, State: ex.State[r.ID]}
+		row := runRow{Name: r.Name, Subject: r.Subject, Model: r.Model}
 		if r.Stored != nil {
+			row.State = r.Stored.State
 			row.Created = stamp(r.Stored.CreatedAt)
 			row.Finished = stamp(r.Stored.FinishedAt)
 		}

@@ -1,0 +1,138 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/web"
+)
+
+func serve(t *testing.T, f *fixture) *httptest.Server {
+	t.Helper()
+	st, err := store.Open(context.Background(), f.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv := httptest.NewServer(web.New(st, web.Options{Resamples: 200}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func get(t *testing.T, srv *httptest.Server, path string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+var countRe = regexp.MustCompile(`<p id="count">(\d+) cases`)
+
+// count is the number of cases a cases page says match.
+func count(t *testing.T, page string) string {
+	t.Helper()
+	m := countRe.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no count on the page:\n%s", page)
+	}
+	return m[1]
+}
+
+func TestPages(t *testing.T) {
+	f := newFixture(t)
+	srv := serve(t, f)
+	caseURL := func(run, id string) string { return "/runs/" + run + "/case?" + url.Values{"id": {id}}.Encode() }
+	for _, tc := range []struct {
+		path string
+		code int
+		want []string
+	}{
+		{"/", 200, []string{f.random, f.vul, f.agent, "react", "openai:gpt-4o-mini"}},
+		{"/runs/" + f.agent, 200, []string{"<svg", "ROC agent", "F1 and pAcc", "Tool calls by label", "P-C"}},
+		{"/runs/" + f.vul, 200, []string{"degenerate"}},
+		{"/runs/nope", 404, []string{"not found"}},
+		{"/runs/" + f.agent + "/cases", 200, []string{"page 1 of 2", `id="next"`}},
+		{"/runs/" + f.agent + "/cases?page=2", 200, []string{"page 2 of 2", `id="prev"`}},
+		{"/runs/" + f.agent + "/cases?outcome=nope", 400, []string{"outcome &#34;nope&#34; is not one of"}},
+		{"/runs/" + f.agent + "/cases?sort=code", 400, []string{"cannot sort by"}},
+		{caseURL(f.agent, "v1"), 200, []string{"get_callers", "tool_call", "tool_result", "model_response", "(the scored verdict)"}},
+		{caseURL(f.agent, "nope"), 404, []string{"not found"}},
+		{"/compare?a=" + f.random + "&b=" + f.vul, 200, []string{"McNemar", "only A right", "Flips:"}},
+		{"/compare?a=" + f.random, 400, []string{"compare two different runs"}},
+	} {
+		code, page := get(t, srv, tc.path)
+		if code != tc.code {
+			t.Errorf("GET %s: %d, want %d\n%.2000s", tc.path, code, tc.code, page)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(page, w) {
+				t.Errorf("GET %s lacks %q", tc.path, w)
+			}
+		}
+	}
+	// Filters: counts the fixture fixes. constant:vul answers vul everywhere: its tp are the 30
+	// vul cases, its fp the 30 ben ones; flipped against random are the cases random got wrong
+	// and constant right or the reverse.
+	for _, tc := range []struct {
+		run, query, want string
+	}{
+		{f.vul, "", "60"},
+		{f.vul, "label=vul", "30"},
+		{f.vul, "outcome=tp", "30"},
+		{f.vul, "outcome=fp", "30"},
+		{f.vul, "outcome=tn", "0"},
+		{f.vul, "status=ok", "60"},
+		{f.vul, "cwe=CWE-120", "20"},
+		{f.vul, "cwe=CWE-120&label=ben", "10"},
+		{f.vul, "lang=c", "60"},
+		{f.agent, "outcome=tp", "30"}, // the fake answers right everywhere
+		{f.agent, "outcome=tn", "30"},
+		{f.agent, "flip=" + f.vul, "30"}, // the agent is right on ben cases, constant:vul wrong
+		{f.agent, "flip=" + f.vul + "&label=vul", "0"},
+	} {
+		code, page := get(t, srv, "/runs/"+tc.run+"/cases?"+tc.query)
+		if code != 200 {
+			t.Errorf("cases of %s ?%s: %d", tc.run, tc.query, code)
+			continue
+		}
+		if got := count(t, page); got != tc.want {
+			t.Errorf("cases of %s ?%s: %s, want %s", tc.run, tc.query, got, tc.want)
+		}
+	}
+	// Sorting: by id descending, v9 comes first (byte order: v9 > v29).
+	_, page := get(t, srv, "/runs/"+f.vul+"/cases?sort=id&desc=1")
+	if i, j := strings.Index(page, ">v9<"), strings.Index(page, ">v29<"); i < 0 || j < 0 || i > j {
+		t.Errorf("sorted by id descending: v9 at %d, v29 at %d", i, j)
+	}
+}
+
+// A case whose code holds <script> shows it as text; nothing of the case becomes markup.
+func TestCaseCodeIsText(t *testing.T) {
+	f := newFixture(t)
+	srv := serve(t, f)
+	code, page := get(t, srv, "/runs/"+f.agent+"/case?id=v0")
+	if code != 200 {
+		t.Fatalf("%d\n%s", code, page)
+	}
+	if strings.Contains(page, "<script") {
+		t.Errorf("the case page holds a script element")
+	}
+	if !strings.Contains(page, "&lt;script&gt;document.title=&#34;pwned&#34;&lt;/script&gt;") {
+		t.Errorf("the case's code is not shown escaped")
+	}
+}

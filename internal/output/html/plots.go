@@ -58,7 +58,7 @@ func dashed(p *plot.Plot, name string, y, x0, x1 float64, c color.Color) error {
 // headlinePlot draws F1 and pAcc of each run as grouped bars, with the random-guess lines.
 func headlinePlot(names []string, f1, pacc []float64, randomF1 float64, havePairs bool) (template.HTML, error) {
 	p := newPlot("F1 and pAcc per run (dashed: random guessing)", "", "fraction")
-	p.Y.Min, p.Y.Max = 0, 1
+	p.Y.Min, p.Y.Max = 0, 1.3 // room for the legend above the bars
 	w := vg.Points(14)
 	b1, err := plotter.NewBarChart(plotter.Values(f1), w)
 	if err != nil {
@@ -151,7 +151,7 @@ func rocPlot(name string, curve []score.ROCPoint, vdsFPR, vdsTPR float64, say st
 // pairwisePlot draws each run's pairwise outcomes as a stacked bar: P-C, P-V, P-B, P-R.
 func pairwisePlot(names []string, parts [4][]float64) (template.HTML, error) {
 	p := newPlot("Pairwise outcomes per run", "", "share of pairs")
-	p.Y.Min, p.Y.Max = 0, 1
+	p.Y.Min, p.Y.Max = 0, 1.45
 	var prev *plotter.BarChart
 	for k, name := range []string{"P-C (both right)", "P-V (both vul)", "P-B (both ben)", "P-R (both wrong)"} {
 		b, err := plotter.NewBarChart(plotter.Values(parts[k]), vg.Points(24))
@@ -175,6 +175,11 @@ func pairwisePlot(names []string, parts [4][]float64) (template.HTML, error) {
 func toolPlot(names []string, vul, ben []float64) (template.HTML, error) {
 	p := newPlot("Tool calls per case, by ground-truth label (mean)", "", "tool calls")
 	p.Y.Min = 0
+	hi := 0.0
+	for i := range vul {
+		hi = max(hi, vul[i], ben[i])
+	}
+	p.Y.Max = 1.35*hi + 0.5
 	w := vg.Points(14)
 	for k, s := range []struct {
 		name string
@@ -197,7 +202,7 @@ func toolPlot(names []string, vul, ben []float64) (template.HTML, error) {
 // costPlot draws F1 (and pAcc) of each run against what it cost.
 func costPlot(names []string, cost, f1, pacc []float64, havePairs bool) (template.HTML, error) {
 	p := newPlot("Cost against F1 and pAcc", "cost (USD)", "fraction")
-	p.Y.Min, p.Y.Max = 0, 1
+	p.Y.Min, p.Y.Max = 0, 1.25
 	p.X.Min = 0
 	hi := 0.0
 	for _, c := range cost {

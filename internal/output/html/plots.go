@@ -89,9 +89,17 @@ func headlinePlot(names []string, f1, pacc []float64, randomF1 float64, havePair
 			return "", err
 		}
 	}
-	p.NominalX(names...)
+	nominal(p, names)
 	p.Legend.Top = true
 	return svg(p, width(len(names)), 3*vg.Inch)
+}
+
+// nominal names the bars, slanted so that long run ids do not run into each other.
+func nominal(p *plot.Plot, names []string) {
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = math.Pi / 8
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YTop
 }
 
 // width is a bar chart's width for n groups.
@@ -166,7 +174,7 @@ func pairwisePlot(names []string, parts [4][]float64) (template.HTML, error) {
 		p.Add(b)
 		p.Legend.Add(name, b)
 	}
-	p.NominalX(names...)
+	nominal(p, names)
 	p.Legend.Top = true
 	return svg(p, width(len(names)), 3.2*vg.Inch)
 }
@@ -194,7 +202,7 @@ func toolPlot(names []string, vul, ben []float64) (template.HTML, error) {
 		p.Add(b)
 		p.Legend.Add(s.name, b)
 	}
-	p.NominalX(names...)
+	nominal(p, names)
 	p.Legend.Top = true
 	return svg(p, width(len(names)), 3*vg.Inch)
 }

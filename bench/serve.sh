@@ -24,9 +24,11 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 p95() { sort -g | awk '{a[NR]=$1} END {i=int(NR*0.95+0.999); if (i>NR) i=NR; print a[i]}'; }
 
 echo "== anchor: vulnbench score --run big-random (1M verdicts from SQLite), 3 runs"
-for i in 1 2 3; do /usr/bin/time -f '%e' -o "$work/t.txt" $bin score --db "$db" --run big-random --format json >/dev/null; cat "$work/t.txt"; done >"$work/score.txt"
-score_med=$(median <"$work/score.txt")
-echo "score --run: median ${score_med} s (runs: $(tr '\n' ' ' <"$work/score.txt"))"
+for i in 1 2 3; do /usr/bin/time -f '%e %M' -o "$work/t.txt" $bin score --db "$db" --run big-random --format json >/dev/null; cat "$work/t.txt"; done >"$work/score.txt"
+score_med=$(cut -d' ' -f1 "$work/score.txt" | median)
+score_rss=$(cut -d' ' -f2 "$work/score.txt" | sort -g | tail -1)
+printf 'score --run: median %s s (runs: %s), peak RSS %.1f MiB (what serve'"'"'s scoring child holds once per run)\n' \
+  "$score_med" "$(cut -d' ' -f1 "$work/score.txt" | tr '\n' ' ')" "$(echo "$score_rss/1024" | bc -l)"
 
 log="$work/serve.log"
 $bin serve --db "$db" --addr 127.0.0.1:0 >"$log" 2>&1 &
@@ -45,7 +47,8 @@ get() {
 }
 
 echo "== first requests (cold: scoring, case index)"
-printf '%-40s %8.2f s\n' "run page big-random (scores 1M)" "$(get /runs/big-random)"
+cold=$(get /runs/big-random)
+printf '%-40s %8.2f s   (%.2f x score --run)\n' "run page big-random (scores 1M)" "$cold" "$(echo "$cold/$score_med" | bc -l)"
 printf '%-40s %8.2f s\n' "cases page big-random (indexes 1M)" "$(get /runs/big-random/cases)"
 printf '%-40s %8.2f s\n' "cases flipped against big-vul" "$(get '/runs/big-random/cases?flip=big-vul')"
 

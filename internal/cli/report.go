@@ -2,17 +2,21 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/output/html"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
 func newReportCmd(e *env) *cobra.Command {
 	var (
 		db, dir, suitePath string
 		runs               []string
+		fragment           bool
 		sf                 = scoreFlags{vdsFPR: score.DefaultVDSFPR}
 	)
 	c := &cobra.Command{
@@ -61,7 +65,19 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 			if err != nil {
 				return err
 			}
-			path, err := html.WriteDir(dir, rep, ex)
+			var path string
+			if fragment { // for vulnbench serve, which scores runs in a child process
+				path = filepath.Join(dir, "body.html")
+				err = suite.WriteFileAtomic(path, func(w io.Writer) error {
+					body, err := html.Body(rep, ex)
+					if err == nil {
+						_, err = io.WriteString(w, string(body))
+					}
+					return err
+				})
+			} else {
+				path, err = html.WriteDir(dir, rep, ex)
+			}
 			if err != nil {
 				return err
 			}
@@ -79,5 +95,7 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 	f.IntVar(&sf.resamples, "resamples", score.DefaultResamples, "bootstrap resamples of the intervals")
 	f.Uint64Var(&sf.ciSeed, "seed", 1, "seed of the bootstrap resamples")
 	sf.after.add(f)
+	f.BoolVar(&fragment, "fragment", false, "write DIR/body.html, the page's content without the page (what serve embeds)")
+	_ = f.MarkHidden("fragment")
 	return c
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,7 +14,7 @@ import (
 )
 
 func newServeCmd(e *env) *cobra.Command {
-	var db, addr string
+	var db, addr, scoring string
 	var runs, resamples int
 	c := &cobra.Command{
 		Use:   "serve [--db DSN] [--addr 127.0.0.1:8080]",
@@ -32,12 +33,27 @@ It listens on loopback unless --addr says otherwise; anyone who can reach it rea
 
 The first request for a run scores it (a run of a million verdicts takes tens of seconds) and
 builds its cases index; both are kept for the last --cache-runs runs, keyed by the run's state
-and attempt count, so a run that ended is computed once and a running run when it changed.`,
+and attempt count, so a run that ended is computed once and a running run when it changed.
+Scoring runs in a child process (vulnbench report, vulnbench compare: --scoring child), so the
+memory a big run takes to score is freed when it is scored; --scoring process scores in the
+server itself.`,
 		Example: `  vulnbench serve --db vulnbench.db
   vulnbench serve --db postgres://host/vb --addr 127.0.0.1:9000`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			opt := web.Options{Runs: runs, Resamples: resamples}
+			switch scoring {
+			case "child":
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("find the vulnbench binary for --scoring child: %w (use --scoring process)", err)
+				}
+				opt.Scorer = web.Child{Exe: exe, DB: db, Resamples: resamples}
+			case "process":
+			default:
+				return usageErr("--scoring %q is not child or process", scoring)
+			}
 			st, err := openExisting(ctx, db)
 			if err != nil {
 				return err
@@ -47,7 +63,7 @@ and attempt count, so a run that ended is computed once and a running run when i
 			if err != nil {
 				return &exitError{code: ExitFail, err: fmt.Errorf("listen on %s: %w (pick another with --addr)", addr, err)}
 			}
-			srv := &http.Server{Handler: web.New(st, web.Options{Runs: runs, Resamples: resamples}), ReadHeaderTimeout: 10 * time.Second}
+			srv := &http.Server{Handler: web.New(st, opt), ReadHeaderTimeout: 10 * time.Second}
 			fmt.Fprintf(e.stdout, "vulnbench: serving %s on http://%s/ (Ctrl-C stops)\n", db, ln.Addr())
 			done := make(chan error, 1)
 			go func() { done <- srv.Serve(ln) }()
@@ -68,6 +84,7 @@ and attempt count, so a run that ended is computed once and a running run when i
 	f.StringVar(&db, "db", "vulnbench.db", "store to browse (SQLite file or postgres:// DSN)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	f.IntVar(&runs, "cache-runs", 4, "how many runs' scores and case indexes to keep in memory")
+	f.StringVar(&scoring, "scoring", "child", "where runs are scored: child (a vulnbench process per run page or comparison) or process (the server)")
 	f.IntVar(&resamples, "resamples", 1000, "bootstrap resamples of the intervals a run page and a comparison show")
 	return c
 }

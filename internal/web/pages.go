@@ -16,7 +16,6 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/output/html"
 	"github.com/vulnbench/vulnbench/internal/report"
-	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/trace"
@@ -99,19 +98,6 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 		Title string
 		Runs  []runRow
 	}{"vulnbench runs", rows})
-}
-
-// reportBody is the HTML report's content of the runs ids.
-func (s *Server) reportBody(ctx context.Context, ids []string) (template.HTML, error) {
-	rep, err := report.Build(ctx, s.st, report.Request{Runs: ids, CI: &score.CIOptions{Resamples: s.opt.Resamples, Seed: 1}})
-	if err != nil {
-		return "", err
-	}
-	ex, err := html.Costs(ctx, s.st, rep)
-	if err != nil {
-		return "", err
-	}
-	return html.Body(rep, ex)
 }
 
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {
@@ -451,12 +437,13 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		s.bad(w, "compare two different runs: /compare?a=RUN_A&b=RUN_B")
 		return
 	}
-	rep, err := report.Build(ctx, s.st, report.Request{Runs: []string{a, b}})
-	if err != nil {
-		s.fail(w, err)
-		return
+	for _, id := range []string{a, b} {
+		if _, err := s.st.GetRun(ctx, id); err != nil {
+			s.fail(w, err)
+			return
+		}
 	}
-	cmp, err := rep.Compare(0, 1, score.CIOptions{Resamples: s.opt.Resamples, Seed: 1})
+	cmp, err := s.opt.Scorer.Compare(ctx, a, b)
 	if err != nil {
 		s.fail(w, err)
 		return

@@ -44,8 +44,10 @@ type Options struct {
 	// Runs is how many runs' computed pages and indexes are kept (0: 4).
 	Runs int
 	// Resamples is the bootstrap resamples of a run page's intervals and a comparison's deltas
-	// (0: 1000).
+	// for the default Scorer (0: 1000).
 	Resamples int
+	// Scorer scores runs for their pages and comparisons; nil: InProcess over the store.
+	Scorer Scorer
 }
 
 // Server serves the viewer.
@@ -80,6 +82,9 @@ func New(st Store, opt Options) *Server {
 	}
 	if opt.Resamples <= 0 {
 		opt.Resamples = 1000
+	}
+	if opt.Scorer == nil {
+		opt.Scorer = InProcess{Store: st, Resamples: opt.Resamples}
 	}
 	s := &Server{st: st, opt: opt, mux: http.NewServeMux(), cache: map[string]*entry{}}
 	s.mux.HandleFunc("GET /{$}", s.runs)
@@ -154,7 +159,7 @@ func (s *Server) runEntry(ctx context.Context, id string, body, index bool) (*st
 	e.once.Lock()
 	defer e.once.Unlock()
 	if body && e.body == "" {
-		b, err := s.reportBody(ctx, []string{id})
+		b, err := s.opt.Scorer.Body(ctx, id)
 		if err != nil {
 			return nil, nil, err
 		}

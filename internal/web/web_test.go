@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -134,5 +136,34 @@ func TestCaseCodeIsText(t *testing.T) {
 	}
 	if !strings.Contains(page, "&lt;script&gt;document.title=&#34;pwned&#34;&lt;/script&gt;") {
 		t.Errorf("the case's code is not shown escaped")
+	}
+}
+
+// The child scorer (what vulnbench serve uses) gives the run page and the comparison the
+// in-process one gives.
+func TestChildScorer(t *testing.T) {
+	f := newFixture(t)
+	bin := filepath.Join(t.TempDir(), "vulnbench")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/vulnbench").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	st, err := store.Open(context.Background(), f.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	child := httptest.NewServer(web.New(st, web.Options{Scorer: web.Child{Exe: bin, DB: f.db, Resamples: 200}}))
+	defer child.Close()
+	local := serve(t, f)
+	for _, path := range []string{"/runs/" + f.agent, "/compare?a=" + f.agent + "&b=" + f.random} {
+		c1, p1 := get(t, child, path)
+		c2, p2 := get(t, local, path)
+		if c1 != 200 || c2 != 200 {
+			t.Errorf("GET %s: %d from the child scorer, %d in process", path, c1, c2)
+			continue
+		}
+		if p1 != p2 {
+			t.Errorf("GET %s: the child scorer's page differs from the in-process one", path)
+		}
 	}
 }

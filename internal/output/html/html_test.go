@@ -130,3 +130,20 @@ func TestReportIsDeterministic(t *testing.T) {
 		t.Errorf("WriteDir wrote %v, %v", fi, err)
 	}
 }
+
+// A curve of many distinct scores is drawn with a bounded number of points, ending where the
+// scores end.
+func TestROCThinned(t *testing.T) {
+	curve := make([]score.ROCPoint, 0, 100001)
+	for i := range 100001 {
+		f := float64(i) / 100000
+		curve = append(curve, score.ROCPoint{Threshold: 1 - f, FPR: f, TPR: min(1, 2*f)})
+	}
+	xys := html.Thin(curve, 1.0/2000)
+	if len(xys) > 4001 || len(xys) < 1000 {
+		t.Errorf("%d points kept of %d", len(xys), len(curve))
+	}
+	if last := xys[len(xys)-1]; last.X != 1 || last.Y != 1 {
+		t.Errorf("the curve ends at %v, want (1, 1)", last)
+	}
+}

@@ -111,10 +111,7 @@ func width(n int) vg.Length {
 func rocPlot(name string, curve []score.ROCPoint, vdsFPR, vdsTPR float64, say string) (template.HTML, error) {
 	p := newPlot("ROC "+name+say, "false-positive rate", "true-positive rate")
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-	xys := make(plotter.XYs, 0, len(curve)+1)
-	for _, c := range curve {
-		xys = append(xys, plotter.XY{X: c.FPR, Y: c.TPR})
-	}
+	xys := thin(curve, 1.0/2000)
 	if last := curve[len(curve)-1]; last.FPR < 1 || last.TPR < 1 {
 		// Failed verdicts are never predicted vulnerable: the curve ends where the scores do;
 		// the dotted segment closes it at (1, 1), where every case is called vulnerable.
@@ -154,6 +151,23 @@ func rocPlot(name string, curve []score.ROCPoint, vdsFPR, vdsTPR float64, say st
 	p.Legend.XOffs = -vg.Points(4)
 	p.Legend.YOffs = vg.Points(4)
 	return svg(p, 4*vg.Inch, 4*vg.Inch)
+}
+
+// thin keeps the points of a curve that move at least step (in FPR plus TPR) from the last one
+// kept, and the last point: a million distinct scores draw the same picture with a few thousand
+// points, and the page stays small.
+func thin(curve []score.ROCPoint, step float64) plotter.XYs {
+	xys := make(plotter.XYs, 0, min(len(curve), 4096))
+	for i, c := range curve {
+		if n := len(xys); n > 0 && i < len(curve)-1 {
+			last := xys[n-1]
+			if math.Abs(c.FPR-last.X)+math.Abs(c.TPR-last.Y) < step {
+				continue
+			}
+		}
+		xys = append(xys, plotter.XY{X: c.FPR, Y: c.TPR})
+	}
+	return xys
 }
 
 // pairwisePlot draws each run's pairwise outcomes as a stacked bar: P-C, P-V, P-B, P-R.

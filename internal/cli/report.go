@@ -22,8 +22,8 @@ func newReportCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "report --run ID [--run ID ...] --html DIR",
 		Short: "Write a static, self-contained HTML report of stored runs",
-		Long: `Writes DIR/index.html: one page with no script and nothing fetched from anywhere (open it
-from file://, mail it, publish it), built from the same report model as score:
+		Long: `Writes DIR/index.html, one self-contained page: no script, nothing fetched from anywhere
+(open it from file://, mail it, publish it), built from the same report model as score:
   - the score tables with their 95% bootstrap intervals, and what random guessing scores here;
   - F1 and pAcc per run, pairwise outcomes (P-C, P-V, P-B, P-R) as stacked bars;
   - the ROC curve of each run with its VD-S point (or "degenerate" when the scores take two

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +16,7 @@ import (
 
 func newServeCmd(e *env) *cobra.Command {
 	var db, addr, scoring string
-	var runs, resamples int
+	var runs, resamples, memLimit int
 	c := &cobra.Command{
 		Use:   "serve [--db DSN] [--addr 127.0.0.1:8080]",
 		Short: "Browse a store in a web browser: runs, scores and plots, cases, traces, comparisons",
@@ -54,6 +55,11 @@ server itself.`,
 			default:
 				return usageErr("--scoring %q is not child or process", scoring)
 			}
+			if memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+				// A soft limit: the collector runs sooner as the heap nears it, so the garbage a
+				// big run's case index leaves while it is built does not double the footprint.
+				debug.SetMemoryLimit(int64(memLimit) << 20)
+			}
 			st, err := openExisting(ctx, db)
 			if err != nil {
 				return err
@@ -84,6 +90,7 @@ server itself.`,
 	f.StringVar(&db, "db", "vulnbench.db", "store to browse (SQLite file or postgres:// DSN)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	f.IntVar(&runs, "cache-runs", 4, "how many runs' scores and case indexes to keep in memory")
+	f.IntVar(&memLimit, "memory-limit", 150, "soft memory limit in MiB (Go's GC target; 0: none; GOMEMLIMIT overrides it)")
 	f.StringVar(&scoring, "scoring", "child", "where runs are scored: child (a vulnbench process per run page or comparison) or process (the server)")
 	f.IntVar(&resamples, "resamples", 1000, "bootstrap resamples of the intervals a run page and a comparison show")
 	return c

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -36,7 +38,9 @@ var outcomeNames = []string{"missing", "tp", "fp", "tn", "fn", "failed", "error"
 // caseIndex is a run's cases as its table needs them: a few bytes a case, in suite order,
 // held as columns so that a million cases cost tens of megabytes and a filter is one pass.
 type caseIndex struct {
-	ids      []string
+	n        int
+	idBuf    []byte   // the case ids, one after the other
+	idEnd    []uint32 // where each id ends in idBuf
 	label    []uint8
 	lang     []uint16
 	langs    []string
@@ -65,7 +69,8 @@ func buildIndex(ctx context.Context, st indexStore, runID string) (*caseIndex, e
 	langs := map[string]uint16{}
 	jit := false
 	err := st.CaseRows(ctx, runID, func(r store.CaseRow) error {
-		ix.ids = append(ix.ids, r.ID)
+		ix.idBuf = append(ix.idBuf, r.ID...)
+		ix.idEnd = append(ix.idEnd, uint32(len(ix.idBuf)))
 		l := labBen
 		if r.Label == suite.Vul {
 			l = labVul
@@ -84,7 +89,12 @@ func buildIndex(ctx context.Context, st indexStore, runID string) (*caseIndex, e
 	if err != nil {
 		return nil, err
 	}
-	n := len(ix.ids)
+	if len(ix.idBuf) > 1<<32-1 {
+		return nil, fmt.Errorf("run %s: its case ids take more than 4 GiB", runID)
+	}
+	n := len(ix.idEnd)
+	ix.n = n
+	ix.idBuf = slices.Clip(ix.idBuf)
 	ix.benMode = jit
 	ix.cwe = make([]uint32, n)
 	ix.status, ix.pred, ix.tools = make([]uint8, n), make([]uint8, n), make([]int32, n)
@@ -92,7 +102,7 @@ func buildIndex(ctx context.Context, st indexStore, runID string) (*caseIndex, e
 	for i := range ix.byID {
 		ix.byID[i] = uint32(i)
 	}
-	slices.SortFunc(ix.byID, func(a, b uint32) int { return strings.Compare(ix.ids[a], ix.ids[b]) })
+	slices.SortFunc(ix.byID, func(a, b uint32) int { return bytes.Compare(ix.idb(a), ix.idb(b)) })
 
 	lists := map[string]uint32{"": 0}
 	seen := map[string]bool{}
@@ -129,10 +139,10 @@ func buildIndex(ctx context.Context, st indexStore, runID string) (*caseIndex, e
 			return nil
 		}
 		last = v.CaseID
-		for j < n && ix.ids[ix.byID[j]] < v.CaseID {
+		for j < n && string(ix.idb(ix.byID[j])) < v.CaseID {
 			j++
 		}
-		if j == n || ix.ids[ix.byID[j]] != v.CaseID {
+		if j == n || string(ix.idb(ix.byID[j])) != v.CaseID {
 			return nil // a verdict about a case not stored with the run
 		}
 		p := ix.byID[j]
@@ -161,9 +171,22 @@ func buildIndex(ctx context.Context, st indexStore, runID string) (*caseIndex, e
 	return ix, nil
 }
 
+// idb is the id of case i, in the index's own memory.
+func (ix *caseIndex) idb(i uint32) []byte {
+	start := uint32(0)
+	if i > 0 {
+		start = ix.idEnd[i-1]
+	}
+	return ix.idBuf[start:ix.idEnd[i]:ix.idEnd[i]]
+}
+
+// id is the id of case i.
+func (ix *caseIndex) id(i uint32) string { return string(ix.idb(i)) }
+
 // find returns the position of the case with id.
 func (ix *caseIndex) find(id string) (uint32, bool) {
-	k, ok := slices.BinarySearchFunc(ix.byID, id, func(p uint32, id string) int { return strings.Compare(ix.ids[p], id) })
+	b := []byte(id)
+	k, ok := slices.BinarySearchFunc(ix.byID, b, func(p uint32, b []byte) int { return bytes.Compare(ix.idb(p), b) })
 	if !ok {
 		return 0, false
 	}
@@ -207,7 +230,7 @@ func (ix *caseIndex) correct(i uint32) (right, judged bool) {
 // order returns the positions sorted by key (nil: suite order), computed once per key.
 func (ix *caseIndex) order(key string) []uint32 {
 	less := map[string]func(a, b uint32) int{
-		"id":      func(a, b uint32) int { return strings.Compare(ix.ids[a], ix.ids[b]) },
+		"id":      func(a, b uint32) int { return bytes.Compare(ix.idb(a), ix.idb(b)) },
 		"label":   func(a, b uint32) int { return int(ix.label[a]) - int(ix.label[b]) },
 		"status":  func(a, b uint32) int { return int(ix.status[a]) - int(ix.status[b]) },
 		"outcome": func(a, b uint32) int { return int(ix.outcome(a)) - int(ix.outcome(b)) },
@@ -228,7 +251,7 @@ func (ix *caseIndex) order(key string) []uint32 {
 	if o, ok := ix.sorts[key]; ok {
 		return o
 	}
-	o := make([]uint32, len(ix.ids))
+	o := make([]uint32, ix.n)
 	for i := range o {
 		o[i] = uint32(i)
 	}
@@ -274,9 +297,9 @@ func (ix *caseIndex) match(f *filter, i uint32) bool {
 // judged it).
 func (ix *caseIndex) flipped(o *caseIndex, i uint32) bool {
 	j := i
-	if int(i) >= len(o.ids) || o.ids[i] != ix.ids[i] {
+	if int(i) >= o.n || !bytes.Equal(o.idb(i), ix.idb(i)) {
 		var ok bool
-		if j, ok = o.find(ix.ids[i]); !ok {
+		if j, ok = o.find(ix.id(i)); !ok {
 			return false
 		}
 	}
@@ -288,7 +311,7 @@ func (ix *caseIndex) flipped(o *caseIndex, i uint32) bool {
 // query returns the positions of one page of the cases f matches, and how many match.
 func (ix *caseIndex) query(f *filter) (page []uint32, total int) {
 	o := ix.order(f.sort)
-	n := len(ix.ids)
+	n := ix.n
 	for k := range n {
 		kk := k
 		if f.desc {

@@ -229,9 +229,10 @@ func (s *Server) cases(w http.ResponseWriter, r *http.Request) {
 	}
 	rows := make([]caseRow, len(pos))
 	for k, i := range pos {
-		rows[k] = caseRow{ID: ix.ids[i], Label: labelNames[ix.label[i]], Status: statusNames[ix.status[i]], Answer: labelNames[ix.pred[i]],
+		cid := ix.id(i)
+		rows[k] = caseRow{ID: cid, Label: labelNames[ix.label[i]], Status: statusNames[ix.status[i]], Answer: labelNames[ix.pred[i]],
 			Outcome: outcomeNames[ix.outcome(i)], CWE: strings.Join(ix.cweLists[ix.cwe[i]], ", "), Lang: ix.langs[ix.lang[i]], Tools: ix.tools[i],
-			URL: "/runs/" + url.PathEscape(id) + "/case?" + url.Values{"id": {ix.ids[i]}}.Encode()}
+			URL: "/runs/" + url.PathEscape(id) + "/case?" + url.Values{"id": {cid}}.Encode()}
 	}
 	var cols []column
 	for _, c := range []struct{ name, key string }{{"case", "id"}, {"label", "label"}, {"status", "status"}, {"answer", ""}, {"outcome", "outcome"}, {"CWE", "cwe"}, {"language", "lang"}, {"tool calls", "tools"}} {
@@ -462,7 +463,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	var flips []flipRow
 	total := 0
 	ia, ib := ea.index, eb.index
-	for i := range ia.ids {
+	for i := range ia.n {
 		if !ia.flipped(ib, uint32(i)) {
 			continue
 		}
@@ -470,10 +471,11 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		if len(flips) == maxFlips {
 			continue
 		}
-		j, _ := ib.find(ia.ids[i])
+		cid := ia.id(uint32(i))
+		j, _ := ib.find(cid)
 		right, _ := ia.correct(uint32(i))
-		q := url.Values{"id": {ia.ids[i]}}.Encode()
-		flips = append(flips, flipRow{ID: ia.ids[i], Label: labelNames[ia.label[i]], ARight: right,
+		q := url.Values{"id": {cid}}.Encode()
+		flips = append(flips, flipRow{ID: cid, Label: labelNames[ia.label[i]], ARight: right,
 			A: answerText(ia, uint32(i)), B: answerText(ib, j),
 			AURL: "/runs/" + url.PathEscape(a) + "/case?" + q, BURL: "/runs/" + url.PathEscape(b) + "/case?" + q})
 	}

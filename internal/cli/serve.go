@@ -90,7 +90,7 @@ server itself.`,
 	f.StringVar(&db, "db", "vulnbench.db", "store to browse (SQLite file or postgres:// DSN)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	f.IntVar(&runs, "cache-runs", 4, "how many runs' scores and case indexes to keep in memory")
-	f.IntVar(&memLimit, "memory-limit", 150, "soft memory limit in MiB (Go's GC target; 0: none; GOMEMLIMIT overrides it)")
+	f.IntVar(&memLimit, "memory-limit", 100, "soft memory limit in MiB (Go's GC target; 0: none; GOMEMLIMIT overrides it); a run of 1M cases takes ~33 MiB of index: keep --cache-runs × that below it")
 	f.StringVar(&scoring, "scoring", "child", "where runs are scored: child (a vulnbench process per run page or comparison) or process (the server)")
 	f.IntVar(&resamples, "resamples", 1000, "bootstrap resamples of the intervals a run page and a comparison show")
 	return c

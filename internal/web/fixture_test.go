@@ -13,7 +13,11 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/cli"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/store/pgtest"
 )
+
+// TestMain stops the tests' Postgres cluster (internal/store/pgtest) once every test ran.
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // The repository the jit cases read: copy() gains a length check at the fix.
 const vulC = "#include <string.h>\n\nstatic int fits(const char *s, size_t n)\n{\n\treturn strlen(s) < n;\n}\n\nvoid copy(char *dst, const char *s)\n{\n\tstrcpy(dst, s);\n}\n\nvoid handle(const char *in)\n{\n\tchar buf[8];\n\tcopy(buf, in);\n}\n"
@@ -42,7 +46,10 @@ func git(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureIn(t, "") }
+
+// newFixtureIn builds the fixture in the store at db ("": a SQLite file of its own).
+func newFixtureIn(t *testing.T, db string) *fixture {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs three subjects through the CLI")
@@ -67,7 +74,10 @@ func newFixture(t *testing.T) *fixture {
 		j := strings.Index(src[i:], "\n}\n")
 		return src[i : i+j+2]
 	}
-	f := &fixture{dir: dir, db: filepath.Join(dir, "v.db"), suite: filepath.Join(dir, "suite.jsonl"), cases: 60, pairs: 30}
+	if db == "" {
+		db = filepath.Join(dir, "v.db")
+	}
+	f := &fixture{dir: dir, db: db, suite: filepath.Join(dir, "suite.jsonl"), cases: 60, pairs: 30}
 	var b strings.Builder
 	for i := range f.pairs {
 		cwe := "CWE-787"

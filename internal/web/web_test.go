@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/store/pgtest"
 	"github.com/vulnbench/vulnbench/internal/web"
 )
 
@@ -54,8 +55,20 @@ func count(t *testing.T, page string) string {
 	return m[1]
 }
 
+// Every page, on SQLite and on Postgres.
 func TestPages(t *testing.T) {
-	f := newFixture(t)
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			db := ""
+			if backend == "postgres" {
+				db = pgtest.DSN(t)
+			}
+			testPages(t, newFixtureIn(t, db))
+		})
+	}
+}
+
+func testPages(t *testing.T, f *fixture) {
 	srv := serve(t, f)
 	caseURL := func(run, id string) string { return "/runs/" + run + "/case?" + url.Values{"id": {id}}.Encode() }
 	for _, tc := range []struct {

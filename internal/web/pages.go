@@ -438,23 +438,17 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		s.bad(w, "compare two different runs: /compare?a=RUN_A&b=RUN_B")
 		return
 	}
-	for _, id := range []string{a, b} {
-		if _, err := s.st.GetRun(ctx, id); err != nil {
-			s.fail(w, err)
-			return
-		}
-	}
-	cmp, err := s.opt.Scorer.Compare(ctx, a, b)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
 	_, ea, err := s.runEntry(ctx, a, false, true)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
 	_, eb, err := s.runEntry(ctx, b, false, true)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	cmp, err := s.comparison(ctx, ea, eb)
 	if err != nil {
 		s.fail(w, err)
 		return

@@ -63,11 +63,19 @@ type Server struct {
 // entry is what is kept of one run: valid while the run's state and attempt count are key's.
 type entry struct {
 	once  sync.Mutex // held while the entry is being computed
+	id    string
 	key   runKey
 	used  uint64
 	body  template.HTML
 	index *caseIndex
-	err   error
+	// compares are the comparisons of this run (as A) with others, by the other's id.
+	compares map[string]compared
+}
+
+// compared is a comparison with another run, valid while that run's key is key.
+type compared struct {
+	key runKey
+	cmp *report.Comparison
 }
 
 type runKey struct {
@@ -133,7 +141,7 @@ func (s *Server) entry(id string, key runKey) *entry {
 	s.tick++
 	e := s.cache[id]
 	if e == nil || e.key != key {
-		e = &entry{key: key}
+		e = &entry{id: id, key: key}
 		s.cache[id] = e
 	}
 	e.used = s.tick
@@ -173,6 +181,26 @@ func (s *Server) runEntry(ctx context.Context, id string, body, index bool) (*st
 		e.index = ix
 	}
 	return run, e, nil
+}
+
+// comparison returns the comparison of the runs of ea and eb, computed once
+// while neither changes: it is kept in ea, which a change of run A replaces.
+func (s *Server) comparison(ctx context.Context, ea, eb *entry) (*report.Comparison, error) {
+	bID := eb.id
+	ea.once.Lock()
+	defer ea.once.Unlock()
+	if c, ok := ea.compares[bID]; ok && c.key == eb.key {
+		return c.cmp, nil
+	}
+	cmp, err := s.opt.Scorer.Compare(ctx, ea.id, bID)
+	if err != nil {
+		return nil, err
+	}
+	if ea.compares == nil {
+		ea.compares = map[string]compared{}
+	}
+	ea.compares[bID] = compared{key: eb.key, cmp: cmp}
+	return cmp, nil
 }
 
 // fail answers an error: 404 for a run or case that is not there, else 500, saying what.

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"html/template"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/store/pgtest"
 	"github.com/vulnbench/vulnbench/internal/web"
@@ -178,5 +180,44 @@ func TestChildScorer(t *testing.T) {
 		if p1 != p2 {
 			t.Errorf("GET %s: the child scorer's page differs from the in-process one", path)
 		}
+	}
+}
+
+// counting counts what it is asked to score.
+type counting struct {
+	web.InProcess
+	bodies, compares int
+}
+
+func (c *counting) Body(ctx context.Context, id string) (template.HTML, error) {
+	c.bodies++
+	return c.InProcess.Body(ctx, id)
+}
+
+func (c *counting) Compare(ctx context.Context, a, b string) (*report.Comparison, error) {
+	c.compares++
+	return c.InProcess.Compare(ctx, a, b)
+}
+
+// A run that ended is scored once, and so is a comparison of two.
+func TestScoredOnce(t *testing.T) {
+	f := newFixture(t)
+	st, err := store.Open(context.Background(), f.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sc := &counting{InProcess: web.InProcess{Store: st, Resamples: 100}}
+	srv := httptest.NewServer(web.New(st, web.Options{Scorer: sc}))
+	defer srv.Close()
+	for range 3 {
+		for _, p := range []string{"/runs/" + f.agent, "/compare?a=" + f.agent + "&b=" + f.vul, "/compare?a=" + f.agent + "&b=" + f.random} {
+			if code, _ := get(t, srv, p); code != 200 {
+				t.Fatalf("GET %s: %d", p, code)
+			}
+		}
+	}
+	if sc.bodies != 1 || sc.compares != 2 {
+		t.Errorf("scored %d run pages and %d comparisons, want 1 and 2", sc.bodies, sc.compares)
 	}
 }

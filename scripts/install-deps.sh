@@ -14,6 +14,9 @@ command -v cflow >/dev/null 2>&1 || need+=(cflow)
 # Postgres for the store's tests (internal/store/pgtest starts a throwaway cluster from these,
 # or from $VULNBENCH_PGBIN when set, as pgtest does).
 [ -x "${VULNBENCH_PGBIN:-/usr/lib/postgresql/15/bin}/initdb" ] || need+=(postgresql-15)
+# Debian's Chromium for the viewer's and the HTML report's browser tests (internal/web, chromedp):
+# the tests never download a browser.
+[ -x /usr/bin/chromium ] || need+=(chromium)
 # gosec (a scanner subject) is a Go program: installed with go install, no root needed.
 if ! command -v gosec >/dev/null 2>&1 && [ ! -x "$(go env GOPATH)/bin/gosec" ]; then
   echo "install-deps: go install github.com/securego/gosec/v2/cmd/gosec@v2.30.0" >&2

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vulnbench/vulnbench/internal/web"
+)
+
+func newServeCmd(e *env) *cobra.Command {
+	var db, addr, scoring string
+	var runs, resamples, memLimit int
+	c := &cobra.Command{
+		Use:   "serve [--db DSN] [--addr 127.0.0.1:8080]",
+		Short: "Browse a store in a web browser: runs, scores and plots, cases, traces, comparisons",
+		Long: `Serves a read-only viewer over a store (it never writes to it):
+  /                       the runs
+  /runs/ID                a run's report: score tables, plots, ROC with the VD-S point
+  /runs/ID/cases          its cases, 50 a page, sortable, filtered by label, status, CWE,
+                          language, outcome (tp, fp, tn, fn, failed, error, missing) and
+                          "flipped against another run"
+  /runs/ID/case?id=CASE   one case: code with the target lines marked, ground truth, every
+                          attempt with its verdict and its trace turn by turn (tool calls,
+                          observations, tokens, cost, latency)
+  /compare?a=ID&b=ID      McNemar's test, the paired deltas, the flips
+It listens on loopback unless --addr says otherwise; anyone who can reach it reads the store.
+
+The first request for a run scores it (a run of a million verdicts takes tens of seconds) and
+builds its cases index; both are kept for the last --cache-runs runs, keyed by the run's state
+and attempt count, so a run that ended is computed once and a running run when it changed.
+Scoring runs in a child process (vulnbench report, vulnbench compare: --scoring child), so the
+memory a big run takes to score is freed when it is scored; --scoring process scores in the
+server itself.`,
+		Example: `  vulnbench serve --db vulnbench.db
+  vulnbench serve --db postgres://host/vb --addr 127.0.0.1:9000`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			opt := web.Options{Runs: runs, Resamples: resamples}
+			switch scoring {
+			case "child":
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("find the vulnbench binary for --scoring child: %w (use --scoring process)", err)
+				}
+				opt.Scorer = web.Child{Exe: exe, DB: db, Resamples: resamples}
+			case "process":
+			default:
+				return usageErr("--scoring %q is not child or process", scoring)
+			}
+			if memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+				// A soft limit: the collector runs sooner as the heap nears it, so the garbage a
+				// big run's case index leaves while it is built does not double the footprint.
+				debug.SetMemoryLimit(int64(memLimit) << 20)
+			}
+			st, err := openExisting(ctx, db)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return &exitError{code: ExitFail, err: fmt.Errorf("listen on %s: %w (pick another with --addr)", addr, err)}
+			}
+			srv := &http.Server{Handler: web.New(st, opt), ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(e.stdout, "vulnbench: serving %s on http://%s/ (Ctrl-C stops)\n", db, ln.Addr())
+			done := make(chan error, 1)
+			go func() { done <- srv.Serve(ln) }()
+			select {
+			case err := <-done:
+				return err
+			case <-ctx.Done():
+				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					return err
+				}
+				return nil
+			}
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&db, "db", "vulnbench.db", "store to browse (SQLite file or postgres:// DSN)")
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	f.IntVar(&runs, "cache-runs", 4, "how many runs' scores and case indexes to keep in memory")
+	f.IntVar(&memLimit, "memory-limit", 100, "soft memory limit in MiB (Go's GC target; 0: none; GOMEMLIMIT overrides it); a run of 1M cases takes ~33 MiB of index: keep --cache-runs × that below it")
+	f.StringVar(&scoring, "scoring", "child", "where runs are scored: child (a vulnbench process per run page or comparison) or process (the server)")
+	f.IntVar(&resamples, "resamples", 1000, "bootstrap resamples of the intervals a run page and a comparison show")
+	return c
+}

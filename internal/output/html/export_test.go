@@ -1,0 +1,4 @@
+package html
+
+// Thin is thin, for tests.
+var Thin = thin

@@ -1,0 +1,380 @@
+// Package html writes the static HTML report of a report model (internal/report): one
+// self-contained page (no script, no font, no request to anywhere; it works from file://) with
+// the score tables and their intervals as every writer shows them (output.Tables), the
+// random-guess lines, and plots drawn by gonum/plot as inline SVG: F1 and pAcc per run, the ROC
+// curve of each run with its VD-S point, pairwise outcomes as stacked bars, tool calls by label
+// for agents, cost against F1 and pAcc; a per-CWE F1 and pAcc heat map and the VEX confusion
+// matrices as coloured tables. The same report gives the same bytes: nothing in it is read from
+// the clock, and every list is in a fixed order.
+//
+// Everything that comes from cases, runs or models goes through html/template, so it is text in
+// the page, never markup.
+package html
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+// Version is the version of the report's layout; bump it when the same report model renders
+// otherwise.
+const Version = 1
+
+//go:embed report.css
+var css string
+
+//go:embed report.tmpl
+var tmplText string
+
+// Style is the report's style sheet, for pages that embed Body.
+func Style() template.CSS { return template.CSS(css) } // #nosec G203 -- our own embedded file
+
+// Extra is what a report shows beyond the report model, read from the store by the caller.
+type Extra struct {
+	// Cost is each stored run's spend in USD by run id (every attempt, retries and errors
+	// included); a run without an entry has no cost plot point.
+	Cost map[string]float64
+}
+
+// CostStore is what Costs reads of a store.
+type CostStore interface {
+	// Spent is the summed cost of every attempt of a run.
+	Spent(ctx context.Context, runID string) (float64, error)
+}
+
+// Costs reads the spend of each stored run of rep.
+func Costs(ctx context.Context, st CostStore, rep *report.Report) (Extra, error) {
+	ex := Extra{Cost: map[string]float64{}}
+	for _, r := range rep.Runs {
+		if r.Stored == nil {
+			continue
+		}
+		c, err := st.Spent(ctx, r.ID)
+		if err != nil {
+			return ex, err
+		}
+		ex.Cost[r.ID] = c
+	}
+	return ex, nil
+}
+
+var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+}).Parse(tmplText))
+
+// WriteDir writes the report as DIR/index.html (DIR is created), through a temporary file
+// renamed into place, and returns the file's path.
+func WriteDir(dir string, rep *report.Report, ex Extra) (string, error) {
+	var b bytes.Buffer
+	if err := Write(&b, rep, ex); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("html report: %w", err)
+	}
+	path := filepath.Join(dir, "index.html")
+	tmp, err := os.CreateTemp(dir, ".index-*.html")
+	if err != nil {
+		return "", fmt.Errorf("html report: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b.Bytes()); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("html report %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("html report %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return "", fmt.Errorf("html report %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", fmt.Errorf("html report %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// Write writes the report as one whole HTML page.
+func Write(w io.Writer, rep *report.Report, ex Extra) error {
+	c, err := build(rep, ex)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&b, "page", struct {
+		Style template.CSS
+		*content
+	}{Style(), c}); err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// Body renders the report's content without the page around it, for the web viewer.
+func Body(rep *report.Report, ex Extra) (template.HTML, error) {
+	c, err := build(rep, ex)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&b, "body", c); err != nil {
+		return "", fmt.Errorf("html report: %w", err)
+	}
+	return template.HTML(b.String()), nil // #nosec G203 -- produced by html/template
+}
+
+// content is what the template shows.
+type content struct {
+	Title     string
+	Scorer    int
+	Vulnbench string
+	Layout    int
+	Truth     string
+	Cases     int
+	Runs      []runRow
+	Tables    []output.Table
+	Random    []string
+	Plots     []figure
+	ROC       []figure
+	Heat      *heat
+	Matrices  []matrix
+	Notes     []string
+}
+
+type runRow struct {
+	Name, Subject, Model, State, Created, Finished, Cost string
+}
+
+type figure struct {
+	Title string
+	SVG   template.HTML
+	Note  string
+}
+
+// heat is the per-CWE F1 and pAcc table, a cell's colour its value.
+type heat struct {
+	Runs []string
+	Rows []heatRow
+}
+
+type heatRow struct {
+	CWE   string
+	N     string
+	Cells []heatCell
+}
+
+type heatCell struct {
+	Text  string
+	Style template.CSS
+	Title string
+}
+
+type matrix struct {
+	Title  string
+	Labels []string
+	Rows   []matrixRow
+}
+
+type matrixRow struct {
+	Label string
+	Cells []heatCell
+}
+
+func build(rep *report.Report, ex Extra) (*content, error) {
+	tables, err := output.Tables(rep)
+	if err != nil {
+		return nil, fmt.Errorf("html report: %w", err)
+	}
+	c := &content{Scorer: rep.Scorer, Vulnbench: rep.Vulnbench, Layout: Version, Tables: tables,
+		Truth: rep.Truth.Source, Cases: len(rep.Truth.Cases)}
+	names := make([]string, len(rep.Runs))
+	figs := make([]*report.Figures, len(rep.Runs))
+	for i, r := range rep.Runs {
+		names[i] = r.Name
+		f, err := r.Figures()
+		if err != nil {
+			return nil, fmt.Errorf("html report: %w", err)
+		}
+		figs[i] = f
+		row := runRow{Name: r.Name, Subject: r.Subject, Model: r.Model}
+		if r.Stored != nil {
+			row.State = r.Stored.State
+			row.Created = stamp(r.Stored.CreatedAt)
+			row.Finished = stamp(r.Stored.FinishedAt)
+		}
+		if cost, ok := ex.Cost[r.ID]; ok {
+			row.Cost = fmt.Sprintf("$%.4f", cost)
+		}
+		c.Runs = append(c.Runs, row)
+	}
+	c.Title = "vulnbench report: " + strings.Join(names, ", ")
+	for _, n := range rep.Notes() {
+		c.Notes = append(c.Notes, n.Text)
+	}
+	rf1, havePairs := c.randomLines(rep)
+	if err := c.addPlots(rep, names, figs, rf1, havePairs, ex); err != nil {
+		return nil, fmt.Errorf("html report: %w", err)
+	}
+	c.Heat = cweHeat(names, figs)
+	c.Matrices = vexMatrices(names, figs)
+	return c, nil
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// randomLines says what guessing at random scores on this truth: each case vul with
+// probability 1/2, whatever the code. With a share p of vul cases, precision is p and recall
+// 1/2, so F1 = p / (p + 1/2); accuracy is 1/2; each pair is right with probability 1/4.
+func (c *content) randomLines(rep *report.Report) (f1 float64, pairs bool) {
+	var vul, n int
+	for i := range rep.Truth.Cases {
+		n++
+		if rep.Truth.Cases[i].Label == suite.Vul {
+			vul++
+		}
+		pairs = pairs || rep.Truth.Cases[i].Pair != ""
+	}
+	if n == 0 {
+		return 0, pairs
+	}
+	p := float64(vul) / float64(n)
+	if p > 0 {
+		f1 = p / (p + 0.5)
+	}
+	c.Random = append(c.Random, fmt.Sprintf("random guessing (each case vul with probability 1/2) on these %d cases, %.1f%% of them vul: accuracy 50.0%%, precision %.1f%%, recall 50.0%%, F1 %.1f%%", n, 100*p, 100*p, 100*f1))
+	if pairs {
+		c.Random = append(c.Random, "random guessing on pairs: P-C = P-V = P-B = P-R = 25.0%, so pAcc 25.0%")
+	}
+	return f1, pairs
+}
+
+func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Figures, rf1 float64, havePairs bool, ex Extra) error {
+	f1, pacc := make([]float64, len(figs)), make([]float64, len(figs))
+	var parts [4][]float64
+	pairs := false
+	for i, f := range figs {
+		f1[i] = f.Binary.F1.Mean
+		if f.Pairwise != nil {
+			pairs = true
+			pacc[i] = f.Pairwise.PAcc.Mean
+			for k, s := range []score.Stat{f.Pairwise.PC, f.Pairwise.PV, f.Pairwise.PB, f.Pairwise.PR} {
+				parts[k] = append(parts[k], s.Mean)
+			}
+		} else {
+			for k := range parts {
+				parts[k] = append(parts[k], 0)
+			}
+		}
+	}
+	s, err := headlinePlot(names, f1, pacc, rf1, pairs)
+	if err != nil {
+		return err
+	}
+	c.Plots = append(c.Plots, figure{Title: "F1 and pAcc", SVG: s})
+	if pairs {
+		s, err := pairwisePlot(names, parts)
+		if err != nil {
+			return err
+		}
+		c.Plots = append(c.Plots, figure{Title: "Pairwise outcomes", SVG: s,
+			Note: "P-C: both cases of a pair right; P-V: both called vul; P-B: both called ben; P-R: both wrong (reversed). Random guessing: 25% each."})
+	}
+	// Tool calls by label, for runs whose verdicts made any (agents).
+	var tn []string
+	var tv, tb []float64
+	for i, f := range figs {
+		if f.JIT == nil || f.JIT.ToolCalls.Vul.Mean.Mean+f.JIT.ToolCalls.Ben.Mean.Mean == 0 {
+			continue
+		}
+		tn = append(tn, names[i])
+		tv = append(tv, f.JIT.ToolCalls.Vul.Mean.Mean)
+		tb = append(tb, f.JIT.ToolCalls.Ben.Mean.Mean)
+	}
+	if len(tn) > 0 {
+		s, err := toolPlot(tn, tv, tb)
+		if err != nil {
+			return err
+		}
+		c.Plots = append(c.Plots, figure{Title: "Tool calls by label", SVG: s,
+			Note: "an agent that asks more on vul cases than on ben ones reads the code, not only the answer's prior"})
+	}
+	var cn []string
+	var cc, cf, cp []float64
+	for i, r := range rep.Runs {
+		cost, ok := ex.Cost[r.ID]
+		if !ok {
+			continue
+		}
+		cn = append(cn, names[i])
+		cc, cf, cp = append(cc, cost), append(cf, f1[i]), append(cp, pacc[i])
+	}
+	if len(cn) > 0 {
+		s, err := costPlot(cn, cc, cf, cp, pairs)
+		if err != nil {
+			return err
+		}
+		c.Plots = append(c.Plots, figure{Title: "Cost against F1 and pAcc", SVG: s, Note: "cost: every attempt of the run, retries and errors included"})
+	}
+	for i, r := range rep.Runs {
+		fig, err := rocFigure(rep, r, names[i], figs[i])
+		if err != nil {
+			return err
+		}
+		c.ROC = append(c.ROC, fig)
+	}
+	return nil
+}
+
+// rocFigure is the ROC curve of a run's first repeat, with its VD-S point, or says why none.
+func rocFigure(rep *report.Report, r *report.Run, name string, f *report.Figures) (figure, error) {
+	fig := figure{Title: "ROC " + name}
+	answers, res, _ := r.First()
+	curve := score.ROC(rep.Truth.Cases, answers, rep.Options)
+	if res == nil || res.VDS == nil || curve == nil {
+		fig.Note = "no ROC curve: the run has no scored verdict on a vul case and on a ben case"
+		return fig, nil
+	}
+	v := res.VDS
+	x := 0.0 // the VD-S point: its threshold's FPR; no threshold: nothing predicted vul
+	if v.Threshold != nil {
+		for _, p := range curve {
+			if p.Threshold == *v.Threshold {
+				x = p.FPR
+			}
+		}
+	}
+	say := ""
+	fig.Note = fmt.Sprintf("VD-S: FNR %.1f%% at FPR %.2f%% <= r = %.2f%% (score source: %s)", 100*v.FNR, 100*x, 100*v.FPRTolerance, v.Source)
+	if v.Degenerate {
+		say = " (degenerate)"
+		fig.Note = "degenerate: the scores take at most two values (a label, not a ranking), so the curve has one inner point and VD-S says little. " + fig.Note
+	}
+	if len(r.Repeats) > 1 {
+		fig.Note += fmt.Sprintf("; repeat %d of %d", r.Repeats[0], len(r.Repeats))
+	}
+	s, err := rocPlot(name, curve, x, 1-v.FNR, say)
+	if err != nil {
+		return fig, err
+	}
+	fig.SVG = s
+	return fig, nil
+}

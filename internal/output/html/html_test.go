@@ -1,0 +1,149 @@
+package html_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vulnbench/vulnbench/internal/output/html"
+	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/score"
+)
+
+// fixture writes a suite of 6 pairs over two CWEs and two predictions files: one with scores
+// (a real ranking), one with labels only (VD-S degenerate), named with markup.
+func fixture(t *testing.T) (suitePath string, preds []string) {
+	t.Helper()
+	dir := t.TempDir()
+	var s, a, b strings.Builder
+	for i := range 6 {
+		cwe := "CWE-787"
+		if i%2 == 1 {
+			cwe = "CWE-79"
+		}
+		for _, l := range []string{"vul", "ben"} {
+			id := fmt.Sprintf("c%d-%s", i, l)
+			fmt.Fprintf(&s, `{"id":%q,"kind":"function","label":%q,"pair":"p%d","language":"c","cwe":[%q],"code":"int f(){ return 0; } /* <script>alert(1)</script> */"}`+"\n", id, l, i, cwe)
+			sc := 0.2 + 0.1*float64(i)
+			if l == "ben" {
+				sc = 0.5 - 0.05*float64(i)
+			}
+			lab := "ben"
+			if sc >= 0.5 {
+				lab = "vul"
+			}
+			fmt.Fprintf(&a, `{"case_id":%q,"label":%q,"score":%g,"score_source":"logprob"}`+"\n", id, lab, sc)
+			if i%3 == 0 {
+				lab = "vul"
+			}
+			fmt.Fprintf(&b, `{"case_id":%q,"label":%q}`+"\n", id, lab)
+		}
+	}
+	suitePath = filepath.Join(dir, "suite.jsonl")
+	preds = []string{filepath.Join(dir, "scored.jsonl"), filepath.Join(dir, "<img src=x onerror=alert(1)>.jsonl")}
+	for p, text := range map[string]string{suitePath: s.String(), preds[0]: a.String(), preds[1]: b.String()} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return suitePath, preds
+}
+
+func build(t *testing.T) *report.Report {
+	t.Helper()
+	suitePath, preds := fixture(t)
+	rep, err := report.Build(t.Context(), nil, report.Request{Predictions: preds, Suite: suitePath,
+		CI: &score.CIOptions{Resamples: 200, Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func render(t *testing.T, rep *report.Report, ex html.Extra) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := html.Write(&b, rep, ex); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestReport(t *testing.T) {
+	rep := build(t)
+	page := render(t, rep, html.Extra{})
+	for _, want := range []string{
+		"<svg", "F1 and pAcc per run", "Pairwise outcomes per run", "ROC scored.jsonl",
+		"VD-S: FNR", "degenerate: the scores take at most two values", "F1 95% CI",
+		"random guessing on pairs: P-C = P-V = P-B = P-R = 25.0%", "F1 50.0%", // half the cases are vul: F1 = 0.5/(0.5+0.5)
+		"<th>F1 scored.jsonl</th>", "CWE-787", "pAcc",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "<svg"); n != 4 { // headline, pairwise, two ROC curves
+		t.Errorf("%d plots, want 4", n)
+	}
+	// Self-contained: no script, no style sheet or image fetched, no URL but SVG's namespaces.
+	for _, bad := range []*regexp.Regexp{regexp.MustCompile(`<script`), regexp.MustCompile(`<link`), regexp.MustCompile(`<[a-z]+[^>]*\s(src|href)=`),
+		regexp.MustCompile(`https?://[^"]*`)} {
+		for _, m := range bad.FindAllString(page, -1) {
+			if m == "http://www.w3.org/2000/svg" || m == "http://www.w3.org/1999/xlink" {
+				continue
+			}
+			t.Errorf("the report is not self-contained: %q", m)
+		}
+	}
+	if !strings.Contains(page, "&lt;img src=x onerror=alert(1)&gt;.jsonl") {
+		t.Errorf("a run named with markup is not shown escaped")
+	}
+}
+
+// The same report model renders the same bytes, from scratch and again.
+func TestReportIsDeterministic(t *testing.T) {
+	suitePath, preds := fixture(t)
+	var pages []string
+	for range 2 {
+		rep, err := report.Build(t.Context(), nil, report.Request{Predictions: preds, Suite: suitePath, CI: &score.CIOptions{Resamples: 200, Seed: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, render(t, rep, html.Extra{Cost: map[string]float64{preds[0]: 0.25, preds[1]: 0}}))
+	}
+	if pages[0] != pages[1] {
+		t.Errorf("two renderings of one report differ")
+	}
+	if !strings.Contains(pages[0], "Cost against F1 and pAcc") {
+		t.Errorf("costs given, but no cost plot")
+	}
+	dir := t.TempDir()
+	path, err := html.WriteDir(filepath.Join(dir, "out"), build(t), html.Extra{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() < 10000 {
+		t.Errorf("WriteDir wrote %v, %v", fi, err)
+	}
+}
+
+// A curve of many distinct scores is drawn with a bounded number of points, ending where the
+// scores end.
+func TestROCThinned(t *testing.T) {
+	curve := make([]score.ROCPoint, 0, 100001)
+	for i := range 100001 {
+		f := float64(i) / 100000
+		curve = append(curve, score.ROCPoint{Threshold: 1 - f, FPR: f, TPR: min(1, 2*f)})
+	}
+	xys := html.Thin(curve, 1.0/2000)
+	if len(xys) > 4001 || len(xys) < 1000 {
+		t.Errorf("%d points kept of %d", len(xys), len(curve))
+	}
+	if last := xys[len(xys)-1]; last.X != 1 || last.Y != 1 {
+		t.Errorf("the curve ends at %v, want (1, 1)", last)
+	}
+}

@@ -1,0 +1,79 @@
+package score
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+// ROCPoint is one point of a ROC curve: the rates when every case scored at least Threshold is
+// predicted vulnerable.
+type ROCPoint struct {
+	Threshold float64 `json:"threshold"`
+	FPR       float64 `json:"fpr"`
+	TPR       float64 `json:"tpr"`
+}
+
+// ROC is the ROC curve VD-S reads its point from (the same cases and scores as Compute's VD-S):
+// one point per distinct finite score, descending, after the point (0, 0) where nothing is
+// predicted vulnerable; failed verdicts are never predicted vulnerable. Nil when the cases
+// scored lack a vulnerable or a benign one.
+func ROC(cases []Case, answers []Answer, opt Options) []ROCPoint {
+	opt = opt.Resolve(cases)
+	benMode := opt.UnparsedAs == UnparsedBen
+	pts := make([]point, 0, len(cases))
+	var nv, nb int
+	for i := range cases {
+		var a Answer
+		if i < len(answers) {
+			a = answers[i]
+		}
+		vul := cases[i].Label == suite.Vul
+		switch a.out {
+		case outVul, outBen:
+			s := 0.0
+			switch {
+			case a.scored:
+				s = a.score
+			case a.out == outVul:
+				s = 1
+			}
+			pts = append(pts, point{s: s, vul: vul})
+		case outFailed:
+			if !vul && !benMode {
+				continue
+			}
+			pts = append(pts, point{s: math.Inf(-1), vul: vul})
+		default:
+			continue
+		}
+		if vul {
+			nv++
+		} else {
+			nb++
+		}
+	}
+	if nv == 0 || nb == 0 {
+		return nil
+	}
+	slices.SortFunc(pts, func(a, b point) int { return cmp.Compare(b.s, a.s) })
+	curve := []ROCPoint{{Threshold: math.Inf(1)}}
+	var tp, fp int
+	for i := 0; i < len(pts); {
+		s := pts[i].s
+		if math.IsInf(s, -1) {
+			break
+		}
+		for ; i < len(pts) && pts[i].s == s; i++ {
+			if pts[i].vul {
+				tp++
+			} else {
+				fp++
+			}
+		}
+		curve = append(curve, ROCPoint{Threshold: s, FPR: float64(fp) / float64(nb), TPR: float64(tp) / float64(nv)})
+	}
+	return curve
+}

@@ -1,0 +1,139 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/trace"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// codeLine is one line of a case's code.
+type codeLine struct {
+	N          int
+	Text       string
+	Hit, Found bool // a target line; a line a finding points at
+}
+
+type attemptView struct {
+	verdict.Verdict
+	Scored bool
+	Events []eventView
+}
+
+type eventView struct {
+	trace.Event
+	Turn int
+}
+
+type repeatView struct {
+	Repeat   int
+	Attempts []attemptView
+}
+
+func (s *Server) oneCase(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id := r.PathValue("run")
+	caseID := r.URL.Query().Get("id")
+	if caseID == "" {
+		s.bad(w, "which case? add ?id=CASE_ID")
+		return
+	}
+	run, err := s.st.GetRun(ctx, id)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	c, err := s.st.Case(ctx, id, caseID)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	var reps []repeatView
+	var found []verdict.Finding
+	for rep := range max(run.Repeats, 1) {
+		as, err := s.st.Attempts(ctx, id, caseID, rep)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		if len(as) == 0 {
+			continue
+		}
+		rv := repeatView{Repeat: rep}
+		scored := len(as) - 1
+		for k := len(as) - 1; k >= 0; k-- {
+			if as[k].Status != verdict.Error {
+				scored = k
+				break
+			}
+		}
+		for k, a := range as {
+			evs, err := s.st.TraceEvents(ctx, id, caseID, rep, a.Attempt)
+			if err != nil {
+				s.fail(w, err)
+				return
+			}
+			av := attemptView{Verdict: a, Scored: k == scored}
+			turn := 0
+			for _, e := range evs {
+				if e.Kind == trace.ModelRequest {
+					turn++
+				}
+				av.Events = append(av.Events, eventView{Event: e, Turn: turn})
+			}
+			rv.Attempts = append(rv.Attempts, av)
+		}
+		if len(reps) == 0 {
+			found = as[scored].Findings
+		}
+		reps = append(reps, rv)
+	}
+	truth, _ := json.MarshalIndent(struct {
+		VEX    *suite.VEX     `json:"vex,omitempty"`
+		AppSec map[string]any `json:"appsec,omitempty"`
+		Source map[string]any `json:"source,omitempty"`
+		Meta   map[string]any `json:"meta,omitempty"`
+	}{c.VEX, c.AppSec, c.Source, c.Meta}, "", "  ")
+	s.render(w, http.StatusOK, "case", struct {
+		Title   string
+		Run     *store.Run
+		Case    *suite.Case
+		Lines   []codeLine
+		Truth   string
+		Repeats []repeatView
+		Cases   string
+	}{"case " + caseID + " of run " + id, run, c, codeLines(c, found), string(truth), reps, "/runs/" + url.PathEscape(id) + "/cases"})
+}
+
+// codeLines numbers a case's code from its target's first line (1 without a target), marking
+// the target's lines and those a finding points at.
+func codeLines(c *suite.Case, found []verdict.Finding) []codeLine {
+	if c.Code == "" {
+		return nil
+	}
+	first, lo, hi := 1, 0, -1
+	if t := c.Target; t != nil && t.Line > 0 {
+		first, lo, hi = t.Line, t.Line, t.EndLine
+		if hi < lo {
+			hi = lo
+		}
+	}
+	lines := strings.Split(strings.TrimSuffix(c.Code, "\n"), "\n")
+	out := make([]codeLine, len(lines))
+	for i, l := range lines {
+		n := first + i
+		out[i] = codeLine{N: n, Text: l, Hit: n >= lo && n <= hi}
+		for _, f := range found {
+			end := max(f.EndLine, f.StartLine)
+			if f.StartLine > 0 && n >= f.StartLine && n <= end && (c.Target == nil || f.File == "" || f.File == c.Target.File || strings.HasSuffix(c.Target.File, f.File)) {
+				out[i].Found = true
+			}
+		}
+	}
+	return out
+}

@@ -18,11 +18,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
@@ -317,6 +319,9 @@ func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Fi
 		c.Plots = append(c.Plots, figure{Title: "Tool calls by label", SVG: s,
 			Note: "an agent that asks more on vul cases than on ben ones reads the code, not only the answer's prior"})
 	}
+	if err := c.addAppSecPlot(names, figs); err != nil {
+		return err
+	}
 	var cn []string
 	var cc, cf, cp []float64
 	for i, r := range rep.Runs {
@@ -377,4 +382,42 @@ func rocFigure(rep *report.Report, r *report.Run, name string, f *report.Figures
 	}
 	fig.SVG = s
 	return fig, nil
+}
+
+// addAppSecPlot adds the rubric parts of the runs graded on AppSecBench records, if any.
+func (c *content) addAppSecPlot(names []string, figs []*report.Figures) error {
+	var runs []string
+	var graded []*score.AppSecOf[score.Stat, score.Stat]
+	for i, f := range figs {
+		if f.AppSec != nil && f.AppSec.Records.Mean > 0 {
+			runs, graded = append(runs, names[i]), append(graded, f.AppSec)
+		}
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	parts := grade.Parts()
+	share := make([][]float64, len(parts))
+	ungraded := false
+	for j, part := range parts {
+		share[j] = make([]float64, len(runs))
+		for k, a := range graded {
+			s, ok := a.Parts[part]
+			if !ok {
+				share[j][k], ungraded = math.NaN(), true
+				continue
+			}
+			share[j][k] = s.Mean
+		}
+	}
+	s, err := appsecPlot(runs, parts, share)
+	if err != nil {
+		return err
+	}
+	note := "each part's mean points over its weight, among the records graded on it (the tables give the points, the pass rate and the judge's agreement)"
+	if ungraded {
+		note += "; a part with no bar for a run was not graded there (the judged parts need --judge-model)"
+	}
+	c.Plots = append(c.Plots, figure{Title: "AppSecBench rubric parts", SVG: s, Note: note})
+	return nil
 }

@@ -270,3 +270,32 @@ func costPlot(names []string, cost, f1, pacc []float64, havePairs bool) (templat
 	p.Legend.Top = true
 	return svg(p, 6*vg.Inch, 3.5*vg.Inch)
 }
+
+// appsecPlot draws, per AppSecBench rubric part (in rubric order), each run's mean share of the
+// part's points as grouped bars; a part a run was not graded on (a judged part without a judge)
+// has no bar for it: parts[k][run] is NaN.
+func appsecPlot(runs, parts []string, share [][]float64) (template.HTML, error) {
+	p := newPlot("AppSecBench rubric: mean share of each part's points", "", "fraction")
+	p.Y.Min, p.Y.Max = 0, 1.15
+	w := vg.Points(math.Max(4, math.Min(14, 48/float64(len(runs)))))
+	for k, name := range runs {
+		vals := make(plotter.Values, len(parts))
+		for j := range parts {
+			vals[j] = share[j][k]
+			if math.IsNaN(vals[j]) {
+				vals[j] = 0 // not graded: an empty slot, said in the note
+			}
+		}
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return "", err
+		}
+		b.Color = plotutil.Color(k)
+		b.Offset = vg.Length(2*k-len(runs)+1) * w / 2
+		p.Add(b)
+		p.Legend.Add(name, b)
+	}
+	nominal(p, parts)
+	p.Legend.Top = true
+	return svg(p, width(len(parts)), 3.2*vg.Inch)
+}

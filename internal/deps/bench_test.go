@@ -3,10 +3,10 @@ package deps_test
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"testing"
 
 	"github.com/vulnbench/vulnbench/internal/deps"
+	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 )
 
@@ -25,13 +25,7 @@ func BenchmarkExtract10k(b *testing.B) {
 // repository, materialised as a snapshot, read through the snapshot's os.Root file system.
 func BenchmarkExtract10kSnapshot(b *testing.B) {
 	dir := writeTreeB(b, monorepo10k())
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "tree"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.Repo(b, dir, nil)
 	cache, err := snapshot.NewCache(b.TempDir(), snapshot.Options{})
 	if err != nil {
 		b.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,7 +11,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -20,27 +21,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
-
-// gitRepo makes a repository with one commit holding main.c and returns its commit id.
-func gitRepo(t *testing.T, dir, content string) string {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.c"), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // reader answers vul when the case's snapshot has main.c containing "strcpy", and counts the
 // functions its code graph found.
@@ -76,8 +56,8 @@ func (noConfig) Validate() error { return nil }
 func TestUnitsReadTheirSnapshot(t *testing.T) {
 	dir := t.TempDir()
 	repos := filepath.Join(dir, "repos")
-	vul := gitRepo(t, filepath.Join(repos, "github.com", "acme", "lib"), "void f(char *s){char b[4];strcpy(b,s);}\n")
-	ben := gitRepo(t, filepath.Join(repos, "acme+app"), "int f(int x){return x+1;}\n")
+	vul := gittest.Repo(t, filepath.Join(repos, "github.com", "acme", "lib"), map[string]string{"main.c": "void f(char *s){char b[4];strcpy(b,s);}\n"})
+	ben := gittest.Repo(t, filepath.Join(repos, "acme+app"), map[string]string{"main.c": "int f(int x){return x+1;}\n"})
 	lines := []string{
 		fmt.Sprintf(`{"id":"v","kind":"jit","label":"vul","repo":{"url":"https://github.com/acme/lib","commit":%q},"target":{"file":"main.c","function":"f"}}`, vul),
 		fmt.Sprintf(`{"id":"b","kind":"jit","label":"ben","repo":{"url":"https://github.com/acme/app","commit":%q},"target":{"file":"main.c","function":"f"}}`, ben),

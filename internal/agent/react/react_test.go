@@ -12,8 +12,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/vulnbench/vulnbench/internal/agent/react"
 	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -71,30 +73,21 @@ void audit(const char *in)
 }
 `
 
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // history makes a repository with the two commits and returns their ids.
 func history(t *testing.T, dir string, contents ...string) []string {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "init", "-q")
+	gittest.Run(t, dir, "init", "-q")
 	var ids []string
 	for i, c := range contents {
 		if err := os.WriteFile(filepath.Join(dir, "main.c"), []byte(c), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		git(t, dir, "add", ".")
-		git(t, dir, "commit", "-q", "-m", fmt.Sprintf("commit %d", i))
-		ids = append(ids, git(t, dir, "rev-parse", "HEAD"))
+		gittest.Run(t, dir, "add", ".")
+		gittest.Run(t, dir, "commit", "-q", "-m", fmt.Sprintf("commit %d", i))
+		ids = append(ids, gittest.Run(t, dir, "rev-parse", "HEAD"))
 	}
 	return ids
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/agent"
 	"github.com/vulnbench/vulnbench/internal/agent/vex"
+	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -56,7 +57,7 @@ func TestScriptedAgent(t *testing.T) {
 		t.Run(proto, func(t *testing.T) {
 			dir := t.TempDir()
 			repo := filepath.Join(dir, "repos", "acme", "app")
-			commit := gitRepo(t, repo, map[string]string{
+			commit := gittest.Repo(t, repo, map[string]string{
 				"go.mod":     "module example.com/app\n\ngo 1.21\n\nrequire github.com/gorilla/websocket v1.4.0\n",
 				"main.go":    "package main\n\nfunc main() {}\n",
 				"ws_test.go": "package main\n\nimport \"github.com/gorilla/websocket\"\n\nvar _ = websocket.Upgrader{}\n",

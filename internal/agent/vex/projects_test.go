@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -171,7 +172,7 @@ func TestScriptedAgentOnPythonAndJavaProjects(t *testing.T) {
 	var lines []string
 	replies := map[string][]llmtest.Reply{} // by project URL
 	for _, p := range projects {
-		commit := gitRepo(t, filepath.Join(dir, "repos", "acme", p.id), p.files)
+		commit := gittest.Repo(t, filepath.Join(dir, "repos", "acme", p.id), p.files)
 		url := "https://github.com/acme/" + p.id
 		label := "ben"
 		if p.truth == "vulnerable" {

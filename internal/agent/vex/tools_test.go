@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,31 +14,9 @@ import (
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/agent"
 	"github.com/vulnbench/vulnbench/internal/agent/vex"
+	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 )
-
-func gitRepo(t *testing.T, dir string, files map[string]string) string {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 const goVuln = `{"id":"GO-2020-0019","modified":"2023-01-01T00:00:00Z","aliases":["CVE-2020-27813","GHSA-3xh2-74w9-5vxm"],
 "summary":"Integer overflow in github.com/gorilla/websocket","details":"An attacker can cause a denial of service.",
@@ -62,7 +39,7 @@ func setup(t *testing.T) map[string]agent.Tool {
 	for i := 0; i < vex.MaxDirEntries+5; i++ {
 		files[fmt.Sprintf("many/f%03d.txt", i)] = "x"
 	}
-	commit := gitRepo(t, repo, files)
+	commit := gittest.Repo(t, repo, files)
 	cache, err := snapshot.NewCache(filepath.Join(dir, "cache"), snapshot.Options{})
 	if err != nil {
 		t.Fatal(err)

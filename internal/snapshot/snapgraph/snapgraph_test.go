@@ -3,30 +3,17 @@ package snapgraph_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/snapshot/snapgraph"
 )
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "HOME="+dir,
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // repo builds a repository whose C files call each other, with links to a file and a
 // directory outside it, and returns it with two commits.
@@ -53,14 +40,14 @@ func repo(t *testing.T) (dir, first, second string) {
 			t.Fatal(err)
 		}
 	}
-	git(t, dir, "init", "-q")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-qm", "one")
-	first = git(t, dir, "rev-parse", "HEAD")
+	gittest.Run(t, dir, "init", "-q")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-qm", "one")
+	first = gittest.Run(t, dir, "rev-parse", "HEAD")
 	write(filepath.Join(dir, "src", "b.c"), "int later (void) { return entry (); }\n")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-qm", "two")
-	return dir, first, git(t, dir, "rev-parse", "HEAD")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-qm", "two")
+	return dir, first, gittest.Run(t, dir, "rev-parse", "HEAD")
 }
 
 func snapshots(t *testing.T) (*snapshot.Cache, string, string, string) {

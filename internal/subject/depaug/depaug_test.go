@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -47,15 +48,6 @@ int unrelated(int x)
 }
 `
 
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // TestContextFromTheSnapshot: the one prompt holds the target, its caller and its callee from
 // the case's snapshot (not the unrelated function), and the injected comment of the callee stays
 // inside its fence, in the user message; a case without a repository gets an error saying why.
@@ -64,10 +56,10 @@ func TestContextFromTheSnapshot(t *testing.T) {
 	repo := filepath.Join(dir, "repos", "acme", "lib")
 	os.MkdirAll(repo, 0o755)
 	os.WriteFile(filepath.Join(repo, "main.c"), []byte(lib), 0o644)
-	git(t, repo, "init", "-q")
-	git(t, repo, "add", ".")
-	git(t, repo, "commit", "-q", "-m", "one")
-	commit := git(t, repo, "rev-parse", "HEAD")
+	gittest.Run(t, repo, "init", "-q")
+	gittest.Run(t, repo, "add", ".")
+	gittest.Run(t, repo, "commit", "-q", "-m", "one")
+	commit := gittest.Run(t, repo, "rev-parse", "HEAD")
 	code, _ := json.Marshal("void copy(char *dst, const char *s)\n{\n\tif (!fits(s, 8))\n\t\treturn;\n\tstrcpy(dst, s);\n}")
 	suitePath := filepath.Join(dir, "s.jsonl")
 	os.WriteFile(suitePath, []byte(fmt.Sprintf(`{"id":"b","kind":"jit","label":"ben","pair":"p","language":"c","code":%s,"repo":{"url":"https://github.com/acme/lib","commit":%q},"target":{"file":"main.c","function":"copy"}}`+"\n"+
@@ -136,10 +128,10 @@ func TestContextModes(t *testing.T) {
 	repo := filepath.Join(dir, "repos", "acme", "lib")
 	os.MkdirAll(repo, 0o755)
 	os.WriteFile(filepath.Join(repo, "main.c"), []byte(lib), 0o644)
-	git(t, repo, "init", "-q")
-	git(t, repo, "add", ".")
-	git(t, repo, "commit", "-q", "-m", "one")
-	commit := git(t, repo, "rev-parse", "HEAD")
+	gittest.Run(t, repo, "init", "-q")
+	gittest.Run(t, repo, "add", ".")
+	gittest.Run(t, repo, "commit", "-q", "-m", "one")
+	commit := gittest.Run(t, repo, "rev-parse", "HEAD")
 	code, _ := json.Marshal("void copy(char *dst, const char *s)\n{\n\tif (!fits(s, 8))\n\t\treturn;\n\tstrcpy(dst, s);\n}")
 	meta := `{"context":{"caller_graph":{"copy":{"callers":["stored_far","stored_near","no_body"]}},"callee_graph":{"copy":{"callers":["strcpy"]}},` +
 		`"function_bodies":{"stored_far":"int stored_far(void)\\n{\\n\\treturn 0;\\n}","stored_near":"void stored_near(char *dst, const char *s)\\n{\\n\\tcopy(dst, s);\\n}"}}}`

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
+	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/govulncheck"
@@ -29,30 +30,6 @@ func needGovulncheck(t *testing.T) {
 		}
 		t.Skipf("govulncheck is not installed; install it with: %s (make test does)", govulncheck.Install)
 	}
-}
-
-// gitRepo commits files into a new repository at dir and returns the commit.
-func gitRepo(t *testing.T, dir string, files map[string]string) string {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // Hand-written advisories: a Go record with symbols (and a GHSA aliasing it), a Go record
@@ -160,7 +137,7 @@ func TestGovulncheck(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo := filepath.Join(dir, "repos", strings.NewReplacer(" ", "_", ":", "", "(", "", ")", "", ",", "").Replace(tc.name))
-			commit := gitRepo(t, repo, tc.files)
+			commit := gittest.Repo(t, repo, tc.files)
 			c := &suite.Case{ID: "c", Kind: suite.KindVEX, Language: "go", CVE: tc.cve,
 				Repo: &suite.Repo{URL: "https://example.com/o/r", Commit: commit, Path: tc.path}, VEX: &suite.VEX{Category: "vulnerable"}}
 			buf := trace.NewBuffer()

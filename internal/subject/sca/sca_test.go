@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,36 +12,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
+	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/sca"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
-
-// gitRepo commits files into a new repository at dir and returns the commit.
-func gitRepo(t *testing.T, dir string, files map[string]string) string {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // Hand-written advisories, one per ecosystem, plus a withdrawn one.
 var advisories = map[string]string{
@@ -130,7 +106,7 @@ func TestSCA(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo := filepath.Join(dir, "repos", strings.ReplaceAll(tc.name, " ", "_"))
-			commit := gitRepo(t, repo, tc.files)
+			commit := gittest.Repo(t, repo, tc.files)
 			c := &suite.Case{ID: "c", Kind: suite.KindVEX, CVE: tc.cve, Repo: &suite.Repo{URL: "https://example.com/o/r", Commit: commit},
 				VEX: &suite.VEX{Category: tc.truth, Ecosystem: tc.eco}}
 			env := subject.NewEnv(subject.EnvOptions{Snapshot: func(ctx context.Context) (*snapshot.Snapshot, error) {

@@ -36,6 +36,48 @@ type Truth struct {
 	vex      bool            // some case has a VEX ground-truth category
 	appsec   *appsecTruth    // the AppSecBench records, nil without appsec cases
 	tooMany  bool            // more cases than an int32 position holds
+	pack     packer          // the ids of the cases read since the last seal
+}
+
+// packer copies the case and pair ids of a truth into shared strings of up to packChunk bytes:
+// decoded one by one, each id sits in its own small allocation along with the bytes of fields
+// the truth drops, and those stay alive with it (about 29 bytes a case where the ids hold 19).
+// A case's ID and Pair are set when its chunk is sealed (seal, and done).
+type packer struct {
+	buf     []byte
+	pending []packed
+}
+
+type packed struct {
+	i        int32 // position in Cases
+	pair     bool  // the Pair, else the ID
+	off, end int32 // in buf
+}
+
+const packChunk = 64 << 10
+
+func (t *Truth) packID(i int, id string, pair bool) {
+	p := &t.pack
+	if len(p.buf)+len(id) > packChunk {
+		t.seal()
+	}
+	off := len(p.buf)
+	p.buf = append(p.buf, id...)
+	p.pending = append(p.pending, packed{i: int32(i), pair: pair, off: int32(off), end: int32(len(p.buf))})
+}
+
+// seal makes one string of the ids packed since the last seal and sets them.
+func (t *Truth) seal() {
+	p := &t.pack
+	s := string(p.buf)
+	for _, q := range p.pending {
+		if q.pair {
+			t.Cases[q.i].Pair = s[q.off:q.end]
+		} else {
+			t.Cases[q.i].ID = s[q.off:q.end]
+		}
+	}
+	p.buf, p.pending = p.buf[:0], p.pending[:0]
 }
 
 // half is the first case seen of a jit pair: its position and its code, whitespace removed.
@@ -80,8 +122,9 @@ func (t *Truth) done() error {
 	if t.tooMany {
 		return fmt.Errorf("more than %d cases: split the suite", math.MaxInt32)
 	}
+	t.seal()
+	t.pack = packer{}
 	t.cweSets, t.projects, t.halves = nil, nil, nil
-	t.Cases = slices.Clip(t.Cases)
 	t.byID = make([]int32, len(t.Cases))
 	sorted := true
 	for i := range t.byID {
@@ -133,13 +176,17 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		t.tooMany = true
 		return
 	}
-	sc := score.Case{ID: c.ID, Label: canonical(c.Label), Pair: c.Pair, CWE: cwe, Project: p, JIT: c.Kind == suite.KindJIT,
+	sc := score.Case{Label: canonical(c.Label), CWE: cwe, Project: p, JIT: c.Kind == suite.KindJIT,
 		Injected: score.CarriesInjection(c.Code)}
 	if c.Kind == suite.KindVEX && c.VEX != nil {
 		sc.VEX = score.VEXCategory(c.VEX.Category)
 		t.vex = t.vex || sc.VEX > 0
 	}
 	t.Cases = append(t.Cases, sc)
+	t.packID(len(t.Cases)-1, c.ID, false)
+	if c.Pair != "" {
+		t.packID(len(t.Cases)-1, c.Pair, true)
+	}
 	if c.Kind == suite.KindAppSec {
 		t.addAppSec(c, len(t.Cases)-1)
 	}

@@ -3,7 +3,9 @@
 # of the same 1M-case suite): the first (cold) request of a run page and of a cases page, then
 # 50 requests of each (cases pages cycle through pages, sorts, filters and flips), p50/p95;
 # the anchors, in the same script: vulnbench score --run on the same store (what a cold run
-# page must do at least) and GET /style.css (the server's floor). serve's peak RSS at the end.
+# page must do at least) and GET /style.css (the server's floor). serve's peak RSS at the end,
+# and the peak of its whole process tree (the server plus its scoring children), sampled every
+# 50 ms throughout. SCORING=process scores in the server itself.
 # Usage: bench/serve.sh [WORKDIR]   (reuses WORKDIR's suite and store when they are there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,9 +33,21 @@ printf 'score --run: median %s s (runs: %s), peak RSS %.1f MiB (what serve'"'"'s
   "$score_med" "$(cut -d' ' -f1 "$work/score.txt" | tr '\n' ' ')" "$(echo "$score_rss/1024" | bc -l)"
 
 log="$work/serve.log"
-$bin serve --db "$db" --addr 127.0.0.1:0 >"$log" 2>&1 &
+$bin serve --db "$db" --addr 127.0.0.1:0 --scoring "${SCORING:-child}" >"$log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
+# tree_rss: the summed VmRSS (KiB) of serve and its children, now
+tree_rss() {
+  local sum=0 p r
+  for p in $pid $(cat /proc/$pid/task/*/children 2>/dev/null); do
+    r=$(awk '/VmRSS/ {print $2}' /proc/$p/status 2>/dev/null || true)
+    sum=$((sum + ${r:-0}))
+  done
+  echo $sum
+}
+: >"$work/tree.txt"
+( while kill -0 $pid 2>/dev/null; do tree_rss >>"$work/tree.txt"; sleep 0.05; done ) &
+sampler=$!
+trap 'kill $pid $sampler 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q 'http://' "$log" && break; sleep 0.1; done
 base=$(grep -o 'http://[0-9.:]*' "$log" | head -1)
 [ -n "$base" ] || { cat "$log" >&2; exit 1; }
@@ -67,5 +81,7 @@ for f in run cases css; do
 done
 hwm=$(awk '/VmHWM/ {print $2}' /proc/$pid/status)
 rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
-printf 'serve memory: peak RSS %.1f MiB, now %.1f MiB\n' "$(echo "$hwm/1024" | bc -l)" "$(echo "$rss/1024" | bc -l)"
+tree=$(sort -g "$work/tree.txt" | tail -1)
+printf 'serve memory (--scoring %s): peak RSS %.1f MiB, now %.1f MiB; process tree peak %.1f MiB (sampled)\n' \
+  "${SCORING:-child}" "$(echo "$hwm/1024" | bc -l)" "$(echo "$rss/1024" | bc -l)" "$(echo "${tree:-0}/1024" | bc -l)"
 echo "inputs in $work"

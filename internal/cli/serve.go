@@ -16,7 +16,7 @@ import (
 
 func newServeCmd(e *env) *cobra.Command {
 	var db, addr, scoring string
-	var runs, resamples, memLimit int
+	var runs, resamples, memLimit, childLimit int
 	c := &cobra.Command{
 		Use:   "serve [--db DSN] [--addr 127.0.0.1:8080]",
 		Short: "Browse a store in a web browser: runs, scores and plots, cases, traces, comparisons",
@@ -35,9 +35,11 @@ It listens on loopback unless --addr says otherwise; anyone who can reach it rea
 The first request for a run scores it (a run of a million verdicts takes tens of seconds) and
 builds its cases index; both are kept for the last --cache-runs runs, keyed by the run's state
 and attempt count, so a run that ended is computed once and a running run when it changed.
-Scoring runs in a child process (vulnbench report, vulnbench compare: --scoring child), so the
-memory a big run takes to score is freed when it is scored; --scoring process scores in the
-server itself.`,
+Scoring runs in the server itself (--scoring process): a run of a million verdicts peaks the
+server at about 265 MiB. --scoring child scores in a child process instead (vulnbench report,
+vulnbench compare), each under --scoring-memory-limit: the server stays as small as its case
+indexes, but server and child together peak higher (about 380 MiB on that run: two runtimes,
+two copies of the binary's pages).`,
 		Example: `  vulnbench serve --db vulnbench.db
   vulnbench serve --db postgres://host/vb --addr 127.0.0.1:9000`,
 		Args: exactArgs(0, "no arguments"),
@@ -50,7 +52,7 @@ server itself.`,
 				if err != nil {
 					return fmt.Errorf("find the vulnbench binary for --scoring child: %w (use --scoring process)", err)
 				}
-				opt.Scorer = web.Child{Exe: exe, DB: db, Resamples: resamples}
+				opt.Scorer = web.Child{Exe: exe, DB: db, Resamples: resamples, MemoryLimit: childLimit}
 			case "process":
 			default:
 				return usageErr("--scoring %q is not child or process", scoring)
@@ -91,7 +93,8 @@ server itself.`,
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	f.IntVar(&runs, "cache-runs", 4, "how many runs' scores and case indexes to keep in memory")
 	f.IntVar(&memLimit, "memory-limit", 100, "soft memory limit in MiB (Go's GC target; 0: none; GOMEMLIMIT overrides it); a run of 1M cases takes ~33 MiB of index: keep --cache-runs × that below it")
-	f.StringVar(&scoring, "scoring", "child", "where runs are scored: child (a vulnbench process per run page or comparison) or process (the server)")
+	f.IntVar(&childLimit, "scoring-memory-limit", 200, "soft memory limit in MiB of each scoring child (--scoring child; 0: none; GOMEMLIMIT overrides it): a run of 1M verdicts needs ~180 MiB of live heap to score, and a limit below that makes it slower, not smaller")
+	f.StringVar(&scoring, "scoring", "process", "where runs are scored: process (the server) or child (a vulnbench process per run page or comparison)")
 	f.IntVar(&resamples, "resamples", 1000, "bootstrap resamples of the intervals a run page and a comparison show")
 	return c
 }

@@ -3,6 +3,9 @@ package report
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/score"
@@ -24,7 +27,7 @@ type Truth struct {
 	// Total counts the cases read, kept or not; Undated those left out that have no date.
 	Total, Undated int
 
-	index    map[string]int32    // case id -> position in Cases
+	byID     []int32             // positions in Cases, sorted by case id (stable): see Find
 	byIdx    map[string]string   // PrimeVul idx -> case id
 	excluded map[string]struct{} // ids left out by keep: their verdicts are ignored silently
 	cweSets  map[string][]string // cases share their CWE lists: one slice per distinct list
@@ -32,6 +35,49 @@ type Truth struct {
 	halves   map[string]half // jit pair -> its first case seen
 	vex      bool            // some case has a VEX ground-truth category
 	appsec   *appsecTruth    // the AppSecBench records, nil without appsec cases
+	tooMany  bool            // more cases than an int32 position holds
+	pack     packer          // the ids of the cases read since the last seal
+}
+
+// packer copies the case and pair ids of a truth into shared strings of up to packChunk bytes:
+// decoded one by one, each id sits in its own small allocation along with the bytes of fields
+// the truth drops, and those stay alive with it (about 29 bytes a case where the ids hold 19).
+// A case's ID and Pair are set when its chunk is sealed (seal, and done).
+type packer struct {
+	buf     []byte
+	pending []packed
+}
+
+type packed struct {
+	i        int32 // position in Cases
+	pair     bool  // the Pair, else the ID
+	off, end int32 // in buf
+}
+
+const packChunk = 64 << 10
+
+func (t *Truth) packID(i int, id string, pair bool) {
+	p := &t.pack
+	if len(p.buf)+len(id) > packChunk {
+		t.seal()
+	}
+	off := len(p.buf)
+	p.buf = append(p.buf, id...)
+	p.pending = append(p.pending, packed{i: int32(i), pair: pair, off: int32(off), end: int32(len(p.buf))})
+}
+
+// seal makes one string of the ids packed since the last seal and sets them.
+func (t *Truth) seal() {
+	p := &t.pack
+	s := string(p.buf)
+	for _, q := range p.pending {
+		if q.pair {
+			t.Cases[q.i].Pair = s[q.off:q.end]
+		} else {
+			t.Cases[q.i].ID = s[q.off:q.end]
+		}
+	}
+	p.buf, p.pending = p.buf[:0], p.pending[:0]
 }
 
 // half is the first case seen of a jit pair: its position and its code, whitespace removed.
@@ -65,8 +111,42 @@ func (t *Truth) markIdentical(c *suite.Case) {
 func (t *Truth) HasVEX() bool { return t.vex }
 
 func newTruth(source string, n int) *Truth {
-	return &Truth{Source: source, Cases: make([]score.Case, 0, n), index: make(map[string]int32, n),
+	return &Truth{Source: source, Cases: make([]score.Case, 0, n),
 		byIdx: map[string]string{}, cweSets: map[string][]string{}, projects: map[string]string{}}
+}
+
+// done ends reading: it drops what only reading needed and sorts the id index. A sorted slice
+// of positions costs 4 bytes a case where a map from id costs about 55; a suite already in id
+// order (most are) is not sorted again.
+func (t *Truth) done() error {
+	if t.tooMany {
+		return fmt.Errorf("more than %d cases: split the suite", math.MaxInt32)
+	}
+	t.seal()
+	t.pack = packer{}
+	t.cweSets, t.projects, t.halves = nil, nil, nil
+	t.byID = make([]int32, len(t.Cases))
+	sorted := true
+	for i := range t.byID {
+		t.byID[i] = int32(i)
+		sorted = sorted && (i == 0 || t.Cases[i-1].ID <= t.Cases[i].ID)
+	}
+	if !sorted {
+		slices.SortStableFunc(t.byID, func(a, b int32) int { return strings.Compare(t.Cases[a].ID, t.Cases[b].ID) })
+	}
+	return nil
+}
+
+// canonical returns the label constant equal to l, so that the cases share its bytes instead of
+// each holding its own decoded copy.
+func canonical(l suite.Label) suite.Label {
+	switch l {
+	case suite.Vul:
+		return suite.Vul
+	case suite.Ben:
+		return suite.Ben
+	}
+	return l
 }
 
 func (t *Truth) add(c *suite.Case, keep Keep) {
@@ -92,14 +172,21 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		cwe = c.CWE
 		t.cweSets[key] = cwe
 	}
-	t.index[c.ID] = int32(len(t.Cases))
-	sc := score.Case{ID: c.ID, Label: c.Label, Pair: c.Pair, CWE: cwe, Project: p, JIT: c.Kind == suite.KindJIT,
+	if len(t.Cases) == math.MaxInt32 {
+		t.tooMany = true
+		return
+	}
+	sc := score.Case{Label: canonical(c.Label), CWE: cwe, Project: p, JIT: c.Kind == suite.KindJIT,
 		Injected: score.CarriesInjection(c.Code)}
 	if c.Kind == suite.KindVEX && c.VEX != nil {
 		sc.VEX = score.VEXCategory(c.VEX.Category)
 		t.vex = t.vex || sc.VEX > 0
 	}
 	t.Cases = append(t.Cases, sc)
+	t.packID(len(t.Cases)-1, c.ID, false)
+	if c.Pair != "" {
+		t.packID(len(t.Cases)-1, c.Pair, true)
+	}
 	if c.Kind == suite.KindAppSec {
 		t.addAppSec(c, len(t.Cases)-1)
 	}
@@ -113,8 +200,10 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 
 // Find returns the position of the case with id in Cases; excluded is true when keep left it out.
 func (t *Truth) Find(id string) (i int, ok, excluded bool) {
-	if j, ok := t.index[id]; ok {
-		return int(j), true, false
+	// the last of the cases with id, as a map filled in suite order would keep
+	j := sort.Search(len(t.byID), func(k int) bool { return t.Cases[t.byID[k]].ID > id })
+	if j > 0 && t.Cases[t.byID[j-1]].ID == id {
+		return int(t.byID[j-1]), true, false
 	}
 	_, ex := t.excluded[id]
 	return 0, false, ex
@@ -139,14 +228,23 @@ func LoadTruth(path string, keep Keep) (*Truth, error) {
 		return nil, fmt.Errorf("%v (and %d problems in all: vulnbench suite validate %s)", problems[0], len(problems), path)
 	}
 	t.Hash = hash
-	t.cweSets, t.projects, t.halves = nil, nil, nil
+	if err := t.done(); err != nil {
+		return nil, fmt.Errorf("ground truth: %s: %w", path, err)
+	}
 	return t, nil
 }
 
 // StoredTruth reads the cases stored with run: no suite file is needed. It returns nil, nil when
 // the store holds no case of the run (a run stored before cases were).
 func StoredTruth(ctx context.Context, cs CaseStore, run *store.Run, keep Keep) (*Truth, error) {
-	t := newTruth("run "+run.ID+" in the store", 0)
+	n := 0
+	if cc, ok := cs.(caseCounter); ok { // sized once: growing a million cases by appends holds old and new arrays
+		var err error
+		if n, err = cc.CaseCount(ctx, run.ID); err != nil {
+			return nil, fmt.Errorf("ground truth of run %s: %w", run.ID, err)
+		}
+	}
+	t := newTruth("run "+run.ID+" in the store", n)
 	if err := cs.Cases(ctx, run.ID, func(c *suite.Case) error {
 		t.add(c, keep)
 		return nil
@@ -157,8 +255,15 @@ func StoredTruth(ctx context.Context, cs CaseStore, run *store.Run, keep Keep) (
 		return nil, nil
 	}
 	t.Hash = run.SuiteHash
-	t.cweSets, t.projects, t.halves = nil, nil, nil
+	if err := t.done(); err != nil {
+		return nil, fmt.Errorf("ground truth of run %s: %w", run.ID, err)
+	}
 	return t, nil
+}
+
+// caseCounter is a CaseStore that counts a run's cases without reading them.
+type caseCounter interface {
+	CaseCount(ctx context.Context, runID string) (int, error)
 }
 
 // RunTruth is the ground truth of a stored run: the cases stored with it when st keeps cases

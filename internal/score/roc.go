@@ -21,6 +21,15 @@ type ROCPoint struct {
 // predicted vulnerable; failed verdicts are never predicted vulnerable. Nil when the cases
 // scored lack a vulnerable or a benign one.
 func ROC(cases []Case, answers []Answer, opt Options) []ROCPoint {
+	var curve []ROCPoint
+	EachROCPoint(cases, answers, opt, func(p ROCPoint) { curve = append(curve, p) })
+	return curve
+}
+
+// EachROCPoint calls fn with each point of the curve ROC returns, in order, without holding
+// them: a million distinct scores are a million points, which a plot thins anyway. It reports
+// whether there is a curve.
+func EachROCPoint(cases []Case, answers []Answer, opt Options, fn func(ROCPoint)) bool {
 	opt = opt.Resolve(cases)
 	benMode := opt.UnparsedAs == UnparsedBen
 	pts := make([]point, 0, len(cases))
@@ -56,10 +65,10 @@ func ROC(cases []Case, answers []Answer, opt Options) []ROCPoint {
 		}
 	}
 	if nv == 0 || nb == 0 {
-		return nil
+		return false
 	}
 	slices.SortFunc(pts, func(a, b point) int { return cmp.Compare(b.s, a.s) })
-	curve := []ROCPoint{{Threshold: math.Inf(1)}}
+	fn(ROCPoint{Threshold: math.Inf(1)})
 	var tp, fp int
 	for i := 0; i < len(pts); {
 		s := pts[i].s
@@ -73,7 +82,7 @@ func ROC(cases []Case, answers []Answer, opt Options) []ROCPoint {
 				fp++
 			}
 		}
-		curve = append(curve, ROCPoint{Threshold: s, FPR: float64(fp) / float64(nb), TPR: float64(tp) / float64(nv)})
+		fn(ROCPoint{Threshold: s, FPR: float64(fp) / float64(nb), TPR: float64(tp) / float64(nv)})
 	}
-	return curve
+	return true
 }

@@ -5,8 +5,11 @@
 package score
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -369,32 +372,53 @@ func (s pairSlot) preds(outs []outcome, benMode bool) (v, b suite.Label, ok bool
 }
 
 // pairSlots groups the cases that share a pair id, in order of first appearance; nil when no
-// case has one. Compute and the bootstrap tallies both read pairs through it.
+// case has one. Compute and the bootstrap tallies both read pairs through it. It sorts positions
+// by pair id instead of filling a map from id: on a million cases that is 16 MB held instead of 33
+// (and no sort at all when the suite lists its pairs in id order, as most do).
 func pairSlots(cases []Case) []pairSlot {
-	var ids map[string]int32
-	var slots []pairSlot
+	n := 0
 	for i := range cases {
-		c := &cases[i]
-		if c.Pair == "" {
-			continue
+		if cases[i].Pair != "" {
+			n++
 		}
-		if ids == nil {
-			ids = make(map[string]int32, len(cases)/2)
-			slots = make([]pairSlot, 0, len(cases)/2)
+	}
+	if n == 0 {
+		return nil
+	}
+	order := make([]int32, 0, n)
+	for i := range cases {
+		if cases[i].Pair != "" {
+			order = append(order, int32(i))
 		}
-		k, ok := ids[c.Pair]
-		if !ok {
-			k = int32(len(slots))
-			ids[c.Pair] = k
-			slots = append(slots, pairSlot{vul: -1, ben: -1})
+	}
+	byPair := func(a, b int32) int { return strings.Compare(cases[a].Pair, cases[b].Pair) }
+	if !slices.IsSortedFunc(order, byPair) {
+		slices.SortStableFunc(order, byPair) // stable: each group's first position is its first appearance
+	}
+	// groups[g] is where group g starts in order; a group ends where the next starts
+	groups := make([]int32, 0, n/2+1)
+	for k := range order {
+		if k == 0 || cases[order[k]].Pair != cases[order[k-1]].Pair {
+			groups = append(groups, int32(k))
 		}
-		s := &slots[k]
-		s.n++
-		if c.Label == suite.Vul {
-			s.vul = int32(i)
-		} else {
-			s.ben = int32(i)
+	}
+	firstOf := func(a, b int32) int { return cmp.Compare(order[a], order[b]) }
+	if !slices.IsSortedFunc(groups, firstOf) {
+		slices.SortFunc(groups, firstOf) // first positions are distinct: no tie to keep
+	}
+	slots := make([]pairSlot, len(groups))
+	for g, start := range groups {
+		s := pairSlot{vul: -1, ben: -1}
+		for k := int(start); k < len(order) && (k == int(start) || cases[order[k]].Pair == cases[order[start]].Pair); k++ {
+			i := order[k]
+			s.n++
+			if cases[i].Label == suite.Vul {
+				s.vul = i
+			} else {
+				s.ben = i
+			}
 		}
+		slots[g] = s
 	}
 	return slots
 }

@@ -167,7 +167,7 @@ func TestChildScorer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	child := httptest.NewServer(web.New(st, web.Options{Scorer: web.Child{Exe: bin, DB: f.db, Resamples: 200}}))
+	child := httptest.NewServer(web.New(st, web.Options{Scorer: web.Child{Exe: bin, DB: f.db, Resamples: 200, MemoryLimit: 64}}))
 	defer child.Close()
 	local := serve(t, f)
 	for _, path := range []string{"/runs/" + f.agent, "/compare?a=" + f.agent + "&b=" + f.random} {

@@ -349,23 +349,27 @@ func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Fi
 	return nil
 }
 
+const noROC = "no ROC curve: the run has no scored verdict on a vul case and on a ben case"
+
 // rocFigure is the ROC curve of a run's first repeat, with its VD-S point, or says why none.
 func rocFigure(rep *report.Report, r *report.Run, name string, f *report.Figures) (figure, error) {
 	fig := figure{Title: "ROC " + name}
 	answers, res, _ := r.First()
-	curve := score.ROC(rep.Truth.Cases, answers, rep.Options)
-	if res == nil || res.VDS == nil || curve == nil {
-		fig.Note = "no ROC curve: the run has no scored verdict on a vul case and on a ben case"
+	if res == nil || res.VDS == nil {
+		fig.Note = noROC
 		return fig, nil
 	}
 	v := res.VDS
 	x := 0.0 // the VD-S point: its threshold's FPR; no threshold: nothing predicted vul
-	if v.Threshold != nil {
-		for _, p := range curve {
-			if p.Threshold == *v.Threshold {
-				x = p.FPR
-			}
+	curve := thinner{step: 1.0 / 2000}
+	if !score.EachROCPoint(rep.Truth.Cases, answers, rep.Options, func(p score.ROCPoint) {
+		if v.Threshold != nil && p.Threshold == *v.Threshold {
+			x = p.FPR
 		}
+		curve.add(p)
+	}) {
+		fig.Note = noROC
+		return fig, nil
 	}
 	say := ""
 	fig.Note = fmt.Sprintf("VD-S: FNR %.1f%% at FPR %.2f%% <= r = %.2f%% (score source: %s)", 100*v.FNR, 100*x, 100*v.FPRTolerance, v.Source)
@@ -376,7 +380,7 @@ func rocFigure(rep *report.Report, r *report.Run, name string, f *report.Figures
 	if len(r.Repeats) > 1 {
 		fig.Note += fmt.Sprintf("; repeat %d of %d", r.Repeats[0], len(r.Repeats))
 	}
-	s, err := rocPlot(name, curve, x, 1-v.FNR, say)
+	s, err := rocPlot(name, curve.points(), x, 1-v.FNR, say)
 	if err != nil {
 		return fig, err
 	}

@@ -108,14 +108,13 @@ func width(n int) vg.Length {
 }
 
 // rocPlot draws one run's ROC curve with the VD-S point; say is what the title adds.
-func rocPlot(name string, curve []score.ROCPoint, vdsFPR, vdsTPR float64, say string) (template.HTML, error) {
+func rocPlot(name string, xys plotter.XYs, vdsFPR, vdsTPR float64, say string) (template.HTML, error) {
 	p := newPlot("ROC "+name+say, "false-positive rate", "true-positive rate")
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-	xys := thin(curve, 1.0/2000)
-	if last := curve[len(curve)-1]; last.FPR < 1 || last.TPR < 1 {
+	if last := xys[len(xys)-1]; last.X < 1 || last.Y < 1 {
 		// Failed verdicts are never predicted vulnerable: the curve ends where the scores do;
 		// the dotted segment closes it at (1, 1), where every case is called vulnerable.
-		rest, err := plotter.NewLine(plotter.XYs{{X: last.FPR, Y: last.TPR}, {X: 1, Y: 1}})
+		rest, err := plotter.NewLine(plotter.XYs{last, {X: 1, Y: 1}})
 		if err != nil {
 			return "", err
 		}
@@ -157,17 +156,39 @@ func rocPlot(name string, curve []score.ROCPoint, vdsFPR, vdsTPR float64, say st
 // kept, and the last point: a million distinct scores draw the same picture with a few thousand
 // points, and the page stays small.
 func thin(curve []score.ROCPoint, step float64) plotter.XYs {
-	xys := make(plotter.XYs, 0, min(len(curve), 4096))
-	for i, c := range curve {
-		if n := len(xys); n > 0 && i < len(curve)-1 {
-			last := xys[n-1]
-			if math.Abs(c.FPR-last.X)+math.Abs(c.TPR-last.Y) < step {
-				continue
-			}
-		}
-		xys = append(xys, plotter.XY{X: c.FPR, Y: c.TPR})
+	t := thinner{step: step}
+	for _, c := range curve {
+		t.add(c)
 	}
-	return xys
+	return t.points()
+}
+
+// thinner thins a curve as its points come (see thin), holding only those it keeps.
+type thinner struct {
+	step    float64
+	xys     plotter.XYs
+	end     plotter.XY // the last point seen
+	skipped bool       // end was not kept
+}
+
+func (t *thinner) add(c score.ROCPoint) {
+	t.end = plotter.XY{X: c.FPR, Y: c.TPR}
+	if n := len(t.xys); n > 0 {
+		if k := t.xys[n-1]; math.Abs(t.end.X-k.X)+math.Abs(t.end.Y-k.Y) < t.step {
+			t.skipped = true
+			return
+		}
+	}
+	t.skipped = false
+	t.xys = append(t.xys, t.end)
+}
+
+// points returns the points kept, ending with the curve's last.
+func (t *thinner) points() plotter.XYs {
+	if t.skipped {
+		return append(t.xys, t.end)
+	}
+	return t.xys
 }
 
 // pairwisePlot draws each run's pairwise outcomes as a stacked bar: P-C, P-V, P-B, P-R.

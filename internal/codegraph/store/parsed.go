@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/vulnbench/vulnbench/internal/binfile"
 	"github.com/vulnbench/vulnbench/internal/codegraph/graph"
 	"github.com/vulnbench/vulnbench/internal/codegraph/lang"
 )
@@ -68,7 +69,7 @@ func WriteParsed(name string, ps []Parsed) error {
 			e.i(c.Caller + 1)
 		}
 	}
-	if err := writeFileAtomic(name, frame(parsedMagic, e)); err != nil {
+	if err := binfile.WriteAtomic(name, frame(parsedMagic, e)); err != nil {
 		return fmt.Errorf("save parse results: %w", err)
 	}
 	return nil
@@ -92,29 +93,25 @@ func decodeParsed(b []byte) (map[Key]*graph.FileResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := len(d.data)
-	n := d.n(limit)
+	limit := len(d.Data)
+	n := d.N(limit)
 	out := make(map[Key]*graph.FileResult, n)
 	for range n {
-		if d.err != nil {
+		var k Key
+		copy(k.Hash[:], d.Take(32))
+		if d.Err != nil {
 			break
 		}
-		if d.off+32 > len(d.data) {
-			return nil, fmt.Errorf("truncated parse results")
-		}
-		var k Key
-		copy(k.Hash[:], d.data[d.off:d.off+32])
-		d.off += 32
-		lp := d.n(int(lang.Count) << 1)
+		lp := d.N(int(lang.Count) << 1)
 		k.Lang = lang.Lang(lp >> 1)
 		r := &graph.FileResult{Lang: k.Lang, Partial: lp&1 == 1, SyntaxErrors: d.i(), Skip: d.s()}
-		if nf := d.n(limit); nf > 0 {
+		if nf := d.N(limit); nf > 0 {
 			r.Funcs = make([]graph.Func, nf)
 		}
 		for i := range r.Funcs {
 			f := &r.Funcs[i]
 			f.Name, f.QualName = d.s(), d.s()
-			flags := d.u()
+			flags := d.U()
 			f.Kind, f.Static, f.Lang = graph.FuncKind(flags>>1), flags&1 == 1, k.Lang
 			f.StartLine = d.i()
 			f.EndLine = f.StartLine + d.i()
@@ -122,22 +119,22 @@ func decodeParsed(b []byte) (map[Key]*graph.FileResult, error) {
 			f.EndByte = f.StartByte + d.i()
 			f.Signature = d.s()
 		}
-		if nc := d.n(limit); nc > 0 {
+		if nc := d.N(limit); nc > 0 {
 			r.Calls = make([]graph.Call, nc)
 		}
 		for i := range r.Calls {
 			c := &r.Calls[i]
 			c.Callee, c.Qualifier, c.Expr = d.s(), d.s(), d.s()
-			c.Kind = graph.CallKind(d.n(int(graph.Reference) + 1))
+			c.Kind = graph.CallKind(d.N(int(graph.Reference) + 1))
 			c.Line, c.Col = d.i(), d.i()
-			c.Caller = d.n(len(r.Funcs)+1) - 1
+			c.Caller = d.N(len(r.Funcs)+1) - 1
 		}
 		out[k] = r
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Err != nil {
+		return nil, d.Err
 	}
-	if d.off != len(d.data) {
+	if d.Off != len(d.Data) {
 		return nil, fmt.Errorf("corrupt parse results: trailing data")
 	}
 	return out, nil

@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
-	"path/filepath"
 
+	"github.com/vulnbench/vulnbench/internal/binfile"
 	"github.com/vulnbench/vulnbench/internal/codegraph/graph"
 	"github.com/vulnbench/vulnbench/internal/codegraph/lang"
 )
@@ -127,56 +127,17 @@ func frame(magic string, body *encoder) []byte {
 	return binary.LittleEndian.AppendUint32(out.buf, crc32.Checksum(out.buf, crc32.MakeTable(crc32.Castagnoli)))
 }
 
+// decoder reads a persisted file's body with its string table.
 type decoder struct {
-	data string // the whole file: strings are slices of it
-	off  int
-	tab  []string
-	err  error
+	binfile.Reader
+	tab []string
 }
 
-func (d *decoder) u() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := uvarintString(d.data[d.off:])
-	if n <= 0 {
-		d.err = errors.New("truncated or corrupt index")
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-// uvarintString is binary.Uvarint over a string.
-func uvarintString(s string) (uint64, int) {
-	var x uint64
-	var shift uint
-	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
-		b := s[i]
-		if b < 0x80 {
-			return x | uint64(b)<<shift, i + 1
-		}
-		x |= uint64(b&0x7f) << shift
-		shift += 7
-	}
-	return 0, 0
-}
-
-// n reads a count or index that must be below limit.
-func (d *decoder) n(limit int) int {
-	v := d.u()
-	if d.err == nil && v >= uint64(limit) {
-		d.err = fmt.Errorf("corrupt index: %d out of range (limit %d)", v, limit)
-		return 0
-	}
-	return int(v)
-}
-
-func (d *decoder) i() int { return d.n(1 << 40) }
+func (d *decoder) i() int { return d.N(1 << 40) }
 
 func (d *decoder) s() string {
-	id := d.n(len(d.tab))
-	if d.err != nil {
+	id := d.N(len(d.tab))
+	if d.Err != nil {
 		return ""
 	}
 	return d.tab[id]
@@ -192,24 +153,23 @@ func unframe(b []byte, magic string) (*decoder, error) {
 	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
 		return nil, errors.New("checksum mismatch")
 	}
-	d := &decoder{data: string(body), off: len(magic)}
-	if v := d.u(); v != FormatVersion {
+	d := &decoder{Reader: binfile.Reader{Data: string(body), Off: len(magic), What: "index"}}
+	if v := d.U(); v != FormatVersion {
 		return nil, fmt.Errorf("format %d, want %d", v, FormatVersion)
 	}
-	nstr := d.n(len(body))
+	nstr := d.N(len(body))
 	lens := make([]int, nstr)
 	total := 0
 	for k := range lens {
-		lens[k] = d.n(len(body))
+		lens[k] = d.N(len(body))
 		total += lens[k]
 	}
-	if d.err != nil || d.off+total > len(d.data) {
+	if d.Err != nil || d.Off+total > len(d.Data) {
 		return nil, errors.New("truncated file")
 	}
 	d.tab = make([]string, nstr)
 	for k, l := range lens {
-		d.tab[k] = d.data[d.off : d.off+l]
-		d.off += l
+		d.tab[k] = d.Take(l)
 	}
 	return d, nil
 }
@@ -225,24 +185,24 @@ func decodeIndex(b []byte) (*graph.Index, error) {
 	for _, p := range []*int{&st.Files, &st.Functions, &st.Macros, &st.CallSites, &st.Unresolved, &st.References, &st.Skipped, &st.SyntaxErrors, &st.Partial} {
 		*p = d.i()
 	}
-	st.Bytes = int64(d.u())
-	ix.Files = make([]graph.File, d.n(len(d.data)))
+	st.Bytes = int64(d.U())
+	ix.Files = make([]graph.File, d.N(len(d.Data)))
 	for k := range ix.Files {
 		p := d.s()
-		lp := d.n(int(lang.Count) << 1)
-		ix.Files[k] = graph.File{Path: p, Lang: lang.Lang(lp >> 1), Partial: lp&1 == 1, Size: int64(d.u())}
+		lp := d.N(int(lang.Count) << 1)
+		ix.Files[k] = graph.File{Path: p, Lang: lang.Lang(lp >> 1), Partial: lp&1 == 1, Size: int64(d.U())}
 	}
 	nf := len(ix.Files)
-	ix.Funcs = make([]graph.Func, d.n(len(d.data)))
+	ix.Funcs = make([]graph.Func, d.N(len(d.Data)))
 	for k := range ix.Funcs {
 		f := &ix.Funcs[k]
 		f.Name, f.QualName = d.s(), d.s()
-		flags := d.u()
+		flags := d.U()
 		f.Kind, f.Static = graph.FuncKind(flags>>1), flags&1 == 1
-		if fi := d.n(max(nf, 1)); nf > 0 {
+		if fi := d.N(max(nf, 1)); nf > 0 {
 			f.File = ix.Files[fi].Path
 		}
-		f.Lang = lang.Lang(d.n(int(lang.Count)))
+		f.Lang = lang.Lang(d.N(int(lang.Count)))
 		f.StartLine = d.i()
 		f.EndLine = f.StartLine + d.i()
 		f.StartByte = d.i()
@@ -250,25 +210,25 @@ func decodeIndex(b []byte) (*graph.Index, error) {
 		f.Signature = d.s()
 	}
 	nfn := len(ix.Funcs)
-	ix.Calls = make([]graph.Call, d.n(len(d.data)))
+	ix.Calls = make([]graph.Call, d.N(len(d.Data)))
 	for k := range ix.Calls {
 		c := &ix.Calls[k]
 		c.Callee, c.Qualifier, c.Expr = d.s(), d.s(), d.s()
-		c.Kind = graph.CallKind(d.n(int(graph.Reference) + 1))
-		if fi := d.n(max(nf, 1)); nf > 0 {
+		c.Kind = graph.CallKind(d.N(int(graph.Reference) + 1))
+		if fi := d.N(max(nf, 1)); nf > 0 {
 			c.File = ix.Files[fi].Path
 		}
 		c.Line, c.Col = d.i(), d.i()
-		c.Caller = d.n(nfn+1) - 1
+		c.Caller = d.N(nfn+1) - 1
 	}
-	ix.Skipped = make([]graph.Skipped, d.n(len(d.data)))
+	ix.Skipped = make([]graph.Skipped, d.N(len(d.Data)))
 	for k := range ix.Skipped {
 		ix.Skipped[k] = graph.Skipped{Path: d.s(), Reason: d.s()}
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Err != nil {
+		return nil, d.Err
 	}
-	if d.off != len(d.data) {
+	if d.Off != len(d.Data) {
 		return nil, errors.New("corrupt index: trailing data")
 	}
 	// Empty lists read back as nil, as the builder leaves them.
@@ -303,34 +263,8 @@ func ReadIndex(name string) (*graph.Index, error) {
 
 // WriteIndex saves ix (without its Root, which is where it is opened from) in the file name.
 func WriteIndex(name string, ix *graph.Index) error {
-	if err := writeFileAtomic(name, encodeIndex(ix)); err != nil {
+	if err := binfile.WriteAtomic(name, encodeIndex(ix)); err != nil {
 		return fmt.Errorf("save index: %w", err)
-	}
-	return nil
-}
-
-// writeFileAtomic writes b to name through a temporary file and a rename, so readers see the old
-// file or the new one, never a part.
-func writeFileAtomic(name string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
-		return err
 	}
 	return nil
 }

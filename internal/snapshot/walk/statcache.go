@@ -5,12 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/vulnbench/vulnbench/internal/binfile"
 )
 
 // StatCache remembers, per tree (the root directory it was loaded for), each file's size, modification time, inode
@@ -47,24 +48,21 @@ func LoadStatCache(cacheDir, root string) *StatCache {
 	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
 		return sc
 	}
-	d := &decoder{data: string(body), off: len(statMagic)}
-	written := int64(d.u())
-	n := d.n(len(body))
+	d := &binfile.Reader{Data: string(body), Off: len(statMagic), What: "stat cache"}
+	written := int64(d.U())
+	n := d.N(len(body))
 	entries := make(map[string]statEntry, n)
 	for range n {
-		l := d.n(len(body))
-		if d.err != nil || d.off+l+32 > len(d.data) {
+		p := d.Take(d.N(len(body)))
+		var e statEntry
+		copy(e.hash[:], d.Take(32))
+		if d.Err != nil {
 			return sc
 		}
-		p := d.data[d.off : d.off+l]
-		d.off += l
-		var e statEntry
-		copy(e.hash[:], d.data[d.off:d.off+32])
-		d.off += 32
-		e.size, e.mtime, e.ino = int64(d.u()), int64(d.u()), d.u()
+		e.size, e.mtime, e.ino = int64(d.U()), int64(d.U()), d.U()
 		entries[p] = e
 	}
-	if d.err != nil {
+	if d.Err != nil {
 		return sc
 	}
 	sc.written, sc.entries = written, entries
@@ -117,79 +115,8 @@ func (sc *StatCache) Save(cands []File) error {
 		b = binary.AppendUvarint(b, c.Ino)
 	}
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
-	if err := writeFileAtomic(sc.file, b); err != nil {
+	if err := binfile.WriteAtomic(sc.file, b); err != nil {
 		return fmt.Errorf("save file hashes: %w", err)
 	}
 	return nil
-}
-
-// decoder reads the cache's unsigned varints; the first fault sticks.
-type decoder struct {
-	data string
-	off  int
-	err  error
-}
-
-func (d *decoder) u() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := uvarint(d.data[d.off:])
-	if n <= 0 {
-		d.err = errors.New("truncated or corrupt stat cache")
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-// n reads a count that must be below limit.
-func (d *decoder) n(limit int) int {
-	v := d.u()
-	if d.err == nil && v >= uint64(limit) {
-		d.err = fmt.Errorf("corrupt stat cache: %d out of range (limit %d)", v, limit)
-		return 0
-	}
-	return int(v)
-}
-
-// writeFileAtomic writes b to name through a temporary file and a rename, so readers see the old
-// file or the new one, never a part.
-func writeFileAtomic(name string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
-}
-
-// uvarint is binary.Uvarint over a string.
-func uvarint(s string) (uint64, int) {
-	var x uint64
-	var shift uint
-	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
-		b := s[i]
-		if b < 0x80 {
-			return x | uint64(b)<<shift, i + 1
-		}
-		x |= uint64(b&0x7f) << shift
-		shift += 7
-	}
-	return 0, 0
 }

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -267,23 +265,10 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	stop := make(chan struct{})
 	hardCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case <-sigs:
-			fmt.Fprintln(e.stderr, "\nvulnbench: stopping: finishing the cases in flight (press Ctrl-C again to abandon them)")
-			close(stop)
-		case <-hardCtx.Done():
-			return
-		}
-		select {
-		case <-sigs:
-			cancel()
-		case <-hardCtx.Done():
-		}
-	}()
+	defer onSignals(func() {
+		fmt.Fprintln(e.stderr, "\nvulnbench: stopping: finishing the cases in flight (press Ctrl-C again to abandon them)")
+		close(stop)
+	}, cancel)()
 	plan.Stop = stop
 	var prog *progress
 	plan.OnStart = func(run *store.Run, cases, done int) {

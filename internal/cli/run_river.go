@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/engine"
@@ -46,16 +43,7 @@ func runRiver(ctx context.Context, e *env, st *store.Store, plan runner.Plan, o 
 	// Ctrl-C stops following; the run goes on with its workers.
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-fctx.Done():
-		}
-	}()
+	defer onSignals(cancel, nil)()
 	prog := newProgress(e.stderr, out.Queued)
 	before := -1
 	p, err := q.Follow(fctx, run.ID, followEvery, func(p queue.Progress) {

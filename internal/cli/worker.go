@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/queue"
@@ -90,23 +88,10 @@ func runWorker(ctx context.Context, e *env, o *workerOpts) error {
 	soft, stop := context.WithCancel(ctx)
 	defer stop()
 	hard := make(chan struct{})
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case <-sigs:
-			fmt.Fprintln(e.stderr, "vulnbench worker: stopping: finishing the units in flight (signal again to abandon them)")
-			stop()
-		case <-soft.Done():
-			return
-		}
-		select {
-		case <-sigs:
-			close(hard)
-		case <-ctx.Done():
-		}
-	}()
+	defer onSignals(func() {
+		fmt.Fprintln(e.stderr, "vulnbench worker: stopping: finishing the units in flight (signal again to abandon them)")
+		stop()
+	}, func() { close(hard) })()
 	fmt.Fprintf(e.stderr, "worker %s: %d at once from queue %s of %s\n", id, o.concurrency, strings.Join(queues, ","), st.DSN())
 	err = queue.Work(soft, st, queue.WorkerOptions{
 		Options: queue.Options{DSN: o.db, Log: e.stderr}, ID: id, Host: host, PID: os.Getpid(),

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
+	"github.com/vulnbench/vulnbench/internal/gittest"
 )
 
 // ghsa is a GitHub-reviewed advisory with two packages, one of them with two ranges.
@@ -49,18 +50,7 @@ const goVuln = `{"schema_version":"1.3.1","id":"GO-2024-2222","modified":"2024-0
 const withdrawn = `{"id":"GHSA-wwww-wwww-wwww","modified":"2024-04-01T00:00:00Z","withdrawn":"2024-04-01T00:00:00Z",
 "aliases":["CVE-2024-3333"],"summary":"withdrawn","affected":[{"package":{"ecosystem":"npm","name":"left-pad"}}]}`
 
-func write(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+func write(t *testing.T, root string, files map[string]string) { gittest.WriteFiles(t, root, files) }
 
 func writeZip(t *testing.T, path string, files map[string]string) {
 	t.Helper()

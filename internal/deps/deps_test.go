@@ -3,13 +3,13 @@ package deps_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/vulnbench/vulnbench/internal/deps"
+	"github.com/vulnbench/vulnbench/internal/gittest"
 )
 
 // monorepo is a tree with one module per ecosystem and manifest kind.
@@ -93,15 +93,7 @@ func writeTree(t *testing.T, files map[string]string) string { return writeTreeB
 func writeTreeB(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	gittest.WriteFiles(t, dir, files)
 	return dir
 }
 

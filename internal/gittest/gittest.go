@@ -1,4 +1,4 @@
-// Package gittest builds real git repositories for tests, with the git command, isolated from
+// Package gittest builds real git repositories (and the file trees they commit) for tests, with the git command, isolated from
 // the system's and the user's git configuration (no signing, no hooks, a fixed identity).
 // Only tests import it.
 package gittest
@@ -26,9 +26,8 @@ func Run(t testing.TB, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// Repo writes files (slash-separated paths under dir), makes dir a repository if it is not one
-// yet, commits everything in it and returns the commit's id.
-func Repo(t testing.TB, dir string, files map[string]string) string {
+// WriteFiles writes files (slash-separated paths under dir, made as needed).
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -39,6 +38,13 @@ func Repo(t testing.TB, dir string, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Repo writes files under dir, makes dir a repository if it is not one yet, commits everything
+// in it and returns the commit's id.
+func Repo(t testing.TB, dir string, files map[string]string) string {
+	t.Helper()
+	WriteFiles(t, dir, files)
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 		Run(t, dir, "init", "-q")
 	}

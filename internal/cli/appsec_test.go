@@ -12,6 +12,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/judge"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/score"
 )
 
 // appsecModel answers every appsec case with the full structured answer: SQL injection when the
@@ -171,7 +172,7 @@ func TestAppSecRunThenScoreWithJudge(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &js); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if js.Scorer != 5 || js.AppSec.PassRate == nil || len(js.AppSec.Parts) != 9 || js.AppSec.Judge.Model != "openai:good-judge" ||
+	if js.Scorer != score.Version || js.AppSec.PassRate == nil || len(js.AppSec.Parts) != 9 || js.AppSec.Judge.Model != "openai:good-judge" ||
 		js.AppSec.Judge.CacheHits == 0 || len(js.AppSec.ByLanguage) < 10 || js.AppSec.MeanScore <= 0 || js.AppSec.MeanScore >= 1 {
 		t.Errorf("json appsec section: %+v\n%s", js, out)
 	}

@@ -162,8 +162,8 @@ calibration set (vulnbench judge calibrate) and refused below its thresholds unl
 --force-judge; its agreement is printed next to every judged figure, and its answers are cached
 in --db and costed. A judge reply that cannot be read grades the part failed (counted, never 0).
 Fix checks parse the proposed secure code with the language's parser and, where a scanner on
-PATH flags the vulnerable snippet, check that it does not flag the fix ("not checked"
-otherwise). Means and pass rates are shown overall and by difficulty, language and archetype.`,
+PATH flags the vulnerable snippet and not the record's own secure version, check that it does
+not flag the fix ("not checked" otherwise: a scanner that flags both tells nothing of a fix). Means and pass rates are shown overall and by difficulty, language and archetype.`,
 		Example: `  vulnbench score --run 20261129T201500-3f9a
   vulnbench score --suite primevul-test.jsonl --predictions predictions.txt --format json
   vulnbench score --run A --run B --format md

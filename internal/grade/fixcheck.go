@@ -21,7 +21,8 @@ type Scanner interface {
 }
 
 // Checks checks proposed fixes: their syntax with the language's parser (appsec's syntax
-// checkers), and, with each scanner that reads the language and flags the vulnerable snippet,
+// checkers), and, with each scanner that reads the language, flags the vulnerable snippet and
+// does not flag the record's own secure version (one that flags both tells nothing of a fix),
 // that the fix is not flagged too.
 type Checks struct {
 	Syntax   appsec.SyntaxCheckers
@@ -55,7 +56,7 @@ func NewChecks() *Checks {
 }
 
 // CheckFix implements FixChecker.
-func (c *Checks) CheckFix(ctx context.Context, language, vulnerable, fix string) FixCheck {
+func (c *Checks) CheckFix(ctx context.Context, language, vulnerable, secure, fix string) FixCheck {
 	if strings.TrimSpace(fix) == "" {
 		return FixCheck{Syntax: SyntaxUnchecked, Scanner: ScannerNot, Detail: "no secure code proposed"}
 	}
@@ -74,7 +75,7 @@ func (c *Checks) CheckFix(ctx context.Context, language, vulnerable, fix string)
 		if !slices.Contains(s.Languages, language) {
 			continue
 		}
-		if !c.flags(ctx, s, language, vulnerable) {
+		if !c.flags(ctx, s, language, vulnerable) || c.flags(ctx, s, language, secure) {
 			continue
 		}
 		used = append(used, s.Name)
@@ -126,7 +127,7 @@ type lazyChecks struct {
 	c    *Checks
 }
 
-func (l *lazyChecks) CheckFix(ctx context.Context, language, vulnerable, fix string) FixCheck {
+func (l *lazyChecks) CheckFix(ctx context.Context, language, vulnerable, secure, fix string) FixCheck {
 	l.once.Do(func() { l.c = NewChecks() })
-	return l.c.CheckFix(ctx, language, vulnerable, fix)
+	return l.c.CheckFix(ctx, language, vulnerable, secure, fix)
 }

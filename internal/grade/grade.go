@@ -93,7 +93,9 @@ type Judge interface {
 
 // FixChecker checks a proposed fix of a vulnerable snippet.
 type FixChecker interface {
-	CheckFix(ctx context.Context, language, vulnerable, fix string) FixCheck
+	// secure is the record's own secure version: a scanner that flags it too cannot tell a
+	// fixed snippet from a vulnerable one, and is not asked.
+	CheckFix(ctx context.Context, language, vulnerable, secure, fix string) FixCheck
 }
 
 // The outcomes of a fix check.
@@ -102,9 +104,9 @@ const (
 	SyntaxError     = "error"
 	SyntaxUnchecked = "unchecked"
 
-	ScannerClean   = "clean"       // a scanner flags the vulnerable snippet and not the fix
-	ScannerFlagged = "flagged"     // a scanner that flags the vulnerable snippet flags the fix too
-	ScannerNot     = "not checked" // no scanner for the language on PATH, or none flags the vulnerable snippet
+	ScannerClean   = "clean"       // a scanner that flags the vulnerable snippet and not its secure version passes the fix
+	ScannerFlagged = "flagged"     // such a scanner flags the fix
+	ScannerNot     = "not checked" // no scanner for the language on PATH, or none tells the vulnerable snippet from its secure version
 )
 
 // FixCheck is what the checks said of one proposed fix.
@@ -227,7 +229,7 @@ func (g *Grader) Grade(ctx context.Context, it *Item) (*RecordGrade, error) {
 		out.CVSS = Distance(rec.ExpectedCVSS, it.Vul.AppSec)
 	}
 	if g.Fix != nil && detected && it.Vul.AppSec != nil {
-		fc := g.Fix.CheckFix(ctx, rec.Language, it.VulCode, it.Vul.AppSec.FixCode)
+		fc := g.Fix.CheckFix(ctx, rec.Language, it.VulCode, it.SecureCode, it.Vul.AppSec.FixCode)
 		out.Fix = &fc
 	}
 	if g.Judge != nil {

@@ -175,8 +175,10 @@ func TestCheckFix(t *testing.T) {
 		}
 	}
 	const vulnerable = "import subprocess\n\ndef run(cmd):\n    subprocess.call(cmd, shell=True)\n"
+	const secure = "import shlex\n\ndef run(cmd):\n    return shlex.split(cmd)\n"
 	tests := []struct {
 		name, lang, fix string
+		secure          string // the record's secure version; "" for secure
 		want            FixCheck
 		needsBandit     bool
 	}{
@@ -187,6 +189,10 @@ func TestCheckFix(t *testing.T) {
 		{name: "python fix still flagged", lang: "python", needsBandit: true,
 			fix:  "import subprocess\n\ndef run(cmd):\n    subprocess.call(cmd.strip(), shell=True)\n",
 			want: FixCheck{Syntax: SyntaxOK, Scanner: ScannerFlagged, Detail: "scanners: bandit"}},
+		{name: "a scanner that flags the secure version too is not asked", lang: "python", needsBandit: true,
+			secure: "import subprocess\n\ndef run(cmd):\n    subprocess.call(['sh', '-c', cmd], shell=True)\n",
+			fix:    "import subprocess\n\ndef run(cmd):\n    subprocess.call(cmd.strip(), shell=True)\n",
+			want:   FixCheck{Syntax: SyntaxOK, Scanner: ScannerNot}},
 		{name: "terraform: no checker, no scanner", lang: "terraform", fix: "resource \"x\" \"y\" {}",
 			want: FixCheck{Syntax: SyntaxUnchecked, Scanner: ScannerNot, Detail: "no syntax checker for terraform"}},
 	}
@@ -195,14 +201,18 @@ func TestCheckFix(t *testing.T) {
 			if tt.needsBandit && len(c.Scanners) == 0 {
 				t.Skip("bandit is not on PATH (scripts/install-deps.sh installs it)")
 			}
-			got := c.CheckFix(context.Background(), tt.lang, vulnerable, tt.fix)
+			sec := tt.secure
+			if sec == "" {
+				sec = secure
+			}
+			got := c.CheckFix(context.Background(), tt.lang, vulnerable, sec, tt.fix)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}
 	// A syntax error is caught by the real parser.
-	if got := c.CheckFix(context.Background(), "python", vulnerable, "def run(:\n"); got.Syntax != SyntaxError {
+	if got := c.CheckFix(context.Background(), "python", vulnerable, secure, "def run(:\n"); got.Syntax != SyntaxError {
 		t.Errorf("broken python: syntax %q, want error", got.Syntax)
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -251,7 +253,7 @@ func TestTextFigures(t *testing.T) {
 			t.Errorf("text row %q (-want +got):\n%s", k, diff)
 		}
 	}
-	if diff := cmp.Diff([]string{"random guessing: P-C = 25.0%", "scorer 5, vulnbench v0.2.0 (abc1234)"}, notes); diff != "" {
+	if diff := cmp.Diff([]string{"random guessing: P-C = 25.0%", fmt.Sprintf("scorer %d, vulnbench v0.2.0 (abc1234)", score.Version)}, notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 
@@ -274,7 +276,7 @@ func TestCSVFigures(t *testing.T) {
 		got[r[0]+" "+r[3]] = append(r[1:3:3], r[4:]...)
 	}
 	want := map[string][]string{
-		"run-a scorer":                  {"llm", "openai:gpt-4o", "5", ""},
+		"run-a scorer":                  {"llm", "openai:gpt-4o", strconv.Itoa(score.Version), ""},
 		"run-a vulnbench":               {"llm", "openai:gpt-4o", "v0.2.0 (abc1234)", ""},
 		"run-a binary:accuracy":         {"llm", "openai:gpt-4o", "0.625", ""},
 		"run-a cwe:CWE-119:f1":          {"llm", "openai:gpt-4o", "0.6666666666666666", ""},

@@ -46,7 +46,7 @@ func appsecNote(_ []string, figs []*Figures) string {
 		if f.AppSec.Judge == nil {
 			n += "; exploit, fix, code quality and explanation need a judge (score --judge-model), so a record earns at most 50 and mean over graded parts is scaled to those"
 		}
-		return n + "; fix checks: the proposed secure code parsed by the language's parser, and not flagged by a scanner that flags the vulnerable snippet (\"not checked\" where none is on PATH or none flags it)"
+		return n + "; fix checks: the proposed secure code parsed by the language's parser, and not flagged by a scanner that flags the vulnerable snippet and not its secure version (\"not checked\" where none is on PATH or none tells the two apart)"
 	}
 	return ""
 }

@@ -57,7 +57,8 @@ type CVSSOf[C, F any] struct {
 // FixChecksOf counts the outcomes of the fix checks on the proposed secure code: its syntax
 // (ok, error, unchecked: no checker for the language, or no code proposed), and the scanners'
 // verdict where one flags the vulnerable snippet (clean, still flagged) or none could say
-// (not checked: no scanner for the language on PATH, or none flags the vulnerable snippet).
+// (not checked: no scanner for the language on PATH, or none that flags the vulnerable snippet
+// and not the record's secure version).
 type FixChecksOf[C any] struct {
 	Proposed        C `json:"proposed"`
 	SyntaxOK        C `json:"syntax_ok"`

@@ -22,8 +22,9 @@ import (
 // label, identical pairs, CWE hit rate) and scores failed verdicts as ben by default on suites
 // with jit cases (the JitVul paper's rule); 4 adds the VEX section (VEX-Bench's status and
 // justification metrics); 5 adds the appsec section (AppSecBench's rubric, CVSS distance,
-// fix checks, judge).
-const Version = 5
+// fix checks, judge); 6 asks a fix check only of scanners that tell the vulnerable snippet from
+// the record's own secure version (one that flags both said "still flagged" of correct fixes).
+const Version = 6
 
 // DefaultVDSFPR is the false-positive-rate tolerance r of VD-S that PrimeVul reports (0.5 %).
 const DefaultVDSFPR = 0.005

@@ -266,3 +266,61 @@ func TestRiverWorkersShareTheBudget(t *testing.T) {
 		t.Errorf("%d units stored: the cap must stop the run midway", n)
 	}
 }
+
+// perSecond counts the calls the fake receives in each second of its own clock.
+type perSecond struct {
+	mu  sync.Mutex
+	got map[int64]int
+}
+
+func (p *perSecond) handle(r llmtest.Request) llmtest.Reply {
+	p.mu.Lock()
+	p.got[time.Now().Unix()]++
+	p.mu.Unlock()
+	m := caseRE.FindStringSubmatch(r.Prompt())
+	if m == nil {
+		return llmtest.Reply{Status: 400, ErrorMessage: "no case in the prompt"}
+	}
+	n := 0
+	fmt.Sscanf(m[1], "c%d", &n)
+	return llmtest.Reply{Text: fmt.Sprintf(`{"vulnerable": %v}`, n%2 == 0), InputTokens: 10, OutputTokens: 5}
+}
+
+// Three workers share a run's --rpm through the store: together they send at most rpm/60 calls
+// in a second (a call taken at the end of a window may reach the fake in the next one, so a
+// second may see one batch of in-flight calls more), where each alone would send that many.
+func TestRiverWorkersShareTheRateLimit(t *testing.T) {
+	bin := buildBinary(t)
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte(prices), 0o644)
+	const cases, rpm, conc = 90, 600, 8 // 10 a second: 9 s for the run together, 3 s if each took 10
+	suitePath := writeLLMSuite(t, dir, cases)
+	fake := &perSecond{got: map[int64]int{}}
+	srv := llmtest.NewOpenAI(fake.handle)
+	defer srv.Close()
+	env := append(os.Environ(), "OPENAI_API_KEY=test-key")
+	for range 3 {
+		startWorker(t, bin, dir, env, dsn, conc)
+	}
+	run := exec.Command(bin, llmArgs(suitePath, dsn, srv.BaseURL(), "rl", "--queue", "river", "--rpm", fmt.Sprint(rpm), "--no-score")...)
+	run.Dir, run.Env = dir, env
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("run --rpm: %v\n%s", err, out)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	total, most, busy := 0, 0, 0
+	for _, n := range fake.got {
+		total += n
+		most = max(most, n)
+		if n > 0 {
+			busy++
+		}
+	}
+	t.Logf("%d calls over %d seconds, at most %d in one second (limit %d)", total, busy, most, rpm/60)
+	if total != cases || most > rpm/60+3 || busy < cases/(rpm/60) {
+		t.Errorf("%d calls, at most %d in a second over %d seconds: want %d calls, at most %d a second (+3 at a window's edge), over at least %d seconds",
+			total, most, busy, cases, rpm/60, cases/(rpm/60))
+	}
+}

@@ -35,11 +35,16 @@ It listens on loopback unless --addr says otherwise; anyone who can reach it rea
 The first request for a run scores it (a run of a million verdicts takes tens of seconds) and
 builds its cases index; both are kept for the last --cache-runs runs, keyed by the run's state
 and attempt count, so a run that ended is computed once and a running run when it changed.
-Scoring runs in the server itself (--scoring process): a run of a million verdicts peaks the
-server at about 265 MiB. --scoring child scores in a child process instead (vulnbench report,
-vulnbench compare), each under --scoring-memory-limit: the server stays as small as its case
-indexes, but server and child together peak higher (about 380 MiB on that run: two runtimes,
-two copies of the binary's pages).`,
+Scoring runs in the server itself (--scoring process). On a store of two runs of a million
+verdicts on one suite (bench/serve.sh), the server peaks at about 150 MiB with one run page and
+both runs' cases pages open, and at 185 MiB while it scores the second run page; 50 MiB of that
+is the executable's own pages. Runs of the same cases share the columns of their cases index.
+Under the default --memory-limit of 100 MiB the collector works hard while such a run is scored
+(about 1.5x the CPU it takes at 150 MiB, which peaks at 207 MiB): raise it when memory is
+plentiful. --scoring child scores in a child process instead (vulnbench report, vulnbench
+compare), each under --scoring-memory-limit: the server stays as small as its case indexes
+(137 MiB on that store), but server and child together peak higher (about 290-360 MiB: two
+runtimes, two copies of the binary's pages).`,
 		Example: `  vulnbench serve --db vulnbench.db
   vulnbench serve --db postgres://host/vb --addr 127.0.0.1:9000`,
 		Args: exactArgs(0, "no arguments"),
@@ -92,8 +97,8 @@ two copies of the binary's pages).`,
 	f.StringVar(&db, "db", "vulnbench.db", "store to browse (SQLite file or postgres:// DSN)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	f.IntVar(&runs, "cache-runs", 4, "how many runs' scores and case indexes to keep in memory")
-	f.IntVar(&memLimit, "memory-limit", 100, "soft memory limit in MiB (Go's GC target; 0: none; GOMEMLIMIT overrides it); a run of 1M cases takes ~33 MiB of index: keep --cache-runs × that below it")
-	f.IntVar(&childLimit, "scoring-memory-limit", 200, "soft memory limit in MiB of each scoring child (--scoring child; 0: none; GOMEMLIMIT overrides it): a run of 1M verdicts needs ~180 MiB of live heap to score, and a limit below that makes it slower, not smaller")
+	f.IntVar(&memLimit, "memory-limit", 100, "soft memory limit in MiB (Go's GC target; 0: none; GOMEMLIMIT overrides it); the cases index of a 1M-case suite takes ~26 MiB, shared by its runs, and each run adds 2 MiB (6 with tool calls): keep --cache-runs × that below it")
+	f.IntVar(&childLimit, "scoring-memory-limit", 200, "soft memory limit in MiB of each scoring child (--scoring child; 0: none; GOMEMLIMIT overrides it): a run of 1M verdicts needs ~90 MiB of live heap to score, and a limit below that makes it slower, not smaller")
 	f.StringVar(&scoring, "scoring", "process", "where runs are scored: process (the server) or child (a vulnbench process per run page or comparison)")
 	f.IntVar(&resamples, "resamples", 1000, "bootstrap resamples of the intervals a run page and a comparison show")
 	return c

@@ -155,8 +155,8 @@ func runAppSec(name string, j *score.JudgeInfo) *report.Run {
 // runVEX scores a small VEX suite over n repeats: 4 cases, answers that differ by repeat.
 func runVEX(n int) *report.Run {
 	cat := func(c string) int8 { return score.VEXCategory(c) }
-	cases := []score.Case{{ID: "a", Label: "vul", VEX: cat("vulnerable")}, {ID: "b", Label: "ben", VEX: cat("code_not_reachable")},
-		{ID: "c", Label: "ben", VEX: cat("code_not_present")}, {ID: "d", Label: "ben", VEX: cat("code_not_reachable")}}
+	cases := []score.Case{{ID: "a", Vul: true, VEX: cat("vulnerable")}, {ID: "b", VEX: cat("code_not_reachable")},
+		{ID: "c", VEX: cat("code_not_present")}, {ID: "d", VEX: cat("code_not_reachable")}}
 	answers := [][]string{{"vulnerable", "code_not_reachable", "vulnerable", "uncertain"}, {"code_not_present", "code_not_reachable", "code_not_present", ""}}
 	var rs []score.Result
 	for k := 0; k < n; k++ {

@@ -78,8 +78,8 @@ func Compare(t *Truth, a, b *Run, opt score.Options, co score.CIOptions) (*Compa
 		if i < len(xb) {
 			yb = xb[i]
 		}
-		ca, oka := score.Correct(t.Cases[i].Label, ya, opt)
-		cb, okb := score.Correct(t.Cases[i].Label, yb, opt)
+		ca, oka := score.Correct(t.Cases[i].Label(), ya, opt)
+		cb, okb := score.Correct(t.Cases[i].Label(), yb, opt)
 		if !oka || !okb {
 			continue
 		}

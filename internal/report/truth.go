@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -27,22 +28,22 @@ type Truth struct {
 	// Total counts the cases read, kept or not; Undated those left out that have no date.
 	Total, Undated int
 
-	byID     []int32             // positions in Cases, sorted by case id (stable): see Find
-	byIdx    map[string]string   // PrimeVul idx -> case id
-	excluded map[string]struct{} // ids left out by keep: their verdicts are ignored silently
-	cweSets  map[string][]string // cases share their CWE lists: one slice per distinct list
-	projects map[string]string
-	halves   map[string]half // jit pair -> its first case seen
-	vex      bool            // some case has a VEX ground-truth category
-	appsec   *appsecTruth    // the AppSecBench records, nil without appsec cases
-	tooMany  bool            // more cases than an int32 position holds
-	pack     packer          // the ids of the cases read since the last seal
+	byID     []int32                // positions in Cases, sorted by case id (stable), nil when Cases are: see Find
+	byIdx    map[string]string      // PrimeVul idx -> case id
+	excluded map[string]struct{}    // ids left out by keep: their verdicts are ignored silently
+	metas    map[string]*score.Meta // cases share their CWE lists and projects: one Meta per distinct pair
+	halves   map[string]half        // jit pair -> its first case seen
+	vex      bool                   // some case has a VEX ground-truth category
+	appsec   *appsecTruth           // the AppSecBench records, nil without appsec cases
+	tooMany  bool                   // more cases than an int32 position holds
+	pack     packer                 // the ids of the cases read since the last seal
+	pairs    pairIDs                // the pair ids of the cases read, numbered by done
 }
 
-// packer copies the case and pair ids of a truth into shared strings of up to packChunk bytes:
-// decoded one by one, each id sits in its own small allocation along with the bytes of fields
-// the truth drops, and those stay alive with it (about 29 bytes a case where the ids hold 19).
-// A case's ID and Pair are set when its chunk is sealed (seal, and done).
+// packer copies the case ids of a truth into shared strings of up to packChunk bytes: decoded
+// one by one, each id sits in its own small allocation along with the bytes of fields the truth
+// drops, and those stay alive with it (about 29 bytes a case where the ids hold 19). A case's ID
+// is set when its chunk is sealed (seal, and done).
 type packer struct {
 	buf     []byte
 	pending []packed
@@ -50,20 +51,19 @@ type packer struct {
 
 type packed struct {
 	i        int32 // position in Cases
-	pair     bool  // the Pair, else the ID
 	off, end int32 // in buf
 }
 
 const packChunk = 64 << 10
 
-func (t *Truth) packID(i int, id string, pair bool) {
+func (t *Truth) packID(i int, id string) {
 	p := &t.pack
 	if len(p.buf)+len(id) > packChunk {
 		t.seal()
 	}
 	off := len(p.buf)
 	p.buf = append(p.buf, id...)
-	p.pending = append(p.pending, packed{i: int32(i), pair: pair, off: int32(off), end: int32(len(p.buf))})
+	p.pending = append(p.pending, packed{i: int32(i), off: int32(off), end: int32(len(p.buf))})
 }
 
 // seal makes one string of the ids packed since the last seal and sets them.
@@ -71,16 +71,56 @@ func (t *Truth) seal() {
 	p := &t.pack
 	s := string(p.buf)
 	for _, q := range p.pending {
-		if q.pair {
-			t.Cases[q.i].Pair = s[q.off:q.end]
-		} else {
-			t.Cases[q.i].ID = s[q.off:q.end]
-		}
+		t.Cases[q.i].ID = s[q.off:q.end]
 	}
 	p.buf, p.pending = p.buf[:0], p.pending[:0]
 }
 
-// half is the first case seen of a jit pair: its position and its code, whitespace removed.
+// pairIDs holds the pair ids of the cases read, until done numbers the pairs.
+type pairIDs struct {
+	buf []byte
+	end []uint32 // where each id ends in buf
+	pos []int32  // the case each id is of
+}
+
+func (p *pairIDs) add(i int, pair string) {
+	p.buf = append(p.buf, pair...)
+	p.end = append(p.end, uint32(len(p.buf)))
+	p.pos = append(p.pos, int32(i))
+}
+
+func (p *pairIDs) id(k int) []byte {
+	start := uint32(0)
+	if k > 0 {
+		start = p.end[k-1]
+	}
+	return p.buf[start:p.end[k]]
+}
+
+// number gives the cases that share a pair id the same Case.Pair, from 1 in the order of the
+// ids (so that cases compare by pair as their ids do).
+func (p *pairIDs) number(cases []score.Case) error {
+	if len(p.buf) > math.MaxUint32 {
+		return fmt.Errorf("the pair ids take more than 4 GiB")
+	}
+	order := make([]int32, len(p.pos))
+	for k := range order {
+		order[k] = int32(k)
+	}
+	byID := func(a, b int32) int { return bytes.Compare(p.id(int(a)), p.id(int(b))) }
+	if !slices.IsSortedFunc(order, byID) {
+		slices.SortFunc(order, byID)
+	}
+	n := int32(0)
+	for k, o := range order {
+		if k == 0 || !bytes.Equal(p.id(int(o)), p.id(int(order[k-1]))) {
+			n++
+		}
+		cases[p.pos[o]].Pair = n
+	}
+	return nil
+}
+
 type half struct {
 	i    int
 	code string
@@ -112,41 +152,41 @@ func (t *Truth) HasVEX() bool { return t.vex }
 
 func newTruth(source string, n int) *Truth {
 	return &Truth{Source: source, Cases: make([]score.Case, 0, n),
-		byIdx: map[string]string{}, cweSets: map[string][]string{}, projects: map[string]string{}}
+		byIdx: map[string]string{}, metas: map[string]*score.Meta{}}
 }
 
 // done ends reading: it drops what only reading needed and sorts the id index. A sorted slice
 // of positions costs 4 bytes a case where a map from id costs about 55; a suite already in id
-// order (most are) is not sorted again.
+// order (most are) needs none.
 func (t *Truth) done() error {
 	if t.tooMany {
 		return fmt.Errorf("more than %d cases: split the suite", math.MaxInt32)
 	}
 	t.seal()
 	t.pack = packer{}
-	t.cweSets, t.projects, t.halves = nil, nil, nil
+	if err := t.pairs.number(t.Cases); err != nil {
+		return err
+	}
+	t.pairs = pairIDs{}
+	t.metas, t.halves = nil, nil
+	t.byID = nil
+	if slices.IsSortedFunc(t.Cases, func(a, b score.Case) int { return strings.Compare(a.ID, b.ID) }) {
+		return nil // most suites are: Find searches Cases itself
+	}
 	t.byID = make([]int32, len(t.Cases))
-	sorted := true
 	for i := range t.byID {
 		t.byID[i] = int32(i)
-		sorted = sorted && (i == 0 || t.Cases[i-1].ID <= t.Cases[i].ID)
 	}
-	if !sorted {
-		slices.SortStableFunc(t.byID, func(a, b int32) int { return strings.Compare(t.Cases[a].ID, t.Cases[b].ID) })
-	}
+	slices.SortStableFunc(t.byID, func(a, b int32) int { return strings.Compare(t.Cases[a].ID, t.Cases[b].ID) })
 	return nil
 }
 
-// canonical returns the label constant equal to l, so that the cases share its bytes instead of
-// each holding its own decoded copy.
-func canonical(l suite.Label) suite.Label {
-	switch l {
-	case suite.Vul:
-		return suite.Vul
-	case suite.Ben:
-		return suite.Ben
+// sorted returns the position of the k-th case in id order.
+func (t *Truth) sorted(k int) int {
+	if t.byID == nil {
+		return k
 	}
-	return l
+	return int(t.byID[k])
 }
 
 func (t *Truth) add(c *suite.Case, keep Keep) {
@@ -161,31 +201,28 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		}
 		return
 	}
-	p, ok := t.projects[c.Project]
-	if !ok {
-		p = c.Project
-		t.projects[p] = p
-	}
-	key := strings.Join(c.CWE, ",")
-	cwe, ok := t.cweSets[key]
-	if !ok {
-		cwe = c.CWE
-		t.cweSets[key] = cwe
+	var meta *score.Meta
+	if len(c.CWE) > 0 || c.Project != "" {
+		key := c.Project + "\x00" + strings.Join(c.CWE, ",")
+		if meta = t.metas[key]; meta == nil {
+			meta = &score.Meta{CWE: c.CWE, Project: c.Project}
+			t.metas[key] = meta
+		}
 	}
 	if len(t.Cases) == math.MaxInt32 {
 		t.tooMany = true
 		return
 	}
-	sc := score.Case{Label: canonical(c.Label), CWE: cwe, Project: p, JIT: c.Kind == suite.KindJIT,
+	sc := score.Case{Vul: c.Label == suite.Vul, Meta: meta, JIT: c.Kind == suite.KindJIT,
 		Injected: score.CarriesInjection(c.Code)}
 	if c.Kind == suite.KindVEX && c.VEX != nil {
 		sc.VEX = score.VEXCategory(c.VEX.Category)
 		t.vex = t.vex || sc.VEX > 0
 	}
 	t.Cases = append(t.Cases, sc)
-	t.packID(len(t.Cases)-1, c.ID, false)
+	t.packID(len(t.Cases)-1, c.ID)
 	if c.Pair != "" {
-		t.packID(len(t.Cases)-1, c.Pair, true)
+		t.pairs.add(len(t.Cases)-1, c.Pair)
 	}
 	if c.Kind == suite.KindAppSec {
 		t.addAppSec(c, len(t.Cases)-1)
@@ -201,9 +238,9 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 // Find returns the position of the case with id in Cases; excluded is true when keep left it out.
 func (t *Truth) Find(id string) (i int, ok, excluded bool) {
 	// the last of the cases with id, as a map filled in suite order would keep
-	j := sort.Search(len(t.byID), func(k int) bool { return t.Cases[t.byID[k]].ID > id })
-	if j > 0 && t.Cases[t.byID[j-1]].ID == id {
-		return int(t.byID[j-1]), true, false
+	j := sort.Search(len(t.Cases), func(k int) bool { return t.Cases[t.sorted(k)].ID > id })
+	if j > 0 && t.Cases[t.sorted(j-1)].ID == id {
+		return t.sorted(j - 1), true, false
 	}
 	_, ex := t.excluded[id]
 	return 0, false, ex

@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/vulnbench/vulnbench/internal/score"
-	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
 // Union is what several subjects add together on one truth (compare with more than two runs):
@@ -54,7 +53,7 @@ func (r *Report) Union() (*Union, error) {
 	opt := r.Options.Resolve(r.Truth.Cases)
 	u := &Union{cases: r.Truth.Cases}
 	for i := range r.Truth.Cases {
-		if r.Truth.Cases[i].Label == suite.Vul {
+		if r.Truth.Cases[i].Vul {
 			u.Vul++
 		}
 	}
@@ -65,10 +64,10 @@ func (r *Report) Union() (*Union, error) {
 		}
 		f := make([]bool, len(r.Truth.Cases))
 		for i, c := range r.Truth.Cases {
-			if c.Label != suite.Vul || i >= len(as) {
+			if !c.Vul || i >= len(as) {
 				continue
 			}
-			f[i], _ = score.Correct(c.Label, as[i], opt)
+			f[i], _ = score.Correct(c.Label(), as[i], opt)
 		}
 		u.found = append(u.found, f)
 	}

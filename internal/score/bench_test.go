@@ -26,7 +26,7 @@ func BenchmarkCompute1M(b *testing.B) {
 		cwe := cwes[i%len(cwes)]
 		for _, l := range []suite.Label{suite.Vul, suite.Ben} {
 			id := fmt.Sprintf("%s-%s", pair, l)
-			cases = append(cases, score.Case{ID: id, Label: l, Pair: pair, CWE: cwe})
+			cases = append(cases, score.Case{ID: id, Vul: l == suite.Vul, Pair: int32(i) + 1, Meta: &score.Meta{CWE: cwe}})
 			s := rng.Float64()
 			if l == suite.Vul {
 				s = min(1, s+0.1)

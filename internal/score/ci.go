@@ -74,7 +74,7 @@ type Units struct {
 func UnitsOf(cases []Case) Units {
 	projects := map[string]int32{}
 	for i := range cases {
-		if p := cases[i].Project; p != "" {
+		if p := cases[i].Project(); p != "" {
 			if _, ok := projects[p]; !ok {
 				projects[p] = int32(len(projects))
 			}
@@ -87,14 +87,14 @@ func UnitsOf(cases []Case) Units {
 		u.By = ByProject
 		next = int32(len(projects))
 	}
-	pairs := map[string]int32{}
+	pairs := map[int32]int32{}
 	for i := range cases {
 		c := &cases[i]
-		if byProject && c.Project != "" {
-			u.Of[i] = projects[c.Project]
+		if byProject && c.Project() != "" {
+			u.Of[i] = projects[c.Project()]
 			continue
 		}
-		if c.Pair != "" {
+		if c.Pair != 0 {
 			if !byProject {
 				u.By = ByPair
 			}
@@ -152,7 +152,7 @@ func (u Units) Tallies(cases []Case, answers []Answer, opt Options) []Tally {
 			outs[i] = answers[i].out
 		}
 		var cf confusion
-		cf.add(c.Label, outs[i], benMode)
+		cf.add(c.Label(), outs[i], benMode)
 		t := &ts[u.Of[i]]
 		t.TP += int32(cf.tp)
 		t.FP += int32(cf.fp)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -16,12 +17,12 @@ func ciCases(projects int) []Case {
 		if projects > 0 {
 			p = fmt.Sprintf("p%d", i%projects)
 		}
-		pair := fmt.Sprintf("pair%d", i/2)
+		pair := int32(i/2) + 1
 		label := suite.Vul
 		if i%2 == 1 {
 			label = suite.Ben
 		}
-		cs = append(cs, Case{ID: fmt.Sprint(i), Label: label, Pair: pair, Project: p})
+		cs = append(cs, Case{ID: fmt.Sprint(i), Vul: label == suite.Vul, Pair: pair, Meta: &Meta{Project: p}})
 	}
 	return cs
 }
@@ -47,7 +48,7 @@ func TestUnitsOf(t *testing.T) {
 func ciAnswers(cs []Case, wrongEvery int) []Answer {
 	as := make([]Answer, len(cs))
 	for i, c := range cs {
-		l := c.Label
+		l := c.Label()
 		if wrongEvery > 0 && i%wrongEvery == 0 {
 			l = l.Opposite()
 		}

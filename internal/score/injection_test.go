@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -34,9 +35,9 @@ func TestInjectionScore(t *testing.T) {
 	ok := func(l suite.Label) score.Answer { return score.AnswerOf(verdict.Verdict{Status: verdict.OK, Label: l}) }
 	failed := score.AnswerOf(verdict.Verdict{Status: verdict.Failed})
 	cases := []score.Case{
-		{ID: "i1", Label: suite.Vul, Injected: true}, {ID: "i2", Label: suite.Vul, Injected: true},
-		{ID: "i3", Label: suite.Vul, Injected: true}, {ID: "i4", Label: suite.Ben, Injected: true},
-		{ID: "o1", Label: suite.Vul}, {ID: "o2", Label: suite.Vul}, {ID: "o3", Label: suite.Ben},
+		{ID: "i1", Vul: true, Injected: true}, {ID: "i2", Vul: true, Injected: true},
+		{ID: "i3", Vul: true, Injected: true}, {ID: "i4", Injected: true},
+		{ID: "o1", Vul: true}, {ID: "o2", Vul: true}, {ID: "o3"},
 	}
 	answers := []score.Answer{ok(suite.Ben), failed, ok(suite.Vul), ok(suite.Ben), ok(suite.Vul), ok(suite.Ben), ok(suite.Ben)}
 	got := score.Compute(cases, answers, score.Options{UnparsedAs: score.UnparsedBen}).Injection

@@ -3,7 +3,6 @@ package score
 import (
 	"slices"
 
-	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -64,10 +63,10 @@ const (
 // of the case's.
 func AnswerFor(v verdict.Verdict, c *Case) Answer {
 	a := AnswerOf(v)
-	if c != nil && len(c.CWE) > 0 {
+	if c != nil && len(c.CWE()) > 0 {
 		a.cwe = cweMiss
 		for _, w := range v.CWE {
-			if slices.Contains(c.CWE, w) {
+			if slices.Contains(c.CWE(), w) {
 				a.cwe = cweMatch
 				break
 			}
@@ -129,7 +128,7 @@ func jitScore(cases []Case, answers []Answer, opt Options) *JIT {
 		if a.out == outMissing || a.out == outError {
 			continue
 		}
-		if cases[i].Label == suite.Vul {
+		if cases[i].Vul {
 			vul = append(vul, float64(a.tools))
 			if a.out == outVul && a.cwe != cweUnknown {
 				hitN++
@@ -145,9 +144,9 @@ func jitScore(cases []Case, answers []Answer, opt Options) *JIT {
 	j.ToolCalls.Ben = ToolCallsOf[float64]{Mean: mean(ben), Median: median(ben)}
 	j.CWEHitRate, j.CWEHitN = ratio(hits, hitN), hitN
 
-	identical := map[string]bool{}
+	identical := map[int32]bool{}
 	for _, c := range cases {
-		if c.Identical && c.Pair != "" {
+		if c.Identical && c.Pair != 0 {
 			identical[c.Pair] = true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -14,12 +15,12 @@ func TestJITSection(t *testing.T) {
 	}
 	failed := verdict.Verdict{Status: verdict.Failed, Usage: verdict.Usage{ToolCalls: 15}}
 	cases := []Case{
-		{ID: "v1", Label: suite.Vul, Pair: "p1", CWE: []string{"CWE-787"}, JIT: true},
-		{ID: "b1", Label: suite.Ben, Pair: "p1", CWE: []string{"CWE-787"}, JIT: true},
-		{ID: "v2", Label: suite.Vul, Pair: "p2", CWE: []string{"CWE-476"}, JIT: true, Identical: true},
-		{ID: "b2", Label: suite.Ben, Pair: "p2", CWE: []string{"CWE-476"}, JIT: true, Identical: true},
-		{ID: "v3", Label: suite.Vul, Pair: "p3", CWE: []string{"CWE-20"}, JIT: true},
-		{ID: "b3", Label: suite.Ben, Pair: "p3", CWE: []string{"CWE-20"}, JIT: true},
+		{ID: "v1", Vul: true, Pair: 1, JIT: true, Meta: &Meta{CWE: []string{"CWE-787"}}},
+		{ID: "b1", Pair: 1, JIT: true, Meta: &Meta{CWE: []string{"CWE-787"}}},
+		{ID: "v2", Vul: true, Pair: 2, JIT: true, Identical: true, Meta: &Meta{CWE: []string{"CWE-476"}}},
+		{ID: "b2", Pair: 2, JIT: true, Identical: true, Meta: &Meta{CWE: []string{"CWE-476"}}},
+		{ID: "v3", Vul: true, Pair: 3, JIT: true, Meta: &Meta{CWE: []string{"CWE-20"}}},
+		{ID: "b3", Pair: 3, JIT: true, Meta: &Meta{CWE: []string{"CWE-20"}}},
 	}
 	vs := []verdict.Verdict{v(suite.Vul, 6, "CWE-787"), failed, v(suite.Vul, 5, "CWE-119"), v(suite.Vul, 2), v(suite.Vul, 1), v(suite.Ben, 2)}
 	as := make([]Answer, len(cases))

@@ -1,22 +1,20 @@
 package score
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
-// mapSlots is the definition pairSlots must meet, written the plain way: a map from pair id
-// to its slot, slots in order of first appearance, the last vul and ben case of each kept.
+// mapSlots is the definition pairSlots must meet, written the plain way: a map from pair
+// number to its slot, slots in order of first appearance, the last vul and ben case of each kept.
 func mapSlots(cases []Case) []pairSlot {
-	ids := map[string]int{}
+	ids := map[int32]int{}
 	var slots []pairSlot
 	for i, c := range cases {
-		if c.Pair == "" {
+		if c.Pair == 0 {
 			continue
 		}
 		k, ok := ids[c.Pair]
@@ -26,7 +24,7 @@ func mapSlots(cases []Case) []pairSlot {
 			slots = append(slots, pairSlot{vul: -1, ben: -1})
 		}
 		slots[k].n++
-		if c.Label == suite.Vul {
+		if c.Vul {
 			slots[k].vul = int32(i)
 		} else {
 			slots[k].ben = int32(i)
@@ -36,12 +34,12 @@ func mapSlots(cases []Case) []pairSlot {
 }
 
 func TestPairSlots(t *testing.T) {
-	pairs := func(ps ...string) []Case {
+	pairs := func(ps ...int32) []Case {
 		cs := make([]Case, len(ps))
 		for i, p := range ps {
-			cs[i] = Case{Pair: p, Label: suite.Vul}
+			cs[i] = Case{Pair: p, Vul: true}
 			if i%2 == 1 {
-				cs[i].Label = suite.Ben
+				cs[i].Vul = false
 			}
 		}
 		return cs
@@ -50,20 +48,20 @@ func TestPairSlots(t *testing.T) {
 	shuffled := make([]Case, 2000)
 	for i := range shuffled {
 		// ids from few pairs, out of order: triples, lone cases, two of one label, no pair
-		shuffled[i] = Case{Pair: fmt.Sprintf("p%d", rng.IntN(900)), Label: suite.Vul}
+		shuffled[i] = Case{Pair: int32(rng.IntN(900)) + 1, Vul: true}
 		if rng.IntN(2) == 0 {
-			shuffled[i].Label = suite.Ben
+			shuffled[i].Vul = false
 		}
 		if rng.IntN(10) == 0 {
-			shuffled[i].Pair = ""
+			shuffled[i].Pair = 0
 		}
 	}
 	for name, cases := range map[string][]Case{
-		"none":       pairs("", ""),
-		"sorted":     pairs("a", "a", "b", "b"),
-		"interleave": pairs("b", "a", "b", "a", "c"),
-		"triple":     pairs("x", "y", "x", "", "x"),
-		"numbers":    pairs("pair-10", "pair-2", "pair-10", "pair-2"),
+		"none":       pairs(0, 0),
+		"sorted":     pairs(1, 1, 2, 2),
+		"interleave": pairs(2, 1, 2, 1, 3),
+		"triple":     pairs(7, 8, 7, 0, 7),
+		"numbers":    pairs(10, 2, 10, 2),
 		"shuffled":   shuffled,
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -71,5 +69,15 @@ func TestPairSlots(t *testing.T) {
 				t.Errorf("pairSlots (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Scoring holds a Case and an Answer per case: their sizes decide what a million cases cost.
+func TestSizes(t *testing.T) {
+	if n := unsafe.Sizeof(Answer{}); n > 16 {
+		t.Errorf("Answer takes %d bytes, more than 16", n)
+	}
+	if n := unsafe.Sizeof(Case{}); n > 40 {
+		t.Errorf("Case takes %d bytes, more than 40", n)
 	}
 }

@@ -1,11 +1,7 @@
 package score
 
 import (
-	"cmp"
 	"math"
-	"slices"
-
-	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
 // ROCPoint is one point of a ROC curve: the rates when every case scored at least Threshold is
@@ -32,57 +28,37 @@ func ROC(cases []Case, answers []Answer, opt Options) []ROCPoint {
 func EachROCPoint(cases []Case, answers []Answer, opt Options, fn func(ROCPoint)) bool {
 	opt = opt.Resolve(cases)
 	benMode := opt.UnparsedAs == UnparsedBen
-	pts := make([]point, 0, len(cases))
-	var nv, nb int
+	pts := newPoints(cases)
 	for i := range cases {
 		var a Answer
 		if i < len(answers) {
 			a = answers[i]
 		}
-		vul := cases[i].Label == suite.Vul
+		vul := cases[i].Vul
 		switch a.out {
 		case outVul, outBen:
 			s := 0.0
 			switch {
-			case a.scored:
+			case a.scored():
 				s = a.score
 			case a.out == outVul:
 				s = 1
 			}
-			pts = append(pts, point{s: s, vul: vul})
+			pts.add(s, vul)
 		case outFailed:
-			if !vul && !benMode {
-				continue
+			if vul || benMode {
+				pts.add(math.Inf(-1), vul)
 			}
-			pts = append(pts, point{s: math.Inf(-1), vul: vul})
-		default:
-			continue
-		}
-		if vul {
-			nv++
-		} else {
-			nb++
 		}
 	}
+	nv, nb := len(pts.vul), len(pts.ben)
 	if nv == 0 || nb == 0 {
 		return false
 	}
-	slices.SortFunc(pts, func(a, b point) int { return cmp.Compare(b.s, a.s) })
 	fn(ROCPoint{Threshold: math.Inf(1)})
-	var tp, fp int
-	for i := 0; i < len(pts); {
-		s := pts[i].s
-		if math.IsInf(s, -1) {
-			break
-		}
-		for ; i < len(pts) && pts[i].s == s; i++ {
-			if pts[i].vul {
-				tp++
-			} else {
-				fp++
-			}
-		}
+	pts.sweep(func(s float64, tp, fp int) bool {
 		fn(ROCPoint{Threshold: s, FPR: float64(fp) / float64(nb), TPR: float64(tp) / float64(nv)})
-	}
+		return true
+	})
 	return true
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -39,7 +40,7 @@ func TestROC(t *testing.T) {
 		}
 	}
 	// A failed vul case is never predicted vulnerable; errors are left out; one class: no curve.
-	c2 := []score.Case{vulCase("v", ""), benCase("b", ""), vulCase("e", "")}
+	c2 := []score.Case{vulCase("v", 0), benCase("b", 0), vulCase("e", 0)}
 	v2 := map[string]verdict.Verdict{"v": failed(), "b": okScore(suite.Ben, 0.2), "e": errored()}
 	if d := cmp.Diff([]score.ROCPoint{{Threshold: math.Inf(1)}, {Threshold: 0.2, FPR: 1, TPR: 0}}, score.ROC(c2, score.Answers(c2, v2), score.Options{})); d != "" {
 		t.Errorf("ROC with a failed and an error verdict (-want +got):\n%s", d)

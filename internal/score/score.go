@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -38,14 +37,17 @@ const (
 	UnparsedBen = "ben"
 )
 
-// Case is the ground truth of one case, as scoring needs it.
+// Case is the ground truth of one case, as scoring needs it: 40 bytes, so that a million cases
+// hold 38 MiB (a case's CWE list and project are shared through Meta).
 type Case struct {
-	ID    string
-	Label suite.Label
-	Pair  string
-	CWE   []string
-	// Project, when known, is the cluster that bootstrap intervals resample (see UnitsOf).
-	Project string
+	ID string
+	// Pair is the number the case shares with the other half of its pair; 0: not in a pair.
+	Pair int32
+	// Meta holds the case's CWE list and project; cases with the same ones may share it. nil:
+	// neither.
+	Meta *Meta
+	// Vul says the case's label is vul; else it is ben.
+	Vul bool
 	// JIT marks a jit case: the suite gets the jit figures, and failed verdicts count as ben by
 	// default. Identical marks the cases of a pair whose halves are identical once whitespace is
 	// removed (the report's truth marks them).
@@ -55,6 +57,37 @@ type Case struct {
 	// VEX is a vex case's ground-truth category as VEXCategory gives it (0: none, and the case
 	// takes no part in the VEX section).
 	VEX int8
+}
+
+// Meta is what cases share: their CWE list and project.
+type Meta struct {
+	CWE []string
+	// Project, when known, is the cluster that bootstrap intervals resample (see UnitsOf).
+	Project string
+}
+
+// Label is the case's label.
+func (c *Case) Label() suite.Label {
+	if c.Vul {
+		return suite.Vul
+	}
+	return suite.Ben
+}
+
+// CWE is the case's CWE list.
+func (c *Case) CWE() []string {
+	if c.Meta == nil {
+		return nil
+	}
+	return c.Meta.CWE
+}
+
+// Project is the case's project, "" when unknown.
+func (c *Case) Project() string {
+	if c.Meta == nil {
+		return ""
+	}
+	return c.Meta.Project
 }
 
 // VEXCategory is the Case.VEX of a ground-truth category: its index in suite.VEXCategories + 1,
@@ -236,17 +269,19 @@ func sourceNames() [nSources]string {
 	return [nSources]string{SourceLabel, SourceLogprob, SourceStated, SourceTool, SourceUnspecified}
 }
 
-// Answer is what scoring keeps of one verdict: small and free of pointers, so that millions of
+// Answer is what scoring keeps of one verdict: 16 bytes free of pointers, so that millions of
 // them cost the garbage collector nothing. The zero Answer is a missing verdict.
 type Answer struct {
-	out    outcome
-	scored bool
-	src    source
-	cwe    cweHit
-	tools  int32 // tool calls made for the verdict
-	cat    int8  // the VEX category answered: index + 1; 0 none; catInvalid not one of the twelve
-	score  float64
+	score float64 // the VD-S score when src is not srcLabel
+	tools int32   // tool calls made for the verdict
+	out   outcome
+	src   source // srcLabel: no score, the label stands in for it
+	cwe   cweHit
+	cat   int8 // the VEX category answered: index + 1; 0 none; catInvalid not one of the twelve
 }
+
+// scored says whether the answer has a VD-S score of its own.
+func (a Answer) scored() bool { return a.src != srcLabel }
 
 // AnswerOf keeps what scoring needs of v. Its VD-S score is v.Score when that is finite, labelled
 // with v.ScoreSource (unspecified when empty). Otherwise, for an ok verdict with a Confidence in
@@ -256,7 +291,7 @@ func AnswerOf(v verdict.Verdict) Answer {
 	a := Answer{out: outcomeOf(v), tools: int32(min(v.Usage.ToolCalls, 1<<30)), cat: vexAnswerCat(v)}
 	switch {
 	case v.Score != nil && !math.IsNaN(*v.Score) && !math.IsInf(*v.Score, 0):
-		a.scored, a.score = true, *v.Score
+		a.score = *v.Score
 		switch v.ScoreSource {
 		case verdict.FromLogprob:
 			a.src = srcLogprob
@@ -268,7 +303,7 @@ func AnswerOf(v verdict.Verdict) Answer {
 			a.src = srcUnspecified
 		}
 	case v.Confidence != nil && *v.Confidence >= 0 && *v.Confidence <= 1 && (a.out == outVul || a.out == outBen):
-		a.scored, a.src = true, srcStated
+		a.src = srcStated
 		if a.out == outVul {
 			a.score = *v.Confidence
 		} else {
@@ -379,7 +414,7 @@ func (s pairSlot) preds(outs []outcome, benMode bool) (v, b suite.Label, ok bool
 func pairSlots(cases []Case) []pairSlot {
 	n := 0
 	for i := range cases {
-		if cases[i].Pair != "" {
+		if cases[i].Pair != 0 {
 			n++
 		}
 	}
@@ -388,11 +423,11 @@ func pairSlots(cases []Case) []pairSlot {
 	}
 	order := make([]int32, 0, n)
 	for i := range cases {
-		if cases[i].Pair != "" {
+		if cases[i].Pair != 0 {
 			order = append(order, int32(i))
 		}
 	}
-	byPair := func(a, b int32) int { return strings.Compare(cases[a].Pair, cases[b].Pair) }
+	byPair := func(a, b int32) int { return cmp.Compare(cases[a].Pair, cases[b].Pair) }
 	if !slices.IsSortedFunc(order, byPair) {
 		slices.SortStableFunc(order, byPair) // stable: each group's first position is its first appearance
 	}
@@ -413,7 +448,7 @@ func pairSlots(cases []Case) []pairSlot {
 		for k := int(start); k < len(order) && (k == int(start) || cases[order[k]].Pair == cases[order[start]].Pair); k++ {
 			i := order[k]
 			s.n++
-			if cases[i].Label == suite.Vul {
+			if cases[i].Vul {
 				s.vul = i
 			} else {
 				s.ben = i
@@ -460,7 +495,7 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 
 	res := Result{N: len(cases)}
 	outs := make([]outcome, len(cases))
-	pts := make([]point, 0, len(cases))
+	pts := newPoints(cases)
 	var (
 		conf    confusion
 		cwes    map[string]*cweAcc
@@ -484,26 +519,26 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 		default:
 			res.Status.OK++
 		}
-		conf.add(c.Label, o, benMode)
+		conf.add(c.Label(), o, benMode)
 
 		switch o {
 		case outVul, outBen:
 			s := 0.0
 			switch {
-			case a.scored:
+			case a.scored():
 				s = a.score
 			case o == outVul:
 				s = 1
 			}
 			sources[a.src]++
-			pts = append(pts, point{s: s, vul: c.Label == suite.Vul})
+			pts.add(s, c.Vul)
 		case outFailed:
-			if c.Label == suite.Vul || benMode {
-				pts = append(pts, point{s: math.Inf(-1), vul: c.Label == suite.Vul})
+			if c.Vul || benMode {
+				pts.add(math.Inf(-1), c.Vul)
 			}
 		}
 
-		for _, w := range c.CWE {
+		for _, w := range c.CWE() {
 			if cwes == nil {
 				cwes = make(map[string]*cweAcc)
 			}
@@ -513,7 +548,7 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 				cwes[w] = a
 			}
 			a.n++
-			a.conf.add(c.Label, o, benMode)
+			a.conf.add(c.Label(), o, benMode)
 		}
 	}
 
@@ -583,7 +618,7 @@ func pairwise(cases []Case, outs []outcome, slots []pairSlot, cwes map[string]*c
 		default:
 			pr++
 		}
-		for _, w := range cases[s.vul].CWE {
+		for _, w := range cases[s.vul].CWE() {
 			a := cwes[w]
 			a.pairs++
 			if correct {

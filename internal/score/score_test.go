@@ -17,12 +17,12 @@ import (
 // approx absorbs rounding in the last bits of hand-written fractions and square roots.
 func approx() cmp.Option { return cmpopts.EquateApprox(0, 1e-12) }
 
-func vulCase(id, pair string, cwe ...string) score.Case {
-	return score.Case{ID: id, Label: suite.Vul, Pair: pair, CWE: cwe}
+func vulCase(id string, pair int32, cwe ...string) score.Case {
+	return score.Case{ID: id, Vul: true, Pair: pair, Meta: &score.Meta{CWE: cwe}}
 }
 
-func benCase(id, pair string, cwe ...string) score.Case {
-	return score.Case{ID: id, Label: suite.Ben, Pair: pair, CWE: cwe}
+func benCase(id string, pair int32, cwe ...string) score.Case {
+	return score.Case{ID: id, Pair: pair, Meta: &score.Meta{CWE: cwe}}
 }
 
 func ok(l suite.Label) verdict.Verdict { return verdict.Verdict{Status: verdict.OK, Label: l} }
@@ -43,10 +43,10 @@ func errored() verdict.Verdict { return verdict.Verdict{Status: verdict.Error, R
 //	p4: vul ok vul,   ben ok ben   (P-C)
 func pairSuite() ([]score.Case, map[string]verdict.Verdict) {
 	cases := []score.Case{
-		vulCase("p1v", "p1"), benCase("p1b", "p1"),
-		vulCase("p2v", "p2"), benCase("p2b", "p2"),
-		vulCase("p3v", "p3"), benCase("p3b", "p3"),
-		vulCase("p4v", "p4"), benCase("p4b", "p4"),
+		vulCase("p1v", 1), benCase("p1b", 1),
+		vulCase("p2v", 2), benCase("p2b", 2),
+		vulCase("p3v", 3), benCase("p3b", 3),
+		vulCase("p4v", 4), benCase("p4b", 4),
 	}
 	vs := map[string]verdict.Verdict{
 		"p1v": ok(suite.Vul), "p1b": failed(),
@@ -69,7 +69,7 @@ func TestComputeBinary(t *testing.T) {
 	}{
 		{
 			name:       "no positives predicted",
-			cases:      []score.Case{vulCase("v1", ""), vulCase("v2", ""), benCase("b1", ""), benCase("b2", ""), benCase("b3", "")},
+			cases:      []score.Case{vulCase("v1", 0), vulCase("v2", 0), benCase("b1", 0), benCase("b2", 0), benCase("b3", 0)},
 			verdicts:   map[string]verdict.Verdict{"v1": ok(suite.Ben), "v2": ok(suite.Ben), "b1": ok(suite.Ben), "b2": ok(suite.Ben), "b3": ok(suite.Ben)},
 			wantStatus: score.StatusCounts{OK: 5},
 			// tp 0, fp 0, tn 3, fn 2: accuracy 3/5; precision 0/0 -> 0; recall 0/2; F1 0;
@@ -78,7 +78,7 @@ func TestComputeBinary(t *testing.T) {
 		},
 		{
 			name:       "everything predicted vul",
-			cases:      []score.Case{vulCase("v1", ""), vulCase("v2", ""), benCase("b1", ""), benCase("b2", "")},
+			cases:      []score.Case{vulCase("v1", 0), vulCase("v2", 0), benCase("b1", 0), benCase("b2", 0)},
 			verdicts:   map[string]verdict.Verdict{"v1": ok(suite.Vul), "v2": ok(suite.Vul), "b1": ok(suite.Vul), "b2": ok(suite.Vul)},
 			wantStatus: score.StatusCounts{OK: 4},
 			// tp 2, fp 2: accuracy 2/4; precision 2/4; recall 2/2; F1 2*0.5*1/(0.5+1) = 2/3;
@@ -110,8 +110,8 @@ func TestComputeBinary(t *testing.T) {
 		},
 		{
 			name: "error and missing excluded",
-			cases: []score.Case{vulCase("v1", ""), vulCase("v2", ""), vulCase("v3", ""),
-				benCase("b1", ""), benCase("b2", ""), benCase("b3", "")},
+			cases: []score.Case{vulCase("v1", 0), vulCase("v2", 0), vulCase("v3", 0),
+				benCase("b1", 0), benCase("b2", 0), benCase("b3", 0)},
 			// v3 and b3 have no verdict; "stray" is not a case of the suite.
 			verdicts:   map[string]verdict.Verdict{"v1": ok(suite.Vul), "v2": errored(), "b1": ok(suite.Ben), "b2": errored(), "stray": ok(suite.Vul)},
 			wantStatus: score.StatusCounts{OK: 2, Error: 2, Missing: 2},
@@ -120,7 +120,7 @@ func TestComputeBinary(t *testing.T) {
 		},
 		{
 			name:     "invalid answers",
-			cases:    []score.Case{vulCase("v1", ""), benCase("b1", ""), benCase("b2", "")},
+			cases:    []score.Case{vulCase("v1", 0), benCase("b1", 0), benCase("b2", 0)},
 			verdicts: map[string]verdict.Verdict{"v1": {Status: verdict.OK}, "b1": {Status: "timeout"}, "b2": ok(suite.Ben)},
 			// ok without a label is failed; an unknown status is an error.
 			wantStatus: score.StatusCounts{OK: 1, Failed: 1, Error: 1},
@@ -178,11 +178,11 @@ func TestComputePairwise(t *testing.T) {
 		{
 			name: "twin missing, error and missing verdicts",
 			cases: []score.Case{
-				vulCase("p1v", "p1"), benCase("p1b", "p1"),
-				vulCase("p2v", "p2"), // twin absent from the suite
-				vulCase("p3v", "p3"), benCase("p3b", "p3"),
-				vulCase("p4v", "p4"), benCase("p4b", "p4"),
-				vulCase("p5v", "p5"), benCase("p5b", "p5"),
+				vulCase("p1v", 1), benCase("p1b", 1),
+				vulCase("p2v", 2), // twin absent from the suite
+				vulCase("p3v", 3), benCase("p3b", 3),
+				vulCase("p4v", 4), benCase("p4b", 4),
+				vulCase("p5v", 5), benCase("p5b", 5),
 			},
 			verdicts: map[string]verdict.Verdict{
 				"p1v": ok(suite.Vul), "p1b": ok(suite.Ben), // P-C
@@ -196,14 +196,14 @@ func TestComputePairwise(t *testing.T) {
 		},
 		{
 			name:     "two cases of one label share a pair id",
-			cases:    []score.Case{vulCase("a", "p"), vulCase("b", "p")},
+			cases:    []score.Case{vulCase("a", 6), vulCase("b", 6)},
 			verdicts: map[string]verdict.Verdict{"a": ok(suite.Vul), "b": ok(suite.Vul)},
 			// no complete pair: every share is 0/0 -> 0.
 			want: &score.Pairwise{Incomplete: 1},
 		},
 		{
 			name:     "no pairs in the suite",
-			cases:    []score.Case{vulCase("a", ""), benCase("b", "")},
+			cases:    []score.Case{vulCase("a", 0), benCase("b", 0)},
 			verdicts: map[string]verdict.Verdict{"a": ok(suite.Vul), "b": ok(suite.Ben)},
 			want:     nil,
 		},
@@ -232,10 +232,10 @@ func scored(vul, ben []float64) ([]score.Case, map[string]verdict.Verdict) {
 		vs[c.ID] = okScore(l, s)
 	}
 	for i, s := range vul {
-		add(vulCase(fmt.Sprintf("v%d", i), ""), s)
+		add(vulCase(fmt.Sprintf("v%d", i), 0), s)
 	}
 	for i, s := range ben {
-		add(benCase(fmt.Sprintf("b%d", i), ""), s)
+		add(benCase(fmt.Sprintf("b%d", i), 0), s)
 	}
 	return cases, vs
 }
@@ -254,8 +254,8 @@ func TestComputeVDS(t *testing.T) {
 	boundCases, boundVerdicts := scored([]float64{0.95, 0.5}, ben200)
 
 	// 0/1 scores, one failed vul case.
-	degCases := []score.Case{vulCase("v1", ""), vulCase("v2", ""), vulCase("v3", ""), vulCase("v4", ""),
-		benCase("b1", ""), benCase("b2", ""), benCase("b3", "")}
+	degCases := []score.Case{vulCase("v1", 0), vulCase("v2", 0), vulCase("v3", 0), vulCase("v4", 0),
+		benCase("b1", 0), benCase("b2", 0), benCase("b3", 0)}
 	degVerdicts := map[string]verdict.Verdict{
 		"v1": ok(suite.Vul), "v2": ok(suite.Ben), "v3": okScore(suite.Vul, 1), "v4": failed(),
 		"b1": ok(suite.Ben), "b2": okScore(suite.Ben, 0), "b3": ok(suite.Vul),
@@ -263,7 +263,7 @@ func TestComputeVDS(t *testing.T) {
 
 	// A failed ben case: left out under "failed", kept at -Inf under "ben".
 	fbCases, fbVerdicts := scored([]float64{0.95, 0.8, 0.3}, []float64{0.9, 0.2, 0.1})
-	fbCases = append(fbCases, benCase("bf", ""))
+	fbCases = append(fbCases, benCase("bf", 0))
 	fbVerdicts["bf"] = failed()
 
 	tests := []struct {
@@ -317,7 +317,7 @@ func TestComputeVDS(t *testing.T) {
 		},
 		{
 			name:     "no ben case with a score",
-			cases:    []score.Case{vulCase("v", ""), benCase("b", "")},
+			cases:    []score.Case{vulCase("v", 0), benCase("b", 0)},
 			verdicts: map[string]verdict.Verdict{"v": okScore(suite.Vul, 0.7), "b": errored()},
 			want:     nil,
 		},
@@ -343,7 +343,7 @@ func TestScoreSource(t *testing.T) {
 		v.ScoreSource = from
 		return v
 	}
-	cases := []score.Case{vulCase("v1", ""), vulCase("v2", ""), benCase("b1", ""), benCase("b2", "")}
+	cases := []score.Case{vulCase("v1", 0), vulCase("v2", 0), benCase("b1", 0), benCase("b2", 0)}
 	thr := verdict.Float
 	tests := []struct {
 		name     string
@@ -438,10 +438,10 @@ func TestAggregateScoreSource(t *testing.T) {
 
 func TestComputeByCWE(t *testing.T) {
 	cases := []score.Case{
-		vulCase("av", "A", "CWE-476"), benCase("ab", "A", "CWE-476"),
-		vulCase("bv", "B", "CWE-476", "CWE-787"), benCase("bb", "B"),
-		vulCase("cv", "C", "CWE-787"), benCase("cb", "C"),
-		vulCase("d", ""),
+		vulCase("av", 7, "CWE-476"), benCase("ab", 7, "CWE-476"),
+		vulCase("bv", 8, "CWE-476", "CWE-787"), benCase("bb", 8),
+		vulCase("cv", 9, "CWE-787"), benCase("cb", 9),
+		vulCase("d", 0),
 	}
 	vs := map[string]verdict.Verdict{
 		"av": ok(suite.Vul), "ab": ok(suite.Ben), // P-C

@@ -19,7 +19,7 @@ func vexCase(id, cat string) score.Case {
 	if cat == "vulnerable" {
 		l = suite.Vul
 	}
-	return score.Case{ID: id, Label: l, VEX: score.VEXCategory(cat)}
+	return score.Case{ID: id, Vul: l == suite.Vul, VEX: score.VEXCategory(cat)}
 }
 
 // vexAnswer is a verdict that answers cat; "failed", "error" and "missing" are those outcomes,
@@ -301,7 +301,7 @@ func TestVEXEdgeCases(t *testing.T) {
 }
 
 func TestVEXOnlyForVEXCases(t *testing.T) {
-	cases := []score.Case{{ID: "a", Label: suite.Vul}, {ID: "b", Label: suite.Ben}}
+	cases := []score.Case{{ID: "a", Vul: true}, {ID: "b"}}
 	res := score.Compute(cases, nil, score.Options{})
 	if res.VEX != nil {
 		t.Errorf("a suite without vex categories has a VEX section: %+v", res.VEX)

@@ -11,10 +11,12 @@ import (
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
-// synthetic is an index store of n paired cases over 10 CWEs, answered by a seeded pattern.
+// synthetic is an index store of n paired cases over 10 CWEs, answered by a pattern.
 type synthetic struct {
 	n    int
 	flip int // the answer changes on every flip-th case
+	// go, when positive, is the one case in Go (the others are C); cweOff shifts the CWEs.
+	goCase, cweOff int
 }
 
 func (s synthetic) id(i int) string { return fmt.Sprintf("case-%07d", i) }
@@ -25,7 +27,11 @@ func (s synthetic) CaseRows(_ context.Context, _ string, fn func(store.CaseRow) 
 		if i%2 == 1 {
 			l = suite.Ben
 		}
-		if err := fn(store.CaseRow{Ordinal: i, ID: s.id(i), Kind: suite.KindFunction, Label: l, Pair: fmt.Sprint("p", i/2), Language: "c"}); err != nil {
+		lang := "c"
+		if i == s.goCase && i > 0 {
+			lang = "go"
+		}
+		if err := fn(store.CaseRow{Ordinal: i, ID: s.id(i), Kind: suite.KindFunction, Label: l, Pair: fmt.Sprint("p", i/2), Language: lang}); err != nil {
 			return err
 		}
 	}
@@ -35,7 +41,7 @@ func (s synthetic) CaseRows(_ context.Context, _ string, fn func(store.CaseRow) 
 func (s synthetic) CaseCWEs(_ context.Context, _ string, fn func(string, string) error) error {
 	for w := range 10 {
 		for i := w; i < s.n; i += 10 {
-			if err := fn(s.id(i), fmt.Sprintf("CWE-%d", 100+w)); err != nil {
+			if err := fn(s.id(i), fmt.Sprintf("CWE-%d", 100+(w+s.cweOff)%10)); err != nil {
 				return err
 			}
 		}
@@ -65,13 +71,13 @@ func BenchmarkCasesPage(b *testing.B) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	a, err := buildIndex(ctx, synthetic{n: n, flip: 3}, "a")
+	a, err := buildIndex(ctx, synthetic{n: n, flip: 3}, "a", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	o, err := buildIndex(ctx, synthetic{n: n, flip: 7}, "b")
+	o, err := buildIndex(ctx, synthetic{n: n, flip: 7}, "b", nil)
 	if err != nil {
 		b.Fatal(err)
 	}

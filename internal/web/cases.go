@@ -120,7 +120,7 @@ func (s *Server) cases(w http.ResponseWriter, r *http.Request) {
 	for k, i := range pos {
 		cid := ix.id(i)
 		rows[k] = caseRow{ID: cid, Label: labelNames[ix.label[i]], Status: statusNames[ix.status[i]], Answer: labelNames[ix.pred[i]],
-			Outcome: outcomeNames[ix.outcome(i)], CWE: strings.Join(ix.cweLists[ix.cwe[i]], ", "), Lang: ix.langs[ix.lang[i]], Tools: ix.tools[i],
+			Outcome: outcomeNames[ix.outcome(i)], CWE: strings.Join(ix.cweLists[ix.cwe[i]], ", "), Lang: ix.langs[ix.lang[i]], Tools: ix.toolCalls(i),
 			URL: "/runs/" + url.PathEscape(id) + "/case?" + url.Values{"id": {cid}}.Encode()}
 	}
 	var cols []column

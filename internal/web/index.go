@@ -37,7 +37,20 @@ var outcomeNames = []string{"missing", "tp", "fp", "tn", "fn", "failed", "error"
 
 // caseIndex is a run's cases as its table needs them: a few bytes a case, in suite order,
 // held as columns so that a million cases cost tens of megabytes and a filter is one pass.
+// The columns of the cases themselves (caseCols) are shared by the runs that judged the same
+// cases; a run adds its verdicts' three.
 type caseIndex struct {
+	*caseCols
+	status []uint8
+	pred   []uint8
+	tools  []int32 // nil when no verdict made a tool call
+
+	mu    sync.Mutex
+	sorts map[string][]uint32 // by the keys that depend on the verdicts
+}
+
+// caseCols are the columns of a run's cases: about 27 bytes a case.
+type caseCols struct {
 	n        int
 	idBuf    []byte   // the case ids, one after the other
 	idEnd    []uint32 // where each id ends in idBuf
@@ -47,14 +60,11 @@ type caseIndex struct {
 	cwe      []uint32   // index into cweLists
 	cweLists [][]string // distinct CWE lists; 0 is the empty one
 	cwes     []string   // every CWE, sorted as report.CWECompare
-	status   []uint8
-	pred     []uint8
-	tools    []int32
-	benMode  bool     // failed verdicts count as ben (a suite with jit cases)
-	byID     []uint32 // positions, sorted by id (byte order, as the store sorts)
+	benMode  bool       // failed verdicts count as ben (a suite with jit cases)
+	byID     []uint32   // positions, sorted by id (byte order, as the store sorts)
 
 	mu    sync.Mutex
-	sorts map[string][]uint32
+	sorts map[string][]uint32 // by the keys of the cases alone
 }
 
 // Index is what building a case index reads of a store.
@@ -64,71 +74,17 @@ type indexStore interface {
 	Labels(ctx context.Context, runID string, fn func(verdict.Verdict) error) error
 }
 
-func buildIndex(ctx context.Context, st indexStore, runID string) (*caseIndex, error) {
-	ix := &caseIndex{cweLists: [][]string{nil}, sorts: map[string][]uint32{}}
-	langs := map[string]uint16{}
-	jit := false
-	err := st.CaseRows(ctx, runID, func(r store.CaseRow) error {
-		ix.idBuf = append(ix.idBuf, r.ID...)
-		ix.idEnd = append(ix.idEnd, uint32(len(ix.idBuf)))
-		l := labBen
-		if r.Label == suite.Vul {
-			l = labVul
-		}
-		ix.label = append(ix.label, l)
-		li, ok := langs[r.Language]
-		if !ok {
-			li = uint16(len(ix.langs))
-			langs[r.Language] = li
-			ix.langs = append(ix.langs, r.Language)
-		}
-		ix.lang = append(ix.lang, li)
-		jit = jit || r.Kind == suite.KindJIT
-		return nil
-	})
+// buildIndex builds the case index of a run. like, when not nil, is the case columns of a run
+// that may have judged the same cases: they are shared when the run's cases and CWEs are the
+// same, row for row (checked as they are read, without holding a copy).
+func buildIndex(ctx context.Context, st indexStore, runID string, like *caseCols) (*caseIndex, error) {
+	cols, err := readCols(ctx, st, runID, like)
 	if err != nil {
 		return nil, err
 	}
-	if len(ix.idBuf) > 1<<32-1 {
-		return nil, fmt.Errorf("run %s: its case ids take more than 4 GiB", runID)
-	}
-	n := len(ix.idEnd)
-	ix.n = n
-	ix.idBuf = slices.Clip(ix.idBuf)
-	ix.benMode = jit
-	ix.cwe = make([]uint32, n)
-	ix.status, ix.pred, ix.tools = make([]uint8, n), make([]uint8, n), make([]int32, n)
-	ix.byID = make([]uint32, n)
-	for i := range ix.byID {
-		ix.byID[i] = uint32(i)
-	}
-	slices.SortFunc(ix.byID, func(a, b uint32) int { return bytes.Compare(ix.idb(a), ix.idb(b)) })
-
-	lists := map[string]uint32{"": 0}
-	seen := map[string]bool{}
-	if err := st.CaseCWEs(ctx, runID, func(id, cwe string) error {
-		p, ok := ix.find(id)
-		if !ok {
-			return nil
-		}
-		if !seen[cwe] {
-			seen[cwe] = true
-			ix.cwes = append(ix.cwes, cwe)
-		}
-		list := append(slices.Clone(ix.cweLists[ix.cwe[p]]), cwe)
-		key := strings.Join(list, ",")
-		li, ok := lists[key]
-		if !ok {
-			li = uint32(len(ix.cweLists))
-			lists[key] = li
-			ix.cweLists = append(ix.cweLists, list)
-		}
-		ix.cwe[p] = li
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(ix.cwes, report.CWECompare)
+	ix := &caseIndex{caseCols: cols, sorts: map[string][]uint32{}}
+	n := cols.n
+	ix.status, ix.pred = make([]uint8, n), make([]uint8, n)
 
 	// Labels come ordered by case id and repeat: the first of a case is its lowest repeat. The
 	// walk follows byID, in the same order.
@@ -163,7 +119,12 @@ func buildIndex(ctx context.Context, st indexStore, runID string) (*caseIndex, e
 		if v.Status == verdict.OK && ix.pred[p] == labNone {
 			ix.status[p] = stFailed // an ok verdict without a label is invalid: scored as failed
 		}
-		ix.tools[p] = int32(min(v.Usage.ToolCalls, 1<<30))
+		if v.Usage.ToolCalls > 0 {
+			if ix.tools == nil {
+				ix.tools = make([]int32, n)
+			}
+			ix.tools[p] = int32(min(v.Usage.ToolCalls, 1<<30))
+		}
 		return nil
 	}); err != nil {
 		return nil, err
@@ -171,163 +132,129 @@ func buildIndex(ctx context.Context, st indexStore, runID string) (*caseIndex, e
 	return ix, nil
 }
 
-// idb is the id of case i, in the index's own memory.
-func (ix *caseIndex) idb(i uint32) []byte {
-	start := uint32(0)
-	if i > 0 {
-		start = ix.idEnd[i-1]
-	}
-	return ix.idBuf[start:ix.idEnd[i]:ix.idEnd[i]]
+// colsBuilder reads a run's case rows into columns, or, while they match like's row for row,
+// only counts them.
+type colsBuilder struct {
+	c     *caseCols
+	like  *caseCols // nil once a row differs
+	k     int       // rows read
+	langs map[string]uint16
+	jit   bool
 }
 
-// id is the id of case i.
-func (ix *caseIndex) id(i uint32) string { return string(ix.idb(i)) }
-
-// find returns the position of the case with id.
-func (ix *caseIndex) find(id string) (uint32, bool) {
-	b := []byte(id)
-	k, ok := slices.BinarySearchFunc(ix.byID, b, func(p uint32, b []byte) int { return bytes.Compare(ix.idb(p), b) })
+func (b *colsBuilder) row(r store.CaseRow) {
+	l := labBen
+	if r.Label == suite.Vul {
+		l = labVul
+	}
+	b.jit = b.jit || r.Kind == suite.KindJIT
+	if lk := b.like; lk != nil {
+		if b.k < lk.n && lk.label[b.k] == l && lk.langs[lk.lang[b.k]] == r.Language && string(lk.idb(uint32(b.k))) == r.ID {
+			b.k++
+			return
+		}
+		b.own()
+	}
+	b.c.idBuf = append(b.c.idBuf, r.ID...)
+	b.c.idEnd = append(b.c.idEnd, uint32(len(b.c.idBuf)))
+	b.c.label = append(b.c.label, l)
+	li, ok := b.langs[r.Language]
 	if !ok {
-		return 0, false
+		li = uint16(len(b.c.langs))
+		b.langs[r.Language] = li
+		b.c.langs = append(b.c.langs, r.Language)
 	}
-	return ix.byID[k], true
+	b.c.lang = append(b.c.lang, li)
+	b.k++
 }
 
-// outcome is the case's outcome, an index of outcomeNames.
-func (ix *caseIndex) outcome(i uint32) uint8 {
-	switch ix.status[i] {
-	case stMissing:
-		return 0
-	case stError:
-		return 6
-	case stFailed:
-		return 5
+// own stops sharing: the columns get copies of like's first rows read.
+func (b *colsBuilder) own() {
+	lk, k := b.like, b.k
+	b.like = nil
+	end := uint32(0)
+	if k > 0 {
+		end = lk.idEnd[k-1]
 	}
-	switch {
-	case ix.pred[i] == labVul && ix.label[i] == labVul:
-		return 1
-	case ix.pred[i] == labVul:
-		return 2
-	case ix.label[i] == labBen:
-		return 3
+	b.c.idBuf = append([]byte(nil), lk.idBuf[:end]...)
+	b.c.idEnd = slices.Clone(lk.idEnd[:k])
+	b.c.label = slices.Clone(lk.label[:k])
+	b.c.lang = slices.Clone(lk.lang[:k])
+	b.c.langs = slices.Clone(lk.langs)
+	for i, l := range b.c.langs {
+		b.langs[l] = uint16(i)
 	}
-	return 4
 }
 
-// correct says whether the case was answered right (judged false for errors and missing
-// verdicts); a failed verdict is wrong, or a ben answer on a suite with jit cases, as scoring
-// counts it by default.
-func (ix *caseIndex) correct(i uint32) (right, judged bool) {
-	switch ix.status[i] {
-	case stOK:
-		return ix.pred[i] == ix.label[i], true
-	case stFailed:
-		return ix.benMode && ix.label[i] == labBen, true
+func readCols(ctx context.Context, st indexStore, runID string, like *caseCols) (*caseCols, error) {
+	b := &colsBuilder{c: &caseCols{sorts: map[string][]uint32{}}, like: like, langs: map[string]uint16{}}
+	if err := st.CaseRows(ctx, runID, func(r store.CaseRow) error { b.row(r); return nil }); err != nil {
+		return nil, err
 	}
-	return false, false
+	if b.like != nil && (b.k != b.like.n || b.jit != b.like.benMode) {
+		b.own()
+	}
+	c := b.c
+	if b.like == nil {
+		if len(c.idBuf) > 1<<32-1 {
+			return nil, fmt.Errorf("run %s: its case ids take more than 4 GiB", runID)
+		}
+		c.n = len(c.idEnd)
+		c.idBuf = slices.Clip(c.idBuf)
+		c.benMode = b.jit
+		c.byID = make([]uint32, c.n)
+		for i := range c.byID {
+			c.byID[i] = uint32(i)
+		}
+		slices.SortFunc(c.byID, func(a, b uint32) int { return bytes.Compare(c.idb(a), c.idb(b)) })
+	} else {
+		c = b.like // the ids, labels and languages are like's; the CWEs are checked below
+	}
+	cwe, lists, cwes, err := readCWEs(ctx, st, runID, c)
+	if err != nil {
+		return nil, err
+	}
+	if c == like {
+		if slices.Equal(cwe, like.cwe) && slices.EqualFunc(lists, like.cweLists, slices.Equal) && slices.Equal(cwes, like.cwes) {
+			return like, nil
+		}
+		b.own()
+		c = b.c
+		c.n, c.benMode, c.byID = like.n, like.benMode, like.byID
+	}
+	c.cwe, c.cweLists, c.cwes = cwe, lists, cwes
+	return c, nil
 }
 
-// order returns the positions sorted by key (nil: suite order), computed once per key.
-func (ix *caseIndex) order(key string) []uint32 {
-	less := map[string]func(a, b uint32) int{
-		"id":      func(a, b uint32) int { return bytes.Compare(ix.idb(a), ix.idb(b)) },
-		"label":   func(a, b uint32) int { return int(ix.label[a]) - int(ix.label[b]) },
-		"status":  func(a, b uint32) int { return int(ix.status[a]) - int(ix.status[b]) },
-		"outcome": func(a, b uint32) int { return int(ix.outcome(a)) - int(ix.outcome(b)) },
-		"lang":    func(a, b uint32) int { return strings.Compare(ix.langs[ix.lang[a]], ix.langs[ix.lang[b]]) },
-		"cwe": func(a, b uint32) int {
-			return slices.CompareFunc(ix.cweLists[ix.cwe[a]], ix.cweLists[ix.cwe[b]], report.CWECompare)
-		},
-		"tools": func(a, b uint32) int { return int(ix.tools[a] - ix.tools[b]) },
-	}[key]
-	if key == "id" {
-		return ix.byID
-	}
-	if less == nil {
+// readCWEs reads the CWEs of the run's cases as c's positions: each case's index into lists
+// (distinct lists, 0 the empty one) and every CWE, sorted.
+func readCWEs(ctx context.Context, st indexStore, runID string, c *caseCols) (cwe []uint32, lists [][]string, cwes []string, err error) {
+	cwe, lists = make([]uint32, c.n), [][]string{nil}
+	byKey := map[string]uint32{"": 0}
+	seen := map[string]bool{}
+	err = st.CaseCWEs(ctx, runID, func(id, w string) error {
+		p, ok := c.find(id)
+		if !ok {
+			return nil
+		}
+		if !seen[w] {
+			seen[w] = true
+			cwes = append(cwes, w)
+		}
+		list := append(slices.Clone(lists[cwe[p]]), w)
+		key := strings.Join(list, ",")
+		li, ok := byKey[key]
+		if !ok {
+			li = uint32(len(lists))
+			byKey[key] = li
+			lists = append(lists, list)
+		}
+		cwe[p] = li
 		return nil
+	})
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if o, ok := ix.sorts[key]; ok {
-		return o
-	}
-	o := make([]uint32, ix.n)
-	for i := range o {
-		o[i] = uint32(i)
-	}
-	slices.SortStableFunc(o, less)
-	ix.sorts[key] = o
-	return o
-}
-
-// filter is what a cases table shows.
-type filter struct {
-	label, status, outcome uint8 // 0: any; else index + 1
-	cwe                    string
-	lang                   int // -1: any
-	flip                   *caseIndex
-	sort                   string
-	desc                   bool
-	offset, limit          int
-}
-
-func (ix *caseIndex) match(f *filter, i uint32) bool {
-	if f.label != 0 && ix.label[i] != f.label-1 {
-		return false
-	}
-	if f.status != 0 && ix.status[i] != f.status-1 {
-		return false
-	}
-	if f.outcome != 0 && ix.outcome(i) != f.outcome-1 {
-		return false
-	}
-	if f.lang >= 0 && int(ix.lang[i]) != f.lang {
-		return false
-	}
-	if f.cwe != "" && !slices.Contains(ix.cweLists[ix.cwe[i]], f.cwe) {
-		return false
-	}
-	if f.flip != nil && !ix.flipped(f.flip, i) {
-		return false
-	}
-	return true
-}
-
-// flipped says whether case i was answered right in one run and wrong in the other (both
-// judged it).
-func (ix *caseIndex) flipped(o *caseIndex, i uint32) bool {
-	j := i
-	if int(i) >= o.n || !bytes.Equal(o.idb(i), ix.idb(i)) {
-		var ok bool
-		if j, ok = o.find(ix.id(i)); !ok {
-			return false
-		}
-	}
-	a, ja := ix.correct(i)
-	b, jb := o.correct(j)
-	return ja && jb && a != b
-}
-
-// query returns the positions of one page of the cases f matches, and how many match.
-func (ix *caseIndex) query(f *filter) (page []uint32, total int) {
-	o := ix.order(f.sort)
-	n := ix.n
-	for k := range n {
-		kk := k
-		if f.desc {
-			kk = n - 1 - k
-		}
-		i := uint32(kk)
-		if o != nil {
-			i = o[kk]
-		}
-		if !ix.match(f, i) {
-			continue
-		}
-		if total >= f.offset && len(page) < f.limit {
-			page = append(page, i)
-		}
-		total++
-	}
-	return page, total
+	slices.SortFunc(cwes, report.CWECompare)
+	return cwe, lists, cwes, nil
 }

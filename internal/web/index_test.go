@@ -5,17 +5,19 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // The index's filters, sorts and pages against a brute-force count over the synthetic store.
 func TestIndexQueries(t *testing.T) {
 	ctx := context.Background()
 	const n = 1000
-	a, err := buildIndex(ctx, synthetic{n: n, flip: 3}, "a")
+	a, err := buildIndex(ctx, synthetic{n: n, flip: 3}, "a", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := buildIndex(ctx, synthetic{n: n, flip: 7}, "b")
+	o, err := buildIndex(ctx, synthetic{n: n, flip: 7}, "b", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,4 +78,75 @@ func TestIndexQueries(t *testing.T) {
 	if got := a.cwes; !slices.Equal(got, []string{"CWE-100", "CWE-101", "CWE-102", "CWE-103", "CWE-104", "CWE-105", "CWE-106", "CWE-107", "CWE-108", "CWE-109"}) {
 		t.Errorf("CWEs %v", got)
 	}
+}
+
+// indexView is what an index shows of its cases, for comparing two indexes.
+type indexView struct {
+	IDs, Langs, CWEs []string
+	Labels, Status   []uint8
+	ByID             []uint32
+	All              []string
+}
+
+func viewOf(ix *caseIndex) indexView {
+	v := indexView{All: ix.cwes, ByID: ix.byID}
+	for i := range uint32(ix.n) {
+		v.IDs = append(v.IDs, ix.id(i))
+		v.Langs = append(v.Langs, ix.langs[ix.lang[i]])
+		v.CWEs = append(v.CWEs, fmt.Sprint(ix.cweLists[ix.cwe[i]]))
+		v.Labels = append(v.Labels, ix.label[i])
+		v.Status = append(v.Status, ix.outcome(i))
+	}
+	return v
+}
+
+// A run of the same cases as an indexed one shares its case columns; a run whose cases differ
+// anywhere (fewer, more, one language, the CWEs) gets its own, equal to an index built alone.
+func TestIndexSharesCases(t *testing.T) {
+	ctx := context.Background()
+	base, err := buildIndex(ctx, synthetic{n: 1000, flip: 3}, "a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		st    synthetic
+		share bool
+	}{
+		"same cases":      {synthetic{n: 1000, flip: 7}, true},
+		"fewer":           {synthetic{n: 999, flip: 7}, false},
+		"more":            {synthetic{n: 1001, flip: 7}, false},
+		"a language":      {synthetic{n: 1000, flip: 7, goCase: 500}, false},
+		"the last one":    {synthetic{n: 1000, flip: 7, goCase: 999}, false},
+		"other CWEs":      {synthetic{n: 1000, flip: 7, cweOff: 1}, false},
+		"CWEs and length": {synthetic{n: 10, flip: 7, cweOff: 1}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := buildIndex(ctx, tc.st, "b", base.caseCols)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if shared := got.caseCols == base.caseCols; shared != tc.share {
+				t.Errorf("shared %v, want %v", shared, tc.share)
+			}
+			alone, err := buildIndex(ctx, tc.st, "b", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(viewOf(alone), viewOf(got)); diff != "" {
+				t.Errorf("index built with another run's columns (-alone +got):\n%s", diff)
+			}
+		})
+	}
+	if diff := cmp.Diff(viewOf(base), viewOf(mustIndex(t, synthetic{n: 1000, flip: 3}))); diff != "" {
+		t.Errorf("the first index changed (-now +alone):\n%s", diff)
+	}
+}
+
+func mustIndex(t *testing.T, st synthetic) *caseIndex {
+	t.Helper()
+	ix, err := buildIndex(context.Background(), st, "x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }

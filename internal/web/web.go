@@ -68,6 +68,7 @@ type entry struct {
 	used  uint64
 	body  template.HTML
 	index *caseIndex
+	suite string // the sha256 of the suite the indexed run judged
 	// compares are the comparisons of this run (as A) with others, by the other's id.
 	compares map[string]compared
 }
@@ -174,13 +175,31 @@ func (s *Server) runEntry(ctx context.Context, id string, body, index bool) (*st
 		e.body = b
 	}
 	if index && e.index == nil {
-		ix, err := buildIndex(ctx, s.st, id)
+		ix, err := buildIndex(ctx, s.st, id, s.colsLike(run, e))
 		if err != nil {
 			return nil, nil, err
 		}
-		e.index = ix
+		s.mu.Lock() // colsLike reads other entries' indexes under it
+		e.index, e.suite = ix, run.SuiteHash
+		s.mu.Unlock()
 	}
 	return run, e, nil
+}
+
+// colsLike returns the case columns of another indexed run of the suite run judged (nil: none),
+// which run's index shares when its cases are the same.
+func (s *Server) colsLike(run *store.Run, self *entry) *caseCols {
+	if run.SuiteHash == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.cache {
+		if e != self && e.suite == run.SuiteHash {
+			return e.index.caseCols
+		}
+	}
+	return nil
 }
 
 // comparison returns the comparison of the runs of ea and eb, computed once

@@ -28,7 +28,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
-	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
 // Version is the version of the report's layout; bump it when the same report model renders
@@ -250,10 +249,10 @@ func (c *content) randomLines(rep *report.Report) (f1 float64, pairs bool) {
 	var vul, n int
 	for i := range rep.Truth.Cases {
 		n++
-		if rep.Truth.Cases[i].Label == suite.Vul {
+		if rep.Truth.Cases[i].Vul {
 			vul++
 		}
-		pairs = pairs || rep.Truth.Cases[i].Pair != ""
+		pairs = pairs || rep.Truth.Cases[i].Pair != 0
 	}
 	if n == 0 {
 		return 0, pairs

@@ -164,7 +164,11 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	for _, s := range wskipped {
 		skipped = append(skipped, Skipped{Path: s.Path, Reason: s.Reason})
 	}
-	b, err := build(ctx, abs, files, langsOf(files), skipped, prior, opts)
+	var prev *previous
+	if prior != nil && opts.Base.Root != "" {
+		prev = &previous{root: opts.Base.Root, prior: prior}
+	}
+	b, err := build(ctx, abs, files, langsOf(files), skipped, prior, prev, opts)
 	if err != nil {
 		return nil, err
 	}

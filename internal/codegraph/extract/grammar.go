@@ -145,6 +145,8 @@ const (
 	kTranslationUnit
 	kComment
 	kShorthandPropertyIdentifier
+	kPreprocIf  // a C preprocessor conditional, #if or #ifdef to #endif
+	kPreprocAlt // its #elif or #else branch, to the #endif
 	numKinds
 )
 
@@ -190,6 +192,11 @@ func kindNames() map[string]kind {
 		"parameter_list":                  kParameterList,
 		"storage_class_specifier":         kStorageClassSpecifier,
 		"preproc_function_def":            kPreprocFunctionDef,
+		"preproc_if":                      kPreprocIf,
+		"preproc_ifdef":                   kPreprocIf,
+		"preproc_elif":                    kPreprocAlt,
+		"preproc_elifdef":                 kPreprocAlt,
+		"preproc_else":                    kPreprocAlt,
 		"class_specifier":                 kClassSpecifier,
 		"struct_specifier":                kStructSpecifier,
 		"union_specifier":                 kUnionSpecifier,

@@ -1,0 +1,688 @@
+package extract
+
+import (
+	"bytes"
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/vulnbench/vulnbench/internal/codegraph/graph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/lang"
+	"github.com/vulnbench/vulnbench/internal/codegraph/linediff"
+	"github.com/vulnbench/vulnbench/internal/codegraph/prep"
+)
+
+// Reparsing by region: an edited file whose previous content was parsed cleanly is parsed again
+// only where it changed. The previous parse recorded the file's top-level units
+// (FileResult.Regions); a line diff says which of them are unchanged; the new file's prepared
+// text is parsed with those units skipped (tree-sitter's included ranges, as prep's blank runs
+// are), so that every offset is the new file's, and the units' definitions and call sites are
+// taken from the previous result, moved by the lines and bytes inserted or deleted before them.
+// Whenever the result could differ from a whole parse, the file is parsed whole.
+
+// maxEdits bounds the line diff of an edited file (inserted plus deleted lines); a file changed
+// more is parsed whole.
+const maxEdits = 4000
+
+// regionLang reports whether l's extraction of a top-level unit depends on nothing outside the
+// unit but the file-wide context the extractor flags (extractor.wide). Go's does (the package
+// clause qualifies every name, imports and package variables classify calls anywhere).
+func regionLang(l lang.Lang) bool {
+	switch l {
+	case lang.C, lang.CPP, lang.Java, lang.Python, lang.JavaScript:
+		return true
+	}
+	return false
+}
+
+// terminated reports whether root child i, in text, closes itself: nothing after it can
+// extend it (';', a '}' ending a block that cannot continue, a preprocessor line, a Python
+// statement).
+func (x *extractor) terminated(i int, text []byte) bool {
+	s, e := int(x.n[i].start), int(x.n[i].end)
+	if e > len(text) || s > e {
+		return false
+	}
+	b := bytes.TrimSpace(text[s:e])
+	if len(b) == 0 {
+		return false
+	}
+	switch x.g.lang {
+	case lang.Python:
+		return true
+	case lang.C, lang.CPP:
+		if b[0] == '#' {
+			return true
+		}
+	}
+	switch b[len(b)-1] {
+	case ';':
+		return true
+	case '}':
+		if x.g.lang != lang.JavaScript {
+			return true
+		}
+		switch x.kind(i) { // a '}' ending an expression may be followed by a call or an operator
+		case kFunctionDeclaration, kGeneratorFunctionDeclaration, kClassDeclaration:
+			return true
+		}
+	}
+	return false
+}
+
+// A unit is a node at unit level: a child of the root or, in C and C++, of a preprocessor
+// conditional at unit level (most C files wrap everything in #ifndef HEADER_H or #ifndef
+// CURL_DISABLE_X). The conditionals' own lines (#if, #else, #endif) belong to no unit, so they
+// are parsed again whenever a unit next to them is, and a region never spans one.
+
+// unit is one unit of a parse, for regions.
+type unit struct {
+	first, last uint32 // rows
+	comment     bool
+	term        bool // terminated
+	err         bool // holds a syntax error, or lies next to one
+	hasErr      bool // holds a syntax error
+	skip        bool // on a line of a conditional's directive: never reused
+	boundary    bool // not a unit: a conditional's directive line, which closes what came before
+}
+
+// lastRow is the last row of node i: a node that ends with its line break ends on the row before.
+func (x *extractor) lastRow(i int, text []byte) uint32 {
+	nd := &x.n[i]
+	if nd.endRow > nd.startRow && nd.end > nd.start && int(nd.end) <= len(text) && text[nd.end-1] == '\n' {
+		return nd.endRow - 1
+	}
+	return nd.endRow
+}
+
+// container reports whether i is a preprocessor conditional whose children are units.
+func (x *extractor) container(i int) bool {
+	return (x.g.lang == lang.C || x.g.lang == lang.CPP) && (x.kind(i) == kPreprocIf || x.kind(i) == kPreprocAlt)
+}
+
+// hasError reports whether i's subtree holds an ERROR or MISSING node.
+func (x *extractor) hasError(i int) bool {
+	for j := i; j < int(x.n[i].next) && j < len(x.n); j++ {
+		if x.n[j].flags&nodeMissing != 0 || x.kind(j) == kError {
+			return true
+		}
+	}
+	return false
+}
+
+// walkUnits calls unit for every unit in source order, and enter and leave around each
+// conditional's children (leave with the conditional's end).
+func (x *extractor) walkUnits(unit func(i int), enter func(i int), leave func(end uint32)) {
+	var ends []int // node index just past each open conditional, and its end offset and first row
+	var endBytes, rows []uint32
+	for i := 1; i < len(x.n); {
+		for len(ends) > 0 && i >= ends[len(ends)-1] {
+			leave(endBytes[len(endBytes)-1])
+			ends, endBytes, rows = ends[:len(ends)-1], endBytes[:len(endBytes)-1], rows[:len(rows)-1]
+		}
+		if len(rows) > 0 && x.n[i].startRow == rows[len(rows)-1] {
+			i = x.skip(i) // the directive's condition, or a comment after it
+			continue
+		}
+		if x.container(i) {
+			enter(i)
+			ends, endBytes, rows = append(ends, x.skip(i)), append(endBytes, x.n[i].end), append(rows, x.n[i].startRow)
+			i++
+			continue
+		}
+		unit(i)
+		i = x.skip(i)
+	}
+	for k := len(endBytes) - 1; k >= 0; k-- {
+		leave(endBytes[k])
+	}
+}
+
+// regions returns the reusable units of the parse as graph.FileResult.Regions: units joined
+// while they share a line or the last (comments aside) is not terminated; a unit with a
+// syntax error, the units next to it, units on a directive's line and an unterminated last
+// unit are left out, and so are units that a definition of res crosses.
+func (x *extractor) regions(text []byte, funcs []graph.Func) []uint32 {
+	var us []unit
+	var directive []uint32 // rows of the conditionals' directive lines
+	x.walkUnits(func(i int) {
+		u := unit{first: x.n[i].startRow, last: x.lastRow(i, text), comment: x.kind(i) == kComment, err: x.hasError(i)}
+		u.hasErr = u.err
+		u.term = x.terminated(i, text)
+		us = append(us, u)
+	}, func(i int) {
+		directive = append(directive, x.n[i].startRow)
+		if x.kind(i) == kPreprocIf {
+			directive = append(directive, x.lastRow(i, text)) // #endif; an #else branch ends before it
+		}
+		us = append(us, unit{boundary: true})
+	}, func(uint32) { us = append(us, unit{boundary: true}) })
+	slices.Sort(directive)
+	for k := range us {
+		u := &us[k]
+		if !u.boundary {
+			if d, _ := slices.BinarySearch(directive, u.first); d < len(directive) && directive[d] <= u.last {
+				u.skip = true
+			}
+		}
+	}
+	// The neighbours of a unit with an error: the parser's recovery may have read into them.
+	for k := range us {
+		if !us[k].err || us[k].comment {
+			continue
+		}
+		for _, step := range []int{-1, 1} {
+			for j := k + step; j >= 0 && j < len(us); j += step {
+				if !us[j].comment || us[j].boundary {
+					us[j].err = us[j].err || !us[j].boundary
+					break
+				}
+			}
+		}
+	}
+	var out []span
+	open := false  // the last span's last unit (comments aside) is not terminated
+	lastSkip := -1 // the last row of the last unit on a directive's line
+	for _, u := range us {
+		if u.boundary {
+			if open {
+				out = out[:len(out)-1]
+			}
+			open = false
+			continue
+		}
+		joins := len(out) > 0 && (open || u.first <= out[len(out)-1].last)
+		if u.skip || int(u.first) <= lastSkip {
+			if joins {
+				out = out[:len(out)-1]
+			}
+			open, lastSkip = false, max(lastSkip, int(u.last))
+			continue
+		}
+		if joins {
+			sp := &out[len(out)-1]
+			sp.last, sp.unsafe, sp.errs = max(sp.last, u.last), sp.unsafe || u.err, sp.errs || u.hasErr
+		} else {
+			out = append(out, span{u.first, u.last, u.err, u.hasErr})
+		}
+		if !u.comment {
+			open = !u.term
+		}
+	}
+	if open {
+		out = out[:len(out)-1]
+	}
+	out = dropCrossed(out, funcs)
+	regions := make([]uint32, 0, 2*len(out))
+	for _, sp := range out {
+		regions = append(regions, sp.flagged(), sp.last)
+	}
+	return regions
+}
+
+// flagged is the span's first row with its flags.
+func (sp span) flagged() uint32 {
+	f := sp.first
+	if sp.unsafe {
+		f |= graph.RegionUnsafe
+	}
+	if sp.errs {
+		f |= graph.RegionErrors
+	}
+	return f
+}
+
+// span is one region: rows first to last; unsafe when it holds a syntax error or lies next to
+// one, so that it may be reused inside a run only, never at its edge.
+type span struct {
+	first, last  uint32
+	unsafe, errs bool // errs: it holds a syntax error
+}
+
+// spanAt decodes unit k of regions.
+func spanAt(regions []uint32, k int) span {
+	f := regions[2*k]
+	return span{f &^ (graph.RegionUnsafe | graph.RegionErrors), regions[2*k+1], f&graph.RegionUnsafe != 0, f&graph.RegionErrors != 0}
+}
+
+// dropCrossed removes the spans that a definition overlaps without lying inside one.
+func dropCrossed(spans []span, funcs []graph.Func) []span {
+	n := len(spans)
+	bad := make([]bool, n)
+	any := false
+	for _, f := range funcs {
+		fs, fe := uint32(f.StartLine-1), uint32(max(f.EndLine-1, f.StartLine-1))
+		k := sort.Search(n, func(k int) bool { return spans[k].last >= fs }) // the first span ending at or after fs
+		if k == n || spans[k].first > fe || (spans[k].first <= fs && fe <= spans[k].last) {
+			continue // outside every span, or inside one
+		}
+		for ; k < n && spans[k].first <= fe; k++ {
+			bad[k], any = true, true
+		}
+	}
+	if !any {
+		return spans
+	}
+	out := spans[:0]
+	for k := range n {
+		if !bad[k] {
+			out = append(out, spans[k])
+		}
+	}
+	return out
+}
+
+// Reparse says how IndexEdited parsed a file.
+type Reparse struct {
+	Part  bool // only the changed regions were parsed
+	Bytes int  // bytes the parser read: the file's size when parsed whole (after a failed part parse, both)
+}
+
+// IndexEdited is IndexFileAs for src, the new content of a file whose previous content old
+// gave prev (IndexFileAs or IndexEdited in the same language): it parses only the top-level
+// units of src that changed, widened to the units of prev.Regions, and takes the rest from
+// prev. The file is parsed whole when prev has no regions, the diff is too large, the prepared
+// texts of an unchanged unit differ, the changed regions parse with syntax errors or
+// file-wide context, or a changed region runs into an unchanged one. The result equals
+// IndexFileAs's but for Regions, which may be cut differently.
+func (fi *FileIndexer) IndexEdited(l lang.Lang, path string, src, old []byte, prev *graph.FileResult) (*graph.FileResult, Reparse, error) {
+	res, n, ok := fi.indexEdited(l, path, src, old, prev)
+	if ok {
+		return res, Reparse{Part: true, Bytes: n}, nil
+	}
+	res, err := fi.IndexFileAs(l, path, src)
+	return res, Reparse{Bytes: n + len(src)}, err
+}
+
+// run is a run of consecutive unchanged units: rows lines from oldRow in the previous content,
+// from newRow in the new one; size bytes from oldByte and newByte.
+type run struct {
+	oldRow, newRow, rows   int
+	oldByte, newByte, size int
+	r0, r1                 int // its units: prev.Regions[2*r0 : 2*r1]
+}
+
+// indexEdited parses src by region; ok is false when it must be parsed whole, and n is how many
+// bytes the parser read.
+func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, prev *graph.FileResult) (res *graph.FileResult, n int, ok bool) {
+	if fi.p == nil || prev == nil || len(prev.Regions) == 0 || prev.Skip != "" || prev.Lang != l || !regionLang(l) || contentSkip(l, src) != "" {
+		return nil, 0, false
+	}
+	a, b := linediff.Lines(old), linediff.Lines(src)
+	blocks, ok := linediff.Equal(a, b, maxEdits)
+	if !ok {
+		return nil, 0, false
+	}
+	ls := lines{old: a, oldStart: lineStarts(a), newStart: lineStarts(b)}
+	runs := reusable(prev.Regions, blocks, ls)
+	if len(runs) == 0 {
+		return nil, 0, false
+	}
+	text, pgaps := prep.Prepare(l, src, fi.scratch)
+	if len(text) > 0 && &text[0] != &src[0] {
+		fi.scratch = text[:0]
+	}
+	oldText, _ := prep.Prepare(l, old, fi.oldScratch)
+	if len(oldText) > 0 && &oldText[0] != &old[0] {
+		fi.oldScratch = oldText[:0]
+	}
+	runs = slices.DeleteFunc(runs, func(r run) bool { // prep read the unit otherwise here
+		return !bytes.Equal(oldText[r.oldByte:r.oldByte+r.size], text[r.newByte:r.newByte+r.size])
+	})
+	// A run next to a changed unit the parser could not read cleanly is cut back by one unit
+	// and the changed regions parsed again, twice at most.
+	for attempt := 0; ; attempt++ {
+		if len(runs) == 0 {
+			return nil, n, false
+		}
+		gaps := make([]uint32, 0, 4*len(runs)+len(pgaps))
+		size := len(src)
+		for _, r := range runs {
+			gaps = append(gaps, uint32(r.newByte), uint32(r.newByte+r.size), uint32(r.newRow), uint32(r.newRow+r.rows))
+			size -= r.size
+		}
+		n += size
+		nodes, err := fi.p.parse(l, text, unionGaps(append(gaps, pgaps...)), fi.timeout)
+		if err != nil {
+			return nil, n, false
+		}
+		if len(fi.intern) > 1<<20 {
+			clear(fi.intern)
+		}
+		part := &graph.FileResult{Path: path, Lang: l}
+		x := extractor{g: fi.p.gs[l], src: src, n: nodes, intern: fi.intern, res: part}
+		x.run()
+		if x.wide {
+			return nil, n, false
+		}
+		if trouble := x.clearOf(runs, text); len(trouble) > 0 {
+			if attempt == 2 {
+				return nil, n, false
+			}
+			runs = cutBack(runs, trouble, prev.Regions, ls)
+			continue
+		}
+		if res, ok = mergeRuns(path, l, prev, part, runs); !ok {
+			return nil, n, false
+		}
+		// A definition of the changed regions the parser could not close is cut with a second
+		// parse of the whole file, as IndexFileAs does.
+		res.SyntaxErrors = part.SyntaxErrors
+		for _, r := range runs {
+			for k := r.r0; k < r.r1; k++ {
+				if spanAt(prev.Regions, k).errs {
+					res.SyntaxErrors++ // a lower bound: zero exactly when none
+				}
+			}
+		}
+		if (l == lang.C || l == lang.CPP) && res.SyntaxErrors > 0 && len(findUnclosed(res, text)) > 0 {
+			return nil, n, false
+		}
+		res.Regions = joinRegions(x.regions(text, part.Funcs), prev.Regions, runs)
+		return res, n, true
+	}
+}
+
+// lines are the old content's lines and the offsets of both contents' lines.
+type lines struct {
+	old                [][]byte
+	oldStart, newStart []int
+}
+
+// place fills in r's rows and offsets from its units.
+func (r *run) place(regions []uint32, ls lines) {
+	d := r.newRow - r.oldRow
+	r.oldRow = int(spanAt(regions, r.r0).first)
+	r.newRow = r.oldRow + d
+	r.rows = int(spanAt(regions, r.r1-1).last) - r.oldRow + 1
+	r.oldByte, r.newByte = ls.oldStart[r.oldRow], ls.newStart[r.newRow]
+	r.size = ls.oldStart[r.oldRow+r.rows] - r.oldByte
+}
+
+// trim gives r's unsafe units at either edge back to the parse: a unit with a syntax error
+// (or next to one) is reused only between two that are neither.
+func (r *run) trim(regions []uint32) {
+	for r.r0 < r.r1 && spanAt(regions, r.r0).unsafe {
+		r.r0++
+	}
+	for r.r1 > r.r0 && spanAt(regions, r.r1-1).unsafe {
+		r.r1--
+	}
+}
+
+// trouble is a run the parse of the changed regions came too close to: the unit before it
+// (head) or after it (tail) is not clean, or a unit runs into it (both).
+type trouble struct {
+	run        int
+	head, tail bool
+}
+
+// cutBack gives the troubled runs' first or last unit back to the parse.
+func cutBack(runs []run, ts []trouble, regions []uint32, ls lines) []run {
+	byRun := map[int]trouble{}
+	for _, t := range ts {
+		o := byRun[t.run]
+		byRun[t.run] = trouble{run: t.run, head: o.head || t.head, tail: o.tail || t.tail}
+	}
+	for _, t := range byRun {
+		r := &runs[t.run]
+		if t.head && t.tail {
+			r.r1 = r.r0 // a unit runs into it: parse it all
+			continue
+		}
+		if t.head {
+			r.r0++
+		}
+		if t.tail {
+			r.r1--
+		}
+		r.trim(regions)
+		if r.r0 < r.r1 {
+			r.place(regions, ls)
+		}
+	}
+	return slices.DeleteFunc(runs, func(r run) bool { return r.r0 >= r.r1 })
+}
+
+// lineStarts returns the offset of each line and, last, the total length.
+func lineStarts(lines [][]byte) []int {
+	out := make([]int, len(lines)+1)
+	for i, l := range lines {
+		out[i+1] = out[i] + len(l)
+	}
+	return out
+}
+
+// reusable returns the runs of consecutive units of regions that lie within one equal block
+// with only blank lines between them.
+func reusable(regions []uint32, blocks []linediff.Block, ls lines) []run {
+	var runs []run
+	bi := 0
+	cur := -1 // index in runs of the run the previous unit extends, or -1
+	curBlock := -1
+	for k := 0; k+1 < len(regions); k += 2 {
+		sp := spanAt(regions, k/2)
+		first, last := int(sp.first), int(sp.last)
+		for bi < len(blocks) && blocks[bi].Old+blocks[bi].N <= first {
+			bi++
+		}
+		if bi == len(blocks) || blocks[bi].Old > first || last >= blocks[bi].Old+blocks[bi].N {
+			cur = -1
+			continue
+		}
+		if cur >= 0 && curBlock == bi && blankLines(ls.old[runs[cur].oldRow+runs[cur].rows:first]) {
+			r := &runs[cur]
+			r.rows = last - r.oldRow + 1
+			r.r1 = k/2 + 1
+			continue
+		}
+		blk := blocks[bi]
+		runs = append(runs, run{oldRow: first, newRow: first - blk.Old + blk.New, rows: last - first + 1, r0: k / 2, r1: k/2 + 1})
+		cur, curBlock = len(runs)-1, bi
+	}
+	for i := range runs {
+		runs[i].trim(regions)
+		if runs[i].r0 < runs[i].r1 {
+			runs[i].place(regions, ls)
+		}
+	}
+	return slices.DeleteFunc(runs, func(r run) bool { return r.r0 >= r.r1 })
+}
+
+// blankLines reports whether every line holds only white space.
+func blankLines(ls [][]byte) bool {
+	for _, l := range ls {
+		if len(bytes.TrimSpace(l)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// unionGaps sorts gaps (start, end, start row, end row; whole lines) and joins those that overlap.
+func unionGaps(g []uint32) []uint32 {
+	type gap struct{ s, e, sr, er uint32 }
+	gs := make([]gap, 0, len(g)/4)
+	for i := 0; i+3 < len(g); i += 4 {
+		gs = append(gs, gap{g[i], g[i+1], g[i+2], g[i+3]})
+	}
+	slices.SortFunc(gs, func(a, b gap) int { return cmp.Compare(a.s, b.s) })
+	out := g[:0]
+	for _, x := range gs {
+		if k := len(out); k > 0 && x.s <= out[k-3] {
+			if x.e > out[k-3] {
+				out[k-3], out[k-1] = x.e, x.er
+			}
+			continue
+		}
+		out = append(out, x.s, x.e, x.sr, x.er)
+	}
+	return out
+}
+
+// clearOf returns the runs the parse of the changed regions does not keep off: a unit spans
+// the run, or the last unit before it (comments aside) is not terminated or has a syntax error,
+// or the first after it has one, so that the run's text could have continued it or been read by
+// the parser's recovery.
+func (x *extractor) clearOf(runs []run, text []byte) []trouble {
+	var out []trouble
+	mark := func(ri int, head, tail bool) {
+		if k := len(out); k > 0 && out[k-1].run == ri {
+			out[k-1].head, out[k-1].tail = out[k-1].head || head, out[k-1].tail || tail
+			return
+		}
+		out = append(out, trouble{run: ri, head: head, tail: tail})
+	}
+	ri, open, after := 0, false, -1 // after: the run just passed, until a unit follows
+	pass := func(p int) {
+		for ri < len(runs) && runs[ri].newByte <= p {
+			if open {
+				mark(ri, true, false)
+			}
+			open, after = false, ri
+			ri++
+		}
+	}
+	x.walkUnits(func(i int) {
+		nd := &x.n[i]
+		pass(int(nd.start))
+		for k := ri; k < len(runs) && int(nd.end) > runs[k].newByte; k++ {
+			mark(k, true, true) // the unit runs into it
+		}
+		if x.kind(i) == kComment {
+			return
+		}
+		bad := x.hasError(i)
+		if after >= 0 && bad {
+			mark(after, false, true)
+		}
+		after, open = -1, bad || !x.terminated(i, text)
+	}, func(i int) {
+		pass(int(x.n[i].start))
+		open, after = false, -1
+	}, func(end uint32) {
+		pass(int(end) - 1)
+		open, after = false, -1
+	})
+	pass(math.MaxInt)
+	return out
+}
+
+// mergeRuns puts the definitions and call sites of the changed regions (part) and of the
+// unchanged runs (from prev, moved) together in source order, as one parse of the file gives
+// them. ok is false when prev's results do not fall into its units as expected.
+func mergeRuns(path string, l lang.Lang, prev, part *graph.FileResult, runs []run) (*graph.FileResult, bool) {
+	res := &graph.FileResult{Path: path, Lang: l, Funcs: make([]graph.Func, 0, len(prev.Funcs)+len(part.Funcs))}
+	calls := make([]graph.Call, 0, len(prev.Calls)+len(part.Calls))
+	partIdx := make([]int, len(part.Funcs))
+	pi := 0
+	emitPart := func(before int) {
+		for pi < len(part.Funcs) && part.Funcs[pi].StartByte < before {
+			partIdx[pi] = len(res.Funcs)
+			res.Funcs = append(res.Funcs, part.Funcs[pi])
+			pi++
+		}
+	}
+	for _, r := range runs {
+		emitPart(r.newByte)
+		oldEnd := r.oldByte + r.size
+		f0 := sort.Search(len(prev.Funcs), func(k int) bool { return prev.Funcs[k].StartByte >= r.oldByte })
+		f1 := f0
+		for f1 < len(prev.Funcs) && prev.Funcs[f1].StartByte < oldEnd {
+			f1++
+		}
+		first := len(res.Funcs)
+		dRow, dByte := r.newRow-r.oldRow, r.newByte-r.oldByte
+		for _, f := range prev.Funcs[f0:f1] {
+			if f.EndByte > oldEnd {
+				return nil, false
+			}
+			f.File = path
+			f.StartLine += dRow
+			f.EndLine += dRow
+			f.StartByte += dByte
+			f.EndByte += dByte
+			res.Funcs = append(res.Funcs, f)
+		}
+		c0 := sort.Search(len(prev.Calls), func(k int) bool { return prev.Calls[k].Line-1 >= r.oldRow })
+		for c := c0; c < len(prev.Calls) && prev.Calls[c].Line-1 < r.oldRow+r.rows; c++ {
+			call := prev.Calls[c]
+			if call.Caller >= 0 {
+				if call.Caller < f0 || call.Caller >= f1 {
+					return nil, false
+				}
+				call.Caller += first - f0
+			}
+			call.File = path
+			call.Line += dRow
+			calls = append(calls, call)
+		}
+	}
+	emitPart(math.MaxInt)
+	for _, c := range part.Calls {
+		if c.Caller >= 0 {
+			c.Caller = partIdx[c.Caller]
+		}
+		calls = append(calls, c)
+	}
+	// One file-scope reference per name, the first in the file: the candidates are the ones
+	// each side kept and those the runs had dropped (a dropped one of the changed regions has
+	// an earlier one there).
+	res.DroppedRefs = slices.Clone(part.DroppedRefs)
+	for _, r := range runs {
+		for _, c := range prev.DroppedRefs {
+			if c.Line-1 >= r.oldRow && c.Line-1 < r.oldRow+r.rows {
+				c.File = path
+				c.Line += r.newRow - r.oldRow
+				calls = append(calls, c)
+			}
+		}
+	}
+	byPlace := func(a, b graph.Call) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col)) }
+	slices.SortStableFunc(calls, byPlace)
+	seen := map[string]bool{}
+	calls = slices.DeleteFunc(calls, func(c graph.Call) bool {
+		if c.Kind != graph.Reference || c.Caller >= 0 {
+			return false
+		}
+		if seen[c.Callee] {
+			res.DroppedRefs = append(res.DroppedRefs, c)
+			return true
+		}
+		seen[c.Callee] = true
+		return false
+	})
+	slices.SortStableFunc(res.DroppedRefs, byPlace)
+	res.Calls = calls
+	return res, true
+}
+
+// joinRegions returns the units of the new file: those of the changed regions' parse and those
+// of the runs, moved.
+func joinRegions(partRegions, prevRegions []uint32, runs []run) []uint32 {
+	var spans []span
+	for k := 0; 2*k+1 < len(partRegions); k++ {
+		spans = append(spans, spanAt(partRegions, k))
+	}
+	for _, r := range runs {
+		d := r.newRow - r.oldRow
+		for k := r.r0; k < r.r1; k++ {
+			sp := spanAt(prevRegions, k)
+			sp.first, sp.last = uint32(int(sp.first)+d), uint32(int(sp.last)+d)
+			spans = append(spans, sp)
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.first, b.first) })
+	out := make([]uint32, 0, 2*len(spans))
+	for _, sp := range spans {
+		f := sp.flagged()
+		if k := len(out); k > 0 && sp.first <= out[k-1] {
+			out[k-1] = max(out[k-1], sp.last)
+			out[k-2] |= f & (graph.RegionUnsafe | graph.RegionErrors)
+			continue
+		}
+		out = append(out, f, sp.last)
+	}
+	return out
+}

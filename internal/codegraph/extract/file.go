@@ -130,6 +130,9 @@ func (fi *FileIndexer) IndexFileAs(l lang.Lang, path string, src []byte) (*graph
 	}
 	if len(cuts) > 0 {
 		if !ranToEnd(res, text, cuts) {
+			if !x.wide && regionLang(l) { // the units the cuts leave alone stay reusable
+				res.Regions = withoutCut(x.regions(text, res.Funcs), res, cuts)
+			}
 			capDefs(res, cuts) // cut, without a second parse: the parser found the code after them
 		} else {
 			closeUnclosed(res, text, cuts, func(blanked []byte) *graph.FileResult {

@@ -25,6 +25,9 @@ import (
 // more is parsed whole.
 const maxEdits = 4000
 
+// minRun is the size below which an unchanged run is parsed again rather than skipped.
+const minRun = 256
+
 // regionLang reports whether l's extraction of a top-level unit depends on nothing outside the
 // unit but the file-wide context the extractor flags (extractor.wide). Go's does (the package
 // clause qualifies every name, imports and package variables classify calls anywhere).
@@ -169,7 +172,7 @@ func (x *extractor) regions(text []byte, funcs []graph.Func) []uint32 {
 	}
 	// The neighbours of a unit with an error: the parser's recovery may have read into them.
 	for k := range us {
-		if !us[k].err || us[k].comment {
+		if !us[k].hasErr || us[k].comment {
 			continue
 		}
 		for _, step := range []int{-1, 1} {
@@ -273,6 +276,27 @@ func dropCrossed(spans []span, funcs []graph.Func) []span {
 	return out
 }
 
+// withoutCut removes from regions the units that the definitions the cuts will shorten overlap
+// (res is still uncut): their results change.
+func withoutCut(regions []uint32, res *graph.FileResult, cuts []unclosed) []uint32 {
+	out := make([]uint32, 0, len(regions))
+	for k := 0; 2*k+1 < len(regions); k++ {
+		sp := spanAt(regions, k)
+		keep := true
+		for _, c := range cuts {
+			f := &res.Funcs[c.def]
+			if int(sp.first) <= f.EndLine-1 && int(sp.last) >= f.StartLine-1 {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, regions[2*k], regions[2*k+1])
+		}
+	}
+	return out
+}
+
 // Reparse says how IndexEdited parsed a file.
 type Reparse struct {
 	Part  bool // only the changed regions were parsed
@@ -301,6 +325,10 @@ type run struct {
 	oldRow, newRow, rows   int
 	oldByte, newByte, size int
 	r0, r1                 int // its units: prev.Regions[2*r0 : 2*r1]
+	blk                    int // the equal block of the diff it lies in
+	// linkL and linkR: only unchanged directive and blank lines separate it from the run before
+	// (after), so that the text around that edge is the previous content's, as parsed then.
+	linkL, linkR bool
 }
 
 // indexEdited parses src by region; ok is false when it must be parsed whole, and n is how many
@@ -376,10 +404,16 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 				}
 			}
 		}
-		if (l == lang.C || l == lang.CPP) && res.SyntaxErrors > 0 && len(findUnclosed(res, text)) > 0 {
-			return nil, n, false
-		}
 		res.Regions = joinRegions(x.regions(text, part.Funcs), prev.Regions, runs)
+		if (l == lang.C || l == lang.CPP) && res.SyntaxErrors > 0 {
+			if cuts := findUnclosed(res, text); len(cuts) > 0 {
+				if ranToEnd(res, text, cuts) {
+					return nil, n, false // IndexFileAs parses the file again
+				}
+				res.Regions = withoutCut(res.Regions, res, cuts)
+				capDefs(res, cuts)
+			}
+		}
 		return res, n, true
 	}
 }
@@ -400,13 +434,13 @@ func (r *run) place(regions []uint32, ls lines) {
 	r.size = ls.oldStart[r.oldRow+r.rows] - r.oldByte
 }
 
-// trim gives r's unsafe units at either edge back to the parse: a unit with a syntax error
-// (or next to one) is reused only between two that are neither.
+// trim gives r's unsafe units at an unlinked edge back to the parse: a unit with a syntax
+// error (or next to one) is reused only where the text around it is what it was.
 func (r *run) trim(regions []uint32) {
-	for r.r0 < r.r1 && spanAt(regions, r.r0).unsafe {
+	for !r.linkL && r.r0 < r.r1 && spanAt(regions, r.r0).unsafe {
 		r.r0++
 	}
-	for r.r1 > r.r0 && spanAt(regions, r.r1-1).unsafe {
+	for !r.linkR && r.r1 > r.r0 && spanAt(regions, r.r1-1).unsafe {
 		r.r1--
 	}
 }
@@ -433,16 +467,25 @@ func cutBack(runs []run, ts []trouble, regions []uint32, ls lines) []run {
 		}
 		if t.head {
 			r.r0++
+			r.linkL = false
 		}
 		if t.tail {
 			r.r1--
-		}
-		r.trim(regions)
-		if r.r0 < r.r1 {
-			r.place(regions, ls)
+			r.linkR = false
 		}
 	}
-	return slices.DeleteFunc(runs, func(r run) bool { return r.r0 >= r.r1 })
+	for i := range runs {
+		if runs[i].r0 >= runs[i].r1 {
+			runs[i].r0, runs[i].r1 = 0, 0
+			if i > 0 {
+				runs[i-1].linkR = false
+			}
+			if i+1 < len(runs) {
+				runs[i+1].linkL = false
+			}
+		}
+	}
+	return settle(runs, regions, ls)
 }
 
 // lineStarts returns the offset of each line and, last, the total length.
@@ -478,16 +521,76 @@ func reusable(regions []uint32, blocks []linediff.Block, ls lines) []run {
 			continue
 		}
 		blk := blocks[bi]
-		runs = append(runs, run{oldRow: first, newRow: first - blk.Old + blk.New, rows: last - first + 1, r0: k / 2, r1: k/2 + 1})
+		runs = append(runs, run{oldRow: first, newRow: first - blk.Old + blk.New, rows: last - first + 1, r0: k / 2, r1: k/2 + 1, blk: bi})
 		cur, curBlock = len(runs)-1, bi
 	}
-	for i := range runs {
-		runs[i].trim(regions)
-		if runs[i].r0 < runs[i].r1 {
-			runs[i].place(regions, ls)
+	for i := 0; i+1 < len(runs); i++ {
+		a, b := &runs[i], &runs[i+1]
+		if a.blk == b.blk && directiveLines(ls.old[a.oldRow+a.rows:b.oldRow]) {
+			a.linkR, b.linkL = true, true
 		}
 	}
-	return slices.DeleteFunc(runs, func(r run) bool { return r.r0 >= r.r1 })
+	// A short run saves less parsing than the parser's search of one more range costs it (the
+	// lexer looks its range up on every token).
+	for i := range runs {
+		r := &runs[i]
+		if ls.oldStart[r.oldRow+r.rows]-ls.oldStart[r.oldRow] < minRun {
+			r.r1 = r.r0
+			if i > 0 {
+				runs[i-1].linkR = false
+			}
+			if i+1 < len(runs) {
+				runs[i+1].linkL = false
+			}
+		}
+	}
+	// The file's start and end are edges nothing changes beyond either.
+	if len(runs) > 0 {
+		r, blk := &runs[0], blocks[runs[0].blk]
+		r.linkL = blk.Old == 0 && blk.New == 0 && directiveLines(ls.old[:r.oldRow])
+		r, blk = &runs[len(runs)-1], blocks[runs[len(runs)-1].blk]
+		r.linkR = blk.Old+blk.N == len(ls.old) && blk.New+blk.N == len(ls.newStart)-1 && directiveLines(ls.old[r.oldRow+r.rows:])
+	}
+	return settle(runs, regions, ls)
+}
+
+// settle trims the runs' unsafe units at unlinked edges (see trim), drops the runs left empty,
+// unlinking their neighbours, until nothing changes, and places the runs.
+func settle(runs []run, regions []uint32, ls lines) []run {
+	for changed := true; changed; {
+		changed = false
+		for i := range runs {
+			r := &runs[i]
+			if r.r0 >= r.r1 {
+				continue
+			}
+			r.trim(regions)
+			if r.r0 >= r.r1 {
+				changed = true
+				if i > 0 {
+					runs[i-1].linkR = false
+				}
+				if i+1 < len(runs) {
+					runs[i+1].linkL = false
+				}
+			}
+		}
+	}
+	runs = slices.DeleteFunc(runs, func(r run) bool { return r.r0 >= r.r1 })
+	for i := range runs {
+		runs[i].place(regions, ls)
+	}
+	return runs
+}
+
+// directiveLines reports whether every line is blank or a preprocessor directive.
+func directiveLines(ls [][]byte) bool {
+	for _, l := range ls {
+		if t := bytes.TrimSpace(l); len(t) > 0 && (t[0] != '#' || t[len(t)-1] == '\\') {
+			return false
+		}
+	}
+	return true
 }
 
 // blankLines reports whether every line holds only white space.

@@ -125,12 +125,12 @@ func (fi *FileIndexer) IndexFileAs(l lang.Lang, path string, src []byte) (*graph
 	if (l == lang.C || l == lang.CPP) && res.SyntaxErrors > 0 {
 		cuts = findUnclosed(res, text)
 	}
-	if len(cuts) == 0 && !x.wide && regionLang(l) {
+	if len(cuts) == 0 && !x.wide && regionLang(l) && closed(text, l) {
 		res.Regions = x.regions(text, res.Funcs)
 	}
 	if len(cuts) > 0 {
 		if !ranToEnd(res, text, cuts) {
-			if !x.wide && regionLang(l) { // the units the cuts leave alone stay reusable
+			if !x.wide && regionLang(l) && closed(text, l) { // the units the cuts leave alone stay reusable
 				res.Regions = withoutCut(x.regions(text, res.Funcs), res, cuts)
 			}
 			capDefs(res, cuts) // cut, without a second parse: the parser found the code after them

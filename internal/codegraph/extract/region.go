@@ -48,8 +48,8 @@ func (x *extractor) terminated(i int, text []byte) bool {
 		return false
 	}
 	b := bytes.TrimSpace(text[s:e])
-	if len(b) == 0 {
-		return false
+	if len(b) == 0 || !balanced(b, x.g.lang == lang.Python) {
+		return false // a bracket the parser took as MISSING, which the flat tree does not hold
 	}
 	switch x.g.lang {
 	case lang.Python:
@@ -63,8 +63,11 @@ func (x *extractor) terminated(i int, text []byte) bool {
 	case ';':
 		return true
 	case '}':
-		if x.g.lang != lang.JavaScript {
+		switch x.g.lang {
+		case lang.Java, lang.Python:
 			return true
+		case lang.C, lang.CPP: // a struct's '}' wants a ';' or a declarator after it
+			return x.kind(i) == kFunctionDefinition
 		}
 		switch x.kind(i) { // a '}' ending an expression may be followed by a call or an operator
 		case kFunctionDeclaration, kGeneratorFunctionDeclaration, kClassDeclaration:
@@ -142,6 +145,147 @@ func (x *extractor) walkUnits(unit func(i int), enter func(i int), leave func(en
 	}
 }
 
+// atLineStart reports whether offset p starts its line.
+func atLineStart(text []byte, p int) bool { return p == 0 || text[p-1] == '\n' }
+
+// segmentsClosed reports whether every stretch of text parsed again (before, between and after
+// the runs) closes what it opens: its brackets pair up (a bracket the parser supplies as
+// MISSING leaves no trace in the flat tree, and a whole parse may pair it with one in a run),
+// and it does not end inside a block comment or a string that may span lines (JavaScript's
+// template literals, Python's triple-quoted strings), which the lexer of a whole parse would
+// read on into the run.
+func segmentsClosed(text []byte, runs []run, l lang.Lang) bool {
+	from := 0
+	for k := 0; k <= len(runs); k++ {
+		to := len(text)
+		if k < len(runs) {
+			to = runs[k].newByte
+		}
+		if seg := text[from:to]; lexOpenIn(seg, l) || !balanced(seg, l == lang.Python) {
+			return false
+		}
+		if k < len(runs) {
+			from = runs[k].newByte + runs[k].size
+		}
+	}
+	return true
+}
+
+func lexOpenIn(b []byte, l lang.Lang) bool {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case l == lang.Python && (c == '"' || c == '\'') && i+2 < len(b) && b[i+1] == c && b[i+2] == c:
+			end := bytes.Index(b[i+3:], b[i:i+3])
+			if end < 0 {
+				return true
+			}
+			i += end + 5
+		case l == lang.Python && c == '#', l != lang.Python && c == '/' && i+1 < len(b) && b[i+1] == '/':
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+		case l != lang.Python && c == '/' && i+1 < len(b) && b[i+1] == '*':
+			end := bytes.Index(b[i+2:], []byte("*/"))
+			if end < 0 {
+				return true
+			}
+			i += end + 3
+		case c == '"' || c == '\'' || (c == '`' && l == lang.JavaScript):
+			for i++; i < len(b) && b[i] != c && (b[i] != '\n' || c == '`'); i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// closed reports whether text's brackets pair up and, in C and C++, its preprocessor
+// conditionals too: a file that leaves one open is repaired by the parser wherever it decides,
+// so its units cannot be taken one by one.
+func closed(text []byte, l lang.Lang) bool {
+	if !balanced(text, l == lang.Python) {
+		return false
+	}
+	if l != lang.C && l != lang.CPP {
+		return true
+	}
+	depth := 0
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) == 0 || t[0] != '#' {
+			continue
+		}
+		t = bytes.TrimLeft(t[1:], " \t")
+		switch {
+		case bytes.HasPrefix(t, []byte("if")):
+			depth++
+		case bytes.HasPrefix(t, []byte("endif")):
+			if depth--; depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
+}
+
+// balanced reports whether the brackets of b pair up, outside string and character literals
+// and comments (# comments when hash, else C's).
+func balanced(b []byte, hash bool) bool {
+	var stack []byte
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '"', '\'', '`':
+			for i++; i < len(b) && b[i] != c && b[i] != '\n'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '#':
+			if hash {
+				for i < len(b) && b[i] != '\n' {
+					i++
+				}
+			}
+		case '/':
+			if hash || i+1 >= len(b) {
+				continue
+			}
+			if b[i+1] == '/' {
+				for i < len(b) && b[i] != '\n' {
+					i++
+				}
+			} else if b[i+1] == '*' {
+				end := bytes.Index(b[i+2:], []byte("*/"))
+				if end < 0 {
+					return false
+				}
+				i += end + 3
+			}
+		case '(', '[', '{':
+			stack = append(stack, c)
+		case ')', ']', '}':
+			open := map[byte]byte{')': '(', ']': '[', '}': '{'}[c]
+			if len(stack) == 0 || stack[len(stack)-1] != open {
+				return false
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return len(stack) == 0
+}
+
 // regions returns the reusable units of the parse as graph.FileResult.Regions: units joined
 // while they share a line or the last (comments aside) is not terminated; a unit with a
 // syntax error, the units next to it, units on a directive's line and an unterminated last
@@ -152,6 +296,8 @@ func (x *extractor) regions(text []byte, funcs []graph.Func) []uint32 {
 	x.walkUnits(func(i int) {
 		u := unit{first: x.n[i].startRow, last: x.lastRow(i, text), comment: x.kind(i) == kComment, err: x.hasError(i)}
 		u.hasErr = u.err
+		// An indented Python unit belongs to a block the parser did not find.
+		u.skip = x.g.lang == lang.Python && !atLineStart(text, int(x.n[i].start)) && x.kind(i) != kComment
 		u.term = x.terminated(i, text)
 		us = append(us, u)
 	}, func(i int) {
@@ -164,7 +310,7 @@ func (x *extractor) regions(text []byte, funcs []graph.Func) []uint32 {
 	slices.Sort(directive)
 	for k := range us {
 		u := &us[k]
-		if !u.boundary {
+		if !u.boundary && !u.skip {
 			if d, _ := slices.BinarySearch(directive, u.first); d < len(directive) && directive[d] <= u.last {
 				u.skip = true
 			}
@@ -343,6 +489,15 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 		return nil, 0, false
 	}
 	ls := lines{old: a, oldStart: lineStarts(a), newStart: lineStarts(b)}
+	changed := make([]bool, len(b)) // the new content's lines that the diff did not keep
+	for i := range changed {
+		changed[i] = true
+	}
+	for _, blk := range blocks {
+		for i := blk.New; i < blk.New+blk.N; i++ {
+			changed[i] = false
+		}
+	}
 	runs := reusable(prev.Regions, blocks, ls)
 	if len(runs) == 0 {
 		return nil, 0, false
@@ -350,6 +505,9 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 	text, pgaps := prep.Prepare(l, src, fi.scratch)
 	if len(text) > 0 && &text[0] != &src[0] {
 		fi.scratch = text[:0]
+	}
+	if !closed(text, l) {
+		return nil, 0, false // a bracket or #endif the parser supplies, wherever it decides to
 	}
 	oldText, _ := prep.Prepare(l, old, fi.oldScratch)
 	if len(oldText) > 0 && &oldText[0] != &old[0] {
@@ -381,7 +539,10 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 		part := &graph.FileResult{Path: path, Lang: l}
 		x := extractor{g: fi.p.gs[l], src: src, n: nodes, intern: fi.intern, res: part}
 		x.run()
-		if x.wide {
+		if x.wide || x.nestedDefs(changed, text) {
+			return nil, n, false
+		}
+		if !segmentsClosed(text, runs, l) {
 			return nil, n, false
 		}
 		if trouble := x.clearOf(runs, text); len(trouble) > 0 {
@@ -405,9 +566,11 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 			}
 		}
 		res.Regions = joinRegions(x.regions(text, part.Funcs), prev.Regions, runs)
-		if (l == lang.C || l == lang.CPP) && res.SyntaxErrors > 0 {
+		if l == lang.C || l == lang.CPP {
 			if cuts := findUnclosed(res, text); len(cuts) > 0 {
-				if ranToEnd(res, text, cuts) {
+				// A definition that runs on past its braces where the parse saw no error
+				// tells of a recovery a whole parse may make otherwise (and count an error).
+				if res.SyntaxErrors == 0 || ranToEnd(res, text, cuts) {
 					return nil, n, false // IndexFileAs parses the file again
 				}
 				res.Regions = withoutCut(res.Regions, res, cuts)
@@ -657,8 +820,8 @@ func (x *extractor) clearOf(runs []run, text []byte) []trouble {
 			return
 		}
 		bad := x.hasError(i)
-		if after >= 0 && bad {
-			mark(after, false, true)
+		if after >= 0 && (bad || x.g.lang == lang.Python && !atLineStart(text, int(nd.start))) {
+			mark(after, false, true) // an indented Python line continues the run's last unit
 		}
 		after, open = -1, bad || !x.terminated(i, text)
 	}, func(i int) {
@@ -670,6 +833,32 @@ func (x *extractor) clearOf(runs []run, text []byte) []trouble {
 	})
 	pass(math.MaxInt)
 	return out
+}
+
+// nestedDefs reports whether a C function definition that holds a changed line holds another
+// definition: code the parser had to guess at (GNU C's nested functions aside), where which
+// guess wins can depend on text far after it, beyond the changed regions. (Unchanged, the
+// guess was made before too, on the same text around it.)
+func (x *extractor) nestedDefs(changed []bool, text []byte) bool {
+	if x.g.lang != lang.C && x.g.lang != lang.CPP {
+		return false
+	}
+	outer, outerEnd := -1, -1
+	for i := range x.n {
+		if x.kind(i) != kFunctionDefinition {
+			continue
+		}
+		if i >= outerEnd {
+			outer, outerEnd = i, x.skip(i)
+			continue
+		}
+		for r := int(x.n[outer].startRow); r <= int(x.lastRow(outer, text)) && r < len(changed); r++ {
+			if changed[r] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mergeRuns puts the definitions and call sites of the changed regions (part) and of the

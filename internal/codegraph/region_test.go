@@ -100,10 +100,10 @@ func TestIncrementalRegions(t *testing.T) {
 		{"C function deleted", "src/m.c", cFile(cHead, a, b, c, d, e), cFile(cHead, a, b, d, e), true, 400},
 		{"C edit in an #ifdef block", "src/m.c", guarded(a, b, c, d, e), guarded(a, b, edited, d, e), true, 800},
 		{"C edit inside a nested #ifdef", "src/m.c", guarded(a, b, c), strings.Replace(guarded(a, b, c), "extra1 (struct ctx *c, int n)\n{\n", "extra1 (struct ctx *c, int n)\n{\n  trace ();\n", 1), true, 800},
-		{"C edit that adds a syntax error", "src/m.c", cFile(cHead, a, b, c, d, e), cFile(cHead, a, b, strings.Replace(c, "int total = 0;", "int total = = 0 (;", 1), d, e), true, 1800},
+		{"C edit that adds a syntax error", "src/m.c", cFile(cHead, a, b, c, d, e), cFile(cHead, a, b, strings.Replace(c, "int total = 0;", "int total = = 0;", 1), d, e), true, 1800},
 		{"C edit next to a function with a syntax error", "src/m.c",
-			cFile(cHead, a, strings.Replace(b, "int total = 0;", "int total = = 0 (;", 1), c, d, e),
-			cFile(cHead, a, strings.Replace(b, "int total = 0;", "int total = = 0 (;", 1), c, d, strings.Replace(e, "delta (c, n - 5)", "delta (c, n - 6)", 1)), true, 1500},
+			cFile(cHead, a, strings.Replace(b, "int total = 0;", "int total = = 0;", 1), c, d, e),
+			cFile(cHead, a, strings.Replace(b, "int total = 0;", "int total = = 0;", 1), c, d, strings.Replace(e, "delta (c, n - 5)", "delta (c, n - 6)", 1)), true, 1500},
 		{"C file-scope references: the first one deleted", "src/t.c",
 			cFile(cHead, a, b) + table("alpha", "beta", "alpha", "beta") + cFile("", c, d, e),
 			cFile(cHead, a, b) + table("gamma", "beta", "alpha", "beta") + cFile("", c, d, e), true, 1200},
@@ -132,6 +132,9 @@ func TestIncrementalRegions(t *testing.T) {
 			inc := openWith(t, second, codegraph.Options{CacheDir: cache, KeepParsed: true, Base: base})
 			cold := openWith(t, second, codegraph.Options{CacheDir: t.TempDir()})
 			sameIndex(t, cold, inc)
+			if strings.Contains(tc.name, "syntax error") && cold.Stats.SyntaxErrors == 0 {
+				t.Error("the case has no syntax error")
+			}
 			if inc.Stats.Parsed != 1 || inc.Stats.Reused != 1 {
 				t.Errorf("parsed %d, reused %d contents; want 1 and 1", inc.Stats.Parsed, inc.Stats.Reused)
 			}

@@ -25,9 +25,6 @@ import (
 // more is parsed whole.
 const maxEdits = 4000
 
-// minRun is the size below which an unchanged run is parsed again rather than skipped.
-const minRun = 256
-
 // regionLang reports whether l's extraction of a top-level unit depends on nothing outside the
 // unit but the file-wide context the extractor flags (extractor.wide). Go's does (the package
 // clause qualifies every name, imports and package variables classify calls anywhere).
@@ -276,7 +273,12 @@ func balanced(b []byte, hash bool) bool {
 		case '(', '[', '{':
 			stack = append(stack, c)
 		case ')', ']', '}':
-			open := map[byte]byte{')': '(', ']': '[', '}': '{'}[c]
+			open := byte('(')
+			if c == ']' {
+				open = '['
+			} else if c == '}' {
+				open = '{'
+			}
 			if len(stack) == 0 || stack[len(stack)-1] != open {
 				return false
 			}
@@ -287,9 +289,10 @@ func balanced(b []byte, hash bool) bool {
 }
 
 // regions returns the reusable units of the parse as graph.FileResult.Regions: units joined
-// while they share a line or the last (comments aside) is not terminated; a unit with a
-// syntax error, the units next to it, units on a directive's line and an unterminated last
-// unit are left out, and so are units that a definition of res crosses.
+// while they share a line or the last (comments aside) is not terminated. Units with a syntax
+// error, those next to one, and a last unit before a directive or the file's end that is not
+// terminated are marked unsafe (reused only where the text around them is unchanged); units on
+// a directive's line are left out, and so are units that a definition of res crosses.
 func (x *extractor) regions(text []byte, funcs []graph.Func) []uint32 {
 	var us []unit
 	var directive []uint32 // rows of the conditionals' directive lines
@@ -335,8 +338,8 @@ func (x *extractor) regions(text []byte, funcs []graph.Func) []uint32 {
 	lastSkip := -1 // the last row of the last unit on a directive's line
 	for _, u := range us {
 		if u.boundary {
-			if open {
-				out = out[:len(out)-1]
+			if open { // reused only where the directive after it is unchanged
+				out[len(out)-1].unsafe = true
 			}
 			open = false
 			continue
@@ -359,8 +362,8 @@ func (x *extractor) regions(text []byte, funcs []graph.Func) []uint32 {
 			open = !u.term
 		}
 	}
-	if open {
-		out = out[:len(out)-1]
+	if open { // reused only where the file's end is unchanged
+		out[len(out)-1].unsafe = true
 	}
 	out = dropCrossed(out, funcs)
 	regions := make([]uint32, 0, 2*len(out))
@@ -691,20 +694,6 @@ func reusable(regions []uint32, blocks []linediff.Block, ls lines) []run {
 		a, b := &runs[i], &runs[i+1]
 		if a.blk == b.blk && directiveLines(ls.old[a.oldRow+a.rows:b.oldRow]) {
 			a.linkR, b.linkL = true, true
-		}
-	}
-	// A short run saves less parsing than the parser's search of one more range costs it (the
-	// lexer looks its range up on every token).
-	for i := range runs {
-		r := &runs[i]
-		if ls.oldStart[r.oldRow+r.rows]-ls.oldStart[r.oldRow] < minRun {
-			r.r1 = r.r0
-			if i > 0 {
-				runs[i-1].linkR = false
-			}
-			if i+1 < len(runs) {
-				runs[i+1].linkL = false
-			}
 		}
 	}
 	// The file's start and end are edges nothing changes beyond either.

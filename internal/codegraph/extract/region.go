@@ -696,6 +696,23 @@ func reusable(regions []uint32, blocks []linediff.Block, ls lines) []run {
 			a.linkR, b.linkL = true, true
 		}
 	}
+	// A run next to a changed unit that had a syntax error gives its edge unit back at once:
+	// the error is likely still there, and clearOf would send the run back for it after a parse.
+	inRun := make([]bool, len(regions)/2)
+	for _, r := range runs {
+		for k := r.r0; k < r.r1; k++ {
+			inRun[k] = true
+		}
+	}
+	for i := range runs {
+		r := &runs[i]
+		if r.r0 > 0 && !inRun[r.r0-1] && spanAt(regions, r.r0-1).errs {
+			r.r0++
+		}
+		if r.r1 < len(inRun) && r.r1 > r.r0 && !inRun[r.r1] && spanAt(regions, r.r1).errs {
+			r.r1--
+		}
+	}
 	// The file's start and end are edges nothing changes beyond either.
 	if len(runs) > 0 {
 		r, blk := &runs[0], blocks[runs[0].blk]

@@ -59,7 +59,7 @@ func sameIndex(t testing.TB, a, b *codegraph.Index) {
 	t.Helper()
 	opts := cmp.Options{
 		cmpopts.IgnoreUnexported(codegraph.Index{}),
-		cmpopts.IgnoreFields(codegraph.Index{}, "CacheFile", "CacheErr"),
+		cmpopts.IgnoreFields(codegraph.Index{}, "CacheFile", "CacheErr", "Base"),
 		cmpopts.IgnoreFields(codegraph.Stats{}, "Seconds", "Loaded", "Parsed", "Reused", "PartParsed", "ParsedBytes"),
 	}
 	if diff := cmp.Diff(a, b, opts); diff != "" {

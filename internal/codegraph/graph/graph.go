@@ -63,6 +63,9 @@ type Index struct {
 	Stats   Stats
 	// CacheFile is where the index was loaded from or saved to ("" with NoCache).
 	CacheFile string
+	// Base is the root of the sibling snapshot whose index this one was built from
+	// (codegraph.Options.Base), "" when none or when it was loaded.
+	Base string
 	// CacheErr is set when the index could not be saved; the index itself is complete.
 	CacheErr error
 

@@ -100,6 +100,7 @@ func parseJobs(ctx context.Context, root string, files []walk.File, langs []Lang
 				return
 			}
 			defer fi.Close()
+			fi.SetRegions(opts.KeepParsed) // kept parse results may serve a later part parse
 			for {
 				n := int(next.Add(1) - 1)
 				if n >= len(order) || ctx.Err() != nil {

@@ -51,7 +51,13 @@ type FileIndexer struct {
 	scratch []byte // memory for the prepared texts, reused from file to file
 
 	oldScratch []byte // the same for the previous contents of edited files (IndexEdited)
+	regions    bool   // record FileResult.Regions (SetRegions)
 }
+
+// SetRegions makes the indexer record each file's top-level units (FileResult.Regions), which
+// IndexEdited needs of a file's previous content. Off by default: they cost about 3 % of the
+// CPU of an index, and only parse results kept for a later incremental index use them.
+func (fi *FileIndexer) SetRegions(on bool) { fi.regions = on }
 
 // New returns a FileIndexer with the limits lim. gs, from LoadGrammars, may be shared by many
 // indexers; nil loads them.
@@ -125,12 +131,12 @@ func (fi *FileIndexer) IndexFileAs(l lang.Lang, path string, src []byte) (*graph
 	if (l == lang.C || l == lang.CPP) && res.SyntaxErrors > 0 {
 		cuts = findUnclosed(res, text)
 	}
-	if len(cuts) == 0 && !x.wide && regionLang(l) && closed(text, l) {
+	if fi.regions && len(cuts) == 0 && !x.wide && regionLang(l) && closed(text, l) {
 		res.Regions = x.regions(text, res.Funcs)
 	}
 	if len(cuts) > 0 {
 		if !ranToEnd(res, text, cuts) {
-			if !x.wide && regionLang(l) && closed(text, l) { // the units the cuts leave alone stay reusable
+			if fi.regions && !x.wide && regionLang(l) && closed(text, l) { // the units the cuts leave alone stay reusable
 				res.Regions = withoutCut(x.regions(text, res.Funcs), res, cuts)
 			}
 			capDefs(res, cuts) // cut, without a second parse: the parser found the code after them

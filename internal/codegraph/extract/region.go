@@ -146,7 +146,9 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 				}
 			}
 		}
-		res.Regions = joinRegions(x.regions(text, part.Funcs), prev.Regions, runs)
+		if fi.regions {
+			res.Regions = joinRegions(x.regions(text, part.Funcs), prev.Regions, runs)
+		}
 		if l == lang.C || l == lang.CPP {
 			if cuts := findUnclosed(res, text); len(cuts) > 0 {
 				// A definition that runs on past its braces where the parse saw no error

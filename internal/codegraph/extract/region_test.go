@@ -38,6 +38,7 @@ func TestIndexEditedEqualsWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fi.Close()
+	fi.SetRegions(true)
 	r := rand.New(rand.NewPCG(26, 11))
 	inserts := []string{"\n", "int added_fn (void) { return helper (3); }\n", "  x = call_more (y);\n", "}\n", "{\n", "#ifdef NEW_FLAG\n", "#endif\n", "/* a comment\n", "def added(x):\n", "    return added(x)\n"}
 	part, tried := 0, 0

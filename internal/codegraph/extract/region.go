@@ -94,9 +94,13 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 	if len(oldText) > 0 && &oldText[0] != &old[0] {
 		fi.oldScratch = oldText[:0]
 	}
-	runs = slices.DeleteFunc(runs, func(r run) bool { // prep read the unit otherwise here
-		return !bytes.Equal(oldText[r.oldByte:r.oldByte+r.size], text[r.newByte:r.newByte+r.size])
-	})
+	for i := range runs { // prep read a run otherwise here: it is parsed, and its neighbours unlinked
+		r := &runs[i]
+		if !bytes.Equal(oldText[r.oldByte:r.oldByte+r.size], text[r.newByte:r.newByte+r.size]) {
+			dropRun(runs, i)
+		}
+	}
+	runs = settle(runs, prev.Regions, ls)
 	// A run next to a changed unit the parser could not read cleanly is cut back by one unit
 	// and the changed regions parsed again, twice at most.
 	for attempt := 0; ; attempt++ {
@@ -108,6 +112,9 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 		for _, r := range runs {
 			gaps = append(gaps, uint32(r.newByte), uint32(r.newByte+r.size), uint32(r.newRow), uint32(r.newRow+r.rows))
 			size -= r.size
+		}
+		if !segmentsClosed(text, runs, l) {
+			return nil, n, false
 		}
 		n += size
 		nodes, err := fi.p.parse(l, text, unionGaps(append(gaps, pgaps...)), fi.timeout)
@@ -123,9 +130,6 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 		if x.wide || x.nestedDefs(changed, text) {
 			return nil, n, false
 		}
-		if !segmentsClosed(text, runs, l) {
-			return nil, n, false
-		}
 		if trouble := x.clearOf(runs, text); len(trouble) > 0 {
 			if attempt == 2 {
 				return nil, n, false
@@ -136,8 +140,6 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 		if res, ok = mergeRuns(path, l, prev, part, runs); !ok {
 			return nil, n, false
 		}
-		// A definition of the changed regions the parser could not close is cut with a second
-		// parse of the whole file, as IndexFileAs does.
 		res.SyntaxErrors = part.SyntaxErrors
 		for _, r := range runs {
 			for k := r.r0; k < r.r1; k++ {
@@ -149,6 +151,8 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 		if fi.regions {
 			res.Regions = joinRegions(x.regions(text, part.Funcs), prev.Regions, runs)
 		}
+		// Definitions the parser could not close are cut as IndexFileAs cuts them; one that
+		// needs its second parse of the whole file is left to IndexFileAs.
 		if l == lang.C || l == lang.CPP {
 			if cuts := findUnclosed(res, text); len(cuts) > 0 {
 				// A definition that runs on past its braces where the parse saw no error
@@ -156,7 +160,9 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 				if res.SyntaxErrors == 0 || ranToEnd(res, text, cuts) {
 					return nil, n, false // IndexFileAs parses the file again
 				}
-				res.Regions = withoutCut(res.Regions, res, cuts)
+				if res.Regions != nil {
+					res.Regions = withoutCut(res.Regions, res, cuts)
+				}
 				capDefs(res, cuts)
 			}
 		}
@@ -215,13 +221,7 @@ func cutBack(runs []run, ts []trouble, regions []uint32, ls lines) []run {
 	}
 	for i := range runs {
 		if runs[i].r0 >= runs[i].r1 {
-			runs[i].r0, runs[i].r1 = 0, 0
-			if i > 0 {
-				runs[i-1].linkR = false
-			}
-			if i+1 < len(runs) {
-				runs[i+1].linkL = false
-			}
+			dropRun(runs, i)
 		}
 	}
 	return settle(runs, regions, ls)
@@ -309,12 +309,7 @@ func settle(runs []run, regions []uint32, ls lines) []run {
 			r.trim(regions)
 			if r.r0 >= r.r1 {
 				changed = true
-				if i > 0 {
-					runs[i-1].linkR = false
-				}
-				if i+1 < len(runs) {
-					runs[i+1].linkL = false
-				}
+				dropRun(runs, i)
 			}
 		}
 	}
@@ -323,6 +318,18 @@ func settle(runs []run, regions []uint32, ls lines) []run {
 		runs[i].place(regions, ls)
 	}
 	return runs
+}
+
+// dropRun empties runs[i] (settle removes it) and unlinks its neighbours: the text between
+// them is no longer the previous content as parsed then.
+func dropRun(runs []run, i int) {
+	runs[i].r0, runs[i].r1 = 0, 0
+	if i > 0 {
+		runs[i-1].linkR = false
+	}
+	if i+1 < len(runs) {
+		runs[i+1].linkL = false
+	}
 }
 
 // directiveLines reports whether every line is blank or a preprocessor directive.

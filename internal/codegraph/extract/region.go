@@ -279,10 +279,10 @@ func reusable(regions []uint32, blocks []linediff.Block, ls lines) []run {
 	}
 	for i := range runs {
 		r := &runs[i]
-		if r.r0 > 0 && !inRun[r.r0-1] && spanAt(regions, r.r0-1).errs {
+		if r.r0 > 0 && !inRun[r.r0-1] && spanAt(regions, r.r0-1).errs && spanAt(regions, r.r0-1).unsafe {
 			r.r0++
 		}
-		if r.r1 < len(inRun) && r.r1 > r.r0 && !inRun[r.r1] && spanAt(regions, r.r1).errs {
+		if r.r1 < len(inRun) && r.r1 > r.r0 && !inRun[r.r1] && spanAt(regions, r.r1).errs && spanAt(regions, r.r1).unsafe {
 			r.r1--
 		}
 	}

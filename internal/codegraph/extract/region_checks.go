@@ -194,7 +194,7 @@ func (x *extractor) clearOf(runs []run, text []byte) []trouble {
 		if x.kind(i) == kComment {
 			return
 		}
-		bad := x.hasError(i)
+		bad := x.hasError(i) && !x.contained(i, text)
 		if after >= 0 && (bad || x.g.lang == lang.Python && !atLineStart(text, int(nd.start))) {
 			mark(after, false, true) // an indented Python line continues the run's last unit
 		}

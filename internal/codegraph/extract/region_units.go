@@ -76,6 +76,13 @@ type unit struct {
 	boundary    bool // not a unit: a conditional's directive line, which closes what came before
 }
 
+// contained reports whether root child i's syntax errors stay inside it: a C function
+// definition whose body closes (its brackets pair and it ends with its '}'), so that the
+// parser's recovery inside the body ended with it.
+func (x *extractor) contained(i int, text []byte) bool {
+	return (x.g.lang == lang.C || x.g.lang == lang.CPP) && x.kind(i) == kFunctionDefinition && x.terminated(i, text)
+}
+
 // lastRow is the last row of node i: a node that ends with its line break ends on the row before.
 func (x *extractor) lastRow(i int, text []byte) uint32 {
 	nd := &x.n[i]
@@ -137,8 +144,8 @@ func (x *extractor) regions(text []byte, funcs []graph.Func) []uint32 {
 	var us []unit
 	var directive []uint32 // rows of the conditionals' directive lines
 	x.walkUnits(func(i int) {
-		u := unit{first: x.n[i].startRow, last: x.lastRow(i, text), comment: x.kind(i) == kComment, err: x.hasError(i)}
-		u.hasErr = u.err
+		u := unit{first: x.n[i].startRow, last: x.lastRow(i, text), comment: x.kind(i) == kComment, hasErr: x.hasError(i)}
+		u.err = u.hasErr && !x.contained(i, text)
 		// An indented Python unit belongs to a block the parser did not find.
 		u.skip = x.g.lang == lang.Python && !atLineStart(text, int(x.n[i].start)) && x.kind(i) != kComment
 		u.term = x.terminated(i, text)
@@ -160,8 +167,12 @@ func (x *extractor) regions(text []byte, funcs []graph.Func) []uint32 {
 		}
 	}
 	// The neighbours of a unit with an error: the parser's recovery may have read into them.
+	uncontained := make([]bool, len(us))
 	for k := range us {
-		if !us[k].hasErr || us[k].comment {
+		uncontained[k] = us[k].err
+	}
+	for k := range us {
+		if !uncontained[k] || us[k].comment {
 			continue
 		}
 		for _, step := range []int{-1, 1} {

@@ -88,6 +88,11 @@ func TestIncrementalRegions(t *testing.T) {
 		return s.String()
 	}
 	edited := strings.Replace(c, "total += beta (c, n - 3);", "total += beta (c, n - 3) * 2;\n    log_step (c);", 1)
+	continued := func(param string) string {
+		return "#ifndef HEADER_H\n#define HEADER_H\n" + cHead + "#if defined(CURL_MEMDEBUG) && defined(HAVE_GETADDRINFO) && \\\n" +
+			"  defined(USE_ARES) && (ARES_VERSION >= 0x011a00) /* >= 1.26.0 */\n#define USE_FAKE 1\n#endif\n\n#ifdef USE_FAKE\n" +
+			cFunc("alpha", "step") + "void r_free (" + param + ");\nint r_get (const char *node,\n           struct addrinfo **res);\n#endif /* USE_FAKE */\n\n#endif /* HEADER_H */\n"
+	}
 	for _, tc := range []struct {
 		name      string
 		path      string
@@ -107,6 +112,10 @@ func TestIncrementalRegions(t *testing.T) {
 		{"C file-scope references: the first one deleted", "src/t.c",
 			cFile(cHead, a, b) + table("alpha", "beta", "alpha", "beta") + cFile("", c, d, e),
 			cFile(cHead, a, b) + table("gamma", "beta", "alpha", "beta") + cFile("", c, d, e), true, 1200},
+		// curl's lib/fake_addrinfo.h: a comment at the end of a continued #if line is the
+		// directive's, never a unit to skip (a gap there breaks the directive).
+		{"C edit after a continued #if line", "src/h.h",
+			continued("struct addrinfo *res"), continued("struct addrinfo *cahead"), true, 400},
 		{"C function-pointer variable: parsed whole", "src/p.c",
 			cFile(cHead+"static int (*step) (struct ctx *, int);\n\n", a, b, c, d, e),
 			cFile(cHead+"static int (*step) (struct ctx *, int);\n\n", a, b, edited, d, e), false, 0},

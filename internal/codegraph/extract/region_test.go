@@ -40,7 +40,8 @@ func TestIndexEditedEqualsWhole(t *testing.T) {
 	defer fi.Close()
 	fi.SetRegions(true)
 	r := rand.New(rand.NewPCG(26, 11))
-	inserts := []string{"\n", "int added_fn (void) { return helper (3); }\n", "  x = call_more (y);\n", "}\n", "{\n", "#ifdef NEW_FLAG\n", "#endif\n", "/* a comment\n", "def added(x):\n", "    return added(x)\n"}
+	inserts := []string{"\n", "int added_fn (void) { return helper (3); }\n", "  x = call_more (y);\n", "}\n", "{\n", "#ifdef NEW_FLAG\n", "#endif\n", "/* a comment\n", "def added(x):\n", "    return added(x)\n",
+		"#if defined(A) && \\\n  defined(B) /* both */\n", "#else /* not both */\n"}
 	part, tried := 0, 0
 	for _, p := range paths {
 		src, err := os.ReadFile(p)

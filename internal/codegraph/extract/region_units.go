@@ -107,23 +107,41 @@ func (x *extractor) hasError(i int) bool {
 	return false
 }
 
+// directiveEnd returns the last row of the directive that starts conditional i: its first line
+// and the lines a backslash at a line's end continues it on.
+func (x *extractor) directiveEnd(i int) uint32 {
+	row := x.n[i].startRow
+	for p := int(x.n[i].start); p < len(x.src); row++ {
+		e := bytes.IndexByte(x.src[p:], '\n')
+		if e < 0 {
+			break
+		}
+		line := bytes.TrimRight(x.src[p:p+e], " \t\r")
+		if len(line) == 0 || line[len(line)-1] != '\\' {
+			break
+		}
+		p += e + 1
+	}
+	return row
+}
+
 // walkUnits calls unit for every unit in source order, and enter and leave around each
 // conditional's children (leave with the conditional's end).
 func (x *extractor) walkUnits(unit func(i int), enter func(i int), leave func(end uint32)) {
-	var ends []int // node index just past each open conditional, and its end offset and first row
+	var ends []int // node index just past each open conditional, its end offset and its directive's last row
 	var endBytes, rows []uint32
 	for i := 1; i < len(x.n); {
 		for len(ends) > 0 && i >= ends[len(ends)-1] {
 			leave(endBytes[len(endBytes)-1])
 			ends, endBytes, rows = ends[:len(ends)-1], endBytes[:len(endBytes)-1], rows[:len(rows)-1]
 		}
-		if len(rows) > 0 && x.n[i].startRow == rows[len(rows)-1] {
+		if len(rows) > 0 && x.n[i].startRow <= rows[len(rows)-1] {
 			i = x.skip(i) // the directive's condition, or a comment after it
 			continue
 		}
 		if x.container(i) {
 			enter(i)
-			ends, endBytes, rows = append(ends, x.skip(i)), append(endBytes, x.n[i].end), append(rows, x.n[i].startRow)
+			ends, endBytes, rows = append(ends, x.skip(i)), append(endBytes, x.n[i].end), append(rows, x.directiveEnd(i))
 			i++
 			continue
 		}
@@ -151,7 +169,9 @@ func (x *extractor) regions(text []byte, funcs []graph.Func) []uint32 {
 		u.term = x.terminated(i, text)
 		us = append(us, u)
 	}, func(i int) {
-		directive = append(directive, x.n[i].startRow)
+		for r := x.n[i].startRow; r <= x.directiveEnd(i); r++ {
+			directive = append(directive, r)
+		}
 		if x.kind(i) == kPreprocIf {
 			directive = append(directive, x.lastRow(i, text)) // #endif; an #else branch ends before it
 		}

@@ -116,6 +116,11 @@ func TestIncrementalRegions(t *testing.T) {
 		// directive's, never a unit to skip (a gap there breaks the directive).
 		{"C edit after a continued #if line", "src/h.h",
 			continued("struct addrinfo *res"), continued("struct addrinfo *cahead"), true, 400},
+		// curl's tests/libtest/lib3207.c between 8.16 and 8.17: a header split by #if/#else,
+		// the body after #endif, which the parser reads one way or another by what follows.
+		{"C header split by the preprocessor", "src/t.c",
+			cFile(cHead, a, b) + "static unsigned int test_thread (void *ptr)\n{\n  return step (ptr, 1);\n}\n\n" + cFile("", c, d),
+			cFile(cHead, a, b) + "#if defined(USE_THREADS)\nstatic CURL_THREAD_RETURN_T CURL_STDCALL test_thread (void *ptr)\n#else\nstatic unsigned int test_thread (void *ptr)\n#endif\n{\n  return step (ptr, 1);\n}\n\n" + cFile("", c, strings.Replace(d, "gamma (c, n - 2)", "gamma (c, n - 3)", 1)), false, 0},
 		{"C function-pointer variable: parsed whole", "src/p.c",
 			cFile(cHead+"static int (*step) (struct ctx *, int);\n\n", a, b, c, d, e),
 			cFile(cHead+"static int (*step) (struct ctx *, int);\n\n", a, b, edited, d, e), false, 0},
@@ -153,7 +158,7 @@ func TestIncrementalRegions(t *testing.T) {
 				t.Errorf("parsed whole (%d bytes of %d); want the changed regions only", inc.Stats.ParsedBytes, len(tc.new))
 			case tc.part && inc.Stats.ParsedBytes > int64(tc.maxParsed):
 				t.Errorf("parsed %d bytes of %d; want at most %d", inc.Stats.ParsedBytes, len(tc.new), tc.maxParsed)
-			case !tc.part && (inc.Stats.PartParsed != 0 || inc.Stats.ParsedBytes != int64(len(tc.new))):
+			case !tc.part && (inc.Stats.PartParsed != 0 || inc.Stats.ParsedBytes < int64(len(tc.new))): // a part parse given up counts too
 				t.Errorf("parsed in part %d, %d bytes of %d; want it parsed whole", inc.Stats.PartParsed, inc.Stats.ParsedBytes, len(tc.new))
 			}
 			// A third snapshot from the second, back to the first content (and a new file): the

@@ -145,6 +145,7 @@ const (
 	kTranslationUnit
 	kComment
 	kShorthandPropertyIdentifier
+	kCompoundStatement
 	kPreprocIf  // a C preprocessor conditional, #if or #ifdef to #endif
 	kPreprocAlt // its #elif or #else branch, to the #endif
 	numKinds
@@ -192,6 +193,7 @@ func kindNames() map[string]kind {
 		"parameter_list":                  kParameterList,
 		"storage_class_specifier":         kStorageClassSpecifier,
 		"preproc_function_def":            kPreprocFunctionDef,
+		"compound_statement":              kCompoundStatement,
 		"preproc_if":                      kPreprocIf,
 		"preproc_ifdef":                   kPreprocIf,
 		"preproc_elif":                    kPreprocAlt,

@@ -127,7 +127,7 @@ func (fi *FileIndexer) indexEdited(l lang.Lang, path string, src, old []byte, pr
 		part := &graph.FileResult{Path: path, Lang: l}
 		x := extractor{g: fi.p.gs[l], src: src, n: nodes, intern: fi.intern, res: part}
 		x.run()
-		if x.wide || x.nestedDefs(changed, text) {
+		if x.wide || x.nestedDefs(changed, text) || x.strayBody() {
 			return nil, n, false
 		}
 		if trouble := x.clearOf(runs, text); len(trouble) > 0 {

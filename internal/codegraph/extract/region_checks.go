@@ -210,6 +210,18 @@ func (x *extractor) clearOf(runs []run, text []byte) []trouble {
 	return out
 }
 
+// strayBody reports whether a C block stands at file scope: the body of a definition whose
+// header the preprocessor splits (#if ... header #else header #endif, then the body), which the
+// parser reads one way or another by text far after it.
+func (x *extractor) strayBody() bool {
+	if x.g.lang != lang.C && x.g.lang != lang.CPP {
+		return false
+	}
+	stray := false
+	x.walkUnits(func(i int) { stray = stray || x.kind(i) == kCompoundStatement }, func(int) {}, func(uint32) {})
+	return stray
+}
+
 // nestedDefs reports whether a C function definition that holds a changed line holds another
 // definition: code the parser had to guess at (GNU C's nested functions aside), where which
 // guess wins can depend on text far after it, beyond the changed regions. (Unchanged, the

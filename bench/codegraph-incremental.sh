@@ -42,5 +42,6 @@ printf 'median of %d rounds: cold %.1f ms, incremental %.1f ms: incremental / co
   "$rounds" "$(echo "$cold / 1000000" | bc -l)" "$(echo "$inc / 1000000" | bc -l)" "$(echo "100 * $inc / $cold" | bc -l)" "$(echo "$cold / $inc" | bc -l)"
 metric() { awk -v m="$1" '$1 ~ /Incremental\/incremental/ {for (i = 2; i < NF; i++) if ($(i+1) == m) print $i}' "$work/bench.txt" | median; }
 parsed=$(metric parsed-bytes)
+[ "$bytes" -gt 0 ] || bytes=1 # no file changed: the ratio below is then of nothing
 printf 'incremental parsed %.0f bytes: %.1f %% of the %d bytes of the changed files, %.1f %% of all %d; %.0f contents parsed (%.0f in part), %.0f reused; equal to the cold index in every round\n' \
   "$parsed" "$(echo "100 * $parsed / $bytes" | bc -l)" "$bytes" "$(echo "100 * $parsed / $allbytes" | bc -l)" "$allbytes" "$(metric parsed)" "$(metric part-parsed)" "$(metric reused)"

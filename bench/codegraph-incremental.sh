@@ -4,7 +4,10 @@
 # of the same snapshot, in the same process (BenchmarkIncremental of internal/codegraph, each
 # index with an empty cache of its own), ROUNDS rounds of cold then incremental. Prints how many
 # indexed files and bytes changed between the commits, the median of each and their ratio
-# (target: under 20 % of cold with under 5 % of the files changed).
+# (target: under 20 % of cold with under 5 % of the files changed), and how many bytes the
+# incremental index parsed (edited files are parsed only where they changed) against the bytes
+# of the changed files. Every round checks that the incremental index equals the cold one
+# (BenchmarkIncremental fails otherwise, and so does this script).
 # Usage: bench/codegraph-incremental.sh REPO [BASE_COMMIT [COMMIT [WORKDIR]]]
 #   REPO is a git repository (a clone of a public project, e.g. git clone of curl under
 #   /work/trials: never commit it); BASE_COMMIT defaults to COMMIT~20, COMMIT to HEAD.
@@ -37,3 +40,8 @@ cold=$(awk '$1 ~ /Incremental\/cold/ {print $3}' "$work/bench.txt" | median)
 inc=$(awk '$1 ~ /Incremental\/incremental/ {print $3}' "$work/bench.txt" | median)
 printf 'median of %d rounds: cold %.1f ms, incremental %.1f ms: incremental / cold = %.1f %%  (cold / incremental = %.2fx)\n' \
   "$rounds" "$(echo "$cold / 1000000" | bc -l)" "$(echo "$inc / 1000000" | bc -l)" "$(echo "100 * $inc / $cold" | bc -l)" "$(echo "$cold / $inc" | bc -l)"
+metric() { awk -v m="$1" '$1 ~ /Incremental\/incremental/ {for (i = 2; i < NF; i++) if ($(i+1) == m) print $i}' "$work/bench.txt" | median; }
+parsed=$(metric parsed-bytes)
+[ "$bytes" -gt 0 ] || bytes=1 # no file changed: the ratio below is then of nothing
+printf 'incremental parsed %.0f bytes: %.1f %% of the %d bytes of the changed files, %.1f %% of all %d; %.0f contents parsed (%.0f in part), %.0f reused; equal to the cold index in every round\n' \
+  "$parsed" "$(echo "100 * $parsed / $bytes" | bc -l)" "$bytes" "$(echo "100 * $parsed / $allbytes" | bc -l)" "$allbytes" "$(metric parsed)" "$(metric part-parsed)" "$(metric reused)"

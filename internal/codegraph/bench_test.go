@@ -80,7 +80,9 @@ func BenchmarkOpenWarm(b *testing.B) {
 // incremental index's share of a cold one. The pair is VULNBENCH_CODEGRAPH_BASE (the sibling)
 // and VULNBENCH_CODEGRAPH_REPO (bench/codegraph-incremental.sh sets both to two commits of a
 // real repository), else the two commits of the incremental tests. The parse workers get spare
-// Ps, as in the code commands.
+// Ps, as in the code commands. The incremental index must equal the cold one (cmp.Diff, checked
+// once after the timed runs): it fails otherwise. It reports the contents parsed (whole or in
+// part), parsed in part and reused, and the bytes the parser read.
 func BenchmarkIncremental(b *testing.B) {
 	base, repo := os.Getenv("VULNBENCH_CODEGRAPH_BASE"), os.Getenv("VULNBENCH_CODEGRAPH_REPO")
 	if base == "" || repo == "" {
@@ -104,12 +106,20 @@ func BenchmarkIncremental(b *testing.B) {
 	if saved[1] == 0 {
 		b.Fatal("the base index has no parse results beside it")
 	}
+	var cold *codegraph.Index
 	for _, bc := range []struct {
 		name string
 		base *codegraph.Index
 	}{{"cold", nil}, {"incremental", baseIx}} {
 		b.Run(bc.name, func(b *testing.B) {
 			var ix *codegraph.Index
+			defer func() {
+				if bc.base == nil {
+					cold = ix
+				} else if cold != nil {
+					sameIndex(b, cold, ix)
+				}
+			}()
 			for b.Loop() {
 				cache, err := os.MkdirTemp(b.TempDir(), "cache")
 				if err != nil {
@@ -121,6 +131,8 @@ func BenchmarkIncremental(b *testing.B) {
 			}
 			b.ReportMetric(float64(ix.Stats.Parsed), "parsed")
 			b.ReportMetric(float64(ix.Stats.Reused), "reused")
+			b.ReportMetric(float64(ix.Stats.PartParsed), "part-parsed")
+			b.ReportMetric(float64(ix.Stats.ParsedBytes), "parsed-bytes")
 			b.ReportMetric(float64(saved[0])/1e6, "index-MB")
 			b.ReportMetric(float64(saved[1])/1e6, "parsed-MB")
 		})

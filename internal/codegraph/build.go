@@ -23,7 +23,9 @@ type built struct {
 
 // build parses the files in parallel, each distinct (content, language) once unless prior holds
 // its result, and merges the results in path order. langs[i] is files[i]'s language.
-func build(ctx context.Context, root string, files []walk.File, langs []Lang, skipped []Skipped, prior map[store.Key]*FileResult, opts Options) (*built, error) {
+// An edited file whose previous content (at the same path under prev's root) prior holds is
+// parsed only where it changed.
+func build(ctx context.Context, root string, files []walk.File, langs []Lang, skipped []Skipped, prior map[store.Key]*FileResult, prev *previous, opts Options) (*built, error) {
 	// One job per distinct content; the largest first, so that no worker is left with a big file at the end.
 	jobOf := make([]int, len(files))
 	first := map[store.Key]int{}
@@ -49,13 +51,16 @@ func build(ctx context.Context, root string, files []walk.File, langs []Lang, sk
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(files[jobs[b]].Size, files[jobs[a]].Size) })
 
+	pst := &parseStats{}
 	if len(order) > 0 {
-		if err := parseJobs(ctx, root, files, langs, jobs, order, results, opts); err != nil {
+		var err error
+		if pst, err = parseJobs(ctx, root, files, langs, jobs, order, results, prev, opts); err != nil {
 			return nil, err
 		}
 	}
 	b := &built{ix: merge(root, files, langs, jobOf, results, skipped)}
 	b.ix.Stats.Parsed, b.ix.Stats.Reused = len(order), len(jobs)-len(order)
+	b.ix.Stats.PartParsed, b.ix.Stats.ParsedBytes = int(pst.part.Load()), pst.bytes.Load()
 	if opts.KeepParsed {
 		b.parsed = make([]store.Parsed, 0, len(jobs))
 		for j, i := range jobs {
@@ -67,11 +72,19 @@ func build(ctx context.Context, root string, files []walk.File, langs []Lang, sk
 	return b, nil
 }
 
-// parseJobs parses the files of the jobs in order on opts.Workers workers into results.
-func parseJobs(ctx context.Context, root string, files []walk.File, langs []Lang, jobs, order []int, results []*FileResult, opts Options) error {
+// parseStats counts what the parse workers did: files parsed in part, bytes read by the parser.
+type parseStats struct {
+	part  atomic.Int64
+	bytes atomic.Int64
+}
+
+// parseJobs parses the files of the jobs in order on opts.Workers workers into results; an
+// edited file with a previous content (prev) is parsed only where it changed.
+func parseJobs(ctx context.Context, root string, files []walk.File, langs []Lang, jobs, order []int, results []*FileResult, prev *previous, opts Options) (*parseStats, error) {
+	st := &parseStats{}
 	gs, err := extract.LoadGrammars()
 	if err != nil {
-		return err
+		return st, err
 	}
 	var next atomic.Int64
 	var firstErr error
@@ -87,6 +100,7 @@ func parseJobs(ctx context.Context, root string, files []walk.File, langs []Lang
 				return
 			}
 			defer fi.Close()
+			fi.SetRegions(opts.KeepParsed) // kept parse results may serve a later part parse
 			for {
 				n := int(next.Add(1) - 1)
 				if n >= len(order) || ctx.Err() != nil {
@@ -103,7 +117,12 @@ func parseJobs(ctx context.Context, root string, files []walk.File, langs []Lang
 					}
 				}
 				c.Data = nil
-				res, err := indexSafely(fi, l, c.Path, src)
+				old, prevRes := prev.of(c.Path, l)
+				res, rp, err := indexSafely(fi, l, c.Path, src, old, prevRes)
+				if rp.Part {
+					st.part.Add(1)
+				}
+				st.bytes.Add(int64(rp.Bytes))
 				if err != nil {
 					once.Do(func() { firstErr = fmt.Errorf("index %s: %w", c.Path, err) })
 					return
@@ -116,9 +135,9 @@ func parseJobs(ctx context.Context, root string, files []walk.File, langs []Lang
 	}
 	wg.Wait()
 	if firstErr != nil {
-		return firstErr
+		return st, firstErr
 	}
-	return ctx.Err()
+	return st, ctx.Err()
 }
 
 // merge puts the files' results together in path order (results[jobOf[i]] is files[i]'s) and
@@ -186,13 +205,17 @@ func merge(root string, files []walk.File, langs []Lang, jobOf []int, results []
 	return ix
 }
 
-// indexSafely indexes one file; a panic in the extractors skips that file rather than ending
-// the whole run.
-func indexSafely(fi *FileIndexer, l Lang, path string, src []byte) (res *FileResult, err error) {
+// indexSafely indexes one file, only where it changed when old (its previous content, which
+// gave prev) is given; a panic in the extractors skips that file rather than ending the whole run.
+func indexSafely(fi *FileIndexer, l Lang, path string, src, old []byte, prev *FileResult) (res *FileResult, rp extract.Reparse, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = &FileResult{Path: path, Lang: l, Skip: fmt.Sprintf("indexer fault (please report): %v", r)}, nil
 		}
 	}()
-	return fi.IndexFileAs(l, path, src)
+	if old != nil {
+		return fi.IndexEdited(l, path, src, old, prev)
+	}
+	res, err = fi.IndexFileAs(l, path, src)
+	return res, extract.Reparse{Bytes: len(src)}, err
 }

@@ -149,6 +149,25 @@ func TestIncrementalWithoutParsed(t *testing.T) {
 	}
 }
 
+// TestKeepParsedRebuilds: an index saved without its parse results is built again (not loaded)
+// when KeepParsed asks for them, so that it can serve as a Base.
+func TestKeepParsedRebuilds(t *testing.T) {
+	first, second := siblings(t)
+	cache := t.TempDir()
+	openWith(t, first, codegraph.Options{CacheDir: cache})
+	base := openWith(t, first, codegraph.Options{CacheDir: cache, KeepParsed: true})
+	if base.Stats.Loaded {
+		t.Fatal("loaded without its parse results")
+	}
+	inc := openWith(t, second, codegraph.Options{CacheDir: cache, Base: base})
+	if inc.Stats.Reused != 5 || inc.Base != base.Root {
+		t.Errorf("reused %d (want 5), base %q (want %q)", inc.Stats.Reused, inc.Base, base.Root)
+	}
+	if again := openWith(t, first, codegraph.Options{CacheDir: cache, KeepParsed: true}); !again.Stats.Loaded {
+		t.Error("not loaded with its parse results beside it")
+	}
+}
+
 // TestIncrementalDamagedParsed: parse results that do not read back are not used.
 func TestIncrementalDamagedParsed(t *testing.T) {
 	first, second := siblings(t)

@@ -49,15 +49,17 @@ type Options struct {
 	Workers int
 	// KeepParsed saves, next to a built index, every file content's parse results, so that the
 	// index can serve as the Base of a sibling snapshot's. It costs a second file about the
-	// size of the index.
+	// size of the index. A saved index without them is built again rather than loaded.
 	KeepParsed bool
 	// Base is the index of another snapshot of the same repository (a sibling commit), opened
 	// with the same options and KeepParsed. A file whose content (and language) Base parsed is
 	// not parsed again: its definitions and call sites are taken from Base's saved parse
-	// results; what depends on the whole snapshot (which references name a function of the
-	// repository, the files and statistics) is computed afresh, so the index equals a cold one.
-	// Without Base's parse results (NoCache, or Base built without KeepParsed) every file is
-	// parsed; Stats.Reused says how many were not.
+	// results. A file at a path whose content in Base's directory (Base.Root, which must not
+	// have changed since) Base parsed is parsed only where it changed (extract.IndexEdited).
+	// What depends on the whole snapshot (which references name a function of the repository,
+	// the files and statistics) is computed afresh, so the index equals a cold one. Without
+	// Base's parse results (NoCache, or Base built without KeepParsed) every file is parsed;
+	// Stats.Reused, PartParsed and ParsedBytes say what was not.
 	Base *Index
 }
 
@@ -148,7 +150,10 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 			saveErr = err
 		}
 		cacheFile = filepath.Join(cacheDir, hash, "index-"+opts.fingerprint()+".bin")
-		if ix, err := store.ReadIndex(cacheFile); err == nil && ix.Hash == hash {
+		// A KeepParsed open loads an index only with its parse results, so that it can serve as
+		// a Base; without them it is built again.
+		_, noParsed := os.Stat(parsedFile(cacheFile))
+		if ix, err := store.ReadIndex(cacheFile); err == nil && ix.Hash == hash && (!opts.KeepParsed || noParsed == nil) {
 			ix.Root = abs
 			ix.CacheFile = cacheFile
 			ix.Stats.Loaded = true
@@ -164,12 +169,19 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	for _, s := range wskipped {
 		skipped = append(skipped, Skipped{Path: s.Path, Reason: s.Reason})
 	}
-	b, err := build(ctx, abs, files, langsOf(files), skipped, prior, opts)
+	var prev *previous
+	if prior != nil && opts.Base.Root != "" {
+		prev = &previous{root: opts.Base.Root, prior: prior}
+	}
+	b, err := build(ctx, abs, files, langsOf(files), skipped, prior, prev, opts)
 	if err != nil {
 		return nil, err
 	}
 	ix := b.ix
 	ix.Hash = hash
+	if prior != nil {
+		ix.Base = opts.Base.Root
+	}
 	ix.Stats.Seconds = time.Since(t0).Seconds()
 	if !opts.NoCache {
 		ix.CacheFile = cacheFile

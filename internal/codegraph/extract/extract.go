@@ -45,6 +45,7 @@ type extractor struct {
 	pkg        string          // Go package name
 
 	refSeen map[refKey]bool // references already recorded, one per (caller, name)
+	wide    bool            // something file-wide ties the regions together (see FileResult.Regions)
 
 	lineRow, lineStart uint32       // the line of the last call and its start offset
 	pending            []pendingDef // definitions recovered from ERROR nodes, by start index
@@ -359,6 +360,12 @@ func (x *extractor) addRef(at int, name string) {
 	}
 	k := refKey{x.caller(), name}
 	if x.refSeen[k] {
+		if k.caller < 0 { // kept aside: once the file changed, the first may be elsewhere
+			x.addCall(at, name, "", "", graph.Reference)
+			last := len(x.res.Calls) - 1
+			x.res.DroppedRefs = append(x.res.DroppedRefs, x.res.Calls[last])
+			x.res.Calls = x.res.Calls[:last]
+		}
 		return
 	}
 	if x.refSeen == nil {

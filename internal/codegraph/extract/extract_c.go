@@ -198,6 +198,7 @@ func (x *extractor) visitC(i int) {
 				x.namespaces = map[string]bool{}
 			}
 			x.namespaces[name] = true
+			x.wide = true
 		}
 		x.push(i, scope{name: name, ns: true, def: -1})
 	case kLambdaExpression:
@@ -388,6 +389,7 @@ func (x *extractor) cDeclaration(i int) {
 			x.addLocal(name)
 		case info.fnPtr:
 			x.globals = append(x.globals, name)
+			x.wide = true
 		}
 	}
 }

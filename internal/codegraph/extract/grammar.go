@@ -145,6 +145,9 @@ const (
 	kTranslationUnit
 	kComment
 	kShorthandPropertyIdentifier
+	kCompoundStatement
+	kPreprocIf  // a C preprocessor conditional, #if or #ifdef to #endif
+	kPreprocAlt // its #elif or #else branch, to the #endif
 	numKinds
 )
 
@@ -190,6 +193,12 @@ func kindNames() map[string]kind {
 		"parameter_list":                  kParameterList,
 		"storage_class_specifier":         kStorageClassSpecifier,
 		"preproc_function_def":            kPreprocFunctionDef,
+		"compound_statement":              kCompoundStatement,
+		"preproc_if":                      kPreprocIf,
+		"preproc_ifdef":                   kPreprocIf,
+		"preproc_elif":                    kPreprocAlt,
+		"preproc_elifdef":                 kPreprocAlt,
+		"preproc_else":                    kPreprocAlt,
 		"class_specifier":                 kClassSpecifier,
 		"struct_specifier":                kStructSpecifier,
 		"union_specifier":                 kUnionSpecifier,

@@ -45,6 +45,11 @@ type Stats struct {
 	// for a loaded index.
 	Parsed int `json:"parsed"`
 	Reused int `json:"reused"`
+	// PartParsed counts the parsed contents of which only the changed regions were parsed (an
+	// edited file whose previous content Base parsed); ParsedBytes is how many bytes the parser
+	// read in all (the whole of each file parsed whole, the changed regions of the others).
+	PartParsed  int   `json:"part_parsed"`
+	ParsedBytes int64 `json:"parsed_bytes"`
 }
 
 // Index is a repository's code graph. It is safe for concurrent queries.
@@ -58,6 +63,9 @@ type Index struct {
 	Stats   Stats
 	// CacheFile is where the index was loaded from or saved to ("" with NoCache).
 	CacheFile string
+	// Base is the root of the sibling snapshot whose index this one was built from
+	// (codegraph.Options.Base), "" when none or when it was loaded.
+	Base string
 	// CacheErr is set when the index could not be saved; the index itself is complete.
 	CacheErr error
 

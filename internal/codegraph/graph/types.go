@@ -93,15 +93,35 @@ type Call struct {
 	Caller    int      `json:"-"`    // index of the enclosing definition in Funcs; -1 at file scope
 }
 
+// Flags on the first row of a unit of FileResult.Regions: RegionUnsafe, the unit holds a syntax
+// error or lies next to one; RegionErrors, it holds one.
+const (
+	RegionUnsafe = 1 << 31
+	RegionErrors = 1 << 30
+)
+
 // FileResult is what indexing one file produced.
 type FileResult struct {
 	Path         string
 	Lang         lang.Lang
 	Funcs        []Func
 	Calls        []Call // Caller indexes Funcs of this result
-	SyntaxErrors int    // ERROR and MISSING nodes the parser recovered from
+	SyntaxErrors int    // ERROR and MISSING nodes the parser recovered from (after a part parse, a lower bound, zero exactly when none)
 	// Partial says a definition the parser could not close was cut where its braces close and
 	// the rest of the file parsed again (see closeUnclosed).
 	Partial bool
 	Skip    string // why the file was not parsed ("binary file", ...); "" when it was
+	// Regions are the file's top-level syntax units as pairs of 0-based rows (first, last),
+	// in order and line-disjoint: runs of children of the syntax tree's root, each run ending
+	// with a child that closes itself (a ';', a '}', a directive). An incremental index parses
+	// again only the units of an edited file that changed (extract.IndexEdited). Nil when the
+	// file cannot be reparsed so: syntax errors, a partial parse, a language whose extraction
+	// depends on the whole file (Go), or file-wide context (C function-pointer variables, C++
+	// namespaces). A first row with RegionUnsafe set marks a unit that holds a syntax error
+	// or lies next to one: reused only between two units that do not.
+	Regions []uint32
+	// DroppedRefs are the file-scope references (Caller -1) the extractor left out as repeats
+	// of an earlier one of the same name (it keeps the first), so that a part parse can tell
+	// which is first once the file changed. Never in the index.
+	DroppedRefs []Call
 }

@@ -68,6 +68,27 @@ func WriteParsed(name string, ps []Parsed) error {
 			e.i(c.Col)
 			e.i(c.Caller + 1)
 		}
+		// Regions: nil (0) or 1 + the number of pairs, each pair as its gap from the last
+		// unit's end and its extent.
+		if r.Regions == nil {
+			e.i(0)
+		} else {
+			e.i(1 + len(r.Regions)/2)
+		}
+		prevEnd := uint32(0)
+		for k := 0; k+1 < len(r.Regions); k += 2 {
+			const flags = graph.RegionUnsafe | graph.RegionErrors
+			first, flag := r.Regions[k]&^flags, r.Regions[k]&flags
+			e.i(int(first-prevEnd)<<2 | int(flag>>30))
+			e.i(int(r.Regions[k+1] - first))
+			prevEnd = r.Regions[k+1]
+		}
+		e.i(len(r.DroppedRefs))
+		for _, c := range r.DroppedRefs {
+			e.s(c.Callee)
+			e.i(c.Line)
+			e.i(c.Col)
+		}
 	}
 	if err := binfile.WriteAtomic(name, frame(parsedMagic, e)); err != nil {
 		return fmt.Errorf("save parse results: %w", err)
@@ -128,6 +149,27 @@ func decodeParsed(b []byte) (map[Key]*graph.FileResult, error) {
 			c.Kind = graph.CallKind(d.N(int(graph.Reference) + 1))
 			c.Line, c.Col = d.i(), d.i()
 			c.Caller = d.N(len(r.Funcs)+1) - 1
+		}
+		if nr := d.N(limit); nr > 0 {
+			r.Regions = make([]uint32, 0, 2*(nr-1))
+			prevEnd := 0
+			for range nr - 1 {
+				v := d.i()
+				first := prevEnd + v>>2
+				last := first + d.i()
+				if last >= graph.RegionErrors {
+					d.Err = fmt.Errorf("corrupt parse results: region past line %d", graph.RegionErrors)
+					break
+				}
+				r.Regions = append(r.Regions, uint32(first)|uint32(v&3)<<30, uint32(last))
+				prevEnd = last
+			}
+		}
+		if nd := d.N(limit); nd > 0 {
+			r.DroppedRefs = make([]graph.Call, nd)
+			for i := range r.DroppedRefs {
+				r.DroppedRefs[i] = graph.Call{Callee: d.s(), Kind: graph.Reference, Line: d.i(), Col: d.i(), Caller: -1}
+			}
 		}
 		out[k] = r
 	}

@@ -23,7 +23,7 @@ import (
 const indexMagic = "vulnbench-codegraph\n"
 
 // FormatVersion changes whenever the layout of the persisted index or parse results changes.
-const FormatVersion = 2
+const FormatVersion = 3
 
 type encoder struct {
 	buf  []byte

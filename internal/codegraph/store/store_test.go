@@ -49,6 +49,9 @@ func TestParsedRoundTrip(t *testing.T) {
 			Funcs: []graph.Func{{Name: "f", QualName: "f", Kind: graph.Function, Static: true, Lang: lang.C, StartLine: 1, EndLine: 3, StartByte: 0, EndByte: 9, Signature: "int f (void)"}},
 			Calls: []graph.Call{{Callee: "g", Kind: graph.Direct, Line: 2, Col: 3, Caller: 0}, {Callee: "cb", Kind: graph.Reference, Line: 4, Col: 1, Caller: -1}}}},
 		{Key: Key{Hash: [32]byte{2}, Lang: lang.Python}, Result: &graph.FileResult{Lang: lang.Python, Skip: "generated file (marker \"@generated\")"}},
+		{Key: Key{Hash: [32]byte{3}, Lang: lang.C}, Result: &graph.FileResult{Lang: lang.C, Regions: []uint32{0, 2, 4 | graph.RegionUnsafe, 4, 6 | graph.RegionUnsafe | graph.RegionErrors, 30},
+			DroppedRefs: []graph.Call{{Callee: "cb", Kind: graph.Reference, Line: 9, Col: 14, Caller: -1}}}},
+		{Key: Key{Hash: [32]byte{4}, Lang: lang.JavaScript}, Result: &graph.FileResult{Lang: lang.JavaScript, Regions: []uint32{}}},
 	}
 	name := filepath.Join(t.TempDir(), "parsed.bin")
 	if err := WriteParsed(name, ps); err != nil {
@@ -58,7 +61,10 @@ func TestParsedRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[Key]*graph.FileResult{ps[0].Key: ps[0].Result, ps[1].Key: ps[1].Result}
+	want := map[Key]*graph.FileResult{}
+	for _, p := range ps {
+		want[p.Key] = p.Result
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}

@@ -156,6 +156,14 @@ func isBlank(l []byte) bool {
 	return true
 }
 
+// trimBlanksLeft is bytes.TrimLeft(l, " \t") without its generic set matching.
+func trimBlanksLeft(l []byte) []byte {
+	for len(l) > 0 && (l[0] == ' ' || l[0] == '\t') {
+		l = l[1:]
+	}
+	return l
+}
+
 // trimBlanksRight is bytes.TrimRight(l, " \t\r") without its generic set matching.
 func trimBlanksRight(l []byte) []byte {
 	for len(l) > 0 && (l[len(l)-1] == ' ' || l[len(l)-1] == '\t' || l[len(l)-1] == '\r') {

@@ -34,8 +34,8 @@ func blankBranches(b *blanker) {
 			continue
 		}
 		if li.directive {
-			t := bytes.TrimLeft(b.line(k), " \t")
-			d := bytes.TrimLeft(t[1:], " \t")
+			t := trimBlanksLeft(b.line(k))
+			d := trimBlanksLeft(t[1:])
 			word := d
 			if e := bytes.IndexFunc(d, func(r rune) bool { return !(r >= 'a' && r <= 'z') }); e >= 0 {
 				word = d[:e]
@@ -201,12 +201,17 @@ func opensComment(l []byte, c bool) bool {
 func scanBraces(l []byte, c bool) (bool, int) {
 	delta := 0
 	for i := 0; i < len(l); i++ {
-		ch := l[i]
 		if c {
-			if ch == '*' && i+1 < len(l) && l[i+1] == '/' {
-				c = false
-				i++
+			e := bytes.Index(l[i:], []byte("*/"))
+			if e < 0 {
+				return true, delta
 			}
+			c = false
+			i += e + 1
+			continue
+		}
+		ch := l[i]
+		if !inSet(ch, braceBytesLo, braceBytesHi) {
 			continue
 		}
 		switch ch {
@@ -232,4 +237,19 @@ func scanBraces(l []byte, c bool) (bool, int) {
 		}
 	}
 	return c, delta
+}
+
+// braceBytesLo and braceBytesHi are the bytes scanBraces stops at, as a set for inSet.
+const (
+	braceBytesLo = 1<<'/' | 1<<'"' | 1<<'\''
+	braceBytesHi = 1<<('{'-64) | 1<<('}'-64)
+)
+
+// inSet reports whether c is in the set of ASCII bytes whose bits lo (bytes 0-63) and hi (64-127)
+// hold: one shift and test, where a switch over the members costs a comparison each.
+func inSet(c byte, lo, hi uint64) bool {
+	if c < 64 {
+		return lo>>c&1 != 0
+	}
+	return c < 128 && hi>>(c-64)&1 != 0
 }

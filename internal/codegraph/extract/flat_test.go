@@ -136,3 +136,36 @@ func TestFlattenMatchesCursor(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFlattenMatchesCursor compares the two walks on arbitrary text in every language: error
+// recovery builds the odd trees (ERROR nodes around missing tokens, extras inside them).
+func FuzzFlattenMatchesCursor(f *testing.F) {
+	for i, s := range []string{
+		"int f (void) { return g (1) }\n",
+		"int f (void) { if (x) { g (); \n int h (void) { return 1; }\n",
+		"namespace n { class A { int m() { return this->k() + ns::f<int>(1); } }; }\n",
+		"const f = (cb) => cb(g()); <div a={b}>{c}</div>;\n",
+		"def f(cb):\n    return cb(g(1))\n",
+		"package p\nfunc (s *S) M(f func()) { f() }\n",
+	} {
+		f.Add([]byte(s), uint8(i))
+	}
+	gs, err := LoadGrammars()
+	if err != nil {
+		f.Fatal(err)
+	}
+	p := newParser(gs, 0)
+	f.Cleanup(p.Close)
+	langs := lang.All()
+	f.Fuzz(func(t *testing.T, src []byte, which uint8) {
+		l := langs[int(which)%len(langs)]
+		want := cursorFlatten(t, gs[l], src)
+		got, err := p.parse(l, src, nil, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, append([]node(nil), got...), cmp.AllowUnexported(node{})); diff != "" {
+			t.Errorf("%v: flat.c's nodes (-cursor +flat.c):\n%s", l, diff)
+		}
+	})
+}

@@ -248,8 +248,9 @@ const (
 // inSet reports whether c is in the set of ASCII bytes whose bits lo (bytes 0-63) and hi (64-127)
 // hold: one shift and test, where a switch over the members costs a comparison each.
 func inSet(c byte, lo, hi uint64) bool {
-	if c < 64 {
-		return lo>>c&1 != 0
+	m := lo
+	if c >= 64 {
+		m = hi // a conditional move: text mixes the two halves too often for a branch
 	}
-	return c < 128 && hi>>(c-64)&1 != 0
+	return c < 128 && m>>(c&63)&1 != 0
 }

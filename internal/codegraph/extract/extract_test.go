@@ -44,6 +44,33 @@ func TestGapsParseAlike(t *testing.T) {
 	}
 }
 
+// TestGperfLineMarkers: gperf's tables put a #line marker before every row; read as syntax errors
+// inside the initializer, they made the function a definition recovered from an ERROR that started
+// at the "*" of its return type. Blanked, the function parses whole.
+func TestGperfLineMarkers(t *testing.T) {
+	src := "const struct keyword_t *\nlocfile_hash (register const char *str, register size_t len)\n{\n" +
+		"  static const struct keyword_t wordlist[] =\n    {\n      {\"\"}, {\"\"},\n#line 30 \"locfile-kw.gperf\"\n" +
+		"      {\"END\",                    tok_end,                    0},\n#line 70 \"locfile-kw.gperf\"\n" +
+		"      {\"IGNORE\",                 tok_ignore,                 0},\n    };\n  return lookup (wordlist, str, len);\n}\n"
+	fi, err := New(nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fi.Close()
+	res, err := fi.IndexFile("locfile-kw.h", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SyntaxErrors != 0 || len(res.Funcs) != 1 {
+		t.Fatalf("%d syntax errors, functions %+v", res.SyntaxErrors, res.Funcs)
+	}
+	f := res.Funcs[0]
+	if f.Name != "locfile_hash" || f.StartByte != 0 || f.StartLine != 1 || f.EndLine != 13 ||
+		f.Signature != "const struct keyword_t * locfile_hash (register const char *str, register size_t len)" {
+		t.Errorf("definition %+v", f)
+	}
+}
+
 func TestContentRules(t *testing.T) {
 	tests := []struct {
 		name string

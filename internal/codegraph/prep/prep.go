@@ -18,7 +18,8 @@ import (
 //   - in C and C++, file-scope macro invocations without a semicolon and lone attribute macros
 //     before a declarator (blankMacroCalls), and attribute macros after a file-scope
 //     declarator (blankDeclAttributes);
-//   - in C and C++, block comments inside multi-line macro bodies (blankDirectiveComments), and
+//   - in C and C++, line markers (#line 30 "x.gperf", blankLineMarkers), block comments inside
+//     multi-line macro bodies (blankDirectiveComments), and
 //     whole-line extern declarations typed with __typeof (blankMacroCalls).
 //
 // One pass rewrites instead of blanking: in C and C++, a type macro with one identifier argument
@@ -34,6 +35,7 @@ func Prepare(l lang.Lang, src, scratch []byte) ([]byte, []uint32) {
 	if (l == lang.C || l == lang.CPP) && len(src) > 0 {
 		b := newBlanker(src, out, scratch)
 		blankBranches(b)
+		blankLineMarkers(b)
 		blankDirectiveComments(b)
 		joinTypeMacros(b)
 		blankMacroCalls(b)

@@ -99,6 +99,32 @@ func blankBranches(b *blanker) {
 	}
 }
 
+// blankLineMarkers blanks line markers, "#line 30 \"locfile-kw.gperf\"" and "# 30 \"file\"": they
+// tell a compiler where generated code came from and hold no code, but tree-sitter reads one inside
+// an initializer or an expression as a syntax error (gperf puts one before every row of its tables).
+func blankLineMarkers(b *blanker) {
+	if bytes.Index(b.src, []byte("line")) < 0 && bytes.Index(b.src, []byte("# ")) < 0 {
+		return
+	}
+	info := b.scan()
+	for k := 0; k < b.lines(); k++ {
+		if !info[k].directive || info[k].cont {
+			continue
+		}
+		l := b.line(k)
+		if len(l) > 0 && l[len(l)-1] == '\\' {
+			continue // continued: left alone
+		}
+		d := trimBlanksLeft(trimBlanksLeft(l)[1:])
+		if rest, ok := bytes.CutPrefix(d, []byte("line")); ok && len(rest) > 0 && (rest[0] == ' ' || rest[0] == '\t') {
+			d = trimBlanksLeft(rest)
+		}
+		if len(d) > 0 && d[0] >= '0' && d[0] <= '9' {
+			b.blank(k, k)
+		}
+	}
+}
+
 // blankDirectiveComments blanks the block comments inside preprocessor directives, as in
 //
 //	#define RETURN_RESTORE_HANDLER(code)          \

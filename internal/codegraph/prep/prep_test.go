@@ -61,6 +61,7 @@ func TestPrepare(t *testing.T) {
 
 		{"unbalanced branches", lang.C, "int f (void)\n{\n#if X\n  if (a) {\n#else\n  if (b) {\n#endif\n    g ();\n  }\n}\n", []int{6}},
 		{"balanced branches kept", lang.C, "#ifdef X\nint f (void) { return 1; }\n#else\nint f (void) { return 2; }\n#endif\n", []int{}},
+		{"line markers", lang.C, "int t[] = {\n#line 30 \"x.gperf\"\n  {\"a\"},\n  # 31 \"x.gperf\"\n};\n#define line 1\n#lineno 2\n#line 5 \\\n \"y\"\n", []int{2, 4}},
 		{"if 0", lang.C, "#if 0\nint dead (void) { return 0; }\n#endif\nint live (void) { return 1; }\n", []int{2}},
 		{"if 0 else", lang.C, "#if 0\nint a (void) {\n#else\nint b (void) {\n#endif\n  return 0;\n}\n", []int{2}},
 		{"braces in strings and comments", lang.C, "#if X\n  s = \"{\"; c = '{'; /* { */\n#else\n  t = 1;\n#endif\n", []int{}},

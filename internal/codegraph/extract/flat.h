@@ -3,8 +3,8 @@
 // array that Go then reads without further cgo calls: one cgo call per file, no callbacks.
 //
 // The tree-sitter declarations used here mirror tree_sitter/api.h of go-tree-sitter v0.25.0
-// (ABI 15), whose package compiles and links the runtime; layoutOK in cgo.go checks the struct
-// sizes against the Go bindings.
+// (ABI 15), whose package compiles and links the runtime; layoutOK in cgo.go checks cg_node
+// against its Go mirror. The walk reads the runtime's subtrees directly (tsmirror.h).
 #ifndef VULNBENCH_CODEGRAPH_FLAT_H
 #define VULNBENCH_CODEGRAPH_FLAT_H
 
@@ -14,12 +14,6 @@
 typedef struct TSTree TSTree;
 typedef struct TSParser TSParser;
 typedef struct TSLanguage TSLanguage;
-
-typedef struct {
-	uint32_t context[4];
-	const void *id;
-	const TSTree *tree;
-} TSNode;
 
 TSParser *ts_parser_new(void);
 void ts_parser_delete(TSParser *self);
@@ -51,7 +45,7 @@ typedef struct {
 	cg_arena arena;
 	cg_node *nodes;
 	uint32_t len, cap;
-	int32_t *stack; // per cursor depth: the nearest emitted ancestor-or-self
+	struct cg_frame *stack; // the walk's subtrees being gone through (flat.c)
 	uint32_t stack_cap;
 } cg_buf;
 
@@ -69,8 +63,8 @@ int cg_parse_flatten(const TSLanguage *lang, const char *src, uint32_t len, cons
 
 enum { CG_ARENA_MAX = 4 << 20 };
 
-// cg_flatten fills buf with the named nodes under root: CG_OK or CG_LIMIT.
-int cg_flatten(TSNode root, cg_buf *buf, uint32_t max_nodes);
+// cg_flatten fills buf with the named nodes of tree (parsed as lang): CG_OK or CG_LIMIT.
+int cg_flatten(const TSTree *tree, const TSLanguage *lang, cg_buf *buf, uint32_t max_nodes);
 void cg_buf_free(cg_buf *buf);
 
 // cg_use_arena_allocator installs arena.c's allocator in the tree-sitter runtime: the worker's

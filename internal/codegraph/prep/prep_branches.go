@@ -34,8 +34,8 @@ func blankBranches(b *blanker) {
 			continue
 		}
 		if li.directive {
-			t := bytes.TrimLeft(b.line(k), " \t")
-			d := bytes.TrimLeft(t[1:], " \t")
+			t := trimBlanksLeft(b.line(k))
+			d := trimBlanksLeft(t[1:])
 			word := d
 			if e := bytes.IndexFunc(d, func(r rune) bool { return !(r >= 'a' && r <= 'z') }); e >= 0 {
 				word = d[:e]
@@ -95,6 +95,32 @@ func blankBranches(b *blanker) {
 		if len(stack) > 0 && li.delta != 0 {
 			g := stack[len(stack)-1]
 			g.branches[len(g.branches)-1].delta += int(li.delta)
+		}
+	}
+}
+
+// blankLineMarkers blanks line markers, "#line 30 \"locfile-kw.gperf\"" and "# 30 \"file\"": they
+// tell a compiler where generated code came from and hold no code, but tree-sitter reads one inside
+// an initializer or an expression as a syntax error (gperf puts one before every row of its tables).
+func blankLineMarkers(b *blanker) {
+	if bytes.Index(b.src, []byte("line")) < 0 && bytes.Index(b.src, []byte("# ")) < 0 {
+		return
+	}
+	info := b.scan()
+	for k := 0; k < b.lines(); k++ {
+		if !info[k].directive || info[k].cont {
+			continue
+		}
+		l := b.line(k)
+		if len(l) > 0 && l[len(l)-1] == '\\' {
+			continue // continued: left alone
+		}
+		d := trimBlanksLeft(trimBlanksLeft(l)[1:])
+		if rest, ok := bytes.CutPrefix(d, []byte("line")); ok && len(rest) > 0 && (rest[0] == ' ' || rest[0] == '\t') {
+			d = trimBlanksLeft(rest)
+		}
+		if len(d) > 0 && d[0] >= '0' && d[0] <= '9' {
+			b.blank(k, k)
 		}
 	}
 }
@@ -201,12 +227,17 @@ func opensComment(l []byte, c bool) bool {
 func scanBraces(l []byte, c bool) (bool, int) {
 	delta := 0
 	for i := 0; i < len(l); i++ {
-		ch := l[i]
 		if c {
-			if ch == '*' && i+1 < len(l) && l[i+1] == '/' {
-				c = false
-				i++
+			e := bytes.Index(l[i:], []byte("*/"))
+			if e < 0 {
+				return true, delta
 			}
+			c = false
+			i += e + 1
+			continue
+		}
+		ch := l[i]
+		if !inSet(ch, braceBytesLo, braceBytesHi) {
 			continue
 		}
 		switch ch {
@@ -232,4 +263,20 @@ func scanBraces(l []byte, c bool) (bool, int) {
 		}
 	}
 	return c, delta
+}
+
+// braceBytesLo and braceBytesHi are the bytes scanBraces stops at, as a set for inSet.
+const (
+	braceBytesLo = 1<<'/' | 1<<'"' | 1<<'\''
+	braceBytesHi = 1<<('{'-64) | 1<<('}'-64)
+)
+
+// inSet reports whether c is in the set of ASCII bytes whose bits lo (bytes 0-63) and hi (64-127)
+// hold: one shift and test, where a switch over the members costs a comparison each.
+func inSet(c byte, lo, hi uint64) bool {
+	m := lo
+	if c >= 64 {
+		m = hi // a conditional move: text mixes the two halves too often for a branch
+	}
+	return c < 128 && m>>(c&63)&1 != 0
 }

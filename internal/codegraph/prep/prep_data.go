@@ -71,7 +71,7 @@ func inList(before []byte) bool {
 			return false
 		}
 		ls := bytes.LastIndexByte(t, '\n') + 1
-		if line := bytes.TrimLeft(t[ls:], " \t"); len(line) > 0 && line[0] == '#' {
+		if line := trimBlanksLeft(t[ls:]); len(line) > 0 && line[0] == '#' {
 			before = t[:ls]
 			continue
 		}
@@ -94,6 +94,9 @@ func isDataLine(line []byte) bool {
 	depth, inStr, values := 0, false, false
 	for i := 0; i < len(t); i++ {
 		c := t[i]
+		if !inStr && inSet(c, dataBytesLo, dataBytesHi) {
+			continue
+		}
 		if inStr {
 			switch c {
 			case '\\':
@@ -121,11 +124,16 @@ func isDataLine(line []byte) bool {
 			if depth < 0 {
 				return false
 			}
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c == '.', c == ',', c == ' ', c == '\t',
-			c == '[', c == ']', c == '=', c == '-', c == '+', c == ':':
 		default:
 			return false
 		}
 	}
 	return !inStr && depth == 0 && values
 }
+
+// dataBytesLo and dataBytesHi are the bytes a data line may hold that isDataLine passes over
+// (letters, '_', '.', ',', blanks, '[', ']', '=', '-', '+', ':'), as a set for inSet.
+const (
+	dataBytesLo = 1<<'.' | 1<<',' | 1<<' ' | 1<<'\t' | 1<<'=' | 1<<'-' | 1<<'+' | 1<<':'
+	dataBytesHi = (1<<26-1)<<('A'-64) | (1<<26-1)<<('a'-64) | 1<<('_'-64) | 1<<('['-64) | 1<<(']'-64)
+)

@@ -29,7 +29,7 @@ func blankDeclAttributes(b *blanker) {
 			continue
 		}
 		l := b.line(k)
-		t := bytes.TrimLeft(l, " \t")
+		t := trimBlanksLeft(l)
 		atStart := depth == 0 && !info[k].inComment
 		depth = max(depth+int(info[k].delta), 0)
 		if !atStart || bytes.ContainsAny(l, "\"'/") {
@@ -156,7 +156,7 @@ func typeMacro(l []byte) (open, close int, decl, ok bool) {
 	if taggedName(l[:open]) {
 		// struct E(link_map) before its body, or a declaration of the tag: without the join,
 		// tree-sitter reads a function link_map.
-		rest := bytes.TrimLeft(l[close+1:], " \t")
+		rest := trimBlanksLeft(l[close+1:])
 		return open, close, true, len(rest) == 0 || rest[0] == '{' || rest[0] == ';'
 	}
 	word, end := -1, 0 // the last identifier, l[word:end]; -1 after a "*"

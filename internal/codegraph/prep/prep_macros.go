@@ -93,7 +93,7 @@ func externTypeof(l []byte) bool {
 	if !ok || l[len(l)-1] != ';' || bytes.ContainsAny(l, "{}=\"'/") {
 		return false
 	}
-	rest = bytes.TrimLeft(rest, " \t")
+	rest = trimBlanksLeft(rest)
 	return bytes.HasPrefix(rest, []byte("__typeof"))
 }
 

@@ -61,6 +61,7 @@ func TestPrepare(t *testing.T) {
 
 		{"unbalanced branches", lang.C, "int f (void)\n{\n#if X\n  if (a) {\n#else\n  if (b) {\n#endif\n    g ();\n  }\n}\n", []int{6}},
 		{"balanced branches kept", lang.C, "#ifdef X\nint f (void) { return 1; }\n#else\nint f (void) { return 2; }\n#endif\n", []int{}},
+		{"line markers", lang.C, "int t[] = {\n#line 30 \"x.gperf\"\n  {\"a\"},\n  # 31 \"x.gperf\"\n};\n#define line 1\n#lineno 2\n#line 5 \\\n \"y\"\n", []int{2, 4}},
 		{"if 0", lang.C, "#if 0\nint dead (void) { return 0; }\n#endif\nint live (void) { return 1; }\n", []int{2}},
 		{"if 0 else", lang.C, "#if 0\nint a (void) {\n#else\nint b (void) {\n#endif\n  return 0;\n}\n", []int{2}},
 		{"braces in strings and comments", lang.C, "#if X\n  s = \"{\"; c = '{'; /* { */\n#else\n  t = 1;\n#endif\n", []int{}},
@@ -173,6 +174,47 @@ func TestSkipGaps(t *testing.T) {
 	want := []uint32{7, 7 + 5000, 1, 51} // bytes [7, 5007), rows 1 to 51; the short run is left
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("gaps (-want +got):\n%s", diff)
+	}
+}
+
+func TestHeadGap(t *testing.T) {
+	licence := "/* Copyright (C) 1991-2022 Free Software Foundation, Inc.\n   This file is part of the GNU C Library.  */\n"
+	tests := []struct {
+		name, src string
+		want      []uint32
+	}{
+		{"licence header", licence + "\n#include <stdio.h>\n", []uint32{0, uint32(len(licence)) + 1, 0, 3}},
+		{"comments and blank lines", "\n  /* a */ \n// b\n\n/* c\n */\nint x;\n", []uint32{0, 27, 0, 6}},
+		{"code after the comment on its line", "/* a\n b */ int x;\n", nil},
+		{"code first", "int x; /* a */\n", nil},
+		{"unclosed comment", "/* a\n b\n", nil},
+		{"line comment going on", "// a \\\nint x;\n/* b */\n", nil},
+		{"line comment before it", "// a\n// b \\\nint x;\n", []uint32{0, 5, 0, 1}},
+		{"only comments", "/* a */\n// b\n", []uint32{0, 13, 0, 2}},
+		{"no line break after", "/* a */", nil},
+		{"empty", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, headGap([]byte(tt.src), nil)); diff != "" {
+				t.Errorf("head gap (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// SkipGaps puts the head first and looks for blank runs after it; Prepare gives the head of
+	// a text it did not change.
+	blank := strings.Repeat(strings.Repeat(" ", 99)+"\n", 50)
+	src := licence + "int a;\n" + blank + "int b;\n"
+	h := uint32(len(licence))
+	want := []uint32{0, h, 0, 2, h + 7, h + 7 + 5000, 3, 53}
+	if diff := cmp.Diff(want, SkipGaps([]byte(src))); diff != "" {
+		t.Errorf("SkipGaps (-want +got):\n%s", diff)
+	}
+	if _, gaps := Prepare(lang.C, []byte(licence+"int a;\n"), nil); !cmp.Equal(gaps, []uint32{0, h, 0, 2}) {
+		t.Errorf("Prepare's gaps of an unchanged text: %v", gaps)
+	}
+	if _, gaps := Prepare(lang.Python, []byte("# a\nx = 1\n"), nil); gaps != nil {
+		t.Errorf("Prepare's gaps of Python: %v", gaps)
 	}
 }
 

@@ -49,7 +49,7 @@ func encodeIndex(ix *graph.Index) []byte {
 	body := &encoder{
 		buf:  make([]byte, 0, 16*len(ix.Calls)+24*len(ix.Funcs)+32*len(ix.Files)+64*len(ix.Skipped)+64),
 		strs: make(map[string]uint64, len(ix.Funcs)+len(ix.Files)),
-		tab:  make([]string, 1, len(ix.Funcs)+len(ix.Files)),
+		tab:  make([]string, 1, 1+len(ix.Funcs)+len(ix.Files)), // "" first
 	}
 	body.strs[""] = 0
 	fileNo := make(map[string]int, len(ix.Files))

@@ -43,6 +43,20 @@ func TestEncodeDecode(t *testing.T) {
 	}
 }
 
+// TestEncodeEmpty: a repository with no file to index (an empty directory) saves and reads back
+// an empty index; the string table's capacity was one short of its first entry.
+func TestEncodeEmpty(t *testing.T) {
+	ix := &graph.Index{Hash: strings.Repeat("cd", 32)}
+	ix.Finish()
+	got, err := decodeIndex(encodeIndex(ix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ix, got, cmp.AllowUnexported(graph.Index{})); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
 func TestParsedRoundTrip(t *testing.T) {
 	ps := []Parsed{
 		{Key: Key{Hash: [32]byte{1}, Lang: lang.C}, Result: &graph.FileResult{Lang: lang.C, SyntaxErrors: 2, Partial: true,

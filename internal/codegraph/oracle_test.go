@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/vulnbench/vulnbench/internal/codegraph"
 )
 
@@ -199,18 +201,54 @@ func TestCflowOracle(t *testing.T) {
 
 // TestUnclosedDefinition indexes testdata/unclosed/unpack.c, written in the shape of what real C
 // code (zlib's inflate.c) showed: an export-macro K&R definition of several hundred lines whose
-// body, full of statement macros and fallthrough comments, holds conditions split by #ifdef that
-// the parser cannot close, followed by a dozen functions. Every definition must be found with the
-// span Universal Ctags gives (its end: field), the long one's text must start at its return type,
-// the calls after it must belong to the functions that make them, and the file must be reported
-// as partly parsed.
+// body, full of statement macros and fallthrough comments, holds a condition split by #ifdef,
+// followed by a dozen functions. The pre-pass joins the condition, so the parser closes the
+// definition; a copy whose condition is split by "#if 0 ... #else ... #endif" instead (which
+// the pre-pass leaves to the parser) is what it cannot close, and the index falls back on its recovery: the file is reported as partly
+// parsed. Either way every definition must be found with the span Universal Ctags gives (its
+// end: field), the long one's text must start at its return type, and the calls after it must
+// belong to the functions that make them.
 func TestUnclosedDefinition(t *testing.T) {
-	const dir = "testdata/unclosed"
+	src, err := os.ReadFile("testdata/unclosed/unpack.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const split = "#ifdef WITH_CHECKSUM\n                     st->check_wanted ? hold :\n#endif"
+	if strings.Count(string(src), split) != 1 {
+		t.Fatalf("testdata/unclosed/unpack.c lacks its split condition %q", split)
+	}
+	zero := t.TempDir()
+	zeroed := strings.Replace(string(src), split, "#if 0\n                     st->check_wanted ? hold :\n#else\n                     st->check_wanted ? hold :\n#endif", 1)
+	if err := os.WriteFile(filepath.Join(zero, "unpack.c"), []byte(zeroed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		dir     string
+		partial bool
+		shift   int // lines added before line 553
+	}{"split by #ifdef": {"testdata/unclosed", false, 0}, "split by #if 0": {zero, true, 2}} {
+		t.Run(name, func(t *testing.T) { checkUnclosed(t, tc.dir, tc.partial, tc.shift) })
+	}
+}
+
+func checkUnclosed(t *testing.T, dir string, partial bool, shift int) {
 	// The spans, read off ctags --fields=+ne --kinds-C=f: the test checks ctags agrees below.
 	want := []string{
 		"checkstate 44-50", "unpack 52-627", "unpackEnd 629-637", "unpackReset 639-650", "unpackKeep 652-658",
 		"settables 660-667", "scanfor 669-688", "unpackSync 690-704", "unpackSyncPoint 706-714",
 		"unpackCopy 716-729", "unpackPrime 731-750", "unpackMark 752-763", "unpackUsed 765-772", "unpackValidate 774-788",
+	}
+	for i, w := range want {
+		var name string
+		var start, end int
+		fmt.Sscanf(strings.Replace(w, "-", " ", 1), "%s %d %d", &name, &start, &end)
+		if start > 553 {
+			start += shift
+		}
+		if end > 553 {
+			end += shift
+		}
+		want[i] = fmt.Sprintf("%s %d-%d", name, start, end)
 	}
 	ix, err := codegraph.Open(context.Background(), dir, codegraph.Options{NoCache: true})
 	if err != nil {
@@ -228,7 +266,7 @@ func TestUnclosedDefinition(t *testing.T) {
 	if sig := ix.Definitions("unpack", codegraph.Near{})[0].Signature; !strings.HasPrefix(sig, "int EXPORT unpack(strm, flush)") {
 		t.Errorf("unpack's text starts %q, want its return type first", sig)
 	}
-	if diff := cmp.Diff([]codegraph.File{{Path: "unpack.c", Lang: codegraph.C, Size: ix.Files[0].Size, Partial: true}}, ix.Files); diff != "" || ix.Stats.Partial != 1 {
+	if diff := cmp.Diff([]codegraph.File{{Path: "unpack.c", Lang: codegraph.C, Size: ix.Files[0].Size, Partial: partial}}, ix.Files); diff != "" || (ix.Stats.Partial == 1) != partial {
 		t.Errorf("files (-want +got), %d partly parsed:\n%s", ix.Stats.Partial, diff)
 	}
 	// checkstate is called by unpack and by nine of the functions after it, each from its own body.

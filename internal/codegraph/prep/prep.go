@@ -15,6 +15,9 @@ import (
 //   - long runs of table rows (blankData): generated tables parse many times faster without them;
 //   - in C and C++, #else/#elif branches of conditionals whose branches leave braces unbalanced,
 //     and #if 0 blocks (blankBranches): the first branch is followed, as ctags does;
+//   - in C and C++, the directive lines of conditionals that split a statement inside braces
+//     (an else chain of #ifdef'd links, an expression with #ifdef'd terms), and the later
+//     branches of the second kind (joinSplitStatements);
 //   - in C and C++, file-scope macro invocations without a semicolon and lone attribute macros
 //     before a declarator (blankMacroCalls), and attribute macros after a file-scope
 //     declarator (blankDeclAttributes);
@@ -35,6 +38,7 @@ func Prepare(l lang.Lang, src, scratch []byte) ([]byte, []uint32) {
 	if (l == lang.C || l == lang.CPP) && len(src) > 0 {
 		b := newBlanker(src, out, scratch)
 		blankBranches(b)
+		joinSplitStatements(b)
 		blankLineMarkers(b)
 		blankDirectiveComments(b)
 		joinTypeMacros(b)

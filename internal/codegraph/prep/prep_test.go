@@ -263,3 +263,45 @@ func lines(from, to int) []int {
 	}
 	return out
 }
+
+func TestJoinSplitStatements(t *testing.T) {
+	const chain = "int f(int a)\n{\n  if(a & 1)\n    g(1);\n#ifndef NO_TWO\n  else if(a & 2)\n    g(2);\n#endif\n#if defined(THREE) && \\\n    !defined(FOUR)\n  else if(a & 4) {\n    g(4);\n  }\n#elif FIVE\n  else /* five */ if(a & 5)\n    g(5);\n#endif\n  else\n    g(0);\n  return 0;\n}\n"
+	const expr = "static int init(void)\n{\n  const int flags =\n#ifdef ONE\n    /* one */\n    ONE |\n#endif\n#ifdef TWO\n    TWO |\n#else\n    NOT_TWO |\n#endif\n    0;\n  return h(flags,\n#if X\n    x(),\n#endif\n    y());\n}\n"
+	tests := []struct {
+		name string
+		src  string
+		want []int
+	}{
+		{"else chain: the directives go, every link stays", chain, []int{5, 8, 9, 10, 14, 17}},
+		{"split expression: the directives and later branches go", expr, []int{4, 7, 8, 10, 11, 12, 15, 17}},
+		{"at file scope", "#ifdef A\nint a;\n#else\nint b;\n#endif\n", []int{}},
+		{"whole statements", "void f(void)\n{\n  g();\n#ifdef A\n  h();\n#else\n  k();\n#endif\n}\n", []int{}},
+		{"after a comment that ends a statement", "void f(void)\n{\n  g(); // done\n#ifdef A\n  h();\n#endif\n}\n", []int{}},
+		{"a case label", "void f(int x)\n{\n  switch(x) {\n  case 1:\n#ifdef A\n    h();\n#endif\n  }\n}\n", []int{}},
+		{"a chain with a link that is not an else", "void f(int a)\n{\n  if(a)\n    g();\n#ifdef A\n  else\n    h();\n#else\n  k();\n#endif\n}\n", []int{}},
+		{"#if 0 inside an expression is blankBranches'", "int f(void)\n{\n  return 1 +\n#if 0\n    2 +\n#endif\n    3;\n}\n", []int{5}},
+		{"unbalanced branches are blankBranches'", "int f(int a)\n{\n  if(a &&\n#ifdef A\n     b) {\n#else\n     c) {\n#endif\n    g();\n  }\n}\n", []int{7}},
+		{"nested in a split expression", "int f(void)\n{\n  return 1 +\n#ifdef A\n#ifdef B\n    2 +\n#endif\n#endif\n    3;\n}\n", []int{4, 5, 7, 8}},
+		{"an identifier that starts with else", "void f(int a)\n{\n  if(a)\n    g();\n#ifdef A\n  elsewhere();\n#endif\n}\n", []int{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, blankedLines(t, lang.C, tt.src)); diff != "" {
+				t.Errorf("blanked lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A statement macro without its semicolon, or a call, before a conditional ends a statement as
+// far as the pre-pass can tell: left alone.
+func TestJoinSplitStatementsAfterMacros(t *testing.T) {
+	for _, src := range []string{
+		"int f(void)\n{\n  UNITTEST_BEGIN_SIMPLE\n\n#ifndef NO_DOH\n  g();\n#endif\n  UNITTEST_END\n}\n",
+		"int f(void)\n{\n  BEGIN(x)\n#ifdef A\n  g();\n#else\n  h();\n#endif\n}\n",
+	} {
+		if diff := cmp.Diff([]int{}, blankedLines(t, lang.C, src)); diff != "" {
+			t.Errorf("%q: blanked lines (-want +got):\n%s", src, diff)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/gittest"
 )
 
 // writeTree writes files (slash-separated path to content) into a new directory dated an
@@ -16,16 +17,10 @@ import (
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
+	gittest.WriteFiles(t, dir, files)
 	old := time.Now().Add(-time.Hour)
-	for name, s := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(p, old, old); err != nil {
+	for name := range files {
+		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(name)), old, old); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -34,19 +34,10 @@ func blankBranches(b *blanker) {
 			continue
 		}
 		if li.directive {
-			t := trimBlanksLeft(b.line(k))
-			d := trimBlanksLeft(t[1:])
-			word := d
-			if e := bytes.IndexFunc(d, func(r rune) bool { return !(r >= 'a' && r <= 'z') }); e >= 0 {
-				word = d[:e]
-			}
-			switch string(word) {
+			word, _ := directive(b.line(k))
+			switch word {
 			case "if", "ifdef", "ifndef":
-				expr := bytes.TrimSpace(d[len(word):])
-				if c := bytes.Index(expr, []byte("/*")); c >= 0 {
-					expr = bytes.TrimSpace(expr[:c])
-				}
-				stack = append(stack, &group{branches: []branch{{dir: k}}, zero: string(word) == "if" && string(expr) == "0"})
+				stack = append(stack, &group{branches: []branch{{dir: k}}, zero: isIfZero(b.line(k))})
 			case "elif", "else":
 				if len(stack) > 0 {
 					g := stack[len(stack)-1]
@@ -97,6 +88,36 @@ func blankBranches(b *blanker) {
 			g.branches[len(g.branches)-1].delta += int(li.delta)
 		}
 	}
+}
+
+// directive returns the name of the directive on line l ("if", "endif", ...; "" when the line
+// is none) and the text after the name.
+func directive(l []byte) (word string, rest []byte) {
+	t := trimBlanksLeft(l)
+	if len(t) == 0 || t[0] != '#' {
+		return "", nil
+	}
+	d := trimBlanksLeft(t[1:])
+	e := 0
+	for e < len(d) && d[e] >= 'a' && d[e] <= 'z' {
+		e++
+	}
+	return string(d[:e]), d[e:]
+}
+
+// isIfZero reports whether line l is "#if 0" (a comment after it allowed).
+func isIfZero(l []byte) bool {
+	word, expr := directive(l)
+	if word != "if" {
+		return false
+	}
+	if c := bytes.Index(expr, []byte("/*")); c >= 0 {
+		expr = expr[:c]
+	}
+	if c := bytes.Index(expr, []byte("//")); c >= 0 {
+		expr = expr[:c]
+	}
+	return string(bytes.TrimSpace(expr)) == "0"
 }
 
 // blankLineMarkers blanks line markers, "#line 30 \"locfile-kw.gperf\"" and "# 30 \"file\"": they

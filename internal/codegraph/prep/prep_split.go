@@ -52,7 +52,7 @@ func joinSplitStatements(b *blanker) {
 			}
 			continue
 		}
-		switch directiveWord(b.line(k)) {
+		switch word, _ := directive(b.line(k)); word {
 		case "if", "ifdef", "ifndef":
 			if len(stack) > 0 { // a nested conditional is code of its branch, and not an else
 				p := stack[len(stack)-1]
@@ -61,7 +61,11 @@ func joinSplitStatements(b *blanker) {
 				}
 			}
 			// #if 0 blocks are blankBranches' (their code is blanked, the #else kept): left alone
-			stack = append(stack, &splitGroup{dirs: []int{k}, depth: depth, prev: b.prevCode(k), elses: true, first: true, uneven: isIfZero(b.line(k))})
+			g := &splitGroup{dirs: []int{k}, depth: depth, elses: true, first: true, uneven: isIfZero(b.line(k))}
+			if depth > 0 { // only inside braces: at file scope a header's directives may run for thousands of lines
+				g.prev = b.prevCode(k)
+			}
+			stack = append(stack, g)
 		case "elif", "else":
 			if len(stack) == 0 {
 				break
@@ -125,37 +129,6 @@ type splitGroup struct {
 func (g *splitGroup) close() {
 	g.uneven = g.uneven || g.delta != 0
 	g.elses = g.elses && g.code
-}
-
-// directiveWord returns the name of the directive on line l ("if", "endif", ...).
-func directiveWord(l []byte) string {
-	t := bytes.TrimLeft(l, " \t")
-	if len(t) == 0 || t[0] != '#' {
-		return ""
-	}
-	d := bytes.TrimLeft(t[1:], " \t")
-	e := 0
-	for e < len(d) && d[e] >= 'a' && d[e] <= 'z' {
-		e++
-	}
-	return string(d[:e])
-}
-
-// isIfZero reports whether line l is "#if 0" (a comment after it allowed).
-func isIfZero(l []byte) bool {
-	if directiveWord(l) != "if" {
-		return false
-	}
-	t := bytes.TrimLeft(l, " \t")
-	d := bytes.TrimLeft(t[1:], " \t")
-	expr := d[2:]
-	if c := bytes.Index(expr, []byte("/*")); c >= 0 {
-		expr = expr[:c]
-	}
-	if c := bytes.Index(expr, []byte("//")); c >= 0 {
-		expr = expr[:c]
-	}
-	return string(bytes.TrimSpace(expr)) == "0"
 }
 
 // blankDirective blanks the directive on line k with its continuation lines.

@@ -64,6 +64,7 @@ func TestPrepare(t *testing.T) {
 		{"line markers", lang.C, "int t[] = {\n#line 30 \"x.gperf\"\n  {\"a\"},\n  # 31 \"x.gperf\"\n};\n#define line 1\n#lineno 2\n#line 5 \\\n \"y\"\n", []int{2, 4}},
 		{"if 0", lang.C, "#if 0\nint dead (void) { return 0; }\n#endif\nint live (void) { return 1; }\n", []int{2}},
 		{"if 0 else", lang.C, "#if 0\nint a (void) {\n#else\nint b (void) {\n#endif\n  return 0;\n}\n", []int{2}},
+		{"if 0 with comments", lang.C, "#if 0 /* old */\nint a (void) { return 0; }\n#endif\n#if 0 // old\nint b (void) { return 0; }\n#endif\n", []int{2, 5}},
 		{"braces in strings and comments", lang.C, "#if X\n  s = \"{\"; c = '{'; /* { */\n#else\n  t = 1;\n#endif\n", []int{}},
 		{"nested groups", lang.C, "void f (void)\n{\n#ifdef A\n# if B\n  if (x) {\n# else\n  if (y) {\n# endif\n#else\n  {\n#endif\n  }\n}\n", []int{7, 10}},
 	}

@@ -271,6 +271,22 @@ func (x *extractor) inClass() bool {
 // addDef records a definition spanning nodes from..to (usually the same node) and returns its
 // index, or -1 for an empty name. body is the body node (-1 if none): the signature is the text
 // before it.
+// enterFunc adds function node i (its text from node from) as a definition and enters its
+// scope: the scope of an anonymous function when name is "".
+func (x *extractor) enterFunc(from, i, body int, name, qual string, k graph.FuncKind, static bool) {
+	def := x.addDef(from, i, body, name, qual, k, static)
+	x.push(i, scope{name: name, fn: true, def: def})
+}
+
+// enterAnon enters the scope of a function without a name (a literal, a lambda).
+func (x *extractor) enterAnon(i int) { x.push(i, scope{fn: true, def: -1}) }
+
+// methodCall adds the call of member m (named name) of the expression at node obj: obj.m(),
+// p->m(), matched by name.
+func (x *extractor) methodCall(m int, name string, obj int) {
+	x.addCall(m, name, x.compact(x.raw(obj)), "", graph.MethodCall)
+}
+
 func (x *extractor) addDef(from, to, body int, name, qual string, k graph.FuncKind, static bool) int {
 	if name == "" {
 		return -1 // a name the parser inserted (MISSING) or a nameless construct

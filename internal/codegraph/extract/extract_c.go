@@ -202,7 +202,7 @@ func (x *extractor) visitC(i int) {
 		}
 		x.push(i, scope{name: name, ns: true, def: -1})
 	case kLambdaExpression:
-		x.push(i, scope{fn: true, def: -1})
+		x.enterAnon(i)
 	}
 }
 
@@ -313,12 +313,12 @@ func (x *extractor) cFuncDef(i int) {
 	}
 	body := x.child(i, f.body)
 	if info.name < 0 || x.n[info.name].flags&nodeMissing != 0 {
-		x.push(i, scope{fn: true, def: -1})
+		x.enterAnon(i)
 		return
 	}
 	name, q := x.cName(info.name)
 	if name == "" {
-		x.push(i, scope{fn: true, def: -1})
+		x.enterAnon(i)
 		return
 	}
 	static := false
@@ -349,8 +349,7 @@ func (x *extractor) cFuncDef(i int) {
 			qual = x.qual(name)
 		}
 	}
-	def := x.addDef(i, i, body, name, qual, k, static)
-	x.push(i, scope{name: name, fn: true, def: def})
+	x.enterFunc(i, i, body, name, qual, k, static)
 }
 
 // cDeclInError returns the function declarator in an ERROR child of definition i, if any.
@@ -417,7 +416,7 @@ func (x *extractor) cCall(i int) {
 	case kFieldExpression:
 		if x.g.lang == lang.CPP {
 			if fld := x.child(fn, f.field); fld >= 0 {
-				x.addCall(fld, x.shortName(fld), x.compact(x.raw(x.child(fn, f.argument))), "", graph.MethodCall)
+				x.methodCall(fld, x.shortName(fld), x.child(fn, f.argument))
 				return
 			}
 		}

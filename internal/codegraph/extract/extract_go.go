@@ -20,16 +20,15 @@ func (x *extractor) visitGo(i int) {
 	case kFunctionDeclaration:
 		nm := x.child(i, f.name)
 		if nm < 0 {
-			x.push(i, scope{fn: true, def: -1})
+			x.enterAnon(i)
 			return
 		}
 		name := x.text(nm)
-		def := x.addDef(i, i, x.child(i, f.body), name, x.goQual(name), graph.Function, false)
-		x.push(i, scope{name: name, fn: true, def: def})
+		x.enterFunc(i, i, x.child(i, f.body), name, x.goQual(name), graph.Function, false)
 	case kMethodDeclaration:
 		nm := x.child(i, f.name)
 		if nm < 0 {
-			x.push(i, scope{fn: true, def: -1})
+			x.enterAnon(i)
 			return
 		}
 		name := x.text(nm)
@@ -37,10 +36,9 @@ func (x *extractor) visitGo(i int) {
 		if recv := x.goReceiverType(x.child(i, f.receiver)); recv != "" {
 			qual = recv + "." + name
 		}
-		def := x.addDef(i, i, x.child(i, f.body), name, x.goQual(qual), graph.Method, false)
-		x.push(i, scope{name: name, fn: true, def: def})
+		x.enterFunc(i, i, x.child(i, f.body), name, x.goQual(qual), graph.Method, false)
 	case kFuncLiteral:
-		x.push(i, scope{fn: true, def: -1})
+		x.enterAnon(i)
 	case kIdentifier:
 		if x.valueContext(i, kArgumentList, kLiteralElement, kKeyedElement, kExpressionList) {
 			x.addRef(i, x.text(i))

@@ -18,17 +18,16 @@ func (x *extractor) visitJava(i int) {
 			return // abstract or interface method: a declaration, not a definition
 		}
 		name := x.text(nm)
-		def := x.addDef(i, i, body, name, x.qual(name), graph.Method, false)
-		x.push(i, scope{name: name, fn: true, def: def})
+		x.enterFunc(i, i, body, name, x.qual(name), graph.Method, false)
 	case kLambdaExpression:
-		x.push(i, scope{fn: true, def: -1})
+		x.enterAnon(i)
 	case kMethodInvocation:
 		nm := x.child(i, f.name)
 		if nm < 0 {
 			return
 		}
 		if obj := x.child(i, f.object); obj >= 0 {
-			x.addCall(nm, x.text(nm), x.compact(x.raw(obj)), "", graph.MethodCall)
+			x.methodCall(nm, x.text(nm), obj)
 		} else {
 			x.addCall(nm, x.text(nm), "", "", graph.Direct)
 		}

@@ -16,16 +16,15 @@ func (x *extractor) visitJS(i int) {
 	case kFunctionDeclaration, kGeneratorFunctionDeclaration:
 		nm := x.child(i, f.name)
 		if nm < 0 {
-			x.push(i, scope{fn: true, def: -1})
+			x.enterAnon(i)
 			return
 		}
 		name := x.text(nm)
-		def := x.addDef(i, i, x.child(i, f.body), name, x.qual(name), graph.Function, false)
-		x.push(i, scope{name: name, fn: true, def: def})
+		x.enterFunc(i, i, x.child(i, f.body), name, x.qual(name), graph.Function, false)
 	case kMethodDefinition:
 		nm := x.child(i, f.name)
 		if nm < 0 {
-			x.push(i, scope{fn: true, def: -1})
+			x.enterAnon(i)
 			return
 		}
 		name := x.compact(x.raw(nm))
@@ -33,15 +32,13 @@ func (x *extractor) visitJS(i int) {
 		if x.inClass() {
 			k = graph.Method
 		}
-		def := x.addDef(i, i, x.child(i, f.body), name, x.qual(name), k, false)
-		x.push(i, scope{name: name, fn: true, def: def})
+		x.enterFunc(i, i, x.child(i, f.body), name, x.qual(name), k, false)
 	case kFunctionExpression, kFunction, kArrowFunction, kGeneratorFunction:
 		from, name := x.jsFuncName(i)
 		if name == "" {
-			x.push(i, scope{fn: true, def: -1})
+			x.enterAnon(i)
 		} else {
-			def := x.addDef(from, i, x.child(i, f.body), name, x.qual(name), graph.Function, false)
-			x.push(i, scope{name: name, fn: true, def: def})
+			x.enterFunc(from, i, x.child(i, f.body), name, x.qual(name), graph.Function, false)
 		}
 		if p := x.child(i, x.g.f.parameter); p >= 0 && x.kind(p) == kIdentifier {
 			x.addLocal(x.text(p))
@@ -83,7 +80,7 @@ func (x *extractor) visitJS(i int) {
 			x.identCall(fn)
 		case kMemberExpression:
 			if p := x.child(fn, f.property); p >= 0 && x.kind(p) != kNone {
-				x.addCall(p, x.text(p), x.compact(x.raw(x.child(fn, f.object))), "", graph.MethodCall)
+				x.methodCall(p, x.text(p), x.child(fn, f.object))
 				return
 			}
 			x.unresolvedCall(fn)

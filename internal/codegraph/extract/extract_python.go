@@ -14,7 +14,7 @@ func (x *extractor) visitPython(i int) {
 	case kFunctionDefinition:
 		nm := x.child(i, f.name)
 		if nm < 0 {
-			x.push(i, scope{fn: true, def: -1})
+			x.enterAnon(i)
 			return
 		}
 		name := x.text(nm)
@@ -22,10 +22,9 @@ func (x *extractor) visitPython(i int) {
 		if x.inClass() {
 			k = graph.Method
 		}
-		def := x.addDef(i, i, x.child(i, f.body), name, x.qual(name), k, false)
-		x.push(i, scope{name: name, fn: true, def: def})
+		x.enterFunc(i, i, x.child(i, f.body), name, x.qual(name), k, false)
 	case kLambda:
-		x.push(i, scope{fn: true, def: -1})
+		x.enterAnon(i)
 	case kParameters:
 		end := int(x.n[i].next)
 		for j := i + 1; j < end; j = x.skip(j) {
@@ -49,7 +48,7 @@ func (x *extractor) visitPython(i int) {
 			x.identCall(fn)
 		case kAttribute:
 			if a := x.child(fn, f.attribute); a >= 0 {
-				x.addCall(a, x.text(a), x.compact(x.raw(x.child(fn, f.object))), "", graph.MethodCall)
+				x.methodCall(a, x.text(a), x.child(fn, f.object))
 				return
 			}
 			x.unresolvedCall(fn)

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -78,7 +78,7 @@ type Env struct {
 	Limits Limits
 
 	snapshot func(context.Context) (*snapshot.Snapshot, error)
-	graph    func(context.Context, *snapshot.Snapshot) (*codegraph.Index, error)
+	graph    func(context.Context, *snapshot.Snapshot) (query.Graph, error)
 
 	mu    sync.Mutex
 	snap  *snapshot.Snapshot // opened for this unit, closed by Close
@@ -93,8 +93,9 @@ type EnvOptions struct {
 	// Snapshot opens the case's repository at its commit (a handle with this unit's read budget);
 	// nil: the case has none.
 	Snapshot func(context.Context) (*snapshot.Snapshot, error)
-	// Graph returns the code graph of a snapshot, built once and shared.
-	Graph func(context.Context, *snapshot.Snapshot) (*codegraph.Index, error)
+	// Graph returns the code graph of a snapshot, built once and shared (the runner gives a
+	// *codegraph.Index).
+	Graph func(context.Context, *snapshot.Snapshot) (query.Graph, error)
 }
 
 // NewEnv returns an Env; a nil Trace records nothing.
@@ -123,7 +124,7 @@ func (e *Env) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
 
 // Graph returns the code graph of the case's snapshot, built once per snapshot and shared by
 // every unit that asks for it.
-func (e *Env) Graph(ctx context.Context) (*codegraph.Index, error) {
+func (e *Env) Graph(ctx context.Context) (query.Graph, error) {
 	s, err := e.Snapshot(ctx)
 	if err != nil {
 		return nil, err

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vulnbench/vulnbench/internal/agent"
-	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -117,7 +117,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 		tools = PrecomputedTools(src.Pre, c.Target.Function, c.Code)
 	} else {
 		ix := src.Graph
-		near := codegraph.Near{File: c.Target.File, Line: c.Target.Line}
+		near := query.Near{File: c.Target.File, Line: c.Target.Line}
 		tools = GraphTools(ix, near)
 		if c.Code == "" { // the target's code from the snapshot
 			defs, err := ix.Definition(c.Target.Function, near)

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/agent"
-	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/subject/jitctx"
 )
@@ -54,7 +54,7 @@ func number(raw json.RawMessage) (int, bool) {
 
 // GraphTools are the paper's three tools over ix. near is where the case's target is: it ranks
 // definitions and call sites when the model gives no file.
-func GraphTools(ix *codegraph.Index, near codegraph.Near) []agent.Tool {
+func GraphTools(ix query.Graph, near query.Near) []agent.Tool {
 	return paperTools(
 		func(a args) (string, error) { return Callers(ix, a.Function, near), nil },
 		func(a args) (string, error) { return Callees(ix, a.Function, near), nil },
@@ -65,7 +65,7 @@ func GraphTools(ix *codegraph.Index, near codegraph.Near) []agent.Tool {
 			}
 			q := near
 			if a.File != "" {
-				q = codegraph.Near{File: strings.TrimPrefix(a.File, "./"), Line: line}
+				q = query.Near{File: strings.TrimPrefix(a.File, "./"), Line: line}
 			}
 			return Definition(ix, a.Function, q)
 		})
@@ -106,12 +106,12 @@ func noName(name string) (string, bool) {
 }
 
 // Callers is get_callers's observation: one line per call site, nearest to near first.
-func Callers(ix *codegraph.Index, name string, near codegraph.Near) string {
+func Callers(ix query.Graph, name string, near query.Near) string {
 	if msg, bad := noName(name); bad {
 		return msg
 	}
 	sites := ix.Callers(name, near)
-	defined := len(ix.Definitions(name, codegraph.Near{})) > 0
+	defined := len(ix.Definitions(name, query.Near{})) > 0
 	if len(sites) == 0 {
 		if !defined {
 			return fmt.Sprintf("%s is not defined in the repository, and nothing in it calls it.", name)
@@ -130,7 +130,7 @@ func Callers(ix *codegraph.Index, name string, near codegraph.Near) string {
 			caller = "(file scope)"
 		}
 		how := ""
-		if s.Kind == codegraph.Reference {
+		if s.Kind == query.Reference {
 			how = " (uses it as a value: a callback)"
 		}
 		fmt.Fprintf(&b, "%s:%d in %s%s\n", s.File, s.Line, caller, how)
@@ -139,7 +139,7 @@ func Callers(ix *codegraph.Index, name string, near codegraph.Near) string {
 }
 
 // Callees is get_callees's observation: the calls of the nearest definition of name.
-func Callees(ix *codegraph.Index, name string, near codegraph.Near) string {
+func Callees(ix query.Graph, name string, near query.Near) string {
 	if msg, bad := noName(name); bad {
 		return msg
 	}
@@ -157,14 +157,14 @@ func Callees(ix *codegraph.Index, name string, near codegraph.Near) string {
 			break
 		}
 		switch s.Kind {
-		case codegraph.Unresolved:
+		case query.Unresolved:
 			fmt.Fprintf(&b, "%s:%d %s (through a pointer or expression: callee unknown)\n", s.File, s.Line, s.Expr)
 		default:
 			note := ""
-			if len(ix.Definitions(s.Callee, codegraph.Near{})) == 0 {
+			if len(ix.Definitions(s.Callee, query.Near{})) == 0 {
 				note = " (not defined in the repository)"
 			}
-			if s.Kind == codegraph.Reference {
+			if s.Kind == query.Reference {
 				note += " (passed as a value)"
 			}
 			callee := s.Callee
@@ -182,7 +182,7 @@ func Callees(ix *codegraph.Index, name string, near codegraph.Near) string {
 
 // Definition is get_definition's observation: the source of the nearest definition of name, and
 // where the others are.
-func Definition(ix *codegraph.Index, name string, near codegraph.Near) (string, error) {
+func Definition(ix query.Graph, name string, near query.Near) (string, error) {
 	if msg, bad := noName(name); bad {
 		return msg, nil
 	}

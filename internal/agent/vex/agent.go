@@ -11,7 +11,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/agent"
 	"github.com/vulnbench/vulnbench/internal/agent/react"
-	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
@@ -116,7 +116,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	}
 	tools := Tools(snap, s.db)
 	if ix, err := env.Graph(ctx); err == nil {
-		tools = append(tools, react.GraphTools(ix, codegraph.Near{})...)
+		tools = append(tools, react.GraphTools(ix, query.Near{})...)
 	}
 	model := s.model
 	if env.Model != nil {

@@ -7,7 +7,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -91,12 +91,12 @@ func (s *Subject) Describe() map[string]any {
 }
 
 // Context returns the target's code and its top-k callers and callees in ix.
-func Context(ix *codegraph.Index, function string, near codegraph.Near, k int) (target string, callers, callees []prompt.Related, err error) {
+func Context(ix query.Graph, function string, near query.Near, k int) (target string, callers, callees []prompt.Related, err error) {
 	ctx, err := ix.TopK(function, near, k)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	conv := func(rs []codegraph.Related) []prompt.Related {
+	conv := func(rs []query.Related) []prompt.Related {
 		out := make([]prompt.Related, len(rs))
 		for i, r := range rs {
 			out[i] = prompt.Related{Name: r.Func.QualName, File: r.Func.File, StartLine: r.Func.StartLine, EndLine: r.Func.EndLine, Code: r.Text}
@@ -142,7 +142,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 		callers, callees = PrecomputedContext(src.Pre, c.Target.Function, c.Code, s.cfg.K)
 	} else {
 		var target string
-		target, callers, callees, err = Context(src.Graph, c.Target.Function, codegraph.Near{File: c.Target.File, Line: c.Target.Line}, s.cfg.K)
+		target, callers, callees, err = Context(src.Graph, c.Target.Function, query.Near{File: c.Target.File, Line: c.Target.Line}, s.cfg.K)
 		if err != nil {
 			return verdict.Verdict{}, fmt.Errorf("subject depaug: case %s: its snapshot: %w", c.ID, err)
 		}

@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -218,7 +218,7 @@ type Related struct {
 // ties by name. The target itself is left out (recursion). It is the codegraph's TopK rule
 // (VulEval's) over the precomputed context.
 func (x *Context) TopK(target, code string, k int) (callers, callees []Related) {
-	tt := codegraph.TokenSet(code)
+	tt := query.TokenSet(code)
 	rank := func(es []Edge) []Related {
 		var out []Related
 		for _, name := range Names(es) {
@@ -226,7 +226,7 @@ func (x *Context) TopK(target, code string, k int) (callers, callees []Related) 
 			if !ok || name == target {
 				continue
 			}
-			out = append(out, Related{Name: name, Score: codegraph.Jaccard(tt, codegraph.TokenSet(body)), Code: body})
+			out = append(out, Related{Name: name, Score: query.Jaccard(tt, query.TokenSet(body)), Code: body})
 		}
 		slices.SortStableFunc(out, func(a, b Related) int {
 			return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Name, b.Name))

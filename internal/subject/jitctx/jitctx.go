@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/codegraph/query"
+	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -29,6 +30,13 @@ const (
 	// Precomputed is the case's meta.context.
 	Precomputed Mode = "precomputed"
 )
+
+// Flag is --context, read by the jit subjects (depaug, react).
+func Flag() subject.Flag {
+	return subject.Flag{Name: "context", Default: string(Auto), Usage: "where callers, callees and definitions come from: " +
+		"live (the code graph of the case's snapshot, under --repos), precomputed (the graphs and bodies an imported JitVul case keeps in meta.context) " +
+		"or auto (live when the case has a repository, else precomputed; a case with neither is an error)"}
+}
 
 // ParseMode reads a --context value ("" is Auto).
 func ParseMode(s string) (Mode, error) {

@@ -104,36 +104,62 @@ Subjects:
 	return c
 }
 
+// subjectHelp lists the subject kinds, each with the flags it reads: a flag is described under
+// the first kind that reads it and named under the others.
 func subjectHelp(reg *subject.Registry) string {
-	s := ""
+	var b strings.Builder
+	described := map[string]bool{}
 	for _, f := range reg.Factories() {
-		s += fmt.Sprintf("  %-20s %s\n", f.Usage, f.Summary)
+		fmt.Fprintf(&b, "  %-20s %s\n", f.Usage, f.Summary)
+		own := pflag.NewFlagSet(f.Name, pflag.ContinueOnError)
+		var again []string
+		for _, fl := range f.Flags {
+			switch {
+			case fl.Hidden:
+			case described[fl.Name]:
+				again = append(again, "--"+fl.Name)
+			default:
+				described[fl.Name] = true
+				addSubjectFlag(own, fl)
+			}
+		}
+		for _, line := range strings.SplitAfter(own.FlagUsagesWrapped(0), "\n") {
+			if line != "" {
+				b.WriteString("      " + line)
+			}
+		}
+		if len(again) > 0 {
+			fmt.Fprintf(&b, "        also reads (see above): %s\n", strings.Join(again, " "))
+		}
 	}
-	return s
+	return b.String()
 }
 
-// addSubjectFlags registers every flag the subject kinds read, each once.
+// addSubjectFlags registers every flag the subject kinds read, each once; subjectHelp describes
+// them under their kinds, so the general flag list leaves them out.
 func addSubjectFlags(f *pflag.FlagSet, reg *subject.Registry) {
 	for _, fl := range reg.Flags() {
-		switch d := fl.Default.(type) {
-		case string:
-			f.String(fl.Name, d, fl.Usage)
-		case int:
-			f.Int(fl.Name, d, fl.Usage)
-		case int64:
-			f.Int64(fl.Name, d, fl.Usage)
-		case float64:
-			f.Float64(fl.Name, d, fl.Usage)
-		case bool:
-			f.Bool(fl.Name, d, fl.Usage)
-		case time.Duration:
-			f.Duration(fl.Name, d, fl.Usage)
-		default:
-			panic(fmt.Sprintf("subject flag --%s: unsupported default %T", fl.Name, d))
-		}
-		if fl.Hidden {
-			_ = f.MarkHidden(fl.Name)
-		}
+		addSubjectFlag(f, fl)
+		_ = f.MarkHidden(fl.Name)
+	}
+}
+
+func addSubjectFlag(f *pflag.FlagSet, fl subject.Flag) {
+	switch d := fl.Default.(type) {
+	case string:
+		f.String(fl.Name, d, fl.Usage)
+	case int:
+		f.Int(fl.Name, d, fl.Usage)
+	case int64:
+		f.Int64(fl.Name, d, fl.Usage)
+	case float64:
+		f.Float64(fl.Name, d, fl.Usage)
+	case bool:
+		f.Bool(fl.Name, d, fl.Usage)
+	case time.Duration:
+		f.Duration(fl.Name, d, fl.Usage)
+	default:
+		panic(fmt.Sprintf("subject flag --%s: unsupported default %T", fl.Name, d))
 	}
 }
 

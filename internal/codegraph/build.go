@@ -12,7 +12,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/codegraph/extract"
 	"github.com/vulnbench/vulnbench/internal/codegraph/store"
-	"github.com/vulnbench/vulnbench/internal/snapshot/walk"
+	"github.com/vulnbench/vulnbench/internal/codegraph/walk"
 )
 
 // built is an index with the parse result of each distinct file content, for KeepParsed.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/vulnbench/vulnbench/internal/codegraph/store"
-	"github.com/vulnbench/vulnbench/internal/snapshot/walk"
+	"github.com/vulnbench/vulnbench/internal/codegraph/walk"
 )
 
 // previous finds the previous content of an edited file for a part parse (extract's

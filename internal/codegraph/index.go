@@ -10,7 +10,7 @@
 // and computed expressions are kept as Unresolved and never guessed.
 //
 // This package puts the jobs together; each lives in its own package: listing and hashing the
-// files (snapshot/walk), the C pre-pass (prep), parsing and extraction (extract, the only cgo of
+// files (walk), the C pre-pass (prep), parsing and extraction (extract, the only cgo of
 // vulnbench), the index in memory and its queries (graph), persistence (store).
 package codegraph
 
@@ -29,7 +29,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/codegraph/extract"
 	"github.com/vulnbench/vulnbench/internal/codegraph/lang"
 	"github.com/vulnbench/vulnbench/internal/codegraph/store"
-	"github.com/vulnbench/vulnbench/internal/snapshot/walk"
+	"github.com/vulnbench/vulnbench/internal/codegraph/walk"
 )
 
 // Options control indexing. The zero value is usable: see the defaults on each field.

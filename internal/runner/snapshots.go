@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/snapshot/snapgraph"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -69,9 +70,13 @@ func (r *repos) snapshotOf(c *suite.Case) func(context.Context) (*snapshot.Snaps
 	}
 }
 
-func (r *repos) graph(ctx context.Context, s *snapshot.Snapshot) (*codegraph.Index, error) {
+func (r *repos) graph(ctx context.Context, s *snapshot.Snapshot) (query.Graph, error) {
 	if s == nil {
 		return nil, errors.New("no snapshot")
 	}
-	return r.graphs.Get(ctx, s)
+	ix, err := r.graphs.Get(ctx, s)
+	if err != nil {
+		return nil, err // not a nil *Index in a non-nil interface
+	}
+	return ix, nil
 }

@@ -3,11 +3,14 @@ package baseline_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/baseline"
+	"github.com/vulnbench/vulnbench/internal/subjecttest"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 func TestRandomIsSeededUniformAndConsistent(t *testing.T) {
@@ -44,18 +47,26 @@ func TestRandomIsSeededUniformAndConsistent(t *testing.T) {
 	if m := sum / float64(n); m < 0.49 || m > 0.51 {
 		t.Errorf("mean score %v, want about 0.5", m)
 	}
-	c := &suite.Case{ID: "x"}
-	a, _ := r.Assess(ctx, subject.Unit{Case: c, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
-	b, _ := r.Assess(ctx, subject.Unit{Case: c, Repeat: 1}, subject.NewEnv(subject.EnvOptions{}))
-	o, _ := baseline.Random{Seed: 43}.Assess(ctx, subject.Unit{Case: c, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
-	if *a.Score == *b.Score || *a.Score == *o.Score {
-		t.Errorf("repeat or seed does not change the draw: %v %v %v", *a.Score, *b.Score, *o.Score)
+}
+
+// The kind reads --seed, and the unit's repeat draws anew.
+func TestRandomKindDrawsBySeedAndRepeat(t *testing.T) {
+	c := &suite.Case{ID: "x", Kind: suite.KindFunction}
+	a, _ := subjecttest.RunUnit(t, baseline.RandomKind(), nil, c, nil)
+	again, _ := subjecttest.RunUnit(t, baseline.RandomKind(), map[string]string{"seed": "42"}, c, nil)
+	b, _ := subjecttest.RunUnit(t, baseline.RandomKind(), nil, c, nil, subjecttest.Repeat(1))
+	o, _ := subjecttest.RunUnit(t, baseline.RandomKind(), map[string]string{"seed": "43"}, c, nil)
+	if *a.Score != *again.Score || *a.Score == *b.Score || *a.Score == *o.Score {
+		t.Errorf("default seed %v, --seed 42 %v (want equal); repeat 1 %v, --seed 43 %v (want others)", *a.Score, *again.Score, *b.Score, *o.Score)
 	}
 }
 
 func TestConstant(t *testing.T) {
-	v, err := baseline.Constant{Label: suite.Ben}.Assess(context.Background(), subject.Unit{Case: &suite.Case{ID: "a"}, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
-	if err != nil || v.Label != suite.Ben || v.Score != nil || v.Status != "ok" {
-		t.Errorf("Constant = %+v, %v", v, err)
+	v, _ := subjecttest.RunUnit(t, baseline.ConstantKind(), nil, &suite.Case{ID: "a", Kind: suite.KindJIT}, nil, subjecttest.Arg("ben"))
+	if v.Label != suite.Ben || v.Score != nil || v.Status != verdict.OK {
+		t.Errorf("constant:ben = %+v", v)
+	}
+	if _, err := baseline.ConstantKind().Factory().Configure("maybe", nil); err == nil || !strings.Contains(err.Error(), "vul or ben") {
+		t.Errorf("constant:maybe: err = %v", err)
 	}
 }

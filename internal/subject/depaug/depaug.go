@@ -7,12 +7,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/jitctx"
-	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
+	"github.com/vulnbench/vulnbench/internal/subject/modelkit"
+	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -22,9 +23,9 @@ const Version = "2"
 // DefaultK is the number of callers and of callees shown (the paper's top-5).
 const DefaultK = 5
 
-// Config is the depaug subject's configuration: the llm subject's flags and k.
+// Config is the depaug subject's configuration: the model flags and k.
 type Config struct {
-	llmsubj.Config
+	modelkit.Config
 	K int `json:"k"`
 	// Context is where the callers and callees come from (--context): auto, live or precomputed.
 	Context jitctx.Mode `json:"context,omitempty"`
@@ -42,61 +43,58 @@ func (c Config) Validate() error {
 	return err
 }
 
+// Kind is the depaug subject kind.
+func Kind() subject.Kind[Config] {
+	return subject.Kind[Config]{
+		Name: "depaug", Usage: "depaug", Kinds: []suite.Kind{suite.KindJIT}, Version: Version,
+		Summary: "a model on a jit case's function plus its top-5 callers and callees by token Jaccard similarity, from the case's snapshot (--repos)",
+		Needs:   subject.Needs{Network: true},
+		Flags:   append(modelkit.Flags(), jitctx.Flag()),
+		Configure: func(_ string, v subject.Values) (Config, error) {
+			return Config{Config: modelkit.ConfigOf(v), K: DefaultK, Context: jitctx.Mode(v.String("context"))}, nil
+		},
+		New: func(c Config, d subject.Deps) (subject.Subject, error) { return Build(c, d) },
+	}
+}
+
 // Subject asks a model about each jit case with its dependency context.
 type Subject struct {
-	cfg      Config
-	model    llm.Model
-	prices   llm.Prices
+	modelkit.Base
+	k        int
+	context  jitctx.Mode
 	prompts  *prompt.Set
 	strategy prompt.Strategy
 }
 
-// New makes the subject on model.
-func New(cfg Config, model llm.Model, prices llm.Prices) (*Subject, error) {
+// Build makes the subject of cfg with its model stack.
+func Build(cfg Config, d subject.Deps) (*Subject, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	st, _ := prompt.ParseStrategy(cfg.Prompt)
+	base, err := modelkit.Open(cfg.Config, d)
+	if err != nil {
+		return nil, err
+	}
 	prompts, err := prompt.New()
 	if err != nil {
 		return nil, err
 	}
-	return &Subject{cfg: cfg, model: model, prices: prices, prompts: prompts, strategy: st}, nil
+	return &Subject{Base: base, k: cfg.K, context: cfg.Context, prompts: prompts, strategy: cfg.Strategy()}, nil
 }
-
-// Build makes the subject of cfg with its model stack.
-func Build(cfg Config, cache llm.CacheStore, getenv func(string) string) (*Subject, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	m, prices, err := llmsubj.Stack(cfg.Config, cache, getenv)
-	if err != nil {
-		return nil, err
-	}
-	return New(cfg, m, prices)
-}
-
-// Model implements subject.Modeled.
-func (s *Subject) Model() llm.Model { return s.model }
-
-// Prices implements subject.Modeled.
-func (s *Subject) Prices() llm.Prices { return s.prices }
 
 // Describe is what a run's manifest records beyond the config.
 func (s *Subject) Describe() map[string]any {
-	info := s.model.Info()
-	return map[string]any{"provider": info.Provider, "model": info.Model, "base_url_host": info.BaseHost,
-		"prompt": string(s.strategy), "prompt_hash": s.prompts.HashMode(s.strategy, prompt.DepAug), "templates": s.prompts.Hashes(),
-		"k": s.cfg.K, "temperature": s.cfg.Temperature, "context": string(s.cfg.Context)}
+	return s.Base.Describe(map[string]any{"prompt": string(s.strategy), "prompt_hash": s.prompts.HashMode(s.strategy, prompt.DepAug),
+		"templates": s.prompts.Hashes(), "k": s.k, "context": string(s.context)})
 }
 
 // Context returns the target's code and its top-k callers and callees in ix.
-func Context(ix *codegraph.Index, function string, near codegraph.Near, k int) (target string, callers, callees []prompt.Related, err error) {
+func Context(ix query.Graph, function string, near query.Near, k int) (target string, callers, callees []prompt.Related, err error) {
 	ctx, err := ix.TopK(function, near, k)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	conv := func(rs []codegraph.Related) []prompt.Related {
+	conv := func(rs []query.Related) []prompt.Related {
 		out := make([]prompt.Related, len(rs))
 		for i, r := range rs {
 			out[i] = prompt.Related{Name: r.Func.QualName, File: r.Func.File, StartLine: r.Func.StartLine, EndLine: r.Func.EndLine, Code: r.Text}
@@ -129,7 +127,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	if c.Target == nil || c.Target.Function == "" {
 		return verdict.Verdict{}, fmt.Errorf("subject depaug: case %s has no target.function", c.ID)
 	}
-	mode, _ := jitctx.ParseMode(string(s.cfg.Context))
+	mode, _ := jitctx.ParseMode(string(s.context))
 	src, err := jitctx.Open(ctx, mode, "depaug", c, env)
 	if err != nil {
 		return verdict.Verdict{}, err
@@ -139,10 +137,10 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 		if c.Code == "" {
 			return verdict.Verdict{}, fmt.Errorf("subject depaug --context precomputed: case %s has no code", c.ID)
 		}
-		callers, callees = PrecomputedContext(src.Pre, c.Target.Function, c.Code, s.cfg.K)
+		callers, callees = PrecomputedContext(src.Pre, c.Target.Function, c.Code, s.k)
 	} else {
 		var target string
-		target, callers, callees, err = Context(src.Graph, c.Target.Function, codegraph.Near{File: c.Target.File, Line: c.Target.Line}, s.cfg.K)
+		target, callers, callees, err = Context(src.Graph, c.Target.Function, query.Near{File: c.Target.File, Line: c.Target.Line}, s.k)
 		if err != nil {
 			return verdict.Verdict{}, fmt.Errorf("subject depaug: case %s: its snapshot: %w", c.ID, err)
 		}
@@ -156,17 +154,13 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	if err != nil {
 		return verdict.Verdict{}, err
 	}
-	model := s.model
-	if env.Model != nil {
-		model = env.Model
-	}
-	req := llm.Request{Temperature: s.cfg.Temperature, MaxTokens: s.cfg.MaxTokens, Repeat: u.Repeat}
+	req := llm.Request{Temperature: s.Temperature, MaxTokens: s.MaxTokens, Repeat: u.Repeat}
 	for _, m := range msgs {
 		req.Messages = append(req.Messages, llm.Message{Role: m.Role, Content: m.Content})
 	}
-	resp, err := model.Complete(ctx, req)
+	resp, err := s.For(env).Complete(ctx, req)
 	if err != nil {
-		return verdict.Verdict{}, llmsubj.Fault(err)
+		return verdict.Verdict{}, modelkit.Fault(err)
 	}
-	return llmsubj.VerdictOf(resp.Text, resp.Logprobs), nil
+	return modelkit.VerdictOf(resp.Text, resp.Logprobs), nil
 }

@@ -1,24 +1,18 @@
 package depaug_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
-	"github.com/vulnbench/vulnbench/internal/runner"
-	"github.com/vulnbench/vulnbench/internal/store"
-	"github.com/vulnbench/vulnbench/internal/subject"
-	"github.com/vulnbench/vulnbench/internal/subject/builtin"
-	"github.com/vulnbench/vulnbench/internal/verdict"
+	"github.com/vulnbench/vulnbench/internal/subject/depaug"
+	"github.com/vulnbench/vulnbench/internal/subjecttest"
 )
 
 const lib = `#include <string.h>
@@ -52,51 +46,24 @@ int unrelated(int x)
 // the case's snapshot (not the unrelated function), and the injected comment of the callee stays
 // inside its fence, in the user message; a case without a repository gets an error saying why.
 func TestContextFromTheSnapshot(t *testing.T) {
-	dir := t.TempDir()
-	repo := filepath.Join(dir, "repos", "acme", "lib")
-	os.MkdirAll(repo, 0o755)
-	os.WriteFile(filepath.Join(repo, "main.c"), []byte(lib), 0o644)
-	gittest.Run(t, repo, "init", "-q")
-	gittest.Run(t, repo, "add", ".")
-	gittest.Run(t, repo, "commit", "-q", "-m", "one")
-	commit := gittest.Run(t, repo, "rev-parse", "HEAD")
+	repos := t.TempDir()
+	commit := gittest.Repo(t, filepath.Join(repos, "acme", "lib"), map[string]string{"main.c": lib})
 	code, _ := json.Marshal("void copy(char *dst, const char *s)\n{\n\tif (!fits(s, 8))\n\t\treturn;\n\tstrcpy(dst, s);\n}")
-	suitePath := filepath.Join(dir, "s.jsonl")
-	os.WriteFile(suitePath, []byte(fmt.Sprintf(`{"id":"b","kind":"jit","label":"ben","pair":"p","language":"c","code":%s,"repo":{"url":"https://github.com/acme/lib","commit":%q},"target":{"file":"main.c","function":"copy"}}`+"\n"+
-		`{"id":"n","kind":"jit","label":"vul","pair":"p","code":"void f(void){}","target":{"file":"f.c","function":"f"}}`+"\n", code, commit)), 0o644)
-
-	var mu sync.Mutex
+	cases := []string{
+		fmt.Sprintf(`{"id":"b","kind":"jit","label":"ben","pair":"p","language":"c","code":%s,"repo":{"url":"https://github.com/acme/lib","commit":%q},"target":{"file":"main.c","function":"copy"}}`, code, commit),
+		`{"id":"n","kind":"jit","label":"vul","pair":"p","code":"void f(void){}","target":{"file":"f.c","function":"f"}}`,
+	}
 	var prompts []llmtest.Request
-	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
-		mu.Lock()
+	script := func(r llmtest.Request) llmtest.Reply {
 		prompts = append(prompts, r)
-		mu.Unlock()
 		return llmtest.Reply{Text: `{"vulnerable": false, "confidence": 0.7}`}
-	})
-	defer srv.Close()
-	fac, arg, err := builtin.Registry().Lookup("depaug")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := fac.Configure(arg, runner.Values{"model": "openai:gpt-test", "base-url": srv.BaseURL(), "prompt": "vanilla"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := runner.Execute(context.Background(), runner.Plan{Store: st, Version: "test", RunID: "r", Suite: suitePath, Factory: fac,
-		Spec: "depaug", Config: cfg, Repeats: 1, Concurrency: 1, Repos: filepath.Join(dir, "repos"), SnapshotCache: filepath.Join(dir, "cache"),
-		Deps: subject.Deps{Getenv: func(string) string { return "" }}}); err != nil {
-		t.Fatal(err)
 	}
 	got := map[string]string{}
-	st.Verdicts(context.Background(), "r", func(v verdict.Verdict) error {
-		got[v.CaseID] = fmt.Sprintf("%s %s %s", v.Status, v.Label, v.Reason)
-		return nil
-	})
+	for _, line := range cases {
+		c := subjecttest.Case(t, line)
+		v, _ := subjecttest.RunUnit(t, depaug.Kind(), nil, c, script, subjecttest.Repos(repos))
+		got[c.ID] = fmt.Sprintf("%s %s %s", v.Status, v.Label, v.Reason)
+	}
 	want := map[string]string{"b": "ok ben ", "n": "error  subject depaug needs the case's repository or its precomputed context: case n has no repo.url and repo.commit and no meta.context (the case has no repository snapshot)"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("verdicts (-want +got):\n%s", d)
@@ -124,19 +91,12 @@ func TestContextFromTheSnapshot(t *testing.T) {
 // graph's callers and callees under --context live and the stored ones, ranked by similarity and
 // without the bodies the record lacks, under --context precomputed.
 func TestContextModes(t *testing.T) {
-	dir := t.TempDir()
-	repo := filepath.Join(dir, "repos", "acme", "lib")
-	os.MkdirAll(repo, 0o755)
-	os.WriteFile(filepath.Join(repo, "main.c"), []byte(lib), 0o644)
-	gittest.Run(t, repo, "init", "-q")
-	gittest.Run(t, repo, "add", ".")
-	gittest.Run(t, repo, "commit", "-q", "-m", "one")
-	commit := gittest.Run(t, repo, "rev-parse", "HEAD")
+	repos := t.TempDir()
+	commit := gittest.Repo(t, filepath.Join(repos, "acme", "lib"), map[string]string{"main.c": lib})
 	code, _ := json.Marshal("void copy(char *dst, const char *s)\n{\n\tif (!fits(s, 8))\n\t\treturn;\n\tstrcpy(dst, s);\n}")
 	meta := `{"context":{"caller_graph":{"copy":{"callers":["stored_far","stored_near","no_body"]}},"callee_graph":{"copy":{"callers":["strcpy"]}},` +
 		`"function_bodies":{"stored_far":"int stored_far(void)\\n{\\n\\treturn 0;\\n}","stored_near":"void stored_near(char *dst, const char *s)\\n{\\n\\tcopy(dst, s);\\n}"}}}`
-	suitePath := filepath.Join(dir, "s.jsonl")
-	os.WriteFile(suitePath, []byte(fmt.Sprintf(`{"id":"b","kind":"jit","label":"ben","language":"c","code":%s,"repo":{"url":"https://github.com/acme/lib","commit":%q},"target":{"file":"main.c","function":"copy"},"meta":%s}`+"\n", code, commit, meta)), 0o644)
+	c := subjecttest.Case(t, fmt.Sprintf(`{"id":"b","kind":"jit","label":"ben","language":"c","code":%s,"repo":{"url":"https://github.com/acme/lib","commit":%q},"target":{"file":"main.c","function":"copy"},"meta":%s}`, code, commit, meta))
 	for _, tt := range []struct {
 		mode      string
 		has, lack []string
@@ -145,33 +105,12 @@ func TestContextModes(t *testing.T) {
 		{"precomputed", []string{"2 callers, 0 callees", "Caller `stored_near`:\n\n```c\nvoid stored_near", "Caller `stored_far`:"}, []string{"handle", "no_body", "Callee"}},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
-			var mu sync.Mutex
 			var prompts []llmtest.Request
-			srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
-				mu.Lock()
+			script := func(r llmtest.Request) llmtest.Reply {
 				prompts = append(prompts, r)
-				mu.Unlock()
 				return llmtest.Reply{Text: `{"vulnerable": false}`}
-			})
-			defer srv.Close()
-			fac, arg, err := builtin.Registry().Lookup("depaug")
-			if err != nil {
-				t.Fatal(err)
 			}
-			cfg, err := fac.Configure(arg, runner.Values{"model": "openai:gpt-test", "base-url": srv.BaseURL(), "prompt": "vanilla", "context": tt.mode})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := store.Open(context.Background(), filepath.Join(dir, tt.mode+".db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if _, err := runner.Execute(context.Background(), runner.Plan{Store: st, Version: "test", RunID: "r", Suite: suitePath, Factory: fac,
-				Spec: "depaug", Config: cfg, Repeats: 1, Concurrency: 1, Repos: filepath.Join(dir, "repos"), SnapshotCache: filepath.Join(dir, "cache"),
-				Deps: subject.Deps{Getenv: func(string) string { return "" }}}); err != nil {
-				t.Fatal(err)
-			}
+			subjecttest.RunUnit(t, depaug.Kind(), map[string]string{"context": tt.mode}, c, script, subjecttest.Repos(repos))
 			if len(prompts) != 1 {
 				t.Fatalf("%d model calls, want 1", len(prompts))
 			}

@@ -1,7 +1,6 @@
 package govulncheck_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +12,8 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/gittest"
-	"github.com/vulnbench/vulnbench/internal/snapshot"
-	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/govulncheck"
+	"github.com/vulnbench/vulnbench/internal/subjecttest"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -85,14 +83,7 @@ func TestGovulncheck(t *testing.T) {
 	if err != nil || len(db.Problems()) > 0 {
 		t.Fatal(err, db.Problems())
 	}
-	s, err := govulncheck.NewWith(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := snapshot.NewCache(filepath.Join(dir, "cache"), snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db.Close()
 	// A dependency that is neither vendored nor in any module cache: the project cannot build.
 	broken := map[string]string{
 		"go.mod":  "module example.com/app\n\ngo 1.21\n\nrequire example.invalid/nowhere v1.2.3\n",
@@ -136,25 +127,20 @@ func TestGovulncheck(t *testing.T) {
 		{name: "does not build", cve: "CVE-2099-1000", files: broken, wantErr: "govulncheck failed (exit status 1): govulncheck: loading packages"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			repo := filepath.Join(dir, "repos", strings.NewReplacer(" ", "_", ":", "", "(", "", ")", "", ",", "").Replace(tc.name))
-			commit := gittest.Repo(t, repo, tc.files)
+			name := strings.NewReplacer(" ", "_", ":", "", "(", "", ")", "", ",", "").Replace(tc.name)
+			commit := gittest.Repo(t, filepath.Join(dir, "repos", "o", name), tc.files)
 			c := &suite.Case{ID: "c", Kind: suite.KindVEX, Language: "go", CVE: tc.cve,
-				Repo: &suite.Repo{URL: "https://example.com/o/r", Commit: commit, Path: tc.path}, VEX: &suite.VEX{Category: "vulnerable"}}
-			buf := trace.NewBuffer()
-			env := subject.NewEnv(subject.EnvOptions{Trace: buf, Snapshot: func(ctx context.Context) (*snapshot.Snapshot, error) {
-				return cache.Get(ctx, repo, commit)
-			}})
-			defer env.Close()
-			v, err := s.Assess(context.Background(), subject.Unit{Case: c}, env)
+				Repo: &suite.Repo{URL: "https://example.com/o/" + name, Commit: commit, Path: tc.path}, VEX: &suite.VEX{Category: "vulnerable"}}
+			v, events := subjecttest.RunUnit(t, govulncheck.Kind(), map[string]string{"advisories": advDir}, c, nil, subjecttest.Repos(filepath.Join(dir, "repos")))
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want an error naming %q", err, tc.wantErr)
+				if v.Status != verdict.Error || !strings.Contains(v.Reason, tc.wantErr) {
+					t.Fatalf("verdict %s %q, want an error naming %q", v.Status, v.Reason, tc.wantErr)
 				}
-				t.Log(err)
+				t.Log(v.Reason)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
+			if v.VEX == nil {
+				t.Fatalf("no vex answer: %s %s", v.Status, v.Reason)
 			}
 			got := v.VEX.Category
 			var fs []string
@@ -176,11 +162,11 @@ func TestGovulncheck(t *testing.T) {
 			}
 			if strings.HasPrefix(tc.want, "vulnerable") || strings.HasPrefix(tc.want, "code_not_reachable") {
 				var ran bool
-				for _, e := range buf.Events() {
+				for _, e := range events {
 					ran = ran || (e.Kind == trace.ToolCall && strings.Contains(e.Content, "-db file://") && strings.Contains(e.Content, "-format json ./..."))
 				}
 				if !ran {
-					t.Errorf("no govulncheck call in the trace: %+v", buf.Events())
+					t.Errorf("no govulncheck call in the trace: %+v", events)
 				}
 			}
 		})

@@ -13,7 +13,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
+	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -29,6 +30,13 @@ const (
 	// Precomputed is the case's meta.context.
 	Precomputed Mode = "precomputed"
 )
+
+// Flag is --context, read by the jit subjects (depaug, react).
+func Flag() subject.Flag {
+	return subject.Flag{Name: "context", Default: string(Auto), Usage: "where callers, callees and definitions come from: " +
+		"live (the code graph of the case's snapshot, under --repos), precomputed (the graphs and bodies an imported JitVul case keeps in meta.context) " +
+		"or auto (live when the case has a repository, else precomputed; a case with neither is an error)"}
+}
 
 // ParseMode reads a --context value ("" is Auto).
 func ParseMode(s string) (Mode, error) {
@@ -218,7 +226,7 @@ type Related struct {
 // ties by name. The target itself is left out (recursion). It is the codegraph's TopK rule
 // (VulEval's) over the precomputed context.
 func (x *Context) TopK(target, code string, k int) (callers, callees []Related) {
-	tt := codegraph.TokenSet(code)
+	tt := query.TokenSet(code)
 	rank := func(es []Edge) []Related {
 		var out []Related
 		for _, name := range Names(es) {
@@ -226,7 +234,7 @@ func (x *Context) TopK(target, code string, k int) (callers, callees []Related) 
 			if !ok || name == target {
 				continue
 			}
-			out = append(out, Related{Name: name, Score: codegraph.Jaccard(tt, codegraph.TokenSet(body)), Code: body})
+			out = append(out, Related{Name: name, Score: query.Jaccard(tt, query.TokenSet(body)), Code: body})
 		}
 		slices.SortStableFunc(out, func(a, b Related) int {
 			return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Name, b.Name))

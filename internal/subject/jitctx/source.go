@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/trace"
@@ -15,7 +15,7 @@ import (
 // Precomputed.
 type Source struct {
 	Mode  Mode
-	Graph *codegraph.Index
+	Graph query.Graph
 	Pre   *Context
 }
 

@@ -1,14 +1,13 @@
-package llmsubj
+package llmsubj_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/prompt"
-	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
+	"github.com/vulnbench/vulnbench/internal/subjecttest"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -54,34 +53,21 @@ func TestAppSecAnswer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var srv *llmtest.Server
-			if tt.provider == llmtest.Anthropic {
-				srv = llmtest.NewAnthropic(llmtest.Fixed(tt.reply))
-			} else {
-				srv = llmtest.NewOpenAI(llmtest.Fixed(tt.reply))
+			var got llmtest.Request
+			script := func(r llmtest.Request) llmtest.Reply {
+				got = r
+				return llmtest.Reply{Text: tt.reply}
 			}
-			defer srv.Close()
-			stack, err := llm.New(tt.provider+":m", llm.Options{BaseURL: srv.BaseURL(), Getenv: func(string) string { return "" }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			prompts, err := prompt.New()
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := New(stack, prompts, tt.strategy, llm.Prices{}, Params{})
-			v, err := s.Assess(context.Background(), subject.Unit{Case: c}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v.Score, v.ScoreSource = nil, "" // logprobs are the fake's synthesis: tested elsewhere
+			v, _ := subjecttest.RunUnit(t, llmsubj.Kind(), map[string]string{"model": tt.provider + ":m", "prompt": string(tt.strategy)}, c, script)
+			// The case id and usage are the unit's and the meter's; the score is from logprobs the
+			// fake synthesises (tested in modelkit).
+			v.CaseID, v.Usage, v.Score, v.ScoreSource = "", verdict.Usage{}, nil, ""
 			if v.AppSec != nil && v.AppSec.CVSSError != "" {
 				v.AppSec.CVSSError = "set"
 			}
 			if diff := cmp.Diff(tt.want, v); diff != "" {
 				t.Errorf("verdict (-want +got):\n%s", diff)
 			}
-			got := srv.Log()[0]
 			if got.ResponseFormat != tt.wantFormat {
 				t.Errorf("response_format %q, want %q", got.ResponseFormat, tt.wantFormat)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subjecttest"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -25,26 +26,18 @@ func write(t *testing.T, body string) string {
 }
 
 func TestReplaysByIDAndByIdx(t *testing.T) {
-	ctx := context.Background()
-	s, err := Load(write(t, `{"case_id":"a","label":"vul","score":0.75}`+"\n"), 0)
-	if err != nil {
-		t.Fatal(err)
+	file := subjecttest.Arg(write(t, `{"case_id":"a","label":"vul","score":0.75}`+"\n"))
+	v, _ := subjecttest.RunUnit(t, Kind(), nil, &suite.Case{ID: "a", Kind: suite.KindFunction}, nil, file)
+	if v.Status != verdict.OK || v.Label != suite.Vul || v.Score == nil || *v.Score != 0.75 {
+		t.Errorf("by id: %+v", v)
 	}
-	v, err := s.Assess(ctx, subject.Unit{Case: &suite.Case{ID: "a"}, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
-	if err != nil || v.Label != suite.Vul || v.Score == nil || *v.Score != 0.75 {
-		t.Errorf("by id: %+v, %v", v, err)
+	if v, _ := subjecttest.RunUnit(t, Kind(), nil, &suite.Case{ID: "b", Kind: suite.KindFunction}, nil, file); v.Status != verdict.Error || !strings.Contains(v.Reason, "no prediction for case b") {
+		t.Errorf("missing prediction: %s %q", v.Status, v.Reason)
 	}
-	if _, err := s.Assess(ctx, subject.Unit{Case: &suite.Case{ID: "b"}, Repeat: 0}, subject.NewEnv(subject.EnvOptions{})); err == nil || !strings.Contains(err.Error(), "no prediction for case b") {
-		t.Errorf("missing prediction: %v", err)
-	}
-
-	tsv, err := Load(write(t, "12\t0\t0.2\n"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err = tsv.Assess(ctx, subject.Unit{Case: &suite.Case{ID: "primevul-12", Source: map[string]any{"idx": float64(12)}}, Repeat: 0}, subject.NewEnv(subject.EnvOptions{}))
-	if err != nil || v.Label != suite.Ben || *v.Score != 0.2 {
-		t.Errorf("by idx: %+v, %v", v, err)
+	tsv := subjecttest.Arg(write(t, "12\t0\t0.2\n"))
+	v, _ = subjecttest.RunUnit(t, Kind(), nil, &suite.Case{ID: "primevul-12", Kind: suite.KindFunction, Source: map[string]any{"idx": float64(12)}}, nil, tsv)
+	if v.Label != suite.Ben || v.Score == nil || *v.Score != 0.2 {
+		t.Errorf("by idx: %+v", v)
 	}
 }
 

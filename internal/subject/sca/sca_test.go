@@ -13,9 +13,9 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/gittest"
-	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/sca"
+	"github.com/vulnbench/vulnbench/internal/subjecttest"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -51,11 +51,7 @@ func TestSCA(t *testing.T) {
 	if err != nil || len(db.Problems()) > 0 {
 		t.Fatal(err, db.Problems())
 	}
-	s := sca.NewWith(db)
-	cache, err := snapshot.NewCache(filepath.Join(dir, "cache"), snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db.Close()
 	// One project per ground-truth category VEX-Bench evaluates; sca sees only versions, so
 	// every project with an affected version present is "vulnerable" to it, whatever the truth.
 	for _, tc := range []struct {
@@ -105,17 +101,13 @@ func TestSCA(t *testing.T) {
 		}, "code_not_present"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			repo := filepath.Join(dir, "repos", strings.ReplaceAll(tc.name, " ", "_"))
-			commit := gittest.Repo(t, repo, tc.files)
-			c := &suite.Case{ID: "c", Kind: suite.KindVEX, CVE: tc.cve, Repo: &suite.Repo{URL: "https://example.com/o/r", Commit: commit},
+			name := strings.NewReplacer(" ", "_", "(", "", ")", "").Replace(tc.name)
+			commit := gittest.Repo(t, filepath.Join(dir, "repos", "o", name), tc.files)
+			c := &suite.Case{ID: "c", Kind: suite.KindVEX, CVE: tc.cve, Repo: &suite.Repo{URL: "https://example.com/o/" + name, Commit: commit},
 				VEX: &suite.VEX{Category: tc.truth, Ecosystem: tc.eco}}
-			env := subject.NewEnv(subject.EnvOptions{Snapshot: func(ctx context.Context) (*snapshot.Snapshot, error) {
-				return cache.Get(ctx, repo, commit)
-			}})
-			defer env.Close()
-			v, err := s.Assess(context.Background(), subject.Unit{Case: c}, env)
-			if err != nil {
-				t.Fatal(err)
+			v, _ := subjecttest.RunUnit(t, sca.Kind(), map[string]string{"advisories": advDir}, c, nil, subjecttest.Repos(filepath.Join(dir, "repos")))
+			if v.VEX == nil {
+				t.Fatalf("no vex answer: %s %s", v.Status, v.Reason)
 			}
 			got := v.VEX.Category
 			var fs []string

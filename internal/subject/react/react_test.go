@@ -13,14 +13,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vulnbench/vulnbench/internal/agent/react"
+	"github.com/vulnbench/vulnbench/internal/agent/tools"
 	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
-	"github.com/vulnbench/vulnbench/internal/runner"
-	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
-	"github.com/vulnbench/vulnbench/internal/subject/builtin"
+	"github.com/vulnbench/vulnbench/internal/subject/react"
+	"github.com/vulnbench/vulnbench/internal/subjecttest"
 	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -126,36 +126,17 @@ func jitCase(id, label, commit, code string) string {
 		id, label, c, commit)
 }
 
-// run executes the react subject from the builtin registry on suitePath, against srv.
-func run(t *testing.T, dir, suitePath, repos string, srv *llmtest.Server, flags runner.Values, limits subject.Limits) *store.Store {
+// unit runs the react subject on case line c against script, with the repositories under repos.
+func unit(t *testing.T, repos, c string, script llmtest.Handler, flags map[string]string, limits subject.Limits) (verdict.Verdict, []trace.Event) {
 	t.Helper()
-	fac, arg, err := builtin.Registry().Lookup("react")
-	if err != nil {
-		t.Fatal(err)
-	}
-	vals := runner.Values{"model": "openai:gpt-test", "base-url": srv.BaseURL(), "prompt": "vanilla", "tool-protocol": "native", "max-retries": "0"}
+	vals := map[string]string{"max-retries": "0"}
 	for k, v := range flags {
 		vals[k] = v
 	}
-	cfg, err := fac.Configure(arg, vals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	_, err = runner.Execute(context.Background(), runner.Plan{Store: st, Version: "test", RunID: "r", Suite: suitePath, Factory: fac,
-		Spec: "react", Config: cfg, Repeats: 1, Concurrency: 2, Repos: repos, SnapshotCache: filepath.Join(dir, "cache"),
-		Limits: limits, Deps: subject.Deps{Getenv: func(string) string { return "" }}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return subjecttest.RunUnit(t, react.Kind(), vals, subjecttest.Case(t, c), script, subjecttest.Repos(repos), subjecttest.Limits(limits))
 }
 
-// TestToolsAnswerFromTheCasesOwnSnapshot runs the react subject through the runner on a pair of
+// TestToolsAnswerFromTheCasesOwnSnapshot runs the react subject on each case of a pair of
 // a real two-commit repository: the scripted model asks for callers, callees and a definition,
 // and each observation it is shown is what the code graph of its own case's commit answers.
 func TestToolsAnswerFromTheCasesOwnSnapshot(t *testing.T) {
@@ -164,8 +145,7 @@ func TestToolsAnswerFromTheCasesOwnSnapshot(t *testing.T) {
 			dir := t.TempDir()
 			repo := filepath.Join(dir, "repos", "acme", "lib")
 			ids := history(t, repo, introC, fixC)
-			suitePath := filepath.Join(dir, "s.jsonl")
-			writeSuite(t, suitePath, jitCase("v", "vul", ids[0], funcText(introC, "copy")), jitCase("b", "ben", ids[1], funcText(fixC, "copy")))
+			cases := map[string]string{"v": jitCase("v", "vul", ids[0], funcText(introC, "copy")), "b": jitCase("b", "ben", ids[1], funcText(fixC, "copy"))}
 
 			calls := []struct{ name, args string }{
 				{"get_callers", `{"function": "copy"}`},
@@ -204,34 +184,33 @@ func TestToolsAnswerFromTheCasesOwnSnapshot(t *testing.T) {
 			}
 			final := llmtest.Reply{Text: `{"vulnerable": true, "cwe": "CWE-787", "confidence": 0.8, "reason": "strcpy without a bound"}`}
 			h := llmtest.Conversation(check, append(replies, final)...)
-			var srv *llmtest.Server
-			if proto == "anthropic native" {
-				srv = llmtest.NewAnthropic(h)
-			} else {
-				srv = llmtest.NewOpenAI(h)
-			}
-			defer srv.Close()
-			flags := runner.Values{}
+			flags := map[string]string{}
 			if proto == "text" {
 				flags["tool-protocol"] = "text"
 			}
 			if proto == "anthropic native" {
 				flags["model"] = "anthropic:claude-test"
 			}
-			st := run(t, dir, suitePath, filepath.Join(dir, "repos"), srv, flags, subject.Limits{})
+			got := map[string]string{}
+			var evs []trace.Event
+			for _, key := range []string{"v", "b"} {
+				v, tr := unit(t, filepath.Join(dir, "repos"), cases[key], h, flags, subject.Limits{})
+				got[key] = fmt.Sprintf("%s %s tools=%d calls=%d %s", v.Status, v.Label, v.Usage.ToolCalls, v.Usage.Calls, v.Reason)
+				evs = tr
+			}
 
 			for key, commit := range map[string]string{"v": ids[0], "b": ids[1]} {
 				ix := indexAt(t, repo, commit)
-				near := codegraph.Near{File: "main.c"}
-				def, err := react.Definition(ix, "copy", codegraph.Near{File: "main.c", Line: 9})
+				near := query.Near{File: "main.c"}
+				def, err := tools.Definition(ix, "copy", query.Near{File: "main.c", Line: 9})
 				if err != nil {
 					t.Fatal(err)
 				}
-				fits, err := react.Definition(ix, "fits", near)
+				fits, err := tools.Definition(ix, "fits", near)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := []string{react.Callers(ix, "copy", near), react.Callees(ix, "copy", near), def, fits}
+				want := []string{tools.Callers(ix, "copy", near), tools.Callees(ix, "copy", near), def, fits}
 				if d := cmp.Diff(want, seen[key]); d != "" {
 					t.Errorf("case %s: observations (-the graph of its commit +shown):\n%s", key, d)
 				}
@@ -246,18 +225,9 @@ func TestToolsAnswerFromTheCasesOwnSnapshot(t *testing.T) {
 				}
 			}
 
-			got := map[string]string{}
-			st.Verdicts(context.Background(), "r", func(v verdict.Verdict) error {
-				got[v.CaseID] = fmt.Sprintf("%s %s tools=%d calls=%d %s", v.Status, v.Label, v.Usage.ToolCalls, v.Usage.Calls, v.Reason)
-				return nil
-			})
 			want := map[string]string{"v": "ok vul tools=4 calls=5 ", "b": "ok vul tools=4 calls=5 "}
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("verdicts (-want +got):\n%s", d)
-			}
-			evs, err := st.TraceEvents(context.Background(), "r", "b", 0, 0)
-			if err != nil {
-				t.Fatal(err)
 			}
 			var kinds []string
 			for _, e := range evs {
@@ -295,25 +265,20 @@ func TestStepCapAndNoRepository(t *testing.T) {
 	dir := t.TempDir()
 	repo := filepath.Join(dir, "repos", "acme", "lib")
 	ids := history(t, repo, introC)
-	suitePath := filepath.Join(dir, "s.jsonl")
-	writeSuite(t, suitePath, jitCase("v", "vul", ids[0], funcText(introC, "copy")),
-		`{"id":"n","kind":"jit","label":"ben","pair":"p1","code":"void f(void){}","target":{"file":"f.c","function":"f"}}`)
+	cases := map[string]string{"v": jitCase("v", "vul", ids[0], funcText(introC, "copy")),
+		"n": `{"id":"n","kind":"jit","label":"ben","pair":"p1","code":"void f(void){}","target":{"file":"f.c","function":"f"}}`}
 	for _, tt := range []struct {
 		name  string
 		steps int
 		want  int
 	}{{"default", 0, 15}, {"--max-steps 3", 3, 3}} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := llmtest.NewOpenAI(llmtest.Conversation(nil, llmtest.Call(llmtest.ToolCall{Name: "get_callers", Arguments: `{"function":"copy"}`})))
-			defer srv.Close()
-			d := filepath.Join(dir, tt.name)
-			os.MkdirAll(d, 0o755)
-			st := run(t, d, suitePath, filepath.Join(dir, "repos"), srv, nil, subject.Limits{Steps: tt.steps})
+			script := llmtest.Conversation(nil, llmtest.Call(llmtest.ToolCall{Name: "get_callers", Arguments: `{"function":"copy"}`}))
 			got := map[string]string{}
-			st.Verdicts(context.Background(), "r", func(v verdict.Verdict) error {
-				got[v.CaseID] = fmt.Sprintf("%s calls=%d tools=%d %s", v.Status, v.Usage.Calls, v.Usage.ToolCalls, v.Reason)
-				return nil
-			})
+			for key, c := range cases {
+				v, _ := unit(t, filepath.Join(dir, "repos"), c, script, nil, subject.Limits{Steps: tt.steps})
+				got[key] = fmt.Sprintf("%s calls=%d tools=%d %s", v.Status, v.Usage.Calls, v.Usage.ToolCalls, v.Reason)
+			}
 			want := map[string]string{
 				"v": fmt.Sprintf("failed calls=%d tools=%d the agent stopped without an answer: step cap reached without a final answer (%d model calls)", tt.want, tt.want, tt.want),
 				"n": "error calls=0 tools=0 subject react needs the case's repository or its precomputed context: case n has no repo.url and repo.commit and no meta.context (the case has no repository snapshot)",

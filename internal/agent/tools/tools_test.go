@@ -1,4 +1,4 @@
-package vex_test
+package tools_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/agent"
-	"github.com/vulnbench/vulnbench/internal/agent/vex"
+	"github.com/vulnbench/vulnbench/internal/agent/tools"
 	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 )
@@ -36,7 +36,7 @@ func setup(t *testing.T) map[string]agent.Tool {
 		"many/.keep":     "",
 		"tools/go.mod":   "module example.com/tools\n\ngo 1.21\n",
 	}
-	for i := 0; i < vex.MaxDirEntries+5; i++ {
+	for i := 0; i < tools.MaxDirEntries+5; i++ {
 		files[fmt.Sprintf("many/f%03d.txt", i)] = "x"
 	}
 	commit := gittest.Repo(t, repo, files)
@@ -58,7 +58,7 @@ func setup(t *testing.T) map[string]agent.Tool {
 	}
 	t.Cleanup(func() { db.Close() })
 	m := map[string]agent.Tool{}
-	for _, tl := range vex.Tools(snap, db) {
+	for _, tl := range []agent.Tool{tools.ListDir(snap), tools.ReadFile(snap), tools.Search(snap), tools.FindDependency(snap), tools.GetAdvisory(db)} {
 		m[tl.Name] = tl
 	}
 	return m
@@ -73,23 +73,8 @@ func run(t *testing.T, tl agent.Tool, args string) string {
 	return out
 }
 
-func TestToolNames(t *testing.T) {
-	var names []string
-	dir := t.TempDir()
-	_ = dir
-	for _, tl := range vex.Tools(nil, nil) {
-		names = append(names, tl.Name)
-		if tl.Parameters["type"] != "object" || tl.Description == "" {
-			t.Errorf("%s: parameters %v", tl.Name, tl.Parameters)
-		}
-	}
-	if d := cmp.Diff([]string{"list_dir", "read_file", "search", "find_dependency", "get_advisory"}, names); d != "" {
-		t.Errorf("names (-want +got):\n%s", d)
-	}
-}
-
 func TestObservations(t *testing.T) {
-	tools := setup(t)
+	ts := setup(t)
 	for _, tc := range []struct {
 		tool, args, want string
 	}{
@@ -124,7 +109,7 @@ func TestObservations(t *testing.T) {
 		{"get_advisory", `{"id": ""}`, `The argument "id" is required: a CVE, GHSA or GO- id.`},
 	} {
 		t.Run(tc.tool+" "+tc.args, func(t *testing.T) {
-			got := run(t, tools[tc.tool], tc.args)
+			got := run(t, ts[tc.tool], tc.args)
 			if strings.HasSuffix(tc.want, ": ") { // an error whose text is the snapshot's or JSON's
 				if !strings.HasPrefix(got, tc.want) {
 					t.Errorf("got %q\nwant a prefix %q", got, tc.want)
@@ -140,23 +125,19 @@ func TestObservations(t *testing.T) {
 
 // Every observation is bounded and says when it was cut.
 func TestObservationBounds(t *testing.T) {
-	tools := setup(t)
-	ls := run(t, tools["list_dir"], `{"path": "many"}`)
-	if n := strings.Count(ls, "\n"); n != vex.MaxDirEntries+1 || !strings.HasSuffix(ls, "[cut: 6 more entries not shown]") {
-		t.Errorf("list_dir of %d entries: %d lines, ends %q", vex.MaxDirEntries+6, n, ls[len(ls)-40:])
+	ts := setup(t)
+	ls := run(t, ts["list_dir"], `{"path": "many"}`)
+	if n := strings.Count(ls, "\n"); n != tools.MaxDirEntries+1 || !strings.HasSuffix(ls, "[cut: 6 more entries not shown]") {
+		t.Errorf("list_dir of %d entries: %d lines, ends %q", tools.MaxDirEntries+6, n, ls[len(ls)-40:])
 	}
-	s := run(t, tools["search"], `{"pattern": "websocket", "path": "docs"}`)
+	s := run(t, ts["search"], `{"pattern": "websocket", "path": "docs"}`)
 	if n := strings.Count(s, "\n"); n != 100 || !strings.HasSuffix(s, "[cut: 50 more matching lines not shown]") {
 		t.Errorf("search of 150 matches: %d lines, ends %q", n, s[len(s)-50:])
 	}
 }
 
 func TestNoAdvisories(t *testing.T) {
-	for _, tl := range vex.Tools(nil, nil) {
-		if tl.Name == "get_advisory" {
-			if got := run(t, tl, `{"id":"CVE-1"}`); got != "No advisories are available to this run." {
-				t.Errorf("got %q", got)
-			}
-		}
+	if got := run(t, tools.GetAdvisory(nil), `{"id":"CVE-1"}`); got != "No advisories are available to this run." {
+		t.Errorf("got %q", got)
 	}
 }

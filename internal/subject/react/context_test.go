@@ -2,22 +2,20 @@ package react_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/vulnbench/vulnbench/internal/agent/react"
-	"github.com/vulnbench/vulnbench/internal/cli"
-	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/agent/tools"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
-	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/suite/jitvul"
 	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -43,16 +41,19 @@ func publicRecord(intro, fix string) string {
 	return string(b)
 }
 
-// importSuite writes the record and imports it with `vulnbench suite import jitvul`.
-func importSuite(t *testing.T, dir string, records ...string) string {
+// importCases imports the records as `vulnbench suite import jitvul` does and returns the cases'
+// lines.
+func importCases(t *testing.T, records ...string) []string {
 	t.Helper()
-	in, out := filepath.Join(dir, "final_benchmark.jsonl"), filepath.Join(dir, "s.jsonl")
-	writeSuite(t, in, records...)
-	var o, e bytes.Buffer
-	if code := cli.Run(context.Background(), []string{"suite", "import", "jitvul", "--in", in, "--out", out}, nil, &o, &e); code != 0 {
-		t.Fatalf("import: exit %d\n%s\n%s", code, o.String(), e.String())
+	var b bytes.Buffer
+	w := suite.NewWriter(&b)
+	if _, problems, err := jitvul.Import(strings.NewReader(strings.Join(records, "\n")+"\n"), "final_benchmark.jsonl", w); err != nil || len(problems) > 0 {
+		t.Fatalf("import: %v %v", err, problems)
 	}
-	return out
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(b.String()), "\n")
 }
 
 // TestContextModes runs react on the same imported pair, whose repository a test helper built,
@@ -68,17 +69,17 @@ func TestContextModes(t *testing.T) {
 	dir := t.TempDir()
 	repo := filepath.Join(dir, "repos", "acme", "lib")
 	ids := history(t, repo, introC, fixC)
-	suitePath := importSuite(t, dir, publicRecord(ids[0], ids[1]))
+	cases := importCases(t, publicRecord(ids[0], ids[1]))
 
 	liveWant := map[string][]string{}
 	for key, commit := range map[string]string{"vul": ids[0], "ben": ids[1]} {
 		ix := indexAt(t, repo, commit)
-		near := codegraph.Near{File: "main.c"}
-		fits, err := react.Definition(ix, "fits", near)
+		near := query.Near{File: "main.c"}
+		fits, err := tools.Definition(ix, "fits", near)
 		if err != nil {
 			t.Fatal(err)
 		}
-		liveWant[key] = []string{react.Callers(ix, "copy", near), react.Callees(ix, "copy", near), fits}
+		liveWant[key] = []string{tools.Callers(ix, "copy", near), tools.Callees(ix, "copy", near), fits}
 	}
 	tests := []struct {
 		mode string
@@ -112,19 +113,17 @@ func TestContextModes(t *testing.T) {
 				}
 				return ""
 			}
-			srv := llmtest.NewOpenAI(llmtest.Conversation(check, append(replies, llmtest.Reply{Text: `{"vulnerable": true}`})...))
-			defer srv.Close()
-			d := filepath.Join(dir, tt.mode)
-			os.MkdirAll(d, 0o755)
-			st := run(t, d, suitePath, filepath.Join(dir, "repos"), srv, runner.Values{"context": tt.mode}, subject.Limits{})
+			script := llmtest.Conversation(check, append(replies, llmtest.Reply{Text: `{"vulnerable": true}`})...)
+			traces := map[string][]trace.Event{}
+			for _, c := range cases {
+				v, evs := unit(t, filepath.Join(dir, "repos"), c, script, map[string]string{"context": tt.mode}, subject.Limits{})
+				traces[v.CaseID] = evs
+			}
 			if diff := cmp.Diff(tt.want, seen); diff != "" {
 				t.Errorf("observations (-want +shown):\n%s", diff)
 			}
 			for _, id := range []string{"jitvul-7-vul", "jitvul-7-ben"} {
-				evs, err := st.TraceEvents(context.Background(), "r", id, 0, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
+				evs := traces[id]
 				var notes []string
 				for _, e := range evs {
 					if e.Kind == trace.Note && e.Name == "context" {
@@ -144,13 +143,8 @@ func TestContextModes(t *testing.T) {
 // neither, is an error verdict that names what is missing.
 func TestContextWithoutRepository(t *testing.T) {
 	dir := t.TempDir()
-	suitePath := importSuite(t, dir, publicRecord(strings.Repeat("a", 40), strings.Repeat("b", 40)))
-	b, err := os.ReadFile(suitePath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") { // drop the repository
+	for _, l := range importCases(t, publicRecord(strings.Repeat("a", 40), strings.Repeat("b", 40))) { // drop the repository
 		var c map[string]any
 		json.Unmarshal([]byte(l), &c)
 		delete(c, "repo")
@@ -159,7 +153,6 @@ func TestContextWithoutRepository(t *testing.T) {
 	}
 	lines = append(lines, `{"id":"n","kind":"jit","label":"ben","pair":"p2","code":"void f(void){}","target":{"file":"f.c","function":"f"}}`,
 		`{"id":"m","kind":"jit","label":"vul","pair":"p2","code":"void f(void){}","target":{"file":"f.c","function":"f"}}`)
-	writeSuite(t, suitePath, lines...)
 	neither := "error subject react needs the case's repository or its precomputed context: case %s has no repo.url and repo.commit and no meta.context (the case has no repository snapshot)"
 	for _, tt := range []struct {
 		mode string
@@ -176,21 +169,17 @@ func TestContextWithoutRepository(t *testing.T) {
 			"m":            "error subject react --context live needs the case's repository: case m has no repo.url and repo.commit (the case has no repository snapshot)"}},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
-			srv := llmtest.NewOpenAI(llmtest.Conversation(nil, llmtest.Call(llmtest.ToolCall{ID: "c", Name: "get_callers", Arguments: `{"function":"copy"}`}),
-				llmtest.Reply{Text: `{"vulnerable": true}`}))
-			defer srv.Close()
-			d := filepath.Join(dir, tt.mode)
-			os.MkdirAll(d, 0o755)
-			st := run(t, d, suitePath, filepath.Join(dir, "repos"), srv, runner.Values{"context": tt.mode}, subject.Limits{})
+			script := llmtest.Conversation(nil, llmtest.Call(llmtest.ToolCall{ID: "c", Name: "get_callers", Arguments: `{"function":"copy"}`}),
+				llmtest.Reply{Text: `{"vulnerable": true}`})
 			got := map[string]string{}
-			st.Verdicts(context.Background(), "r", func(v verdict.Verdict) error {
+			for _, c := range lines {
+				v, _ := unit(t, filepath.Join(dir, "repos"), c, script, map[string]string{"context": tt.mode}, subject.Limits{})
 				s := fmt.Sprintf("%s %s tools=%d", v.Status, v.Label, v.Usage.ToolCalls)
 				if v.Status == verdict.Error {
 					s = "error " + v.Reason
 				}
 				got[v.CaseID] = s
-				return nil
-			})
+			}
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("verdicts (-want +got):\n%s", d)
 			}

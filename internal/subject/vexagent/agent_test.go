@@ -1,7 +1,6 @@
-package vex_test
+package vexagent_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,15 +11,31 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vulnbench/vulnbench/internal/agent"
-	"github.com/vulnbench/vulnbench/internal/agent/vex"
 	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
-	"github.com/vulnbench/vulnbench/internal/runner"
-	"github.com/vulnbench/vulnbench/internal/store"
-	"github.com/vulnbench/vulnbench/internal/subject"
-	"github.com/vulnbench/vulnbench/internal/subject/builtin"
+	"github.com/vulnbench/vulnbench/internal/subject/vexagent"
+	"github.com/vulnbench/vulnbench/internal/subjecttest"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
+
+const goVuln = `{"id":"GO-2020-0019","modified":"2023-01-01T00:00:00Z","aliases":["CVE-2020-27813","GHSA-3xh2-74w9-5vxm"],
+"summary":"Integer overflow in github.com/gorilla/websocket","details":"An attacker can cause a denial of service.",
+"affected":[{"package":{"name":"github.com/gorilla/websocket","ecosystem":"Go"},"ranges":[{"type":"SEMVER","events":[{"introduced":"0"},{"fixed":"1.4.1"}]}],
+"ecosystem_specific":{"imports":[{"path":"github.com/gorilla/websocket","symbols":["Conn.advanceFrame"]}]}}],
+"references":[{"type":"FIX","url":"https://github.com/gorilla/websocket/pull/537"}]}`
+
+func TestToolNames(t *testing.T) {
+	var names []string
+	for _, tl := range vexagent.Tools(nil, nil) {
+		names = append(names, tl.Name)
+		if tl.Parameters["type"] != "object" || tl.Description == "" {
+			t.Errorf("%s: parameters %v", tl.Name, tl.Parameters)
+		}
+	}
+	if d := cmp.Diff([]string{"list_dir", "read_file", "search", "find_dependency", "get_advisory"}, names); d != "" {
+		t.Errorf("names (-want +got):\n%s", d)
+	}
+}
 
 func TestParseAnswer(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -32,7 +47,7 @@ func TestParseAnswer(t *testing.T) {
 		{`the project is fine`, `error: no JSON object with a "category" in the answer`},
 		{`{"category": "vulnerable"`, `error: no JSON object with a "category" in the answer`},
 	} {
-		cat, r, err := vex.ParseAnswer(tc.in)
+		cat, r, err := vexagent.ParseAnswer(tc.in)
 		got := cat + "|" + r
 		if err != nil {
 			got = "error: " + err.Error()
@@ -44,13 +59,13 @@ func TestParseAnswer(t *testing.T) {
 }
 
 func TestConcludeStopped(t *testing.T) {
-	v := vex.Conclude(agent.Result{Stopped: agent.ErrMaxSteps, ToolCalls: 3})
+	v := vexagent.Conclude(agent.Result{Stopped: agent.ErrMaxSteps, ToolCalls: 3})
 	if v.Status != verdict.Failed || !strings.Contains(v.Reason, "step cap") || v.Usage.ToolCalls != 3 {
 		t.Errorf("%+v", v)
 	}
 }
 
-// A scripted vex-agent through the runner on a real repository: the model asks for the
+// A scripted vex-agent on a real repository: the model asks for the
 // advisory, the dependency and a search, and answers with what it was shown.
 func TestScriptedAgent(t *testing.T) {
 	for _, proto := range []string{"native", "text"} {
@@ -65,8 +80,7 @@ func TestScriptedAgent(t *testing.T) {
 			adv := filepath.Join(dir, "adv")
 			os.MkdirAll(adv, 0o755)
 			os.WriteFile(filepath.Join(adv, "GO-2020-0019.json"), []byte(goVuln), 0o644)
-			suitePath := filepath.Join(dir, "s.jsonl")
-			os.WriteFile(suitePath, []byte(fmt.Sprintf(`{"id":"t1","kind":"vex","label":"ben","cve":"CVE-2020-27813","language":"go","repo":{"url":"https://github.com/acme/app","commit":%q},"vex":{"category":"code_not_reachable","ecosystem":"Go"}}`+"\n", commit)), 0o644)
+			c := subjecttest.Case(t, fmt.Sprintf(`{"id":"t1","kind":"vex","label":"ben","cve":"CVE-2020-27813","language":"go","repo":{"url":"https://github.com/acme/app","commit":%q},"vex":{"category":"code_not_reachable","ecosystem":"Go"}}`, commit))
 
 			calls := []struct{ name, args string }{
 				{"get_advisory", `{"id": "CVE-2020-27813"}`},
@@ -99,28 +113,8 @@ func TestScriptedAgent(t *testing.T) {
 				return ""
 			}
 			final := llmtest.Reply{Text: "```json\n{\"category\": \"code_not_reachable\", \"reasoning\": \"websocket 1.4.0 is affected, but only ws_test.go uses it\"}\n```"}
-			srv := llmtest.NewOpenAI(llmtest.Conversation(check, append(replies, final)...))
-			defer srv.Close()
-
-			fac, arg, err := builtin.Registry().Lookup("vex-agent")
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := fac.Configure(arg, runner.Values{"model": "openai:gpt-test", "base-url": srv.BaseURL(), "prompt": "vanilla",
-				"tool-protocol": proto, "max-retries": "0", "advisories": adv})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if _, err := runner.Execute(context.Background(), runner.Plan{Store: st, Version: "test", RunID: "r", Suite: suitePath, Factory: fac,
-				Spec: "vex-agent", Config: cfg, Repeats: 1, Concurrency: 1, Repos: filepath.Join(dir, "repos"), SnapshotCache: filepath.Join(dir, "cache"),
-				Deps: subject.Deps{Getenv: func(string) string { return "" }}}); err != nil {
-				t.Fatal(err)
-			}
+			v, _ := subjecttest.RunUnit(t, vexagent.Kind(), map[string]string{"tool-protocol": proto, "max-retries": "0", "advisories": adv}, c,
+				llmtest.Conversation(check, append(replies, final)...), subjecttest.Repos(filepath.Join(dir, "repos")))
 			want := []string{
 				"GO-2020-0019 (aliases: CVE-2020-27813, GHSA-3xh2-74w9-5vxm)\nSummary: Integer overflow in github.com/gorilla/websocket\n" +
 					"Details: An attacker can cause a denial of service.\nAffected: Go github.com/gorilla/websocket\n  SEMVER range: introduced 0, fixed 1.4.1\n" +
@@ -134,12 +128,11 @@ func TestScriptedAgent(t *testing.T) {
 			if !strings.Contains(system, "1. false_positive") || !strings.Contains(system, "12. vulnerable") {
 				t.Errorf("system prompt lacks the ordered categories: %q", system)
 			}
-			var got []string
-			st.Verdicts(context.Background(), "r", func(v verdict.Verdict) error {
-				got = append(got, fmt.Sprintf("%s %s %s/%s/%s tools=%d", v.Status, v.Label, v.VEX.Category, v.VEX.Status, v.VEX.Justification, v.Usage.ToolCalls))
-				return nil
-			})
-			if d := cmp.Diff([]string{"ok ben code_not_reachable/not_affected/vulnerable_code_not_in_execute_path tools=3"}, got); d != "" {
+			if v.VEX == nil {
+				t.Fatalf("no vex answer: %+v", v)
+			}
+			got := fmt.Sprintf("%s %s %s/%s/%s tools=%d", v.Status, v.Label, v.VEX.Category, v.VEX.Status, v.VEX.Justification, v.Usage.ToolCalls)
+			if d := cmp.Diff("ok ben code_not_reachable/not_affected/vulnerable_code_not_in_execute_path tools=3", got); d != "" {
 				t.Errorf("verdicts (-want +got):\n%s", d)
 			}
 		})

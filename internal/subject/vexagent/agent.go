@@ -1,4 +1,7 @@
-package vex
+// Package vexagent is the VEX-Bench agent (vex-agent): the agent loop with its tools over the
+// case's snapshot, its code graph and the offline advisories, its prompt (the twelve ordered
+// categories) and the parser of its answer.
+package vexagent
 
 import (
 	"context"
@@ -10,11 +13,11 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/agent"
-	"github.com/vulnbench/vulnbench/internal/agent/react"
-	"github.com/vulnbench/vulnbench/internal/codegraph"
-	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/agent/tools"
+	"github.com/vulnbench/vulnbench/internal/codegraph/query"
+	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/subject"
-	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
+	"github.com/vulnbench/vulnbench/internal/subject/modelkit"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -28,12 +31,11 @@ const DefaultWall = 10 * time.Minute
 // DefaultMaxSteps is the agent's step cap when the run's --max-steps is 0.
 const DefaultMaxSteps = 40
 
-// Config is the vex-agent's configuration: the llm flags and the agent's.
+// Config is the vex-agent's configuration: the model flags, the agent's and the advisories.
 type Config struct {
-	llmsubj.Config
-	ToolProtocol string `json:"tool_protocol"`
-	MaxSteps     int    `json:"max_steps"`
-	Advisories   string `json:"advisories,omitempty"`
+	modelkit.Config
+	modelkit.AgentConfig
+	Advisories string `json:"advisories,omitempty"`
 }
 
 // Validate implements subject.Config.
@@ -41,61 +43,58 @@ func (c Config) Validate() error {
 	if err := c.Config.Validate(); err != nil {
 		return err
 	}
-	if c.MaxSteps < 0 {
-		return fmt.Errorf("the agent's step cap %d is negative", c.MaxSteps)
+	return c.AgentConfig.Validate()
+}
+
+// Kind is the vex-agent subject kind.
+func Kind() subject.Kind[Config] {
+	return subject.Kind[Config]{
+		Name: "vex-agent", Usage: "vex-agent", Kinds: []suite.Kind{suite.KindVEX}, Version: Version,
+		Summary: "the VEX-Bench agent: list_dir, read_file, search, find_dependency, get_advisory and the code graph over the case's snapshot (--repos, --advisories); answers one of the twelve ordered categories; 10 minutes per case unless --timeout",
+		Needs:   subject.Needs{Network: true},
+		Flags:   append(modelkit.Flags(), modelkit.ToolProtocolFlag(), subject.AdvisoriesFlag()),
+		Configure: func(_ string, v subject.Values) (Config, error) {
+			return Config{Config: modelkit.ConfigOf(v), AgentConfig: modelkit.AgentConfigOf(v, DefaultMaxSteps), Advisories: v.String("advisories")}, nil
+		},
+		New: func(c Config, d subject.Deps) (subject.Subject, error) { return Build(c, d) },
 	}
-	_, err := agent.ParseProtocol(c.ToolProtocol)
-	return err
 }
 
 // Subject is the VEX-Bench agent on vex cases.
 type Subject struct {
-	cfg    Config
-	model  llm.Model
-	prices llm.Prices
-	proto  agent.Protocol
-	db     *advisory.DB // nil: no advisories
-}
-
-// New makes the subject on model and advisories db (nil: none).
-func New(cfg Config, model llm.Model, prices llm.Prices, db *advisory.DB) (*Subject, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	proto, _ := agent.ParseProtocol(cfg.ToolProtocol)
-	return &Subject{cfg: cfg, model: model, prices: prices, proto: proto, db: db}, nil
+	modelkit.Base
+	agent modelkit.AgentConfig
+	db    *advisory.DB // nil: no advisories
 }
 
 // Build makes the subject of cfg with its model stack and its advisories.
-func Build(cfg Config, cache llm.CacheStore, getenv func(string) string) (*Subject, error) {
+func Build(cfg Config, d subject.Deps) (*Subject, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m, prices, err := llmsubj.Stack(cfg.Config, cache, getenv)
+	base, err := modelkit.Open(cfg.Config, d)
 	if err != nil {
 		return nil, err
 	}
-	var db *advisory.DB
+	s := &Subject{Base: base, agent: cfg.AgentConfig}
 	if cfg.Advisories != "" {
-		if db, err = advisory.Open(cfg.Advisories); err != nil {
+		if s.db, err = advisory.Open(cfg.Advisories); err != nil {
 			return nil, fmt.Errorf("subject vex-agent: %w", err)
 		}
 	}
-	return New(cfg, m, prices, db)
+	return s, nil
 }
-
-// Model implements subject.Modeled.
-func (s *Subject) Model() llm.Model { return s.model }
-
-// Prices implements subject.Modeled.
-func (s *Subject) Prices() llm.Prices { return s.prices }
 
 // Describe is what a run's manifest records beyond the config.
 func (s *Subject) Describe() map[string]any {
-	info := s.model.Info()
-	return map[string]any{"provider": info.Provider, "model": info.Model, "base_url_host": info.BaseHost,
-		"tool_protocol": string(s.proto), "temperature": s.cfg.Temperature,
-		"tools": []string{"list_dir", "read_file", "search", "find_dependency", "get_advisory", "get_callers", "get_callees", "get_definition"}}
+	return s.Base.Describe(map[string]any{"tool_protocol": string(s.agent.Protocol()),
+		"tools": []string{"list_dir", "read_file", "search", "find_dependency", "get_advisory", "get_callers", "get_callees", "get_definition"}})
+}
+
+// Tools are the agent's tools over snap and db, but the code graph's: list_dir, read_file,
+// search, find_dependency and get_advisory.
+func Tools(snap *snapshot.Snapshot, db *advisory.DB) []agent.Tool {
+	return []agent.Tool{tools.ListDir(snap), tools.ReadFile(snap), tools.Search(snap), tools.FindDependency(snap), tools.GetAdvisory(db)}
 }
 
 // Assess implements subject.Subject: the loop over the case's snapshot, its code graph when one
@@ -114,24 +113,16 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	if err != nil {
 		return verdict.Verdict{}, subject.NeedsRepo("vex-agent", c, err)
 	}
-	tools := Tools(snap, s.db)
+	ts := Tools(snap, s.db)
 	if ix, err := env.Graph(ctx); err == nil {
-		tools = append(tools, react.GraphTools(ix, codegraph.Near{})...)
+		ts = append(ts, tools.Graph(ix, query.Near{})...)
 	}
-	model := s.model
-	if env.Model != nil {
-		model = env.Model
-	}
-	steps := s.cfg.MaxSteps
-	if env.Limits.Steps > 0 {
-		steps = env.Limits.Steps
-	}
-	l := agent.Loop{Model: model, Tools: tools, Protocol: s.proto, System: SystemPrompt(), User: UserPrompt(c),
-		MaxSteps: steps, Check: func(final string) error { _, _, err := ParseAnswer(final); return err },
-		Temperature: s.cfg.Temperature, MaxTokens: s.cfg.MaxTokens, Repeat: u.Repeat, Trace: env.Trace}
+	l := agent.Loop{Model: s.For(env), Tools: ts, Protocol: s.agent.Protocol(), System: SystemPrompt(), User: UserPrompt(c),
+		MaxSteps: s.agent.Steps(env), Check: func(final string) error { _, _, err := ParseAnswer(final); return err },
+		Temperature: s.Temperature, MaxTokens: s.MaxTokens, Repeat: u.Repeat, Trace: env.Trace}
 	res, err := l.Run(ctx)
 	if err != nil {
-		return verdict.Verdict{Usage: verdict.Usage{ToolCalls: res.ToolCalls}}, llmsubj.Fault(err)
+		return verdict.Verdict{Usage: verdict.Usage{ToolCalls: res.ToolCalls}}, modelkit.Fault(err)
 	}
 	return Conclude(res), nil
 }

@@ -1,4 +1,4 @@
-package llmsubj
+package modelkit
 
 import (
 	"math"

@@ -1,118 +1,67 @@
-// Package vex is the VEX-Bench agent's side of the agent loop: its tools over the case's
-// snapshot and the offline advisories (list_dir, read_file, search, find_dependency,
-// get_advisory, and the code graph's three), its prompt (the twelve ordered categories) and the
-// parser of its answer.
-package vex
+package tools
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/agent"
-	"github.com/vulnbench/vulnbench/internal/agent/react"
 	"github.com/vulnbench/vulnbench/internal/deps"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 )
 
 // Bounds of the observations (each also passes agent.Bound).
 const (
-	MaxDirEntries  = 300  // list_dir
 	MaxDeps        = 50   // find_dependency
 	MaxSuggestions = 10   // find_dependency's near names
 	MaxDetails     = 4000 // get_advisory: bytes of details per record
 	MaxVersions    = 20   // get_advisory: listed versions per package
 	MaxReferences  = 10   // get_advisory
 	MaxAdvisories  = 5    // get_advisory: records per answer
-	maxObservation = 32 << 10
 )
 
-// Tools are list_dir, read_file, search, find_dependency and get_advisory over snap and db
-// (db nil: get_advisory says there are no advisories). Dependency facts are read once, at the
-// first find_dependency.
-func Tools(snap *snapshot.Snapshot, db *advisory.DB) []agent.Tool {
-	t := &tools{snap: snap, db: db}
-	file := react.FileTools(snap) // read_file, search: the same observations as the JitVul agent's
-	return []agent.Tool{
-		{Name: "list_dir", Description: "Lists a directory of the repository: subdirectories end with /, files show their size.",
-			Parameters: agent.StringParams(map[string]string{"path": "the directory, relative to the repository root (\".\" or \"\" for the root)"}),
-			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
-				var a struct{ Path string }
-				if err := json.Unmarshal(raw, &a); err != nil {
-					return "The arguments could not be read: " + err.Error(), nil
-				}
-				return t.ListDir(a.Path), nil
-			}},
-		file[0], file[1],
-		{Name: "find_dependency", Description: "Finds a package in the project's manifests, lockfiles and vendored modules (every module of the repository): its version or version range, the manifest and line, and whether it is a direct dependency.",
-			Parameters: agent.StringParams(map[string]string{"package": "the package name: a Go module path, a PyPI name, a Maven group:artifact (or artifact), an npm name"}, "package"),
-			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
-				var a struct{ Package string }
-				if err := json.Unmarshal(raw, &a); err != nil {
-					return "The arguments could not be read: " + err.Error(), nil
-				}
-				return t.FindDependency(ctx, a.Package)
-			}},
-		{Name: "get_advisory", Description: "Returns the advisory of a vulnerability id (CVE, GHSA or GO- id; aliases are followed): summary, details, affected packages and version ranges, vulnerable symbols when known, references.",
-			Parameters: agent.StringParams(map[string]string{"id": "the vulnerability id, e.g. CVE-2024-1234"}, "id"),
-			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
-				var a struct{ ID string }
-				if err := json.Unmarshal(raw, &a); err != nil {
-					return "The arguments could not be read: " + err.Error(), nil
-				}
-				return t.GetAdvisory(a.ID)
-			}},
-	}
+// FindDependency is find_dependency over s: a package in the manifests, lockfiles and vendored
+// modules of every module of the tree. The dependency facts are read once, at its first call.
+func FindDependency(s *snapshot.Snapshot) agent.Tool {
+	t := &dependencies{snap: s}
+	return agent.Tool{Name: "find_dependency", Description: "Finds a package in the project's manifests, lockfiles and vendored modules (every module of the repository): its version or version range, the manifest and line, and whether it is a direct dependency.",
+		Parameters: agent.StringParams(map[string]string{"package": "the package name: a Go module path, a PyPI name, a Maven group:artifact (or artifact), an npm name"}, "package"),
+		Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
+			var a struct{ Package string }
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return "The arguments could not be read: " + err.Error(), nil
+			}
+			return t.FindDependency(ctx, a.Package)
+		}}
 }
 
-type tools struct {
+// GetAdvisory is get_advisory over db (nil: it says there are no advisories).
+func GetAdvisory(db *advisory.DB) agent.Tool {
+	return agent.Tool{Name: "get_advisory", Description: "Returns the advisory of a vulnerability id (CVE, GHSA or GO- id; aliases are followed): summary, details, affected packages and version ranges, vulnerable symbols when known, references.",
+		Parameters: agent.StringParams(map[string]string{"id": "the vulnerability id, e.g. CVE-2024-1234"}, "id"),
+		Run: func(_ context.Context, raw json.RawMessage) (string, error) {
+			var a struct{ ID string }
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return "The arguments could not be read: " + err.Error(), nil
+			}
+			return getAdvisory(db, a.ID)
+		}}
+}
+
+// dependencies are the tree's dependency facts, read once.
+type dependencies struct {
 	snap  *snapshot.Snapshot
-	db    *advisory.DB
 	once  sync.Once
 	facts *deps.Facts
 	err   error
 }
 
-// ListDir is list_dir's observation.
-func (t *tools) ListDir(p string) string {
-	p = strings.TrimPrefix(strings.TrimSpace(p), "./")
-	if p == "" || p == "/" {
-		p = "."
-	}
-	ents, err := t.snap.ReadDir(p)
-	if err != nil {
-		return "Cannot list " + p + ": " + err.Error()
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d entries\n", p, len(ents))
-	for i, e := range ents {
-		if i == MaxDirEntries {
-			fmt.Fprintf(&b, "[cut: %d more entries not shown]\n", len(ents)-MaxDirEntries)
-			break
-		}
-		switch {
-		case e.IsDir():
-			b.WriteString(e.Name() + "/\n")
-		case e.Type()&fs.ModeSymlink != 0:
-			b.WriteString(e.Name() + " (symbolic link)\n")
-		default:
-			size := int64(-1)
-			if info, err := e.Info(); err == nil {
-				size = info.Size()
-			}
-			fmt.Fprintf(&b, "%s (%d bytes)\n", e.Name(), size)
-		}
-	}
-	return agent.Bound(strings.TrimRight(b.String(), "\n"), 0, maxObservation)
-}
-
 // FindDependency is find_dependency's observation. An error is a walk that failed outright.
-func (t *tools) FindDependency(ctx context.Context, name string) (string, error) {
+func (t *dependencies) FindDependency(ctx context.Context, name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return `The argument "package" is required: a package name.`, nil
@@ -203,16 +152,16 @@ func describe(d deps.Dependency) string {
 	return s + ")"
 }
 
-// GetAdvisory is get_advisory's observation. An error is a record that cannot be read.
-func (t *tools) GetAdvisory(id string) (string, error) {
+// getAdvisory is get_advisory's observation. An error is a record that cannot be read.
+func getAdvisory(db *advisory.DB, id string) (string, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
 		return `The argument "id" is required: a CVE, GHSA or GO- id.`, nil
 	}
-	if t.db == nil {
+	if db == nil {
 		return "No advisories are available to this run.", nil
 	}
-	as, err := t.db.Related(id)
+	as, err := db.Related(id)
 	if err != nil {
 		return "", fmt.Errorf("get_advisory %s: %w", id, err)
 	}

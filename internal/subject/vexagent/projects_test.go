@@ -1,7 +1,6 @@
-package vex_test
+package vexagent_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -15,10 +14,10 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
-	"github.com/vulnbench/vulnbench/internal/runner"
-	"github.com/vulnbench/vulnbench/internal/store"
-	"github.com/vulnbench/vulnbench/internal/subject"
-	"github.com/vulnbench/vulnbench/internal/subject/builtin"
+	"github.com/vulnbench/vulnbench/internal/subject/sca"
+	"github.com/vulnbench/vulnbench/internal/subject/vexagent"
+	"github.com/vulnbench/vulnbench/internal/subjecttest"
+	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -169,7 +168,7 @@ func TestScriptedAgentOnPythonAndJavaProjects(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var lines []string
+	var cases []*suite.Case
 	replies := map[string][]llmtest.Reply{} // by project URL
 	for _, p := range projects {
 		commit := gittest.Repo(t, filepath.Join(dir, "repos", "acme", p.id), p.files)
@@ -180,7 +179,7 @@ func TestScriptedAgentOnPythonAndJavaProjects(t *testing.T) {
 		}
 		b, _ := json.Marshal(map[string]any{"id": p.id, "kind": "vex", "label": label, "cve": p.cve, "language": p.lang,
 			"repo": map[string]string{"url": url, "commit": commit}, "vex": map[string]string{"category": p.truth}})
-		lines = append(lines, string(b))
+		cases = append(cases, subjecttest.Case(t, string(b)))
 		var rs []llmtest.Reply
 		for i, s := range p.steps {
 			rs = append(rs, llmtest.Call(llmtest.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: s.tool, Arguments: s.args}))
@@ -188,17 +187,12 @@ func TestScriptedAgentOnPythonAndJavaProjects(t *testing.T) {
 		answer, _ := json.Marshal(map[string]string{"category": p.truth, "reasoning": "scripted: " + p.id})
 		replies[url] = append(rs, llmtest.Reply{Text: string(answer)})
 	}
-	suitePath := filepath.Join(dir, "s.jsonl")
-	if err := os.WriteFile(suitePath, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
 	// One server for every case: a request's project is read from its user prompt, its turn from
 	// the conversation, and the tool results it carries are kept per project in order.
 	projectOf := regexp.MustCompile(`Project: (\S+)`)
 	var mu sync.Mutex
 	seen := map[string][]string{}
-	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
+	script := func(r llmtest.Request) llmtest.Reply {
 		var url string
 		for _, m := range r.Messages {
 			if m.Role == "user" {
@@ -218,37 +212,13 @@ func TestScriptedAgentOnPythonAndJavaProjects(t *testing.T) {
 		}
 		mu.Unlock()
 		return rs[min(r.Turn(), len(rs)-1)]
-	})
-	defer srv.Close()
-
-	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
-	if err != nil {
-		t.Fatal(err)
 	}
-	defer st.Close()
-	verdicts := func(spec string, vals runner.Values) map[string]verdict.Verdict {
-		fac, arg, err := builtin.Registry().Lookup(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := fac.Configure(arg, vals)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := runner.Execute(context.Background(), runner.Plan{Store: st, Version: "test", RunID: spec, Suite: suitePath, Factory: fac,
-			Spec: spec, Config: cfg, Repeats: 1, Concurrency: 2, Repos: filepath.Join(dir, "repos"), SnapshotCache: filepath.Join(dir, "cache"),
-			Deps: subject.Deps{Getenv: func(string) string { return "" }}}); err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]verdict.Verdict{}
-		if err := st.Verdicts(context.Background(), spec, func(v verdict.Verdict) error { out[v.CaseID] = v; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		return out
+	repos := subjecttest.Repos(filepath.Join(dir, "repos"))
+	agentV, scaV := map[string]verdict.Verdict{}, map[string]verdict.Verdict{}
+	for _, c := range cases {
+		agentV[c.ID], _ = subjecttest.RunUnit(t, vexagent.Kind(), map[string]string{"max-retries": "0", "advisories": adv}, c, script, repos)
+		scaV[c.ID], _ = subjecttest.RunUnit(t, sca.Kind(), map[string]string{"advisories": adv}, c, nil, repos)
 	}
-	agentV := verdicts("vex-agent", runner.Values{"model": "openai:gpt-test", "base-url": srv.BaseURL(), "prompt": "vanilla",
-		"tool-protocol": "native", "max-retries": "0", "advisories": adv})
-	scaV := verdicts("sca", runner.Values{"advisories": adv})
 
 	var ids []string
 	for _, p := range projects {

@@ -1,0 +1,116 @@
+package subject
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+// Binary is a program a subject runs, and how to get it.
+type Binary struct {
+	Name    string
+	Install string
+}
+
+// Needs says what a subject requires from the machine.
+type Needs struct {
+	Binaries []Binary
+	Env      []string // environment variables that must be set (API keys)
+	Network  bool
+}
+
+// Flag is a run flag a subject kind reads. Kinds that read the same flag share it; its Default
+// fixes its type (string, int, int64, float64, bool or time.Duration).
+type Flag struct {
+	Name    string
+	Default any
+	Usage   string
+	Hidden  bool
+	// Resumable flags may change on --resume (rate limits, retries); the others keep the value
+	// the run started with.
+	Resumable bool
+	// Scrub removes secrets from the value before it is stored in the manifest (a URL's user info).
+	Scrub func(string) string
+}
+
+// Values reads flag values by name.
+type Values interface {
+	String(name string) string
+	Int(name string) int
+	Int64(name string) int64
+	Float(name string) float64
+	Bool(name string) bool
+	Duration(name string) time.Duration
+}
+
+// Deps are the process's resources a subject may be built with.
+type Deps struct {
+	Cache  llm.CacheStore      // model responses (nil: no cache)
+	Getenv func(string) string // the environment, for API keys
+}
+
+// Factory makes one kind of subject, its config type-erased: what the registry lists and the
+// runner builds subjects with. A kind is written as a Kind[C], whose Factory method makes it.
+type Factory struct {
+	Name    string // as written before the colon in a spec
+	Usage   string // the spec's shape, e.g. "constant:vul|ben"
+	Summary string // one line for --help
+	Version string // bumped whenever the kind's verdicts may change for the same input
+	Kinds   []suite.Kind
+	// Languages the kind can judge (lower case, as cases name them); nil means any. A case with no
+	// language is judged when its kind is supported.
+	Languages []string
+	Needs     Needs
+	ArgReq    bool // the spec needs ":ARG"
+	Flags     []Flag
+	// Configure turns the spec's argument and the flags into the kind's config, with defaults
+	// applied and validated.
+	Configure func(arg string, v Values) (Config, error)
+	New       func(cfg Config, d Deps) (Subject, error)
+}
+
+// Kind is one kind of subject with its typed configuration C: the fields of a Factory, with
+// Configure and New over C. Factory erases C for the registry and the runner; the one assertion
+// back to C is there, so no kind asserts its config from an interface.
+type Kind[C Config] struct {
+	Name      string // as written before the colon in a spec
+	Usage     string // the spec's shape, e.g. "constant:vul|ben"
+	Summary   string // one line for --help
+	Version   string // bumped whenever the kind's verdicts may change for the same input
+	Kinds     []suite.Kind
+	Languages []string // as in Factory: lower case; nil means any
+	Needs     Needs
+	ArgReq    bool // the spec needs ":ARG"
+	Flags     []Flag
+	// Configure turns the spec's argument and the flags into the config, defaults applied; the
+	// Factory validates it.
+	Configure func(arg string, v Values) (C, error)
+	New       func(cfg C, d Deps) (Subject, error)
+}
+
+// Factory returns k type-erased. Its Configure validates the config Configure made; its New
+// refuses a config of another type than C.
+func (k Kind[C]) Factory() Factory {
+	return Factory{Name: k.Name, Usage: k.Usage, Summary: k.Summary, Version: k.Version, Kinds: k.Kinds,
+		Languages: k.Languages, Needs: k.Needs, ArgReq: k.ArgReq, Flags: k.Flags,
+		Configure: func(arg string, v Values) (Config, error) {
+			c, err := k.Configure(arg, v)
+			if err != nil {
+				return nil, err
+			}
+			if err := c.Validate(); err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+		New: func(cfg Config, d Deps) (Subject, error) {
+			c, ok := cfg.(C)
+			if !ok {
+				return nil, fmt.Errorf("subject %s: a config of type %T, want %T", k.Name, cfg, *new(C))
+			}
+			return k.New(c, d)
+		},
+	}
+}

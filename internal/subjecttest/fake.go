@@ -1,0 +1,53 @@
+package subjecttest
+
+import (
+	"context"
+
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// Fake is the fake subject tests share: Answer decides each unit's verdict (nil: ok, ben), so a
+// test says in one function what its subject does (read the snapshot, call the model, wait for
+// its context, fail, panic).
+type Fake struct {
+	Answer func(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error)
+}
+
+// Assess implements subject.Subject.
+func (f Fake) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
+	if f.Answer == nil {
+		return verdict.Verdict{Status: verdict.OK, Label: suite.Ben}, nil
+	}
+	return f.Answer(ctx, u, env)
+}
+
+// WithModel is f calling model, priced by prices: a subject.Modeled, so the runner (and RunUnit)
+// hands f the model metered as env.Model.
+func (f Fake) WithModel(model llm.Model, prices llm.Prices) subject.Subject {
+	return modeledFake{Fake: f, model: model, prices: prices}
+}
+
+type modeledFake struct {
+	Fake
+	model  llm.Model
+	prices llm.Prices
+}
+
+func (m modeledFake) Model() llm.Model   { return m.model }
+func (m modeledFake) Prices() llm.Prices { return m.prices }
+
+// NoConfig is the config of a kind that has none.
+type NoConfig struct{}
+
+// Validate implements subject.Config.
+func (NoConfig) Validate() error { return nil }
+
+// FakeKind is a kind named name, version 1, that judges every case kind with s.
+func FakeKind(name string, s subject.Subject) subject.Kind[NoConfig] {
+	return subject.Kind[NoConfig]{Name: name, Usage: name, Summary: "a fake subject, for tests", Version: "1", Kinds: suite.Kinds,
+		Configure: func(string, subject.Values) (NoConfig, error) { return NoConfig{}, nil },
+		New:       func(NoConfig, subject.Deps) (subject.Subject, error) { return s, nil }}
+}

@@ -24,12 +24,12 @@ import (
 
 // Character classes, as bits.
 const (
-	cLetter = 1 << iota // \p{L}
-	cNumber             // \p{N}
-	cSpace              // \s
-	cNewline            // \r or \n
-	cUpper              // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
-	cLower              // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+	cLetter  = 1 << iota // \p{L}
+	cNumber              // \p{N}
+	cSpace               // \s
+	cNewline             // \r or \n
+	cUpper               // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+	cLower               // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
 )
 
 func class(r rune) uint8 {

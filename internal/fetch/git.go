@@ -47,20 +47,24 @@ func (e *gitError) Error() string {
 
 func (e *gitError) Unwrap() error { return e.err }
 
-// message is what git said last, for a one-line reason.
+// message is what git said went wrong, in one line: its fatal and error lines (hints and
+// progress left out), else its last line.
 func (e *gitError) message() string {
 	if e.stderr == "" {
 		return e.err.Error()
 	}
 	lines := strings.Split(e.stderr, "\n")
-	// The last fatal or error line says why; hints and progress come before it.
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
+	var said []string
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
 		if strings.HasPrefix(l, "fatal:") || strings.HasPrefix(l, "error:") {
-			return l
+			said = append(said, l)
 		}
 	}
-	return strings.TrimSpace(lines[len(lines)-1])
+	if len(said) == 0 {
+		return strings.TrimSpace(lines[len(lines)-1])
+	}
+	return strings.Join(said, "; ")
 }
 
 // reason is err's one-line reason: git's own message when git failed.

@@ -3,6 +3,14 @@
 // models whose tokenizer is not available offline (Anthropic's, local models) a stated
 // approximation: the o200k_base count, reported as not exact.
 //
+// The approximation is the o200k_base count because no offline tokenizer of those models exists
+// to measure against, and a modern BPE counts code close to another: on the bundled suites,
+// cl100k_base counts 0.6 % fewer tokens than o200k_base on suites/demo's 66 functions (6 % at
+// worst on one) and 2.3 % fewer on AppSecBench's 944 snippets (11 % at worst), while the usual
+// "bytes / 4" rule is 28 % under on the first and 8.5 % over on the second (50 % off at worst).
+// Counts match OpenAI's tiktoken exactly except on characters assigned after Unicode 15.0 (Go's
+// tables), which the pre-tokenizers take for punctuation.
+//
 // The encodings are loaded on first use (o200k_base: about 200,000 ranks, some 20 MB of memory).
 package tokens
 

@@ -170,6 +170,14 @@ func TestAdvisories(t *testing.T) {
 		t.Errorf("manifest (-want +got):\n%s", d)
 	}
 
+	checkOfflineAndMirror(t, srv, zips, needs, out, now, wantFound)
+}
+
+// checkOfflineAndMirror goes on from TestAdvisories' first fetch into out: offline, from a
+// mirror directory, and from a source without the export.
+func checkOfflineAndMirror(t *testing.T, srv *exportServer, zips map[string][]byte, needs []AdvisoryNeed, out string, now time.Time, wantFound []Found) {
+	t.Helper()
+	opts := AdvisoryOptions{Dir: out, From: srv.URL}
 	// Offline: what is there, without a request; the manifest is left as it was.
 	before := srv.requests.Load()
 	opts.Offline, opts.Now = true, func() time.Time { return now.Add(time.Hour) }

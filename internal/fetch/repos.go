@@ -72,9 +72,6 @@ type Commit struct {
 	Err error
 }
 
-// OK reports whether the repository and every pinned commit are there.
-func (r Result) OK() bool { return r.Err == nil && len(r.Missing) == 0 }
-
 // Step is a stage of one repository's fetch, for progress.
 type Step string
 

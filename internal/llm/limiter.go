@@ -18,11 +18,18 @@ type Limits struct {
 
 // limited is the rate-limit middleware of one model. It keeps an adaptive window of calls in
 // flight (AIMD: a 429 halves it, down to 1; each success widens it by one, back up to the most
-// calls seen in flight at once, the run's concurrency in practice), paces calls to the per-minute budgets, configured or learned from the provider's
-// x-ratelimit-limit-requests, and holds new calls while the provider says a budget is spent
-// (remaining 0) until one more call should pass (see oneMore), or until the Retry-After of a 429
-// that says the budget is spent. Any other 429 pauses nobody else: the call that got it retries
-// after its own Retry-After, in WithRetry.
+// calls seen in flight at once, the run's concurrency in practice), paces calls to the
+// per-minute budgets, configured or learned from the provider's x-ratelimit-limit-requests, and
+// holds new calls while the provider says a budget is spent (remaining 0) until one more call
+// should pass (see oneMore), or until the Retry-After of a 429 that says the budget is spent.
+// Any other 429 pauses nobody else: the call that got it retries after its own Retry-After, in
+// WithRetry.
+//
+// Without a configured requests-per-minute limit, the first call goes alone: the others wait
+// for its answer, whose rate-limit headers (if the provider sends them) pace them from the
+// start, instead of a whole concurrency's burst spending the budget before any header is read.
+// Pacing lets one call through at a time (a token bucket of one), and a call that was paced
+// while a budget ran out waits for the gate again before it is sent.
 type limited struct {
 	next Model
 	l    Limits
@@ -32,6 +39,7 @@ type limited struct {
 	req      *rate.Limiter // configured or learned; nil: no pacing
 	learned  int64         // the learned requests-per-minute limit, 0 when none
 	window   float64       // calls allowed in flight; +Inf until the first 429
+	probing  bool          // no call has come back yet (and no RPM is configured): one in flight
 	inflight int
 	peak     int           // the most calls seen in flight at once: the window's ceiling
 	epoch    int           // bumped by each decrease: 429s of calls started before it do not count again
@@ -44,9 +52,11 @@ type limited struct {
 func WithLimits(next Model, l Limits) Model { return newLimited(next, l) }
 
 func newLimited(next Model, l Limits) *limited {
-	m := &limited{next: next, l: l, window: math.Inf(1), wake: make(chan struct{})}
+	m := &limited{next: next, l: l, window: math.Inf(1), probing: l.RPM == 0, wake: make(chan struct{})}
 	if l.RPM > 0 {
-		m.req = rate.NewLimiter(rate.Limit(float64(l.RPM)/60), max(1, l.RPM/60))
+		// Burst 1: a burst at the start would count against the provider's window with
+		// the steady rate after it, and be refused at its end.
+		m.req = rate.NewLimiter(rate.Limit(float64(l.RPM)/60), 1)
 	}
 	if l.TPM > 0 {
 		m.tok = rate.NewLimiter(rate.Limit(float64(l.TPM)/60), l.TPM)
@@ -120,7 +130,7 @@ func (m *limited) tryAcquire() (int, bool) {
 // take takes a slot if the gate is open and one is free, and returns the epoch; refused, wait is
 // how long the gate stays shut (0 when only the window is full). m.mu is held.
 func (m *limited) take() (epoch int, wait time.Duration, ok bool) {
-	if wait = time.Until(m.gate); wait > 0 || float64(m.inflight) >= m.window {
+	if wait = time.Until(m.gate); wait > 0 || float64(m.inflight) >= m.window || (m.probing && m.inflight > 0) {
 		return 0, max(wait, 0), false
 	}
 	m.inflight++
@@ -128,13 +138,26 @@ func (m *limited) take() (epoch int, wait time.Duration, ok bool) {
 	return m.epoch, 0, true
 }
 
-// pace waits for the per-minute budgets.
+// pace waits for the per-minute budgets. A call paced while the gate closed (a budget ran out
+// while it waited its turn) waits for the gate, and for its turn again.
 func (m *limited) pace(ctx context.Context, req Request) error {
-	m.mu.Lock()
-	rl := m.req
-	m.mu.Unlock()
-	if rl != nil {
+	for {
+		m.mu.Lock()
+		rl := m.req
+		m.mu.Unlock()
+		if rl == nil {
+			break
+		}
 		if err := rl.Wait(ctx); err != nil {
+			return err
+		}
+		m.mu.Lock()
+		wait := time.Until(m.gate)
+		m.mu.Unlock()
+		if wait <= 0 {
+			break
+		}
+		if err := sleep(ctx, wait); err != nil {
 			return err
 		}
 	}
@@ -154,6 +177,7 @@ func (m *limited) release(epoch int, rl *RateLimit, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.inflight--
+	m.probing = false
 	var ae *APIError
 	switch {
 	case errors.As(err, &ae) && ae.Status == 429 && !ae.quota():

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,6 +47,7 @@ func TestAdaptiveWindow(t *testing.T) {
 		{Op: "take 8", Took: 8, Window: -1, Inflight: 12},
 	}
 	m := newLimited(nil, Limits{})
+	m.probing = false // the first call's answer came back (TestFirstCallGoesAlone)
 	for i, s := range steps {
 		took := 0
 		switch s.Op {
@@ -72,6 +74,80 @@ func TestAdaptiveWindow(t *testing.T) {
 		if d := cmp.Diff(s, got); d != "" {
 			t.Fatalf("step %d (%s): (-want +got):\n%s", i, s.Op, d)
 		}
+	}
+}
+
+// TestFirstCallGoesAlone: without a configured RPM, no second call starts before the first one's
+// answer (whose headers may set the pace); after it, the window is open. With a configured RPM
+// calls start at once, paced one at a time.
+func TestFirstCallGoesAlone(t *testing.T) {
+	m := newLimited(nil, Limits{})
+	first, ok := m.tryAcquire()
+	if !ok {
+		t.Fatal("the first call did not start")
+	}
+	if _, ok := m.tryAcquire(); ok {
+		t.Fatal("a second call started before the first one's answer")
+	}
+	m.release(first, &RateLimit{At: time.Now(), LimitRequests: 600, RemainingRequests: 599, LimitTokens: -1, RemainingTokens: -1}, nil)
+	for i := range 8 {
+		if _, ok := m.tryAcquire(); !ok {
+			t.Fatalf("call %d did not start after the first answer", i+2)
+		}
+	}
+	if m.req == nil || m.req.Burst() != 1 || math.Abs(float64(m.req.Limit())-10) > 1e-9 {
+		t.Errorf("learned pacing %v, want 10 a second, one at a time", m.req)
+	}
+	c := newLimited(nil, Limits{RPM: 600})
+	for i := range 3 {
+		if _, ok := c.tryAcquire(); !ok {
+			t.Fatalf("configured RPM: call %d did not start", i+1)
+		}
+	}
+	if c.req.Burst() != 1 {
+		t.Errorf("configured pacing burst %d, want 1", c.req.Burst())
+	}
+}
+
+// TestPacedCallsWaitForTheGate: calls already waiting for their turn when a budget runs out
+// (remaining 0 with Retry-After) are not sent before the gate opens.
+func TestPacedCallsWaitForTheGate(t *testing.T) {
+	m := newLimited(nil, Limits{RPM: 6000}) // a turn every 10 ms
+	var mu sync.Mutex
+	var sent []time.Time
+	m.next = modelFunc(func(ctx context.Context, req Request) (Response, error) {
+		mu.Lock()
+		sent = append(sent, time.Now())
+		mu.Unlock()
+		return Response{}, nil
+	})
+	// The budget is spent: nothing before 300 ms from now.
+	start := time.Now()
+	e, _ := m.tryAcquire()
+	m.release(e, &RateLimit{At: start, LimitRequests: -1, RemainingRequests: 0, LimitTokens: -1, RemainingTokens: -1},
+		&APIError{Status: 429, RetryAfter: 300 * time.Millisecond, HasRetryAfter: true})
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := m.pace(context.Background(), Request{}); err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := m.next.Complete(context.Background(), Request{}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, at := range sent {
+		if el := at.Sub(start); el < 290*time.Millisecond {
+			t.Errorf("call %d sent %v after the budget ran out, before its 300 ms Retry-After", i, el)
+		}
+	}
+	if len(sent) != 5 {
+		t.Errorf("%d calls sent, want 5", len(sent))
 	}
 }
 
@@ -181,4 +257,12 @@ func TestParseRetryAfter(t *testing.T) {
 			t.Errorf("%v (-want +got):\n%s", tt.h, diff)
 		}
 	}
+}
+
+// modelFunc is a Model made of its Complete.
+type modelFunc func(ctx context.Context, req Request) (Response, error)
+
+func (f modelFunc) Info() Info { return Info{} }
+func (f modelFunc) Complete(ctx context.Context, req Request) (Response, error) {
+	return f(ctx, req)
 }

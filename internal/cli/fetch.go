@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vulnbench/vulnbench/internal/fetch"
+)
+
+func newFetchCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "fetch",
+		Short: "Fetch what a suite's cases need: repositories at their commits, OSV advisories",
+		Long: `fetch repos clones (or updates) every repository the suite's cases name into the --repos layout
+and verifies each pinned commit; fetch advisories writes the OSV records of the suite's CVEs into an
+advisories directory. Both can be run again: what is there already is not fetched twice.`,
+		Args: exactArgs(0, "a subcommand (repos, advisories)"),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	c.AddCommand(newFetchReposCmd(e), newFetchAdvisoriesCmd(e))
+	return c
+}
+
+func newFetchReposCmd(e *env) *cobra.Command {
+	var (
+		suitePath, dir, filter string
+		jobs                   int
+	)
+	c := &cobra.Command{
+		Use:   "repos --suite SUITE --repos DIR [--jobs N] [--filter blob:none]",
+		Short: "Clone or update the suite's repositories and verify every pinned commit",
+		Long: `Every repository a case names (repo.url, with repo.commit) is cloned as a bare repository into
+DIR/HOST/OWNER/NAME, where run --repos finds it, or updated where run would find it already
+(DIR/OWNER/NAME, DIR/OWNER+NAME, DIR/NAME, with or without .git). Each pinned commit is verified
+present; a commit on no branch (a pull request's) is fetched by its id, else with every branch and
+tag. New clones are partial (--filter blob:none, where the server allows it: the history without
+file contents) and get the contents of their pinned commits only.
+
+git's own configuration is used: url.<base>.insteadOf mirrors, credential helpers, proxies. The
+clones are of untrusted repositories: no checkout, no hooks, no submodules. A clone is made in a
+temporary directory and renamed into place, so an interrupted fetch leaves nothing run would use;
+run it again to finish. A second fetch of a complete set makes no network request.
+
+Progress is one line per repository on stderr. A repository or commit that cannot be had is
+listed with the reason; the others still finish, and the command exits 1.`,
+		Example: `  vulnbench fetch repos --suite vex.jsonl --repos ~/clones
+  vulnbench fetch repos --suite jit.jsonl --repos ~/clones --jobs 8 --filter ""   # full clones`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if suitePath == "" || dir == "" {
+				return usageErr("fetch repos needs --suite SUITE and --repos DIR")
+			}
+			if jobs < 1 {
+				return usageErr("--jobs %d: want 1 or more", jobs)
+			}
+			needs, problems, err := fetch.Needs(suitePath)
+			if err != nil {
+				return err
+			}
+			if len(problems) > 0 {
+				reportProblems(e.stderr, problems, 50)
+				return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems: nothing fetched", suitePath, len(problems))}
+			}
+			results, err := fetch.Repos(cmd.Context(), needs, fetch.Options{Dir: dir, Jobs: jobs, Filter: filter,
+				Progress: func(ev fetch.Event) { printRepoEvent(e.stderr, ev) }})
+			if err != nil {
+				return err
+			}
+			return renderRepos(e.stdout, e.stderr, results)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&suitePath, "suite", "", "suite file (JSONL)")
+	f.StringVar(&dir, "repos", "", "repositories directory (run --repos)")
+	f.IntVar(&jobs, "jobs", 4, "repositories fetched at once")
+	f.StringVar(&filter, "filter", "blob:none", `partial-clone filter of new clones ("" for full clones)`)
+	return c
+}
+
+// printRepoEvent is one progress line: a repository starting its network work, or done.
+func printRepoEvent(w io.Writer, ev fetch.Event) {
+	if ev.Step != fetch.StepDone {
+		fmt.Fprintf(w, "fetch: %s: %s\n", ev.URL, ev.Step)
+		return
+	}
+	r := ev.Result
+	prefix := fmt.Sprintf("fetch: [%d/%d] %s:", ev.Done, ev.Total, r.URL)
+	if r.Err != nil {
+		fmt.Fprintf(w, "%s failed: %v\n", prefix, r.Err)
+		return
+	}
+	kind := ""
+	if r.Partial {
+		kind = " (partial)"
+	}
+	fmt.Fprintf(w, "%s %s%s at %s, %s verified", prefix, r.Action, kind, r.Path, plural(r.Commits, "commit"))
+	if len(r.Missing) > 0 {
+		fmt.Fprintf(w, ", %d missing", len(r.Missing))
+	}
+	fmt.Fprintf(w, " (%s)\n", r.Took.Round(10*time.Millisecond))
+}
+
+// renderRepos prints the summary and every repository or commit that could not be had; exit 1
+// when there is one.
+func renderRepos(stdout, stderr io.Writer, results []fetch.Result) error {
+	s := fetch.Summarise(results)
+	fmt.Fprintf(stdout, "repositories: %d (%d present, %d cloned, %d updated, %d failed); commits: %d verified, %d missing\n",
+		len(results), s.Present, s.Cloned, s.Updated, s.Failed, s.Commits, s.Missing)
+	var bad []string
+	for _, r := range results {
+		if r.Err != nil {
+			bad = append(bad, fmt.Sprintf("  %s: %v", r.URL, r.Err))
+		}
+		for _, m := range r.Missing {
+			bad = append(bad, fmt.Sprintf("  %s: commit %s: %v", r.URL, m.ID, m.Err))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	fmt.Fprintf(stderr, "vulnbench: could not be had:\n%s\n", strings.Join(bad, "\n"))
+	return silentFail
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func newFetchAdvisoriesCmd(e *env) *cobra.Command {
+	var (
+		suitePath, dir, from string
+		ecosystems           []string
+		offline              bool
+	)
+	c := &cobra.Command{
+		Use:   "advisories --suite SUITE --advisories DIR [--ecosystem Go,PyPI,Maven] [--from DIR|URL] [--offline]",
+		Short: "Write the OSV records of the suite's CVEs into an advisories directory",
+		Long: `Reads OSV's per-ecosystem exports (ECOSYSTEM/all.zip under --from: by default OSV's own bucket,
+` + fetch.DefaultSource + `; or a mirror, a URL or a directory in the same layout) for the ecosystems the
+cases name (vex.ecosystem) or --ecosystem, and writes every record that names one of the suite's
+advisory ids (each case's cve and vex.advisory: the id's own record, those aliasing it, and those
+aliasing those) into DIR as ID.json, verbatim, where run --advisories reads them. DIR's manifest
+(` + fetch.ManifestName + `) records each export's source, date, size and SHA-256, and what each id
+found. An export is read whole and not kept.
+
+--offline reads nothing: it checks what DIR holds. An id with no record is listed, and a withdrawn
+record is said to be, but neither is an error; an export that cannot be had is (exit 1).`,
+		Example: `  vulnbench fetch advisories --suite vex.jsonl --advisories ~/advisories
+  vulnbench fetch advisories --suite vex.jsonl --advisories ~/advisories --from /mirror/osv --ecosystem Go,Maven
+  vulnbench fetch advisories --suite vex.jsonl --advisories ~/advisories --offline`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if suitePath == "" || dir == "" {
+				return usageErr("fetch advisories needs --suite SUITE and --advisories DIR")
+			}
+			if offline && (from != "" || len(ecosystems) > 0) {
+				return usageErr("--offline reads no export: drop --from and --ecosystem")
+			}
+			needs, problems, err := fetch.AdvisoryNeeds(suitePath)
+			if err != nil {
+				return err
+			}
+			if len(problems) > 0 {
+				reportProblems(e.stderr, problems, 50)
+				return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems: nothing fetched", suitePath, len(problems))}
+			}
+			rep, err := fetch.Advisories(cmd.Context(), needs, fetch.AdvisoryOptions{Dir: dir, From: from, Ecosystems: ecosystems,
+				Offline: offline, Progress: func(ev fetch.AdvisoryEvent) {
+					if ev.Step == "done" {
+						fmt.Fprintf(e.stderr, "fetch: %s: %d records written\n", ev.From, ev.Records)
+					} else {
+						fmt.Fprintf(e.stderr, "fetch: %s: reading the %s export\n", ev.From, ev.Ecosystem)
+					}
+				}})
+			if errors.Is(err, fetch.ErrSource) {
+				return &exitError{code: ExitFail, err: err}
+			}
+			if err != nil {
+				return err
+			}
+			for _, p := range rep.Problems {
+				fmt.Fprintf(e.stderr, "vulnbench: warning: %v\n", p)
+			}
+			renderAdvisories(e.stdout, rep)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&suitePath, "suite", "", "suite file (JSONL)")
+	f.StringVar(&dir, "advisories", "", "advisories directory (run --advisories)")
+	f.StringSliceVar(&ecosystems, "ecosystem", nil, "OSV ecosystems to read, comma-separated (default: those the cases name)")
+	f.StringVar(&from, "from", "", "where the exports are: a URL or a directory holding ECOSYSTEM/all.zip (default: OSV's bucket)")
+	f.BoolVar(&offline, "offline", false, "read no export: check what the advisories directory holds")
+	return c
+}
+
+func renderAdvisories(w io.Writer, rep *fetch.AdvisoryReport) {
+	for _, s := range rep.Sources {
+		fmt.Fprintf(w, "source %s: %s, %d bytes, sha256 %s, %d records, %d written, %s\n",
+			s.Ecosystem, s.From, s.Bytes, s.SHA256, s.Records, s.Written, s.Fetched.Format(time.RFC3339))
+	}
+	var missing, withdrawn []string
+	found := 0
+	for _, f := range rep.Found {
+		switch {
+		case f.Missing():
+			missing = append(missing, f.ID)
+		case f.Withdrawn:
+			withdrawn = append(withdrawn, f.ID+" ("+strings.Join(f.Records, ", ")+")")
+			found++
+		default:
+			found++
+		}
+	}
+	fmt.Fprintf(w, "advisories: %d ids; %d with records (%d only withdrawn ones), %d without any\n",
+		len(rep.Found), found, len(withdrawn), len(missing))
+	if len(withdrawn) > 0 {
+		fmt.Fprintf(w, "withdrawn: %s\n", strings.Join(withdrawn, ", "))
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(w, "no record: %s\n", strings.Join(missing, ", "))
+	}
+}

@@ -430,7 +430,7 @@ type FileChange struct {
 	OldMode, NewMode string
 }
 
-// Diff lists the files commit changed against parent.
+// Diff lists the files commit changed against parent (any two commits: their trees' difference).
 func (g *Git) Diff(ctx context.Context, parent, commit string) ([]FileChange, error) {
 	d, err := g.r.diff(ctx, parent, commit)
 	if err != nil {
@@ -504,4 +504,14 @@ type RangeError struct {
 
 func (e *RangeError) Error() string {
 	return fmt.Sprintf("%s..%s has over %d first-parent commits", short(e.From), short(e.To), e.Max)
+}
+
+// Count is the number of commits of to's first-parent chain that from does not reach: the
+// first-parent distance from from to to when from is an ancestor of to.
+func (g *Git) Count(ctx context.Context, from, to string) (int, error) {
+	out, err := g.r.run(ctx, "rev-list", "--first-parent", "--count", from+".."+to, "--")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(out)))
 }

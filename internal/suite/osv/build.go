@@ -66,10 +66,17 @@ type Result struct {
 // pairs. Records that give no pair are outcomes with Drop set; the error is for faults that
 // are not about one record (git failing, the context ending).
 func (b *Builder) Build(ctx context.Context, db *advisory.DB, reposDir string) (*Result, error) {
+	return b.build(ctx, db, reposDir, nil)
+}
+
+// build is Build over the records keep keeps (all with nil).
+func (b *Builder) build(ctx context.Context, db *advisory.DB, reposDir string, keep func(*Record) bool) (*Result, error) {
 	res := &Result{Problems: db.Problems()}
 	var recs []*Record
 	problems, err := db.Each(func(a *advisory.Advisory) error {
-		recs = append(recs, readRecord(a))
+		if r := readRecord(a); keep == nil || keep(r) {
+			recs = append(recs, r)
+		}
 		return nil
 	})
 	res.Problems = append(res.Problems, problems...)

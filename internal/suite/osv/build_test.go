@@ -63,6 +63,9 @@ var wantSummary = map[string]string{
 	"GHSA-aaaa-bbbb-cccc": "drop: fix changes more than --max-funcs functions", // five functions, no hint
 	"GHSA-dddd-eeee-ffff": "max-funcs: f1->f1, f2->f2",                         // two functions, no hint; an abbreviated commit
 	"OSV-2024-1":          "crash state: decode->decode",                       // parse_header changed too, not in the crash state
+	"OSV-2024-10":         "crash state: f3->f3",                               // a fix of five functions, narrowed by the crash state
+	"OSV-2024-11":         "crash state: f4->f4",
+	"OSV-2024-12":         "crash state: f5->f5",
 	"OSV-2024-2":          "drop: duplicate of another record's fix",
 	"OSV-2024-3":          "drop: fix touches only tests",
 	"OSV-2024-4":          "crash state: parse_header->parse_header", // the one commit of its fixed_range that changes parse_header
@@ -79,8 +82,8 @@ func TestBuildFunction(t *testing.T) {
 		t.Fatalf("outcomes (-want +got):\n%s", d)
 	}
 	cases := written(t, res)
-	if len(cases) != 2*7 {
-		t.Fatalf("%d cases written, want 14", len(cases))
+	if len(cases) != 2*10 {
+		t.Fatalf("%d cases written, want 20", len(cases))
 	}
 	for _, c := range cases {
 		checkAgainstGit(t, fx, c)
@@ -124,7 +127,7 @@ func TestBuildFunction(t *testing.T) {
 	}
 
 	rep := res.Report()
-	if rep.Records != 14 || rep.WithPairs != 6 || rep.Pairs != 7 || len(rep.Dropped) != 8 || rep.Narrowing["symbols"] != 3 || rep.Narrowing["crash state"] != 2 {
+	if rep.Records != 17 || rep.WithPairs != 9 || rep.Pairs != 10 || len(rep.Dropped) != 8 || rep.Narrowing["symbols"] != 3 || rep.Narrowing["crash state"] != 5 {
 		t.Errorf("report %+v", rep)
 	}
 	// What was left out of records that gave pairs is listed too: nothing here (the functions
@@ -170,7 +173,7 @@ func TestBuildJit(t *testing.T) {
 	if r.Target.Function != "byteAt" || byID["osv-GO-2024-0003-byteAt-vul"].Target.Function != "oldName" || r.Repo.Commit != fx.c["goRename"] {
 		t.Errorf("renamed jit pair: %+v", r)
 	}
-	if rep := res.Report(); rep.Stops[jitvul.StopChanged]+rep.Stops[jitvul.StopFileAdded] != 7 {
+	if rep := res.Report(); rep.Stops[jitvul.StopChanged]+rep.Stops[jitvul.StopFileAdded] != 10 {
 		t.Errorf("stops %v", rep.Stops)
 	}
 }

@@ -131,8 +131,8 @@ const crashDetails = "OSS-Fuzz report: https://example.com/1\n\n```\nCrash type:
 
 func (fx *fixture) writeRecords(t *testing.T) {
 	c := fx.c
-	ossfuzz := func(id, published, fixed, frames, extra string) string {
-		ev := `{"introduced":"` + c["cIntro"] + `"}`
+	ossfuzz := func(id, published, intro, fixed, frames, extra string) string {
+		ev := `{"introduced":"` + c[intro] + `"}`
 		if fixed != "" {
 			ev += `,{"fixed":"` + fixed + `"}`
 		}
@@ -163,14 +163,20 @@ func (fx *fixture) writeRecords(t *testing.T) {
 		"go/GO-2024-0004.json":          goRec("GO-2024-0004", "Missing", goCommit("goMethod")),
 		"ghsa/GHSA-aaaa-bbbb-cccc.json": ghsa("GHSA-aaaa-bbbb-cccc", "CVE-2024-9001", c["cMany"]),
 		"ghsa/GHSA-dddd-eeee-ffff.json": ghsa("GHSA-dddd-eeee-ffff", "CVE-2024-9002", c["cFew"][:10]),
-		"oss-fuzz/OSV-2024-1.json":      ossfuzz("OSV-2024-1", "2024-02-01T00:00:00Z", c["cCrash"], frames, ""),
-		"oss-fuzz/OSV-2024-2.json":      ossfuzz("OSV-2024-2", "2024-02-02T00:00:00Z", c["cCrash"], frames, ""),
-		"oss-fuzz/OSV-2024-3.json":      ossfuzz("OSV-2024-3", "2024-02-03T00:00:00Z", c["cTests"], "test_decode\nLLVMFuzzerTestOneInput", ""),
-		"oss-fuzz/OSV-2024-4.json":      ossfuzz("OSV-2024-4", "2024-02-04T00:00:00Z", c["r3"], "parse_header\nmain", `,"fixed_range":"`+c["r0"]+":"+c["r3"]+`"`),
-		"oss-fuzz/OSV-2024-5.json":      ossfuzz("OSV-2024-5", "2024-02-05T00:00:00Z", "0123456789abcdef0123456789abcdef01234567", frames, ""),
-		"oss-fuzz/OSV-2024-6.json": strings.Replace(ossfuzz("OSV-2024-6", "2024-02-06T00:00:00Z", c["cCrash"], frames, ""),
+		"oss-fuzz/OSV-2024-1.json":      ossfuzz("OSV-2024-1", "2024-02-01T00:00:00Z", "c0", c["cCrash"], frames, ""),
+		"oss-fuzz/OSV-2024-2.json":      ossfuzz("OSV-2024-2", "2024-02-02T00:00:00Z", "cIntro", c["cCrash"], frames, ""),
+		"oss-fuzz/OSV-2024-3.json":      ossfuzz("OSV-2024-3", "2024-02-03T00:00:00Z", "cIntro", c["cTests"], "test_decode\nLLVMFuzzerTestOneInput", ""),
+		"oss-fuzz/OSV-2024-4.json": ossfuzz("OSV-2024-4", "2024-02-04T00:00:00Z", "cIntro", c["r3"], "parse_header\nmain",
+			`,"fixed_range":"`+c["r0"]+":"+c["r3"]+`","introduced_range":"`+c["c0"]+":"+c["cCrash"]+`"`),
+		"oss-fuzz/OSV-2024-5.json": ossfuzz("OSV-2024-5", "2024-02-05T00:00:00Z", "cIntro", "0123456789abcdef0123456789abcdef01234567", frames, ""),
+		"oss-fuzz/OSV-2024-6.json": strings.Replace(ossfuzz("OSV-2024-6", "2024-02-06T00:00:00Z", "cIntro", c["cCrash"], frames, ""),
 			`"published"`, `"withdrawn":"2024-03-01T00:00:00Z","published"`, 1),
-		"oss-fuzz/OSV-2024-7.json": strings.Replace(ossfuzz("OSV-2024-7", "2024-02-07T00:00:00Z", c["cCrash"], frames, ""), "acme/clib.git", "acme/gone.git", 1),
-		"oss-fuzz/OSV-2024-8.json": ossfuzz("OSV-2024-8", "2024-02-08T00:00:00Z", "", frames, ""),
+		"oss-fuzz/OSV-2024-7.json": strings.Replace(ossfuzz("OSV-2024-7", "2024-02-07T00:00:00Z", "cIntro", c["cCrash"], frames, ""), "acme/clib.git", "acme/gone.git", 1),
+		// For the introducing-commit study: the rule's commit equal to the bisected one, earlier,
+		// and a bisected commit that only touched the fuzzing harness and a test.
+		"oss-fuzz/OSV-2024-10.json": ossfuzz("OSV-2024-10", "2024-02-10T00:00:00Z", "c0", c["cMany"], "f3", ""),
+		"oss-fuzz/OSV-2024-11.json": ossfuzz("OSV-2024-11", "2024-02-11T00:00:00Z", "cIntro", c["cMany"], "f4", ""),
+		"oss-fuzz/OSV-2024-12.json": ossfuzz("OSV-2024-12", "2024-02-12T00:00:00Z", "cTests", c["cMany"], "f5", ""),
+		"oss-fuzz/OSV-2024-8.json":  ossfuzz("OSV-2024-8", "2024-02-08T00:00:00Z", "cIntro", "", frames, ""),
 	})
 }

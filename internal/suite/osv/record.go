@@ -26,6 +26,7 @@ type Record struct {
 	// Intro is OSS-Fuzz's bisected introducing commit ("" when the record has none or "0"),
 	// IntroRange its introduced_range when bisection stopped at one ("A:B").
 	Intro, IntroRange string
+	IntroRepo         string // the repository of the GIT range Intro is from
 	// GitRange says the record has a GIT range (OSS-Fuzz's records do).
 	GitRange bool
 }
@@ -103,7 +104,7 @@ func readRecord(a *advisory.Advisory) *Record {
 			for _, e := range rg.Events {
 				switch {
 				case e.Introduced != "" && e.Introduced != "0" && r.Intro == "":
-					r.Intro, r.IntroRange = e.Introduced, af.IntroducedRange
+					r.Intro, r.IntroRange, r.IntroRepo = e.Introduced, af.IntroducedRange, canonicalRepo(rg.Repo)
 				case e.Fixed != "":
 					f := FixRef{Repo: canonicalRepo(rg.Repo), Commit: e.Fixed, From: fromGit}
 					if from, to, ok := strings.Cut(af.FixedRange, ":"); ok && to != "" && samePrefix(to, e.Fixed) {

@@ -293,7 +293,7 @@ func (b *Builder) selectAll(outs []*Outcome) {
 				continue
 			}
 		}
-		sel, err := narrow(o.Record, o.Fix, b.opts.MaxFuncs)
+		sel, err := narrow(o.Record, o.Fix, b.opts.MaxFuncs, b.opts.Fallback)
 		o.Select = sel
 		if err != nil {
 			o.dropWith(err)
@@ -302,10 +302,10 @@ func (b *Builder) selectAll(outs []*Outcome) {
 		var kept []*Changed
 		var firstBy string
 		for _, c := range sel.Funcs {
-			k := o.Dir + "\x00" + o.Fix.Commit.OID + "\x00" + c.File + "\x00" + c.Name()
+			k := o.Dir + "\x00" + o.Fix.Commit.OID + "\x00" + c.File + "\x00" + c.Target()
 			if by, ok := taken[k]; ok {
-				o.Left = append(o.Left, Dropped{ID: o.Record.ID, Source: o.Record.Source, Function: c.Name(), Reason: ReasonDuplicate,
-					Detail: fmt.Sprintf("%s in %s at fix %s is %s's", c.Name(), c.File, short(o.Fix.Commit.OID), by)})
+				o.Left = append(o.Left, Dropped{ID: o.Record.ID, Source: o.Record.Source, Function: c.Target(), Reason: ReasonDuplicate,
+					Detail: fmt.Sprintf("%s in %s at fix %s is %s's", c.Target(), c.File, short(o.Fix.Commit.OID), by)})
 				if firstBy == "" {
 					firstBy = by
 				}

@@ -275,3 +275,27 @@ func keys(m map[string]*suite.Case) []string {
 	sort.Strings(out)
 	return out
 }
+
+// --unmatched max-funcs: a record whose hint matches nothing falls back to the count rule; a
+// function an earlier record gave is left out of it and listed.
+func TestBuildFallback(t *testing.T) {
+	fx := newFixture(t)
+	res := build(t, fx, osv.Options{Fallback: true})
+	got := summary(res)
+	want := map[string]string{}
+	for k, v := range wantSummary {
+		want[k] = v
+	}
+	want["GO-2024-0004"] = "max-funcs (symbols unmatched): helper->helper" // goMethod changes Reader.Next (GO-2024-0001's) and helper
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("outcomes (-want +got):\n%s", d)
+	}
+	rep := res.Report()
+	if len(rep.Functions) != 1 || rep.Functions[0].ID != "GO-2024-0004" || rep.Functions[0].Function != "Reader.Next" ||
+		rep.Functions[0].Reason != osv.ReasonDuplicate || !strings.Contains(rep.Functions[0].Detail, "GO-2024-0001") {
+		t.Errorf("left out: %+v", rep.Functions)
+	}
+	for _, c := range written(t, res) {
+		checkAgainstGit(t, fx, c)
+	}
+}

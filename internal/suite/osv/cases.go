@@ -41,7 +41,7 @@ func (b *Builder) pairAll(ctx context.Context, outs []*Outcome) error {
 		var de *dropError
 		var je *jitvul.DropError
 		if j.err != nil && !errors.As(j.err, &de) && !errors.As(j.err, &je) {
-			return fmt.Errorf("%s: %s in %s: %w", j.o.Record.Source, j.c.Name(), j.c.File, j.err)
+			return fmt.Errorf("%s: %s in %s: %w", j.o.Record.Source, j.c.Target(), j.c.File, j.err)
 		}
 		return nil
 	})
@@ -51,7 +51,7 @@ func (b *Builder) pairAll(ctx context.Context, outs []*Outcome) error {
 	for _, j := range jobs {
 		o := j.o
 		if j.err != nil {
-			d := Dropped{ID: o.Record.ID, Source: o.Record.Source, Function: j.c.Name()}
+			d := Dropped{ID: o.Record.ID, Source: o.Record.Source, Function: j.c.Target()}
 			var de *dropError
 			var je *jitvul.DropError
 			if errors.As(j.err, &de) {
@@ -90,9 +90,9 @@ func (b *Builder) pairAll(ctx context.Context, outs []*Outcome) error {
 func (b *Builder) pair(ctx context.Context, o *Outcome, c *Changed) (*Pair, error) {
 	switch {
 	case c.Vul == nil:
-		return nil, &dropError{reason: ReasonAdded, detail: fmt.Sprintf("fix %s added %s to %s: there is no f_vul", short(o.Fix.Commit.OID), c.Name(), c.File)}
+		return nil, &dropError{reason: ReasonAdded, detail: fmt.Sprintf("fix %s added %s to %s: there is no f_vul", short(o.Fix.Commit.OID), c.Target(), c.File)}
 	case c.Ben == nil:
-		return nil, &dropError{reason: ReasonDeleted, detail: fmt.Sprintf("fix %s removed %s from %s: there is no f_ben", short(o.Fix.Commit.OID), c.Name(), c.OldFile)}
+		return nil, &dropError{reason: ReasonDeleted, detail: fmt.Sprintf("fix %s removed %s from %s: there is no f_ben", short(o.Fix.Commit.OID), c.Target(), c.OldFile)}
 	}
 	if b.opts.Kind != suite.KindJIT {
 		return b.functionPair(o, c), nil

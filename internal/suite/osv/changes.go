@@ -30,12 +30,12 @@ type Changed struct {
 	Ben     *FuncVersion
 }
 
-// Name is the function's name at the commit, or at its parent when the commit deleted it.
-func (c *Changed) Name() string {
+// Target is the name cases give the function at the commit (at its parent when deleted).
+func (c *Changed) Target() string {
 	if c.Ben != nil {
-		return c.Ben.Name
+		return targetName(c, c.Ben)
 	}
-	return c.Vul.Name
+	return targetName(c, c.Vul)
 }
 
 // Renamed reports whether the commit renamed the function.

@@ -72,7 +72,7 @@ func (b *Builder) searchRange(ctx context.Context, g *jitvul.Git, r *Record, ref
 			}
 			return rs, nil, err
 		}
-		if sel, err := narrow(r, fx, b.opts.MaxFuncs); err == nil {
+		if sel, err := narrow(r, fx, b.opts.MaxFuncs, false); err == nil {
 			hits = append(hits, fmt.Sprintf("%s (%s)", short(c.OID), strings.Join(sel.Matched, ", ")))
 			hit = c
 		}

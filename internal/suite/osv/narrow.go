@@ -16,8 +16,9 @@ type Selection struct {
 	Changed   int        // functions the fix changed outside tests and harnesses
 }
 
-// narrow chooses the functions of fx that r names, or says why none is kept.
-func narrow(r *Record, fx *Fix, maxFuncs int) (Selection, error) {
+// narrow chooses the functions of fx that r names, or says why none is kept. With fallback, a
+// record whose symbols or crash state match no changed function is narrowed by maxFuncs instead.
+func narrow(r *Record, fx *Fix, maxFuncs int, fallback bool) (Selection, error) {
 	sel := Selection{Narrowing: r.hint()}
 	var src []*Changed
 	for _, c := range fx.Funcs {
@@ -45,8 +46,9 @@ func narrow(r *Record, fx *Fix, maxFuncs int) (Selection, error) {
 			}
 		}
 		if len(sel.Funcs) == 0 {
-			return sel, &dropError{reason: ReasonNoSymbolMatch, detail: fmt.Sprintf("fix %s changes %s; the record names %s",
+			err := &dropError{reason: ReasonNoSymbolMatch, detail: fmt.Sprintf("fix %s changes %s; the record names %s",
 				short(fx.Commit.OID), names(src, 8), symbolList(r.Symbols, 8))}
+			return fallBack(sel, src, maxFuncs, fx.Commit.OID, fallback, err)
 		}
 	case narrowCrash:
 		frames := parseFrames(r.Frames)
@@ -56,17 +58,38 @@ func narrow(r *Record, fx *Fix, maxFuncs int) (Selection, error) {
 			}
 		}
 		if len(sel.Funcs) == 0 {
-			return sel, &dropError{reason: ReasonNoCrashMatch, detail: fmt.Sprintf("fix %s changes %s; the crash state is %s",
+			err := &dropError{reason: ReasonNoCrashMatch, detail: fmt.Sprintf("fix %s changes %s; the crash state is %s",
 				short(fx.Commit.OID), names(src, 8), strings.Join(r.Frames, " < "))}
+			return fallBack(sel, src, maxFuncs, fx.Commit.OID, fallback, err)
 		}
 	default:
-		if len(src) > maxFuncs {
-			return sel, &dropError{reason: ReasonTooMany, detail: fmt.Sprintf("fix %s changes %d functions (%s), over --max-funcs %d, and the record names none",
-				short(fx.Commit.OID), len(src), names(src, 8), maxFuncs)}
-		}
-		sel.Funcs = src
+		return byCount(sel, src, maxFuncs, fx.Commit.OID, "and the record names none")
 	}
 	return sel, nil
+}
+
+// byCount keeps every changed function when there are at most maxFuncs of them.
+func byCount(sel Selection, src []*Changed, maxFuncs int, fix, why string) (Selection, error) {
+	if len(src) > maxFuncs {
+		return sel, &dropError{reason: ReasonTooMany, detail: fmt.Sprintf("fix %s changes %d functions (%s), over --max-funcs %d, %s",
+			short(fix), len(src), names(src, 8), maxFuncs, why)}
+	}
+	sel.Funcs = src
+	return sel, nil
+}
+
+// fallBack narrows by maxFuncs a record whose hint matched nothing, when asked to; else it
+// keeps the hint's drop.
+func fallBack(sel Selection, src []*Changed, maxFuncs int, fix string, fallback bool, unmatched *dropError) (Selection, error) {
+	if !fallback {
+		return sel, unmatched
+	}
+	hint := sel.Narrowing
+	sel.Narrowing = narrowMaxFuncs + " (" + hint + " unmatched)"
+	if s, err := byCount(sel, src, maxFuncs, fix, "and the record's "+hint+" names none of them"); err == nil {
+		return s, nil
+	}
+	return sel, unmatched
 }
 
 func appendNew(list []string, s string) []string {
@@ -86,7 +109,7 @@ func names(cs []*Changed, n int) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(cs)-n))
 			break
 		}
-		parts = append(parts, c.File+":"+c.Name())
+		parts = append(parts, c.File+":"+c.Target())
 	}
 	return strings.Join(parts, ", ")
 }

@@ -38,6 +38,9 @@ type Options struct {
 	// MaxFuncs: a fix the record gives no narrowing hint for is kept only when it changes at
 	// most this many functions; default 3.
 	MaxFuncs int
+	// Fallback: a record whose symbols or crash state match no changed function is narrowed
+	// by MaxFuncs instead of dropped (its narrowing then says "max-funcs (crash state unmatched)").
+	Fallback bool
 	// MaxRange: the commits of an OSS-Fuzz fixed_range searched for the fix at most; default 500.
 	MaxRange int
 	// Workers: fixes analysed and traced at once; default GOMAXPROCS.

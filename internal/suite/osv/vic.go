@@ -210,7 +210,7 @@ func (b *Builder) studyRecord(ctx context.Context, loc *locator, o *Outcome, vr 
 		if err != nil {
 			return err
 		}
-		cmp.Function, cmp.Stop = p.Func.Name(), string(p.Walk.Stop)
+		cmp.Function, cmp.Stop = p.Func.Target(), string(p.Walk.Stop)
 		vr.Pairs = append(vr.Pairs, cmp)
 	}
 	return nil

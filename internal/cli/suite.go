@@ -165,7 +165,7 @@ func newSuiteStatsCmd(e *env) *cobra.Command {
 	var format string
 	c := &cobra.Command{
 		Use:     "stats FILE",
-		Short:   "Count a suite's cases by kind, label, split, language, CWE and project",
+		Short:   "Count a suite's cases by kind, label, split, year, language, CWE and project",
 		Example: `  vulnbench suite stats suites/demo/demo.jsonl --format md`,
 		Args:    exactArgs(1, "one suite file"),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -260,7 +260,11 @@ func withMedian(n int, med float64) string {
 }
 
 func writeStudy(w io.Writer, format string, st *osv.Study) error {
-	rows := append(append([]osv.VICRow{}, st.Projects...), st.Total)
+	rows := append([]osv.VICRow{}, st.Projects...)
+	if st.Unchecked.Records > 0 {
+		rows = append(rows, st.Unchecked)
+	}
+	rows = append(rows, st.Total)
 	switch format {
 	case "json":
 		return writeJSON(w, st)

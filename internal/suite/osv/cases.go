@@ -139,7 +139,7 @@ func (p *Pair) setID(id string) {
 // meta is a case's meta.osv: the record, the fix and how the function was chosen.
 func (o *Outcome) meta(c *Changed) map[string]any {
 	m := map[string]any{
-		"id": o.Record.ID, "source": o.Record.Source, "narrowing": o.Select.Narrowing,
+		"id": o.Record.ID, "source": o.Record.Source, "narrowing": o.Select.Narrowing, "repo": o.Repo,
 		"fix_commit": o.Fix.Commit.OID, "parent_commit": o.Fix.Parent.OID, "fix_from": o.Ref.From,
 		"changed_functions": o.Select.Changed, "builder": "vulnbench suite build osv " + Version,
 	}
@@ -178,11 +178,16 @@ func targetName(c *Changed, v *FuncVersion) string {
 	return v.Qual
 }
 
-// projectOf is OWNER/NAME of a repository URL.
+// projectOf is OWNER/NAME of a repository URL; HOST/NAME for a URL with one path element
+// (git://git.ghostscript.com/ghostpdl.git).
 func projectOf(url string) string {
 	u, err := snapshot.ParseRepoURL(url)
 	if err != nil {
-		return url
+		_, rest, ok := strings.Cut(url, "://")
+		if !ok {
+			return url
+		}
+		return strings.TrimSuffix(strings.TrimRight(rest, "/"), ".git")
 	}
 	return strings.Join(append(append([]string{}, u.Owner...), u.Name), "/")
 }

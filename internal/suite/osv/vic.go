@@ -27,9 +27,12 @@ const (
 // bug came); then, for the records that give a jit case (those harness-only left out), the
 // JitVul rule's introducing commit against the bisected one.
 type Study struct {
-	Projects []VICRow    `json:"projects"` // by project, most records first
-	Total    VICRow      `json:"total"`
-	Records  []VICRecord `json:"records"`
+	Projects []VICRow `json:"projects"` // by project, most records first: those with a record checked
+	// Unchecked sums the projects none of whose records could be checked (their repository,
+	// or its introducing commits, are not here); its Project says how many.
+	Unchecked VICRow      `json:"unchecked"`
+	Total     VICRow      `json:"total"`
+	Records   []VICRecord `json:"records"`
 }
 
 // VICRow is one project's (or the whole study's) counts.
@@ -107,10 +110,17 @@ func (b *Builder) Study(ctx context.Context, db *advisory.DB, reposDir string) (
 		}
 		st.Records = append(st.Records, vr)
 	}
+	n := 0
 	for _, row := range rows {
 		row.finish()
-		st.Projects = append(st.Projects, *row)
+		if row.Checked > 0 {
+			st.Projects = append(st.Projects, *row)
+			continue
+		}
+		n++
+		st.Unchecked.Records += row.Records
 	}
+	st.Unchecked.Project = fmt.Sprintf("(%d projects not checked)", n)
 	st.Total.finish()
 	sort.Slice(st.Projects, func(i, j int) bool {
 		if st.Projects[i].Records != st.Projects[j].Records {

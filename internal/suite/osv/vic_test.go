@@ -59,7 +59,10 @@ func TestStudy(t *testing.T) {
 	if d := cmp.Diff(wantTotal, st.Total, cmpopts.IgnoreUnexported(osv.VICRow{})); d != "" {
 		t.Errorf("total (-want +got):\n%s", d)
 	}
-	if len(st.Projects) != 2 || st.Projects[0].Project != "acme/clib" || st.Projects[0].Records != 9 || st.Projects[1].Project != "acme/gone" {
+	if len(st.Projects) != 1 || st.Projects[0].Project != "acme/clib" || st.Projects[0].Records != 9 || st.Projects[0].Checked != 9 {
 		t.Errorf("projects %+v", st.Projects)
+	}
+	if st.Unchecked.Project != "(1 projects not checked)" || st.Unchecked.Records != 1 {
+		t.Errorf("unchecked %+v", st.Unchecked)
 	}
 }

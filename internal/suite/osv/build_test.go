@@ -73,6 +73,7 @@ var wantSummary = map[string]string{
 	"OSV-2024-6":          "drop: withdrawn",
 	"OSV-2024-7":          "drop: repository missing",
 	"OSV-2024-8":          "drop: no fix commit",
+	"OSV-2024-9":          "drop: fix changes no function",
 }
 
 func TestBuildFunction(t *testing.T) {
@@ -127,7 +128,7 @@ func TestBuildFunction(t *testing.T) {
 	}
 
 	rep := res.Report()
-	if rep.Records != 17 || rep.WithPairs != 9 || rep.Pairs != 10 || len(rep.Dropped) != 8 || rep.Narrowing["symbols"] != 3 || rep.Narrowing["crash state"] != 5 {
+	if rep.Records != 18 || rep.WithPairs != 9 || rep.Pairs != 10 || len(rep.Dropped) != 9 || rep.Narrowing["symbols"] != 3 || rep.Narrowing["crash state"] != 5 {
 		t.Errorf("report %+v", rep)
 	}
 	// What was left out of records that gave pairs is listed too: nothing here (the functions
@@ -143,6 +144,9 @@ func TestBuildFunction(t *testing.T) {
 	dup := dropOf(res, "OSV-2024-2")
 	if !strings.Contains(dup.Detail, "OSV-2024-1") {
 		t.Errorf("duplicate does not name the record that gave the fix: %s", dup.Detail)
+	}
+	if m := dropOf(res, "OSV-2024-9"); !strings.Contains(m.Detail, "(1 files changed: README)") {
+		t.Errorf("no function: %s", m.Detail)
 	}
 	if m := dropOf(res, "GHSA-aaaa-bbbb-cccc"); !strings.Contains(m.Detail, "changes 5 functions") {
 		t.Errorf("too many: %s", m.Detail)

@@ -48,6 +48,7 @@ type Fix struct {
 	// Files is how many files the commit changed; Unreadable those of them in a language the
 	// code graph reads that it could not read (binary, too large), as "PATH: why".
 	Files      int
+	Paths      []string // the first few of them
 	Unreadable []string
 }
 
@@ -72,6 +73,9 @@ func analyse(ctx context.Context, s *jitvul.Session, g *jitvul.Git, commit jitvu
 	}
 	fx := &Fix{Commit: commit, Parent: parent, Files: len(diff)}
 	for _, d := range diff {
+		if len(fx.Paths) < 5 {
+			fx.Paths = append(fx.Paths, d.NewPath)
+		}
 		lang := codegraph.LangOf(d.NewPath, false)
 		if lang == codegraph.NoLang || !regular(d.OldMode) || !regular(d.NewMode) {
 			continue

@@ -29,7 +29,10 @@ func narrow(r *Record, fx *Fix, maxFuncs int, fallback bool) (Selection, error) 
 	sel.Changed = len(src)
 	switch {
 	case len(fx.Funcs) == 0:
-		d := fmt.Sprintf("fix %s changes no function in a language the code graph reads (%d files changed)", short(fx.Commit.OID), fx.Files)
+		d := fmt.Sprintf("fix %s changes no function in a language the code graph reads (%d files changed: %s)", short(fx.Commit.OID), fx.Files, strings.Join(fx.Paths, ", "))
+		if fx.Files > len(fx.Paths) {
+			d += ", ..."
+		}
 		if len(fx.Unreadable) > 0 {
 			d += "; not readable: " + strings.Join(fx.Unreadable, ", ")
 		}

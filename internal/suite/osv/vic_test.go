@@ -50,16 +50,17 @@ func TestStudy(t *testing.T) {
 		"OSV-2024-5": {Checked: true},
 		"OSV-2024-7": {Why: "repository missing"},
 		"OSV-2024-8": {Checked: true},
+		"OSV-2024-9": {Checked: true},
 	}
 	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
 		t.Errorf("records (-want +got):\n%s", d)
 	}
-	wantTotal := osv.VICRow{Project: "all", Records: 10, Checked: 9, HarnessOnly: 1, Compared: 4, Exact: 1, Earlier: 1, Later: 1, InRange: 1,
+	wantTotal := osv.VICRow{Project: "all", Records: 11, Checked: 10, HarnessOnly: 1, Compared: 4, Exact: 1, Earlier: 1, Later: 1, InRange: 1,
 		EarlierMedian: 1, LaterMedian: 1}
 	if d := cmp.Diff(wantTotal, st.Total, cmpopts.IgnoreUnexported(osv.VICRow{})); d != "" {
 		t.Errorf("total (-want +got):\n%s", d)
 	}
-	if len(st.Projects) != 1 || st.Projects[0].Project != "acme/clib" || st.Projects[0].Records != 9 || st.Projects[0].Checked != 9 {
+	if len(st.Projects) != 1 || st.Projects[0].Project != "acme/clib" || st.Projects[0].Records != 10 || st.Projects[0].Checked != 10 {
 		t.Errorf("projects %+v", st.Projects)
 	}
 	if st.Unchecked.Project != "(1 projects not checked)" || st.Unchecked.Records != 1 {

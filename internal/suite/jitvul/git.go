@@ -37,6 +37,16 @@ type repo struct {
 	inPipe io.WriteCloser
 	out    *bufio.Reader
 	err    error // set when the process died: every later request fails with it
+
+	chains chains // the first-parent chains listed so far
+}
+
+// chains remembers the parents of the commits walks listed: the chain from a commit follows
+// first parents through them, so walks from the commits of one line of history share one
+// listing, and each commit is kept once.
+type chains struct {
+	mu      sync.Mutex
+	parents map[string][]string
 }
 
 func openRepo(ctx context.Context, gitBin, dir string) (*repo, error) {
@@ -258,6 +268,42 @@ func (r *repo) run(ctx context.Context, args ...string) ([]byte, error) {
 type link struct {
 	oid     string
 	parents []string
+}
+
+// sharedFirstParents is firstParents from the commit oid, following first parents through
+// the commits listed before and listing only where they end.
+func (r *repo) sharedFirstParents(ctx context.Context, oid string, max int) ([]link, error) {
+	c := &r.chains
+	var out []link
+	for cur := oid; len(out) < max; {
+		c.mu.Lock()
+		ps, ok := c.parents[cur]
+		c.mu.Unlock()
+		if !ok {
+			l, err := r.firstParents(ctx, cur, max-len(out))
+			if err != nil {
+				return nil, err
+			}
+			if len(l) == 0 || l[0].oid != cur {
+				return nil, fmt.Errorf("git rev-list in %s did not start at %s", r.dir, short(cur))
+			}
+			c.mu.Lock()
+			if c.parents == nil {
+				c.parents = map[string][]string{}
+			}
+			for _, x := range l {
+				c.parents[x.oid] = x.parents
+			}
+			c.mu.Unlock()
+			ps = l[0].parents
+		}
+		out = append(out, link{oid: cur, parents: ps})
+		if len(ps) == 0 {
+			break
+		}
+		cur = ps[0]
+	}
+	return out, nil
 }
 
 // firstParents lists the first-parent chain from rev, newest first, at most max commits.

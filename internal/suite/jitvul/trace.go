@@ -159,12 +159,14 @@ type Session struct {
 	mu    sync.Mutex
 	repos map[string]*repo
 	pool  chan *codegraph.FileIndexer
+	cache *parseCache
 }
 
 // NewSession returns a session with opts.
 func NewSession(opts Options) *Session {
 	opts = opts.withDefaults()
-	return &Session{opts: opts, repos: map[string]*repo{}, pool: make(chan *codegraph.FileIndexer, opts.Workers)}
+	return &Session{opts: opts, repos: map[string]*repo{}, pool: make(chan *codegraph.FileIndexer, opts.Workers),
+		cache: newParseCache(defaultParseCacheBytes)}
 }
 
 // Close ends every git process and frees the indexers.
@@ -203,8 +205,22 @@ func (s *Session) repo(dir string) (*repo, error) {
 }
 
 // Functions indexes src, the content of the file at p, with the code graph: its definitions,
-// or why the file was skipped (binary, generated, over the limits).
+// or why the file was skipped (binary, generated, over the limits). The result is shared: do
+// not change it.
 func (s *Session) Functions(p string, src []byte) (funcs []codegraph.Func, skip string, err error) {
+	k := s.cache.key(p, src)
+	if x, ok := s.cache.get(k, src); ok {
+		return x.funcs, x.skip, nil
+	}
+	funcs, skip, err = s.index(p, src)
+	if err == nil {
+		s.cache.put(k, src, funcs, skip)
+	}
+	return funcs, skip, err
+}
+
+// index parses src with one of the session's file indexers.
+func (s *Session) index(p string, src []byte) (funcs []codegraph.Func, skip string, err error) {
 	var fi *codegraph.FileIndexer
 	select {
 	case fi = <-s.pool:
@@ -458,7 +474,7 @@ func (s *Session) resolve(ctx context.Context, r *repo, parent, fix, base string
 // walk finds the introducing commit of fvul, starting at parent.
 func (s *Session) walk(ctx context.Context, r *repo, parent, file, fvul, name string) (Walk, error) {
 	w := Walk{Parent: parent, MaxCommits: s.opts.MaxCommits}
-	chain, err := r.firstParents(ctx, parent, s.opts.MaxCommits)
+	chain, err := r.sharedFirstParents(ctx, parent, s.opts.MaxCommits)
 	if err != nil {
 		return w, err
 	}

@@ -25,6 +25,10 @@ type Advisory struct {
 	Withdrawn  time.Time
 	Affected   []Affected
 	References []string
+	// Refs are the references with their types (FIX, WEB, ADVISORY, REPORT, ...), in order.
+	Refs []Reference
+	// CWEs are the record's database_specific.cwe_ids (the GitHub Advisory Database's), in order.
+	CWEs []string
 	// Source is where the record was read: FILE, or ZIP:ENTRY for a record in a zip.
 	Source string
 	// Record is the whole record, as the OSV schema bindings read it.
@@ -33,6 +37,12 @@ type Advisory struct {
 
 // IsWithdrawn reports whether the record was withdrawn.
 func (a *Advisory) IsWithdrawn() bool { return !a.Withdrawn.IsZero() }
+
+// Reference is one of a record's references.
+type Reference struct {
+	Type string // OSV's: FIX, WEB, ADVISORY, REPORT, PACKAGE, ...
+	URL  string
+}
 
 // Affected is one affected package with its ranges and listed versions.
 type Affected struct {
@@ -44,11 +54,25 @@ type Affected struct {
 	// Symbols are the vulnerable functions the record names (the Go database's
 	// ecosystem_specific.imports[].symbols, as path.Symbol), when it does.
 	Symbols []string
+	// Imports are the same symbols by package: the import path and its symbols (functions,
+	// and methods as Type.Method).
+	Imports []Import
+	// IntroducedRange and FixedRange are OSS-Fuzz's "A:B" commit ranges (in ecosystem_specific
+	// or database_specific) when bisection stopped at a range instead of one commit: the
+	// commit is one of A..B (A excluded, B included). A may be "unknown".
+	IntroducedRange, FixedRange string
+}
+
+// Import is one package of the Go database's ecosystem_specific.imports.
+type Import struct {
+	Path    string
+	Symbols []string
 }
 
 // Range is one OSV range: its type (SEMVER, ECOSYSTEM, GIT) and events in order.
 type Range struct {
 	Type   string
+	Repo   string // the repository of a GIT range
 	Events []Event
 }
 
@@ -72,37 +96,56 @@ func fromRecord(v *osvschema.Vulnerability, source string) *Advisory {
 	}
 	for _, r := range v.GetReferences() {
 		a.References = append(a.References, r.GetUrl())
+		a.Refs = append(a.Refs, Reference{Type: r.GetType().String(), URL: r.GetUrl()})
+	}
+	for _, c := range v.GetDatabaseSpecific().GetFields()["cwe_ids"].GetListValue().GetValues() {
+		if s := c.GetStringValue(); s != "" {
+			a.CWEs = append(a.CWEs, s)
+		}
 	}
 	for _, af := range v.GetAffected() {
 		x := Affected{Ecosystem: af.GetPackage().GetEcosystem(), Package: af.GetPackage().GetName(),
 			PURL: af.GetPackage().GetPurl(), Versions: af.GetVersions()}
 		for _, r := range af.GetRanges() {
-			rg := Range{Type: r.GetType().String()}
+			rg := Range{Type: r.GetType().String(), Repo: r.GetRepo()}
 			for _, e := range r.GetEvents() {
 				rg.Events = append(rg.Events, Event{Introduced: e.GetIntroduced(), Fixed: e.GetFixed(),
 					LastAffected: e.GetLastAffected(), Limit: e.GetLimit()})
 			}
 			x.Ranges = append(x.Ranges, rg)
 		}
-		x.Symbols = goSymbols(af)
+		x.Imports = goImports(af)
+		for _, imp := range x.Imports {
+			for _, sym := range imp.Symbols {
+				x.Symbols = append(x.Symbols, imp.Path+"."+sym)
+			}
+		}
+		x.IntroducedRange = specific(af, "introduced_range")
+		x.FixedRange = specific(af, "fixed_range")
 		a.Affected = append(a.Affected, x)
 	}
 	return a
 }
 
-// goSymbols reads the Go database's ecosystem_specific: {"imports": [{"path": P, "symbols": [S]}]}.
-func goSymbols(af *osvschema.Affected) []string {
-	es := af.GetEcosystemSpecific()
-	if es == nil {
-		return nil
-	}
-	var out []string
-	for _, imp := range es.GetFields()["imports"].GetListValue().GetValues() {
+// goImports reads the Go database's ecosystem_specific: {"imports": [{"path": P, "symbols": [S]}]}.
+func goImports(af *osvschema.Affected) []Import {
+	var out []Import
+	for _, imp := range af.GetEcosystemSpecific().GetFields()["imports"].GetListValue().GetValues() {
 		f := imp.GetStructValue().GetFields()
-		p := f["path"].GetStringValue()
+		x := Import{Path: f["path"].GetStringValue()}
 		for _, s := range f["symbols"].GetListValue().GetValues() {
-			out = append(out, p+"."+s.GetStringValue())
+			x.Symbols = append(x.Symbols, s.GetStringValue())
 		}
+		out = append(out, x)
 	}
 	return out
+}
+
+// specific is a string field of an affected package's ecosystem_specific, else of its
+// database_specific (OSS-Fuzz has written its ranges in both).
+func specific(af *osvschema.Affected, name string) string {
+	if s := af.GetEcosystemSpecific().GetFields()[name].GetStringValue(); s != "" {
+		return s
+	}
+	return af.GetDatabaseSpecific().GetFields()[name].GetStringValue()
 }

@@ -36,7 +36,7 @@ const ghsa = `{
      "versions": ["1.0", "1.1"]}
   ],
   "references": [{"type": "ADVISORY", "url": "https://nvd.nist.gov/vuln/detail/CVE-2024-1111"}],
-  "database_specific": {"github_reviewed": true, "severity": "HIGH"},
+  "database_specific": {"github_reviewed": true, "severity": "HIGH", "cwe_ids": ["CWE-22", "CWE-23"]},
   "a_future_field": {"ignored": true}
 }`
 
@@ -202,6 +202,8 @@ func TestRecord(t *testing.T) {
 				Versions: []string{"1.0", "1.1"}},
 		},
 		References: []string{"https://nvd.nist.gov/vuln/detail/CVE-2024-1111"},
+		Refs:       []advisory.Reference{{Type: "ADVISORY", URL: "https://nvd.nist.gov/vuln/detail/CVE-2024-1111"}},
+		CWEs:       []string{"CWE-22", "CWE-23"},
 		Source:     filepath.Join(dir, "g.json"),
 	}
 	if d := cmp.Diff(want, as[0], cmpopts.IgnoreFields(advisory.Advisory{}, "Record")); d != "" {
@@ -216,6 +218,9 @@ func TestRecord(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"example.com/mod/archive.Extract", "example.com/mod/archive.Reader.Next"}, gov[0].Affected[0].Symbols); d != "" {
 		t.Errorf("Go symbols (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]advisory.Import{{Path: "example.com/mod/archive", Symbols: []string{"Extract", "Reader.Next"}}}, gov[0].Affected[0].Imports); d != "" {
+		t.Errorf("Go imports (-want +got):\n%s", d)
 	}
 	w, err := db.Find("CVE-2024-3333")
 	if err != nil {

@@ -397,3 +397,21 @@ func (db *DB) read(loc location, buf *bytes.Buffer) (*Advisory, error) {
 	}
 	return fromRecord(v, loc.source()), nil
 }
+
+// Each decodes every record in the index's order (the order Open found them) and calls fn with
+// it; fn's error stops the walk and is returned. A record the OSV schema bindings cannot read
+// is a problem (FILE: msg) and is skipped.
+func (db *DB) Each(fn func(*Advisory) error) (problems []error, err error) {
+	var buf bytes.Buffer
+	for _, loc := range db.records {
+		a, err := db.read(loc, &buf)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		if err := fn(a); err != nil {
+			return problems, err
+		}
+	}
+	return problems, nil
+}

@@ -17,11 +17,11 @@ import (
 func newSuiteBuildCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "build",
-		Short: "Generate a benchmark suite (appsec)",
-		Args:  exactArgs(0, "a benchmark name (appsec)"),
+		Short: "Generate a benchmark suite (appsec, osv)",
+		Args:  exactArgs(0, "a benchmark name (appsec, osv)"),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(newBuildAppSecCmd(e))
+	c.AddCommand(newBuildAppSecCmd(e), newBuildOSVCmd(e))
 	return c
 }
 

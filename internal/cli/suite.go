@@ -28,7 +28,7 @@ func newSuiteCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	c.AddCommand(newSuiteValidateCmd(e), newSuiteStatsCmd(e), newSuiteImportCmd(e), newCurateCmd(e), newLeakCmd(e),
-		newSuiteBuildCmd(e), newSuiteSelectCmd(e), newSuiteJitCmd(e))
+		newSuiteBuildCmd(e), newSuiteSelectCmd(e), newSuiteJitCmd(e), newSuiteOSVVicCmd(e))
 	return c
 }
 
@@ -165,7 +165,7 @@ func newSuiteStatsCmd(e *env) *cobra.Command {
 	var format string
 	c := &cobra.Command{
 		Use:     "stats FILE",
-		Short:   "Count a suite's cases by kind, label, split, language, CWE and project",
+		Short:   "Count a suite's cases by kind, label, split, year, language, CWE and project",
 		Example: `  vulnbench suite stats suites/demo/demo.jsonl --format md`,
 		Args:    exactArgs(1, "one suite file"),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -12,17 +12,21 @@ type Stats struct {
 	Language map[string]int `json:"language"`
 	Project  map[string]int `json:"project"`
 	Split    map[string]int `json:"split"`
+	// Year counts cases by the year of their date ("(none)" for undated ones); empty, and left
+	// out of the output, when no case has a date.
+	Year map[string]int `json:"year,omitempty"`
 	// Status and Category count vex cases only: VEX-Bench's exploitable / not_exploitable and
 	// the ground-truth category.
 	Status   map[string]int `json:"status,omitempty"`
 	Category map[string]int `json:"category,omitempty"`
 	pairs    map[string]int
+	undated  int // undated cases seen before the first dated one
 }
 
 // NewStats starts empty counts.
 func NewStats() *Stats {
 	return &Stats{Kind: map[string]int{}, Label: map[string]int{}, CWE: map[string]int{}, Language: map[string]int{},
-		Project: map[string]int{}, Split: map[string]int{}, Status: map[string]int{}, Category: map[string]int{},
+		Project: map[string]int{}, Split: map[string]int{}, Year: map[string]int{}, Status: map[string]int{}, Category: map[string]int{},
 		pairs: map[string]int{}}
 }
 
@@ -41,6 +45,17 @@ func (s *Stats) Add(c *Case) {
 	s.Language[orNone(c.Language)]++
 	s.Project[orNone(c.Project)]++
 	s.Split[orNone(c.Split)]++
+	switch {
+	case len(c.Date) >= 4:
+		if len(s.Year) == 0 && s.undated > 0 {
+			s.Year[none] = s.undated
+		}
+		s.Year[c.Date[:4]]++
+	case len(s.Year) > 0:
+		s.Year[none]++
+	default:
+		s.undated++
+	}
 	if c.Kind == KindVEX {
 		cat := ""
 		if c.VEX != nil {
@@ -82,14 +97,18 @@ type Count struct {
 	N   int
 }
 
-// Dimensions returns the count tables in a stable order; status and category only when the
-// suite has vex cases.
+// Dimensions returns the count tables in a stable order; year only when some case has a date,
+// status and category only when the suite has vex cases.
 func (s *Stats) Dimensions() []Dimension {
 	type dim struct {
 		name string
 		m    map[string]int
 	}
-	dims := []dim{{"kind", s.Kind}, {"label", s.Label}, {"split", s.Split}, {"language", s.Language}, {"cwe", s.CWE}, {"project", s.Project}}
+	dims := []dim{{"kind", s.Kind}, {"label", s.Label}, {"split", s.Split}}
+	if len(s.Year) > 0 {
+		dims = append(dims, dim{"year", s.Year})
+	}
+	dims = append(dims, dim{"language", s.Language}, dim{"cwe", s.CWE}, dim{"project", s.Project})
 	if len(s.Status) > 0 {
 		dims = append(dims, dim{"status", s.Status}, dim{"category", s.Category})
 	}

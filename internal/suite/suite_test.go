@@ -157,6 +157,24 @@ func TestStats(t *testing.T) {
 	}
 }
 
+// A suite with dates is counted by year too; undated cases before and after the first dated
+// one count as (none).
+func TestStatsYear(t *testing.T) {
+	st := suite.NewStats()
+	for _, d := range []string{"", "2023-05-01T00:00:00Z", "2024-01-02T00:00:00Z", "", "2024-12-31T23:59:59Z"} {
+		st.Add(&suite.Case{ID: "x", Kind: suite.KindFunction, Label: suite.Vul, Date: d})
+	}
+	var year []suite.Count
+	for _, d := range st.Dimensions() {
+		if d.Name == "year" {
+			year = d.Counts
+		}
+	}
+	if got, want := fmt.Sprint(year), "[{(none) 2} {2024 2} {2023 1}]"; got != want {
+		t.Errorf("year = %s, want %s", got, want)
+	}
+}
+
 func TestCheckVEX(t *testing.T) {
 	for _, tc := range []struct {
 		c    suite.Case

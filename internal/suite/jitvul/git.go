@@ -35,6 +35,16 @@ type repo struct {
 	inPipe io.WriteCloser
 	out    *bufio.Reader
 	err    error // set when the process died: every later request fails with it
+
+	chains chains // the first-parent chains listed so far
+}
+
+// chains remembers the parents of the commits walks listed: the chain from a commit follows
+// first parents through them, so walks from the commits of one line of history share one
+// listing, and each commit is kept once.
+type chains struct {
+	mu      sync.Mutex
+	parents map[string][]string
 }
 
 func openRepo(ctx context.Context, gitBin, dir string) (*repo, error) {
@@ -79,11 +89,11 @@ type object struct {
 	data     []byte // nil when the object was larger than the limit it was read with
 }
 
-// errMissing is an object name the repository does not have.
-var errMissing = errors.New("missing")
+// ErrMissing is an object name the repository does not have.
+var ErrMissing = errors.New("not in the repository")
 
 // read asks cat-file for name (an object id or rev:path) and returns the object; content over
-// limit bytes is skipped (data nil). A name git does not know gives errMissing.
+// limit bytes is skipped (data nil). A name git does not know gives ErrMissing.
 func (r *repo) read(name string, limit int64) (object, error) {
 	if strings.ContainsAny(name, "\n\x00") {
 		return object{}, fmt.Errorf("object name %q has a newline or NUL", name)
@@ -110,7 +120,7 @@ func (r *repo) read(name string, limit int64) (object, error) {
 	hdr = strings.TrimSuffix(hdr, "\n")
 	f := strings.Fields(hdr)
 	if len(f) == 2 && (f[1] == "missing" || f[1] == "ambiguous") || strings.HasSuffix(hdr, " missing") || strings.HasSuffix(hdr, " ambiguous") {
-		return object{}, errMissing
+		return object{}, ErrMissing
 	}
 	if len(f) != 3 {
 		return fail(fmt.Errorf("unexpected header %q", hdr))
@@ -208,7 +218,7 @@ func (r *repo) entry(commit, file string) (mode, oid string, found bool, err err
 		name = commit + ":" + strings.TrimSuffix(dir, "/")
 	}
 	o, err := r.read(name, 64<<20)
-	if errors.Is(err, errMissing) {
+	if errors.Is(err, ErrMissing) {
 		return "", "", false, nil
 	}
 	if err != nil {
@@ -256,6 +266,42 @@ func (r *repo) run(ctx context.Context, args ...string) ([]byte, error) {
 type link struct {
 	oid     string
 	parents []string
+}
+
+// sharedFirstParents is firstParents from the commit oid, following first parents through
+// the commits listed before and listing only where they end.
+func (r *repo) sharedFirstParents(ctx context.Context, oid string, max int) ([]link, error) {
+	c := &r.chains
+	var out []link
+	for cur := oid; len(out) < max; {
+		c.mu.Lock()
+		ps, ok := c.parents[cur]
+		c.mu.Unlock()
+		if !ok {
+			l, err := r.firstParents(ctx, cur, max-len(out))
+			if err != nil {
+				return nil, err
+			}
+			if len(l) == 0 || l[0].oid != cur {
+				return nil, fmt.Errorf("git rev-list in %s did not start at %s", r.dir, short(cur))
+			}
+			c.mu.Lock()
+			if c.parents == nil {
+				c.parents = map[string][]string{}
+			}
+			for _, x := range l {
+				c.parents[x.oid] = x.parents
+			}
+			c.mu.Unlock()
+			ps = l[0].parents
+		}
+		out = append(out, link{oid: cur, parents: ps})
+		if len(ps) == 0 {
+			break
+		}
+		cur = ps[0]
+	}
+	return out, nil
 }
 
 // firstParents lists the first-parent chain from rev, newest first, at most max commits.
@@ -344,6 +390,7 @@ func (r *repo) changes(ctx context.Context, rev, file string, fn func(change) bo
 type diffEntry struct {
 	status           byte
 	oldOID, newOID   string
+	oldMode, newMode string
 	oldPath, newPath string
 }
 
@@ -364,7 +411,7 @@ func (r *repo) diff(ctx context.Context, parent, commit string) ([]diffEntry, er
 		if len(f) != 5 || f[4] == "" || i+1 >= len(parts) {
 			continue
 		}
-		e := diffEntry{status: f[4][0], oldOID: f[2], newOID: f[3], oldPath: parts[i+1], newPath: parts[i+1]}
+		e := diffEntry{status: f[4][0], oldMode: f[0], newMode: f[1], oldOID: f[2], newOID: f[3], oldPath: parts[i+1], newPath: parts[i+1]}
 		i++
 		if (e.status == 'R' || e.status == 'C') && i+1 < len(parts) {
 			e.newPath = parts[i+1]

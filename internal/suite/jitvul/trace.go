@@ -120,10 +120,13 @@ type Request struct {
 	Fix      string // the fix commit
 	File     string // slash-separated path in the repository
 	Function string // the target function's name (or qualified name)
-	CWE      []string
-	CVE      string
-	Pair     string         // pair id; default derived from the project, the fix and the function
-	Source   map[string]any // the record's identifiers, copied into both cases
+	// BenFunction is the function's name at the fix when the fix renamed it; "" when it is
+	// Function. The walk back from the fix's parent looks for Function.
+	BenFunction string
+	CWE         []string
+	CVE         string
+	Pair        string         // pair id; default derived from the project, the fix and the function
+	Source      map[string]any // the record's identifiers, copied into both cases
 }
 
 // Walk is how the walk for one pair went; it is stored in both cases' meta as "jit".
@@ -156,12 +159,14 @@ type Session struct {
 	mu    sync.Mutex
 	repos map[string]*repo
 	pool  chan *codegraph.FileIndexer
+	cache *parseCache
 }
 
 // NewSession returns a session with opts.
 func NewSession(opts Options) *Session {
 	opts = opts.withDefaults()
-	return &Session{opts: opts, repos: map[string]*repo{}, pool: make(chan *codegraph.FileIndexer, opts.Workers)}
+	return &Session{opts: opts, repos: map[string]*repo{}, pool: make(chan *codegraph.FileIndexer, opts.Workers),
+		cache: newParseCache(defaultParseCacheBytes)}
 }
 
 // Close ends every git process and frees the indexers.
@@ -197,64 +202,6 @@ func (s *Session) repo(dir string) (*repo, error) {
 	}
 	s.repos[dir] = r
 	return r, nil
-}
-
-// function finds name in src (the file at p) with the code graph and returns its text and line.
-func (s *Session) function(p string, src []byte, name string) (text string, line int, skip string, err error) {
-	var fi *codegraph.FileIndexer
-	select {
-	case fi = <-s.pool:
-	default:
-		if fi, err = codegraph.NewFileIndexer(codegraph.Options{MaxFileSize: s.opts.MaxFileSize}); err != nil {
-			return "", 0, "", fmt.Errorf("start the code graph: %w", err)
-		}
-	}
-	defer func() {
-		select {
-		case s.pool <- fi:
-		default:
-			fi.Close()
-		}
-	}()
-	res, err := fi.IndexFile(p, src)
-	if err != nil {
-		return "", 0, "", fmt.Errorf("index %s: %w", p, err)
-	}
-	if res.Skip != "" {
-		return "", 0, res.Skip, nil
-	}
-	f, ok := pick(res.Funcs, name)
-	if !ok {
-		return "", 0, "", nil
-	}
-	return string(src[f.StartByte:f.EndByte]), f.StartLine, "", nil
-}
-
-// pick chooses the definition of name: by qualified name first, then by name; functions and
-// methods before macros; the first in the file among equals.
-func pick(fs []codegraph.Func, name string) (codegraph.Func, bool) {
-	best, rank := codegraph.Func{}, 0
-	for _, f := range fs {
-		r := 0
-		switch {
-		case f.QualName == name:
-			r = 4
-		case f.Name == name:
-			r = 3
-		case strings.HasSuffix(f.QualName, "::"+name) || strings.HasSuffix(f.QualName, "."+name):
-			r = 2
-		}
-		if r == 0 {
-			continue
-		}
-		if f.Kind != codegraph.Macro {
-			r += 4
-		}
-		if r > rank {
-			best, rank = f, r
-		}
-	}
-	return best, rank > 0
 }
 
 // NormalizeSpace removes every white-space character: two functions equal after it differ only
@@ -336,7 +283,7 @@ func (s *Session) Trace(ctx context.Context, dir string, req Request) (*Pair, er
 		return nil, err
 	}
 	fix, err := r.commit(req.Fix)
-	if errors.Is(err, errMissing) {
+	if errors.Is(err, ErrMissing) {
 		return nil, drop(ReasonNoCommit, "commit %s is not in %s (fetch it, or check the record's commit_id)", req.Fix, dir)
 	}
 	if err != nil {
@@ -346,7 +293,7 @@ func (s *Session) Trace(ctx context.Context, dir string, req Request) (*Pair, er
 		return nil, drop(ReasonRootFix, "fix %s is a root commit: there is no version before it", short(fix.oid))
 	}
 	parent, err := r.commit(fix.parents[0])
-	if errors.Is(err, errMissing) {
+	if errors.Is(err, ErrMissing) {
 		return nil, drop(ReasonNoCommit, "the parent %s of fix %s is not in %s (a shallow clone? fetch more history)", fix.parents[0], short(fix.oid), dir)
 	}
 	if err != nil {
@@ -387,7 +334,11 @@ func (s *Session) Trace(ctx context.Context, dir string, req Request) (*Pair, er
 	if skip != "" {
 		return nil, drop(ReasonUnreadable, "%s at %s: %s", file, short(parent.oid), skip)
 	}
-	fben, benLine, skip, err := s.function(file, benSrc, req.Function)
+	benName := req.Function
+	if req.BenFunction != "" {
+		benName = req.BenFunction
+	}
+	fben, benLine, skip, err := s.function(file, benSrc, benName)
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +351,7 @@ func (s *Session) Trace(ctx context.Context, dir string, req Request) (*Pair, er
 	case fvul == "":
 		return nil, drop(ReasonFunctionNotFound, "no function %s in %s at %s, the parent of fix %s (the fix added it)", req.Function, file, short(parent.oid), short(fix.oid))
 	case fben == "":
-		return nil, drop(ReasonFunctionDeleted, "fix %s removed %s from %s", short(fix.oid), req.Function, file)
+		return nil, drop(ReasonFunctionDeleted, "fix %s removed %s from %s", short(fix.oid), benName, file)
 	case NormalizeSpace(fvul) == NormalizeSpace(fben):
 		return nil, drop(ReasonIdentical, "%s is the same at fix %s and its parent up to whitespace", req.Function, short(fix.oid))
 	}
@@ -444,7 +395,7 @@ func (s *Session) resolve(ctx context.Context, r *repo, parent, fix, base string
 // walk finds the introducing commit of fvul, starting at parent.
 func (s *Session) walk(ctx context.Context, r *repo, parent, file, fvul, name string) (Walk, error) {
 	w := Walk{Parent: parent, MaxCommits: s.opts.MaxCommits}
-	chain, err := r.firstParents(ctx, parent, s.opts.MaxCommits)
+	chain, err := r.sharedFirstParents(ctx, parent, s.opts.MaxCommits)
 	if err != nil {
 		return w, err
 	}
@@ -590,7 +541,7 @@ func (s *Session) pair(req Request, file string, w Walk, intro, fix commitInfo, 
 	if w.File != "" {
 		walkMeta["file_resolved"] = w.File
 	}
-	mk := func(label suite.Label, c commitInfo, code string, line int) *suite.Case {
+	mk := func(label suite.Label, c commitInfo, name, code string, line int) *suite.Case {
 		src := map[string]any{"dataset": "jit", "fix_commit": fix.oid}
 		for k, v := range req.Source {
 			src[k] = v
@@ -600,7 +551,7 @@ func (s *Session) pair(req Request, file string, w Walk, intro, fix commitInfo, 
 			Project: project, Commit: c.oid, Date: c.date.Format(time.RFC3339), Language: lang,
 			CWE: req.CWE, CVE: req.CVE, Code: code,
 			Repo:   &suite.Repo{URL: req.URL, Commit: c.oid},
-			Target: &suite.Target{File: file, Function: req.Function, Line: line},
+			Target: &suite.Target{File: file, Function: name, Line: line, EndLine: EndLine(line, code)},
 			Source: src,
 			Meta:   map[string]any{"jit": walkMeta},
 		}
@@ -609,7 +560,20 @@ func (s *Session) pair(req Request, file string, w Walk, intro, fix commitInfo, 
 		}
 		return cs
 	}
-	return &Pair{Vul: mk(suite.Vul, intro, fvul, vulLine), Ben: mk(suite.Ben, fix, fben, benLine), Walk: w}
+	benName := req.Function
+	if req.BenFunction != "" {
+		benName = req.BenFunction
+		walkMeta["renamed_to"] = benName
+	}
+	return &Pair{Vul: mk(suite.Vul, intro, req.Function, fvul, vulLine), Ben: mk(suite.Ben, fix, benName, fben, benLine), Walk: w}
+}
+
+// EndLine is the last line of code when its first line is line: target.end_line.
+func EndLine(line int, code string) int {
+	if line <= 0 {
+		return 0
+	}
+	return line + strings.Count(strings.TrimSuffix(code, "\n"), "\n")
 }
 
 // projectOf is OWNER/NAME of a repository URL, or its last element.

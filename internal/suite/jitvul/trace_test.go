@@ -245,6 +245,9 @@ func TestTrace(t *testing.T) {
 					c.Language != "c" || c.Date == "" || c.CVE != "CVE-2024-0001" {
 					t.Errorf("case %+v", c)
 				}
+				if want := c.Target.Line + strings.Count(c.Code, "\n"); c.Target.EndLine != want {
+					t.Errorf("case %s: end_line %d, want %d (line %d + the code's %d lines)", c.ID, c.Target.EndLine, want, c.Target.Line, strings.Count(c.Code, "\n")+1)
+				}
 			}
 		})
 	}

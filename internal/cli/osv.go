@@ -1,0 +1,311 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vulnbench/vulnbench/internal/advisory"
+	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/suite/jitvul"
+	"github.com/vulnbench/vulnbench/internal/suite/osv"
+)
+
+// osvFlags are the flags suite build osv and suite osv-vic share.
+type osvFlags struct {
+	advisories, repos       string
+	unmatched               string
+	maxFuncs, maxRange      int
+	maxCommits, concurrency int
+}
+
+func (f *osvFlags) add(c *cobra.Command) {
+	fs := c.Flags()
+	fs.StringVar(&f.advisories, "advisories", "", "OSV records: a directory of .json records (and .zip exports), or one .zip export")
+	fs.StringVar(&f.repos, "repos", "", "directory of the records' repositories (DIR/HOST/OWNER/NAME, DIR/OWNER/NAME, DIR/OWNER+NAME or DIR/NAME, each also with .git)")
+	fs.IntVar(&f.maxFuncs, "max-funcs", osv.DefaultMaxFuncs, "a fix the record names no function of is kept only when it changes at most this many")
+	fs.StringVar(&f.unmatched, "unmatched", "drop", "a record whose symbols or crash state match no changed function: drop it, or narrow it by max-funcs")
+	fs.IntVar(&f.maxRange, "max-range", osv.DefaultMaxRange, "commits of an OSS-Fuzz fixed_range searched for the fix at most")
+	fs.IntVar(&f.maxCommits, "max-commits", jitvul.DefaultMaxCommits, "jit: first-parent commits walked back from the fix's parent at most")
+	fs.IntVar(&f.concurrency, "concurrency", runtime.GOMAXPROCS(0), "fixes analysed and traced at once")
+}
+
+func (f *osvFlags) options(kind suite.Kind) (osv.Options, error) {
+	switch {
+	case f.advisories == "" || f.repos == "":
+		return osv.Options{}, usageErr("needs --advisories DIR|ZIP and --repos DIR")
+	case f.maxFuncs < 1 || f.maxRange < 1 || f.maxCommits < 1 || f.concurrency < 1:
+		return osv.Options{}, usageErr("--max-funcs, --max-range, --max-commits and --concurrency must be at least 1")
+	case f.unmatched != "drop" && f.unmatched != "max-funcs":
+		return osv.Options{}, usageErr("--unmatched %q is not drop or max-funcs", f.unmatched)
+	}
+	return osv.Options{Kind: kind, MaxFuncs: f.maxFuncs, MaxRange: f.maxRange, Workers: f.concurrency, Fallback: f.unmatched == "max-funcs",
+		Trace: jitvul.Options{MaxCommits: f.maxCommits, Workers: f.concurrency}}, nil
+}
+
+// openAdvisories opens --advisories; records it could not index are the build's problems.
+func (f *osvFlags) openAdvisories() (*advisory.DB, error) {
+	db, err := advisory.Open(f.advisories)
+	if err != nil {
+		return nil, err
+	}
+	if db.Len() == 0 {
+		db.Close()
+		return nil, &exitError{code: ExitFail, err: fmt.Errorf("%s holds no OSV record", f.advisories)}
+	}
+	return db, nil
+}
+
+func newBuildOSVCmd(e *env) *cobra.Command {
+	var (
+		f          osvFlags
+		out, kind  string
+		after      afterFlag
+		reportJSON string
+	)
+	c := &cobra.Command{
+		Use:   "osv --advisories DIR|ZIP --repos DIR --out SUITE.jsonl [--kind function|jit] [--after DATE] [--max-funcs 3]",
+		Short: "Build function or JitVul pairs from OSV records (Go vulndb, OSS-Fuzz, GitHub advisories)",
+		Long: `Builds a suite from OSV vulnerability records. For every record with a usable fix (a GIT range's
+fixed event, or a FIX reference to a commit URL) whose repository is under --repos:
+
+  - the functions the fix commit changed (every language the code graph reads; functions in tests
+    and fuzzing harnesses left out), narrowed by what the record says: the Go database's
+    vulnerable symbols (methods as Type.Method), OSS-Fuzz's crash state (the frames in its
+    details), or with no hint only fixes changing at most --max-funcs functions. An OSS-Fuzz
+    fixed_range (bisection stopped at a range) gives the one commit of the range that changes a
+    crash-state function;
+  - a function pair per function (f_vul at the fix's first parent, f_ben at the fix) or, with
+    --kind jit, the JitVul pair (` + jitvul.Rule + `);
+  - date: the record's published date, else (the Go database's 0001-01-01) the fix's committer
+    date, with meta.date_source saying which; cve and cwe from the aliases, database_specific or
+    OSS-Fuzz's crash type; meta.osv with the record, the fix and the narrowing used.
+
+Every record that gave no pair is printed with why (withdrawn, no fix commit, repository or
+commit missing, no changed function matches the symbols or crash state, fix touches only tests,
+more than --max-funcs functions, duplicate of another record's fix, dated on or before --after,
+and the tracer's reasons). Two records sharing a fix give its functions once, to the first by id.`,
+		Example: `  vulnbench suite build osv --advisories go-vulndb.zip --repos ~/clones --out go.jsonl --after 2024-06-01
+  vulnbench suite build osv --advisories oss-fuzz.zip --repos ~/clones --kind jit --out ossfuzz-jit.jsonl`,
+		Args: exactArgs(0, "no arguments (use the flags)"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return usageErr("suite build osv needs --out SUITE.jsonl")
+			}
+			if kind != string(suite.KindFunction) && kind != string(suite.KindJIT) {
+				return usageErr("--kind %q is not function or jit", kind)
+			}
+			if err := after.validate(); err != nil {
+				return err
+			}
+			opts, err := f.options(suite.Kind(kind))
+			if err != nil {
+				return err
+			}
+			opts.After = after.t
+			db, err := f.openAdvisories()
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			b := osv.NewBuilder(opts)
+			defer b.Close()
+			start := time.Now()
+			res, err := b.Build(cmd.Context(), db, f.repos)
+			if err != nil {
+				return err
+			}
+			err = suite.WriteFileAtomic(out, func(w io.Writer) error {
+				sw := suite.NewWriter(w)
+				if err := res.Write(sw); err != nil {
+					return err
+				}
+				return sw.Flush()
+			})
+			if err != nil {
+				return err
+			}
+			rep := res.Report()
+			if reportJSON != "" {
+				if err := suite.WriteFileAtomic(reportJSON, func(w io.Writer) error { return writeJSON(w, rep) }); err != nil {
+					return err
+				}
+			}
+			reportProblems(e.stderr, res.Problems, 20)
+			printOSVReport(e, rep)
+			fmt.Fprintf(e.stdout, "%s: %d pairs (%d cases) from %d of %d records, %d dropped (%s)\n", out, rep.Pairs, 2*rep.Pairs,
+				rep.WithPairs, rep.Records, len(rep.Dropped), time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+	f.add(c)
+	c.Flags().StringVar(&out, "out", "", "suite file to write (replaced atomically)")
+	c.Flags().StringVar(&kind, "kind", string(suite.KindFunction), "function (f_vul at the fix's parent) or jit (f_vul at the introducing commit)")
+	c.Flags().StringVar(&reportJSON, "report", "", "also write the build report (every record dropped, by reason) as JSON to this file")
+	after.add(c.Flags())
+	return c
+}
+
+// printOSVReport prints every dropped record and left-out function, then the counts.
+func printOSVReport(e *env, rep osv.Report) {
+	if len(rep.Dropped) > 0 {
+		fmt.Fprintf(e.stderr, "dropped %d of %d records:\n", len(rep.Dropped), rep.Records)
+		for _, d := range rep.Dropped {
+			fmt.Fprintf(e.stderr, "  %s (%s): %s: %s\n", d.Source, d.ID, d.Reason, d.Detail)
+		}
+	}
+	if len(rep.Functions) > 0 {
+		fmt.Fprintf(e.stderr, "left out %d functions of records that gave pairs:\n", len(rep.Functions))
+		for _, d := range rep.Functions {
+			fmt.Fprintf(e.stderr, "  %s (%s) %s: %s: %s\n", d.Source, d.ID, d.Function, d.Reason, d.Detail)
+		}
+	}
+	counts := func(title string, m map[string]int) {
+		if len(m) == 0 {
+			return
+		}
+		parts := make([]string, 0, len(m))
+		for k, n := range m {
+			parts = append(parts, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(parts)
+		fmt.Fprintf(e.stderr, "%s: %s\n", title, strings.Join(parts, ", "))
+	}
+	byReason := map[string]int{}
+	for r, n := range rep.ByReason {
+		byReason[string(r)] = n
+	}
+	counts("dropped by reason", byReason)
+	counts("pairs by narrowing", rep.Narrowing)
+	stops := map[string]int{}
+	for s, n := range rep.Stops {
+		stops[string(s)] = n
+	}
+	counts("walks ended", stops)
+}
+
+func newSuiteOSVVicCmd(e *env) *cobra.Command {
+	var (
+		f      osvFlags
+		format string
+	)
+	c := &cobra.Command{
+		Use:   "osv-vic --advisories DIR|ZIP --repos DIR [--format text|md|json]",
+		Short: "Measure JitVul's introducing-commit rule against OSS-Fuzz's bisection",
+		Long: `For every OSV record with a GIT range and an introducing commit (OSS-Fuzz's), not withdrawn:
+first whether its bisected introducing commit (or its introduced_range) changes only fuzzing
+harnesses, tests, build files or docs: then it marks when fuzzing could start, not when the bug
+came, and it is counted apart (for every record whose repository and commit are here, traceable or
+not). Then, for the records that give a jit case (built as suite build osv --kind jit builds them),
+the rule's introducing commit against the bisected one: exact, rule earlier, rule later (with the
+median first-parent distance in commits), inside the bisected introduced_range, or not
+comparable (neither is an ancestor of the other). One row per project and one overall.`,
+		Example: `  vulnbench suite osv-vic --advisories oss-fuzz.zip --repos ~/clones --format md`,
+		Args:    exactArgs(0, "no arguments (use the flags)"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(format, "text", "md", "json"); err != nil {
+				return err
+			}
+			opts, err := f.options(suite.KindJIT)
+			if err != nil {
+				return err
+			}
+			db, err := f.openAdvisories()
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			b := osv.NewBuilder(opts)
+			defer b.Close()
+			st, problems, err := b.Study(cmd.Context(), db, f.repos)
+			if err != nil {
+				return err
+			}
+			reportProblems(e.stderr, problems, 20)
+			return writeStudy(e.stdout, format, st)
+		},
+	}
+	f.add(c)
+	c.Flags().StringVar(&format, "format", "text", "output format: text, md or json")
+	return c
+}
+
+// studyColumns are the study table's columns and how to read them from a row.
+var studyColumns = []struct {
+	name string
+	get  func(r osv.VICRow) string
+}{
+	{"project", func(r osv.VICRow) string { return r.Project }},
+	{"records", func(r osv.VICRow) string { return fmt.Sprint(r.Records) }},
+	{"checked", func(r osv.VICRow) string { return fmt.Sprint(r.Checked) }},
+	{"harness-only", func(r osv.VICRow) string { return fmt.Sprint(r.HarnessOnly) }},
+	{"compared", func(r osv.VICRow) string { return fmt.Sprint(r.Compared) }},
+	{"exact", func(r osv.VICRow) string { return fmt.Sprint(r.Exact) }},
+	{"rule earlier", func(r osv.VICRow) string { return withMedian(r.Earlier, r.EarlierMedian) }},
+	{"rule later", func(r osv.VICRow) string { return withMedian(r.Later, r.LaterMedian) }},
+	{"inside range", func(r osv.VICRow) string { return fmt.Sprint(r.InRange) }},
+	{"not comparable", func(r osv.VICRow) string { return fmt.Sprint(r.Unrelated) }},
+}
+
+func withMedian(n int, med float64) string {
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (median %g)", n, med)
+}
+
+func writeStudy(w io.Writer, format string, st *osv.Study) error {
+	rows := append([]osv.VICRow{}, st.Projects...)
+	if st.Unchecked.Records > 0 {
+		rows = append(rows, st.Unchecked)
+	}
+	rows = append(rows, st.Total)
+	switch format {
+	case "json":
+		return writeJSON(w, st)
+	case "md":
+		var b strings.Builder
+		for i, c := range studyColumns {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			b.WriteString(c.name)
+		}
+		fmt.Fprintf(&b, "\n%s\n", strings.TrimSuffix(strings.Repeat("---|", len(studyColumns)), "|"))
+		for _, r := range rows {
+			for i, c := range studyColumns {
+				if i > 0 {
+					b.WriteString(" | ")
+				}
+				b.WriteString(strings.ReplaceAll(c.get(r), "|", `\|`))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\nrule earlier / later: median first-parent distance in commits. harness-only: the bisected commit changes only fuzzing harnesses, tests, build files or docs (not compared).\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for i, c := range studyColumns {
+		if i > 0 {
+			fmt.Fprint(tw, "\t")
+		}
+		fmt.Fprint(tw, c.name)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range rows {
+		for i, c := range studyColumns {
+			if i > 0 {
+				fmt.Fprint(tw, "\t")
+			}
+			fmt.Fprint(tw, c.get(r))
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,281 @@
+// Package probe holds the parts of the memorisation probe (`vulnbench probe memory`, issue 24
+// item 5; VEX-Bench's contamination check) that need no model: cutting a case's code into a
+// prefix shown to the model and the continuation it must not know, checking an answer for an
+// exact continuation, the shuffled control that gives the share expected by chance, and the
+// table per year of the cases' dates. The run that asks a model (resumable, cached, priced) is
+// wired on top of these by the runner.
+package probe
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Defaults of Options.
+const (
+	DefaultTokens    = 10
+	DefaultFraction  = 0.5
+	DefaultMinPrefix = 20
+)
+
+// Options say where code is cut and how much of the continuation must match.
+type Options struct {
+	Tokens    int     // tokens of the continuation an answer must reproduce exactly; default 10
+	Fraction  float64 // the cut is at the line boundary nearest this share of the code's lines; default 0.5
+	MinPrefix int     // tokens the prefix has at least; default 20
+}
+
+func (o Options) withDefaults() Options {
+	if o.Tokens <= 0 {
+		o.Tokens = DefaultTokens
+	}
+	if o.Fraction <= 0 || o.Fraction >= 1 {
+		o.Fraction = DefaultFraction
+	}
+	if o.MinPrefix <= 0 {
+		o.MinPrefix = DefaultMinPrefix
+	}
+	return o
+}
+
+// Probe is one case cut for the probe.
+type Probe struct {
+	CaseID string
+	Year   string   // the year of the case's date; "" when undated
+	Prefix string   // the code up to the cut: whole lines, ending with a newline
+	Want   []string // the first Tokens tokens after the cut
+}
+
+// ErrTooShort says a case's code is too short to cut: fewer than MinPrefix tokens before any
+// line boundary that leaves Tokens tokens after it.
+type ErrTooShort struct{ CaseID string }
+
+func (e *ErrTooShort) Error() string {
+	return fmt.Sprintf("case %s: the code is too short to cut for the memorisation probe", e.CaseID)
+}
+
+// Cut cuts code at a line boundary: the one nearest opts.Fraction of its lines that leaves at
+// least MinPrefix tokens before it and Tokens tokens after it.
+func Cut(caseID, date, code string, opts Options) (Probe, error) {
+	opts = opts.withDefaults()
+	lines := strings.SplitAfter(code, "\n")
+	before := make([]int, len(lines)+1) // tokens in lines[:i]
+	for i, l := range lines {
+		before[i+1] = before[i] + len(Tokens(l))
+	}
+	total := before[len(lines)]
+	target := int(float64(len(lines))*opts.Fraction + 0.5)
+	best := -1
+	for i := 1; i < len(lines); i++ {
+		if before[i] < opts.MinPrefix || total-before[i] < opts.Tokens {
+			continue
+		}
+		if best < 0 || abs(i-target) < abs(best-target) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Probe{}, &ErrTooShort{CaseID: caseID}
+	}
+	p := Probe{CaseID: caseID, Prefix: strings.Join(lines[:best], "")}
+	if len(date) >= 4 {
+		p.Year = date[:4]
+	}
+	p.Want = Tokens(strings.Join(lines[best:], ""))[:opts.Tokens]
+	return p, nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// Tokens splits code into lexical tokens, white space dropped: identifiers and numbers
+// (letters, digits, underscores), string and character literals whole, and every other
+// character alone. It is the unit "the next ten tokens" counts in: the same for every model,
+// whatever its own tokenizer.
+func Tokens(code string) []string {
+	var out []string
+	rs := []rune(code)
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		switch {
+		case unicode.IsSpace(r):
+			i++
+		case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			j := i + 1
+			for j < len(rs) && (rs[j] == '_' || unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j])) {
+				j++
+			}
+			out = append(out, string(rs[i:j]))
+			i = j
+		case r == '"' || r == '\'' || r == '`':
+			j := i + 1
+			for j < len(rs) && rs[j] != r && rs[j] != '\n' {
+				if rs[j] == '\\' && r != '`' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(rs))
+			out = append(out, string(rs[i:j]))
+			i = j
+		default:
+			out = append(out, string(r))
+			i++
+		}
+	}
+	return out
+}
+
+// Continues reports whether answer continues the probe exactly: its first len(want) tokens,
+// after a Markdown code fence if it opens with one and after any repetition of the prefix's
+// last line, are want's.
+func Continues(answer string, prefix string, want []string) bool {
+	got := Tokens(stripFence(answer))
+	// A model may repeat the prefix's last line before continuing: skip it when it does.
+	if last := lastLine(prefix); last != nil && len(got) >= len(last) && equal(got[:len(last)], last) && !equal(last, want[:min(len(last), len(want))]) {
+		got = got[len(last):]
+	}
+	return len(got) >= len(want) && equal(got[:len(want)], want)
+}
+
+func stripFence(s string) string {
+	t := strings.TrimLeft(s, " \t\r\n")
+	if !strings.HasPrefix(t, "```") {
+		return s
+	}
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = t[i+1:]
+	} else {
+		return ""
+	}
+	if j := strings.Index(t, "```"); j >= 0 {
+		t = t[:j]
+	}
+	return t
+}
+
+func lastLine(prefix string) []string {
+	lines := strings.Split(strings.TrimRight(prefix, "\n"), "\n")
+	t := Tokens(lines[len(lines)-1])
+	if len(t) == 0 {
+		return nil
+	}
+	return t
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Result is one case's outcome: whether the model's answer continued its own code, and
+// whether it continued the code of the case the shuffled control gave it instead.
+type Result struct {
+	CaseID    string
+	Year      string
+	Memorised bool
+	Control   bool
+}
+
+// Score checks every probe's answer (answers by case id; a probe without one is left out)
+// against its own continuation, and against the continuation of another probe drawn by a
+// seeded derangement: the control. A model that continues code from its prefix alone, without
+// having seen the case, matches its own continuation about as often as a foreign one; the
+// control's share is what the probe's share is compared with.
+func Score(probes []Probe, answers map[string]string, seed uint64) []Result {
+	var ps []Probe
+	for _, p := range probes {
+		if _, ok := answers[p.CaseID]; ok {
+			ps = append(ps, p)
+		}
+	}
+	other := derangement(len(ps), seed)
+	out := make([]Result, len(ps))
+	for i, p := range ps {
+		a := answers[p.CaseID]
+		out[i] = Result{CaseID: p.CaseID, Year: p.Year, Memorised: Continues(a, p.Prefix, p.Want)}
+		if other != nil {
+			out[i].Control = Continues(a, p.Prefix, ps[other[i]].Want)
+		}
+	}
+	return out
+}
+
+// derangement is a seeded permutation of 0..n-1 with no fixed point (nil when n < 2).
+func derangement(n int, seed uint64) []int {
+	if n < 2 {
+		return nil
+	}
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	p := r.Perm(n)
+	// a random cyclic shift of a random order has no fixed point
+	shift := 1 + r.IntN(n-1)
+	out := make([]int, n)
+	for i := range p {
+		out[p[i]] = p[(i+shift)%n]
+	}
+	return out
+}
+
+// Row is one year's (or the whole suite's) counts.
+type Row struct {
+	Year         string  `json:"year"` // "all" for the total, "(none)" for undated cases
+	Cases        int     `json:"cases"`
+	Memorised    int     `json:"memorised"`
+	Share        float64 `json:"share"`
+	Control      int     `json:"control"`
+	ControlShare float64 `json:"control_share"`
+}
+
+// Table counts results per year of the cases' dates, oldest first, and in all.
+func Table(results []Result) []Row {
+	by := map[string]*Row{}
+	total := &Row{Year: "all"}
+	for _, r := range results {
+		y := r.Year
+		if y == "" {
+			y = "(none)"
+		}
+		row := by[y]
+		if row == nil {
+			row = &Row{Year: y}
+			by[y] = row
+		}
+		for _, x := range []*Row{row, total} {
+			x.Cases++
+			if r.Memorised {
+				x.Memorised++
+			}
+			if r.Control {
+				x.Control++
+			}
+		}
+	}
+	var out []Row
+	for _, r := range by {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Year < out[j].Year })
+	out = append(out, *total)
+	for i := range out {
+		if out[i].Cases > 0 {
+			out[i].Share = float64(out[i].Memorised) / float64(out[i].Cases)
+			out[i].ControlShare = float64(out[i].Control) / float64(out[i].Cases)
+		}
+	}
+	return out
+}

@@ -29,16 +29,16 @@ type Stdio struct {
 
 // Process is a started sandboxed process.
 type Process struct {
-	cmd      *exec.Cmd
-	cgroup   *cgroup // nil: uncapped
-	blocked  bool    // bubblewrap waits on --block-fd until the cgroup holds it
+	cmd     *exec.Cmd
+	cgroup  *cgroup // nil: uncapped
+	blocked bool    // bubblewrap waits on --block-fd until the cgroup holds it
 	// afterStart are descriptors for the child only (the ends of its data pipes, of --info-fd
 	// and --block-fd): closed once it started, or at cleanup.
 	afterStart []*os.File
-	cleanups []func()
-	reaped   atomic.Bool
-	done     chan struct{}
-	waitErr  error
+	cleanups   []func()
+	reaped     atomic.Bool
+	done       chan struct{}
+	waitErr    error
 }
 
 // Start starts spec's program with the given streams and returns at once. The process and

@@ -126,10 +126,10 @@ func TestBoundaries(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"uid=1000(sandbox) gid=1000",                 // no root inside
-		"Read-only file system",                      // the project is read-only
-		"DUMMY=1",                                    // its environment is the spec's
-		"/usr/bin/bwrap",                             // /proc/1 is bubblewrap...
+		"uid=1000(sandbox) gid=1000", // no root inside
+		"Read-only file system",      // the project is read-only
+		"DUMMY=1",                    // its environment is the spec's
+		"/usr/bin/bwrap",             // /proc/1 is bubblewrap...
 		"DUMMY=1\x00PATH=/usr/local/bin:/usr/bin:/bin", // ...started with the process's environment only
 	} {
 		if !strings.Contains(out, want) {

@@ -64,7 +64,7 @@ type oaiRequest struct {
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	ResponseFormat      *struct {
+	ResponseFormat *struct {
 		Type       string `json:"type"`
 		JSONSchema *struct {
 			Name   string         `json:"name"`

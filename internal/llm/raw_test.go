@@ -45,7 +45,9 @@ func rawStack(t *testing.T, api llm.API, h llmtest.Handler, o llm.Options) (llm.
 	}
 	t.Cleanup(srv.Close)
 	o.BaseURL = srv.BaseURL()
-	o.Getenv = func(k string) string { return map[string]string{"ANTHROPIC_API_KEY": "sk-real", "OPENAI_API_KEY": "sk-real"}[k] }
+	o.Getenv = func(k string) string {
+		return map[string]string{"ANTHROPIC_API_KEY": "sk-real", "OPENAI_API_KEY": "sk-real"}[k]
+	}
 	if o.Retry.Sleep == nil {
 		o.Retry = llm.RetryPolicy{MaxRetries: 3, Base: time.Millisecond, Max: time.Second}
 	}

@@ -1,12 +1,14 @@
 package llm
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/buger/jsonparser"
 )
 
 // API is a provider endpoint that takes requests as the provider's wire format has them.
@@ -37,6 +39,8 @@ type RawRequest struct {
 	// (anthropic-version, anthropic-beta, openai-beta), never a key or a client's identity.
 	Header http.Header
 	Repeat int // as Request.Repeat: distinguishes repeats of one case in the cache
+
+	fields *rawFields // read once, by the first layer that needs them
 }
 
 // forwarded are the request headers a raw call passes on.
@@ -99,17 +103,58 @@ func nextRaw(next Model) (RawModel, error) {
 // rawFields are the fields of a raw body the stack reads: the model, the stream flag, the
 // answer's budget (for the token-rate estimate).
 type rawFields struct {
-	Model           string `json:"model"`
-	Stream          bool   `json:"stream"`
-	MaxTokens       int    `json:"max_tokens"`
-	MaxOutputTokens int    `json:"max_output_tokens"`
-	MaxCompletion   int    `json:"max_completion_tokens"`
+	Model                                     string
+	Stream                                    bool
+	MaxTokens, MaxOutputTokens, MaxCompletion int
+}
+
+// readFields reads them with jsonparser, which skips every other value (a CLI's body is tens of
+// kilobytes of system prompt and tools) rather than decoding it.
+func (r *RawRequest) readFields() (rawFields, error) {
+	if r.fields != nil {
+		return *r.fields, nil
+	}
+	f, err := readFields(r.Body)
+	if err == nil {
+		r.fields = &f
+	}
+	return f, err
 }
 
 func readFields(body []byte) (rawFields, error) {
 	var f rawFields
-	if err := json.Unmarshal(body, &f); err != nil {
-		return f, &APIError{Status: 400, Type: "invalid_request_error", Message: "the request body is not a JSON object: " + err.Error()}
+	if b := bytes.TrimSpace(body); len(b) == 0 || b[0] != '{' {
+		return f, &APIError{Status: 400, Type: "invalid_request_error", Message: "the request body is not a JSON object"}
+	}
+	var bad error
+	jsonparser.EachKey(body, func(i int, v []byte, _ jsonparser.ValueType, err error) {
+		if err != nil {
+			bad = err
+			return
+		}
+		switch i {
+		case 0:
+			f.Model, err = jsonparser.ParseString(v)
+		case 1:
+			f.Stream, err = jsonparser.ParseBoolean(v)
+		default:
+			var n int64
+			n, err = jsonparser.ParseInt(v)
+			switch i {
+			case 2:
+				f.MaxTokens = int(n)
+			case 3:
+				f.MaxOutputTokens = int(n)
+			default:
+				f.MaxCompletion = int(n)
+			}
+		}
+		if err != nil {
+			bad = err
+		}
+	}, []string{"model"}, []string{"stream"}, []string{"max_tokens"}, []string{"max_output_tokens"}, []string{"max_completion_tokens"})
+	if bad != nil {
+		return f, &APIError{Status: 400, Type: "invalid_request_error", Message: "the request body's model, stream or token budget is not readable: " + bad.Error()}
 	}
 	return f, nil
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/buger/jsonparser"
 )
 
 // SSEEvent is one server-sent event of a streamed answer.
@@ -169,6 +171,8 @@ func antErrorStatus(typ string) int {
 	return 400
 }
 
+// parseAnthropicStream reads Anthropic's events with jsonparser: a streamed answer is dozens
+// of small events, and decoding each into structs costs more than the rest of a gateway call.
 func parseAnthropicStream(body []byte) (Usage, Answer, error) {
 	var u antUsage
 	var a Answer
@@ -176,44 +180,44 @@ func parseAnthropicStream(body []byte) (Usage, Answer, error) {
 	args := map[int]*strings.Builder{}
 	stopped := false
 	for _, ev := range ParseSSE(body) {
-		var e struct {
-			Type    string     `json:"type"`
-			Index   int        `json:"index"`
-			Message antMessage `json:"message"`
-			Block   antBlock   `json:"content_block"`
-			Usage   antUsage   `json:"usage"`
-			Delta   struct {
-				Type        string `json:"type"`
-				Text        string `json:"text"`
-				PartialJSON string `json:"partial_json"`
-				StopReason  string `json:"stop_reason"`
-			} `json:"delta"`
-			Error struct{ Type, Message string } `json:"error"`
-		}
-		if err := json.Unmarshal(ev.Data, &e); err != nil {
+		typ, err := jsonparser.GetString(ev.Data, "type")
+		if err != nil {
 			return u.usage(), a, fmt.Errorf("event %s: %w", ev.Name, err)
 		}
-		d := e.Delta
-		switch e.Type {
+		index, _ := jsonparser.GetInt(ev.Data, "index")
+		i := int(index)
+		switch typ {
 		case "message_start":
-			u.merge(e.Message.Usage)
+			if v, _, _, err := jsonparser.Get(ev.Data, "message", "usage"); err == nil {
+				u.merge(readAntUsage(v))
+			}
 		case "content_block_start":
-			b := e.Block
-			blocks[e.Index] = &b
-			args[e.Index] = &strings.Builder{}
+			var b antBlock
+			v, _, _, _ := jsonparser.Get(ev.Data, "content_block")
+			if err := json.Unmarshal(v, &b); err != nil {
+				return u.usage(), a, fmt.Errorf("event %s: %w", ev.Name, err)
+			}
+			blocks[i], args[i] = &b, &strings.Builder{}
 		case "content_block_delta":
-			if b := blocks[e.Index]; b != nil && d.Type == "text_delta" {
-				b.Text += d.Text
-			} else if sb := args[e.Index]; sb != nil && d.Type == "input_json_delta" {
-				sb.WriteString(d.PartialJSON)
+			kind, _ := jsonparser.GetString(ev.Data, "delta", "type")
+			if b := blocks[i]; b != nil && kind == "text_delta" {
+				t, _ := jsonparser.GetString(ev.Data, "delta", "text")
+				b.Text += t
+			} else if sb := args[i]; sb != nil && kind == "input_json_delta" {
+				p, _ := jsonparser.GetString(ev.Data, "delta", "partial_json")
+				sb.WriteString(p)
 			}
 		case "message_delta":
-			u.merge(e.Usage)
-			a.FinishReason = d.StopReason
+			if v, _, _, err := jsonparser.Get(ev.Data, "usage"); err == nil {
+				u.merge(readAntUsage(v))
+			}
+			a.FinishReason, _ = jsonparser.GetString(ev.Data, "delta", "stop_reason")
 		case "message_stop":
 			stopped = true
 		case "error":
-			return u.usage(), a, &APIError{Status: antErrorStatus(e.Error.Type), Type: e.Error.Type, Message: e.Error.Message}
+			et, _ := jsonparser.GetString(ev.Data, "error", "type")
+			msg, _ := jsonparser.GetString(ev.Data, "error", "message")
+			return u.usage(), a, &APIError{Status: antErrorStatus(et), Type: et, Message: msg}
 		}
 	}
 	m := antMessage{StopReason: a.FinishReason}
@@ -231,6 +235,21 @@ func parseAnthropicStream(body []byte) (Usage, Answer, error) {
 		return u.usage(), m.answer(), errStreamEnded
 	}
 	return u.usage(), m.answer(), nil
+}
+
+// readAntUsage reads the counts a usage object has.
+func readAntUsage(v []byte) antUsage {
+	var u antUsage
+	for _, f := range []struct {
+		key string
+		dst **int64
+	}{{"input_tokens", &u.InputTokens}, {"cache_creation_input_tokens", &u.CacheCreationInputTokens},
+		{"cache_read_input_tokens", &u.CacheReadInputTokens}, {"output_tokens", &u.OutputTokens}} {
+		if n, err := jsonparser.GetInt(v, f.key); err == nil {
+			*f.dst = &n
+		}
+	}
+	return u
 }
 
 func sortedInts[V any](m map[int]V) []int {

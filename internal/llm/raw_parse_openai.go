@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/buger/jsonparser"
 )
 
 type chatUsage struct {
@@ -68,59 +70,57 @@ func streamError(status int, code, typ, msg string) *APIError {
 	return &APIError{Status: status, Type: typ, Code: code, Message: msg}
 }
 
+// parseChatStream reads chat.completion.chunk events with jsonparser (see parseAnthropicStream).
 func parseChatStream(body []byte) (Usage, Answer, error) {
 	var u Usage
 	var a Answer
 	calls := map[int]*ToolCall{}
 	done := false
 	for _, ev := range ParseSSE(body) {
-		if bytes.Equal(bytes.TrimSpace(ev.Data), []byte("[DONE]")) {
+		data := bytes.TrimSpace(ev.Data)
+		if bytes.Equal(data, []byte("[DONE]")) {
 			done = true
 			continue
 		}
-		var c struct {
-			Choices []struct {
-				Delta struct {
-					Content   string         `json:"content"`
-					ToolCalls []chatToolCall `json:"tool_calls"`
-				} `json:"delta"`
-				FinishReason string `json:"finish_reason"`
-			} `json:"choices"`
-			Usage *chatUsage `json:"usage"`
-			Error *struct {
-				Message, Type string
-				Code          json.RawMessage
-			} `json:"error"`
+		if len(data) == 0 || data[0] != '{' {
+			return u, a, fmt.Errorf("chunk %.40q is not a JSON object", data)
 		}
-		if err := json.Unmarshal(ev.Data, &c); err != nil {
-			return u, a, fmt.Errorf("chunk: %w", err)
+		if e, typ, _, err := jsonparser.Get(data, "error"); err == nil && typ == jsonparser.Object {
+			msg, _ := jsonparser.GetString(e, "message")
+			et, _ := jsonparser.GetString(e, "type")
+			code, _ := jsonparser.GetString(e, "code")
+			return u, a, streamError(500, code, et, msg)
 		}
-		if c.Error != nil {
-			var code string
-			_ = json.Unmarshal(c.Error.Code, &code)
-			return u, a, streamError(500, code, c.Error.Type, c.Error.Message)
-		}
-		if c.Usage != nil {
-			u = c.Usage.usage()
-		}
-		for _, ch := range c.Choices {
-			a.Text += ch.Delta.Content
-			if ch.FinishReason != "" {
-				a.FinishReason = ch.FinishReason
+		if v, typ, _, err := jsonparser.Get(data, "usage"); err == nil && typ == jsonparser.Object {
+			var cu chatUsage
+			if err := json.Unmarshal(v, &cu); err != nil {
+				return u, a, fmt.Errorf("usage: %w", err)
 			}
-			for _, tc := range ch.Delta.ToolCalls {
-				cur := calls[tc.Index]
+			u = cu.usage()
+		}
+		_, _ = jsonparser.ArrayEach(data, func(ch []byte, _ jsonparser.ValueType, _ int, _ error) {
+			if t, err := jsonparser.GetString(ch, "delta", "content"); err == nil {
+				a.Text += t
+			}
+			if f, err := jsonparser.GetString(ch, "finish_reason"); err == nil && f != "" {
+				a.FinishReason = f
+			}
+			_, _ = jsonparser.ArrayEach(ch, func(tc []byte, _ jsonparser.ValueType, _ int, _ error) {
+				idx, _ := jsonparser.GetInt(tc, "index")
+				cur := calls[int(idx)]
 				if cur == nil {
 					cur = &ToolCall{}
-					calls[tc.Index] = cur
+					calls[int(idx)] = cur
 				}
-				if tc.ID != "" {
-					cur.ID = tc.ID
+				if id, _ := jsonparser.GetString(tc, "id"); id != "" {
+					cur.ID = id
 				}
-				cur.Name += tc.Function.Name
-				cur.Arguments += tc.Function.Arguments
-			}
-		}
+				name, _ := jsonparser.GetString(tc, "function", "name")
+				args, _ := jsonparser.GetString(tc, "function", "arguments")
+				cur.Name += name
+				cur.Arguments += args
+			}, "delta", "tool_calls")
+		}, "choices")
 	}
 	for _, i := range sortedInts(calls) {
 		a.ToolCalls = append(a.ToolCalls, *calls[i])
@@ -199,27 +199,33 @@ func (r responsesResponse) answer() Answer {
 // errors.
 func parseResponsesStream(body []byte) (Usage, Answer, error) {
 	for _, ev := range ParseSSE(body) {
+		typ, err := jsonparser.GetString(ev.Data, "type")
+		if err != nil {
+			return Usage{}, Answer{}, fmt.Errorf("event %s: %w", ev.Name, err)
+		}
+		switch typ {
+		case "response.completed", "response.incomplete", "response.failed":
+		case "error":
+			code, _ := jsonparser.GetString(ev.Data, "code")
+			msg, _ := jsonparser.GetString(ev.Data, "message")
+			return Usage{}, Answer{}, streamError(400, code, code, msg)
+		default:
+			continue // the deltas: the terminal event has the whole response
+		}
 		var e struct {
-			Type     string            `json:"type"`
 			Response responsesResponse `json:"response"`
-			Code     string            `json:"code"`
-			Message  string            `json:"message"`
 		}
 		if err := json.Unmarshal(ev.Data, &e); err != nil {
 			return Usage{}, Answer{}, fmt.Errorf("event %s: %w", ev.Name, err)
 		}
-		switch e.Type {
-		case "response.completed", "response.incomplete":
-			return e.Response.Usage.usage(), e.Response.answer(), nil
-		case "response.failed":
+		if typ == "response.failed" {
 			code, msg := "", "the response failed"
 			if er := e.Response.Error; er != nil {
 				code, msg = er.Code, er.Message
 			}
 			return e.Response.Usage.usage(), Answer{}, streamError(400, code, code, msg)
-		case "error":
-			return Usage{}, Answer{}, streamError(400, e.Code, e.Code, e.Message)
 		}
+		return e.Response.Usage.usage(), e.Response.answer(), nil
 	}
 	return Usage{}, Answer{}, errStreamEnded
 }

@@ -58,7 +58,7 @@ func (o *OpenAI) CompleteRaw(ctx context.Context, req RawRequest) (RawResponse, 
 // mid-stream error event is an *APIError (with Retry-After and the rate-limit headers), a 2xx
 // answer has its usage and answer parsed.
 func (e rawEndpoint) call(ctx context.Context, info Info, req RawRequest, path string, auth http.Header) (RawResponse, error) {
-	f, err := readFields(req.Body)
+	f, err := req.readFields()
 	if err != nil {
 		return RawResponse{}, err
 	}

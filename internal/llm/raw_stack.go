@@ -171,7 +171,7 @@ func (m *limited) CompleteRaw(ctx context.Context, req RawRequest) (RawResponse,
 	if err != nil {
 		return RawResponse{}, err
 	}
-	f, err := readFields(req.Body)
+	f, err := req.readFields()
 	if err != nil {
 		return RawResponse{}, err
 	}

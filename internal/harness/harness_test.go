@@ -91,7 +91,7 @@ func TestAnswer(t *testing.T) {
 	out := t.TempDir()
 	for _, tc := range []struct {
 		cli, stdout, file string
-		want, err        string
+		want, err         string
 	}{
 		{"claude-code", `{"type":"result","subtype":"success","is_error":false,"result":"{\"category\":\"vulnerable\"}"}`, "", `{"category":"vulnerable"}`, ""},
 		{"claude-code", "warning\n" + `{"type":"result","is_error":true,"result":"API Error: 400 probe"}`, "", "", "claude: API Error: 400 probe"},

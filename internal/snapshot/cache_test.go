@@ -525,3 +525,22 @@ func testBareAndWorktree(t *testing.T, sb *sandbox.Sandbox, r *gitRepo, bare, wt
 		t.Errorf("the worktree's snapshot: root %s built %v; want the repository's %s", fromWorktree.Root(), fromWorktree.Built(), fromRepo.Root())
 	}
 }
+
+// TestGetHEAD: HEAD is the repository's HEAD, and a linked worktree's own.
+func TestGetHEAD(t *testing.T) {
+	r := newRepo(t)
+	r.write("v", "1\n")
+	first := r.commit("one")
+	wt := filepath.Join(t.TempDir(), "wt")
+	r.git("worktree", "add", "-q", "--detach", wt, first)
+	r.write("v", "2\n")
+	second := r.commit("two")
+	for _, sb := range gitSandboxes(t) {
+		c := newCache(t, snapshot.Options{Sandbox: sb})
+		for dir, want := range map[string]string{r.dir: second, wt: first} {
+			if got := get(t, c, dir, "HEAD").Info().Commit; got != want {
+				t.Errorf("%s: HEAD of %s is %s, want %s", sandboxName(sb), dir, got, want)
+			}
+		}
+	}
+}

@@ -153,10 +153,11 @@ func (c *Cache) resolve(ctx context.Context, dir, rev string) (resolved, error) 
 		return r, fmt.Errorf("repository %s: %w", dir, err)
 	}
 	r.dir = abs
-	if r.gitDir, err = findGitDir(abs); err != nil {
+	var head string
+	if r.gitDir, head, err = findGitDir(abs); err != nil {
 		return r, &kindError{kind: ErrNotRepository, msg: fmt.Sprintf("%s is not a git repository (%v)", abs, err), cause: err}
 	}
-	v, err := newGitView(r.gitDir, c.sandboxed())
+	v, err := newGitView(r.gitDir, head, c.sandboxed())
 	if err != nil {
 		return r, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/sandbox"
@@ -13,27 +14,30 @@ import (
 
 // findGitDir returns the git (common) directory of the repository at dir: dir/.git, the
 // directory a .git file names (a linked worktree's, whose commondir names the repository's),
-// or dir itself when it is a bare repository. It reads only those files.
-func findGitDir(dir string) (string, error) {
+// or dir itself when it is a bare repository; and the content of the HEAD that dir has (a
+// linked worktree's own). It reads only those files.
+func findGitDir(dir string) (gitDir, head string, err error) {
 	dotGit := filepath.Join(dir, ".git")
 	fi, err := os.Lstat(dotGit)
 	switch {
 	case err == nil && fi.IsDir():
-		return evalDir(dotGit)
+		gitDir, err = evalDir(dotGit)
+		return gitDir, readHead(gitDir), err
 	case err == nil && fi.Mode().IsRegular():
 		b, err := os.ReadFile(dotGit)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		line, _, _ := strings.Cut(string(b), "\n")
 		target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
 		if !ok {
-			return "", errors.New(".git is a file that names no git directory")
+			return "", "", errors.New(".git is a file that names no git directory")
 		}
 		gd := strings.TrimSpace(target)
 		if !filepath.IsAbs(gd) {
 			gd = filepath.Join(dir, gd)
 		}
+		head = readHead(gd)
 		if cd, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
 			common := strings.TrimSpace(string(cd))
 			if !filepath.IsAbs(common) {
@@ -41,14 +45,31 @@ func findGitDir(dir string) (string, error) {
 			}
 			gd = common
 		}
-		return evalDir(gd)
+		gitDir, err = evalDir(gd)
+		return gitDir, head, err
 	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return "", err
+		return "", "", err
 	}
 	if isBare(dir) {
-		return dir, nil
+		return dir, readHead(dir), nil
 	}
-	return "", errors.New("no .git, and not a bare repository")
+	return "", "", errors.New("no .git, and not a bare repository")
+}
+
+// headRE is what a HEAD file holds: a symbolic ref under refs/, or a commit id.
+var headRE = regexp.MustCompile(`^(ref: refs/[^\x00-\x20~^:?*\[\\]+|[0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// readHead reads a git directory's HEAD as text; "" when it is not one of the forms above.
+func readHead(gitDir string) string {
+	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	h := strings.TrimSpace(string(b))
+	if !headRE.MatchString(h) {
+		return ""
+	}
+	return h
 }
 
 func evalDir(p string) (string, error) {
@@ -92,7 +113,8 @@ var viewParts = []struct {
 	dir  bool
 }{{"objects", true}, {"refs", true}, {"packed-refs", false}, {"shallow", false}}
 
-func newGitView(gitDir string, sandboxed bool) (*gitView, error) {
+// newGitView makes the view of the repository at gitDir whose HEAD is head ("" for none).
+func newGitView(gitDir, head string, sandboxed bool) (*gitView, error) {
 	dir, err := os.MkdirTemp("", "vulnbench-git-")
 	if err != nil {
 		return nil, fmt.Errorf("git view of %s: %w", gitDir, err)
@@ -108,7 +130,10 @@ func newGitView(gitDir string, sandboxed bool) (*gitView, error) {
 	if objectFormat(gitDir) == "sha256" {
 		config = "[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n"
 	}
-	for name, body := range map[string]string{"HEAD": "ref: refs/heads/vulnbench-none\n", "config": config} {
+	if head == "" {
+		head = "ref: refs/heads/vulnbench-none"
+	}
+	for name, body := range map[string]string{"HEAD": head + "\n", "config": config} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o444); err != nil {
 			return nil, fmt.Errorf("git view of %s: %w", gitDir, err)
 		}

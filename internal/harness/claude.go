@@ -22,6 +22,7 @@ func claudeInvoke(r Run) invocation {
 			"--setting-sources", "user", "--strict-mcp-config", "--no-session-persistence", r.Prompt},
 		env: []string{
 			"ANTHROPIC_BASE_URL={gateway}", "ANTHROPIC_API_KEY=" + r.Token,
+			"IS_SANDBOX=1", // for --sandbox none as root, where it would refuse --dangerously-skip-permissions
 			"ANTHROPIC_MODEL=" + r.Model, "ANTHROPIC_SMALL_FAST_MODEL=" + r.Model, "ANTHROPIC_DEFAULT_HAIKU_MODEL=" + r.Model,
 			"ANTHROPIC_DEFAULT_SONNET_MODEL=" + r.Model, "ANTHROPIC_DEFAULT_OPUS_MODEL=" + r.Model, "CLAUDE_CODE_SUBAGENT_MODEL=" + r.Model,
 			"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1",

@@ -19,7 +19,8 @@
 //     with anthropic-beta headers and thinking enabled; metadata.user_id holds a device and
 //     session id (left out of the cache key).
 //   - --dangerously-skip-permissions is refused as root ("cannot be used with root/sudo
-//     privileges"): the sandbox's uid 1000 is why it runs (IS_SANDBOX=1 is the other way out).
+//     privileges"): the sandbox's uid 1000 is why it runs; IS_SANDBOX=1 (set) lets it run as root
+//     under --sandbox none.
 //   - Without --bare it offers two dozen tools (WebSearch, WebFetch, Agent, Cron...) and reads
 //     CLAUDE.md, hooks and the project's .claude/settings.json (hooks, apiKeyHelper, env): a
 //     hostile repository's. --bare offers Bash, Edit and Read and reads none of them;

@@ -60,8 +60,8 @@ var ErrNotInstalled = errors.New("agent CLI not installed")
 
 // Install is a located CLI: the binds that show it in a sandbox and its program there.
 type Install struct {
-	Program string         // as the sandboxed process runs it
-	Binds   []sandbox.Bind // its install, read-only
+	Program string         // as the process runs it: {cli}/... (the bind's path in the sandbox, or the host's under sandbox.ModeNone)
+	Binds   []sandbox.Bind // its install, read-only, named "cli"
 	Version string         // the package's version, from its package.json when found
 }
 
@@ -90,11 +90,11 @@ func (c CLI) Locate(bin string) (Install, error) {
 	}
 	if i := strings.LastIndex(real, "/node_modules/"); i >= 0 {
 		modules := real[:i+len("/node_modules")]
-		in := Install{Program: nodeDir + real[i+len("/node_modules"):], Binds: []sandbox.Bind{{Name: "cli", Src: modules, Dst: nodeDir}}}
+		in := Install{Program: "{cli}" + real[i+len("/node_modules"):], Binds: []sandbox.Bind{{Name: "cli", Src: modules, Dst: nodeDir}}}
 		in.Version = packageVersion(modules, c.Package)
 		return in, nil
 	}
-	return Install{Program: "/opt/vulnbench/bin/" + filepath.Base(real), Binds: []sandbox.Bind{{Name: "cli", Src: real, Dst: "/opt/vulnbench/bin/" + filepath.Base(real)}}}, nil
+	return Install{Program: "{cli}", Binds: []sandbox.Bind{{Name: "cli", Src: real, Dst: "/opt/vulnbench/bin/" + filepath.Base(real)}}}, nil
 }
 
 // packageVersion reads a package's version from node_modules/PKG/package.json.

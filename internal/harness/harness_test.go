@@ -44,7 +44,7 @@ func TestLocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	real, _ := filepath.EvalSymlinks(mods)
-	want := harness.Install{Program: "/opt/vulnbench/node_modules/@openai/codex/bin/codex.js", Version: "0.169.0",
+	want := harness.Install{Program: "{cli}/@openai/codex/bin/codex.js", Version: "0.169.0",
 		Binds: []sandbox.Bind{{Name: "cli", Src: real, Dst: "/opt/vulnbench/node_modules"}}}
 	if d := cmp.Diff(want, in); d != "" {
 		t.Errorf("Install (-want +got):\n%s", d)

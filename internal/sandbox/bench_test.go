@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -14,11 +15,15 @@ import (
 // BenchmarkUnit measures a sandbox's start and teardown per unit: `true` run in a bubblewrap
 // sandbox the way a unit's process runs (project bound read-only, its own home and tmp, the
 // process cap where a pids cgroup is writable; with the gateway's forwarder in the "gateway"
-// case) against a plain exec of the same program. Each iteration runs the plain exec and the
+// case: vulnbench-forward, built first) against a plain exec of the same program. Each iteration runs the plain exec and the
 // sandboxed one back to back, so both meet the same load on a shared machine; the metrics are
 // the medians of each and of their difference, the sandbox's cost per unit.
 func BenchmarkUnit(b *testing.B) {
-	sb, err := sandbox.New(context.Background(), sandbox.Options{})
+	forwarder := filepath.Join(b.TempDir(), "vulnbench-forward")
+	if out, err := exec.Command("go", "build", "-o", forwarder, "../../cmd/vulnbench-forward").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	sb, err := sandbox.New(context.Background(), sandbox.Options{Forwarder: forwarder})
 	if err != nil {
 		b.Skipf("bubblewrap cannot run here: %v", err)
 	}

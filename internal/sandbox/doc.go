@@ -25,8 +25,10 @@
 //     terminal.
 //   - network: none, or only the model gateway. With Spec.Gateway (the host path of the
 //     gateway's Unix socket) the socket is bound in and the process's program is started by a
-//     forwarder (ForwardMain: vulnbench re-executed as `vulnbench sandbox-forward`, or a test
-//     binary whose TestMain calls it) that listens on the sandbox's own loopback
+//     forwarder (ForwardMain: cmd/vulnbench-forward, the small program built beside vulnbench;
+//     else vulnbench re-executed as `vulnbench sandbox-forward`, whose start-up is ~30 ms of
+//     package initialisation; or a test binary whose TestMain calls it) that listens on the
+//     sandbox's own loopback
 //     (127.0.0.1:8420, the {gateway} placeholder) and copies each connection to the socket. The
 //     sandbox's loopback is its own: the host's ports, the second loopback port of the tests
 //     included, are out of reach.

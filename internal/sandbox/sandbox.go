@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -39,9 +40,10 @@ type Options struct {
 	Mode Mode // default ModeBwrap
 	// Bwrap is the bubblewrap program; default "bwrap" from PATH.
 	Bwrap string
-	// Forwarder is a program that runs `PROGRAM sandbox-forward ...` as ForwardMain does: the
-	// vulnbench binary itself, or a test binary whose TestMain calls ForwardMain. It is bound
-	// into sandboxes that reach a gateway. Default: this process's executable.
+	// Forwarder is a program that runs `PROGRAM sandbox-forward ...` as ForwardMain does:
+	// vulnbench-forward, the vulnbench binary itself, or a test binary whose TestMain calls
+	// ForwardMain. It is bound into sandboxes that reach a gateway. Default: vulnbench-forward
+	// beside this process's executable when it is there, else this executable.
 	Forwarder string
 	// ScratchDir holds writable copies of projects and, under ModeNone, the temporary homes;
 	// default os.TempDir().
@@ -172,7 +174,12 @@ func (s *Sandbox) Describe() string {
 	return "bwrap (" + s.version + "; " + procs + ")"
 }
 
-// forwarderPath is the host program that serves the gateway inside a sandbox.
+// ForwarderName is the small forwarder program (cmd/vulnbench-forward) the sandbox uses when it
+// lies beside this process's executable.
+const ForwarderName = "vulnbench-forward"
+
+// forwarderProgram is the host program that serves the gateway inside a sandbox: Options'
+// Forwarder, else vulnbench-forward beside this executable, else this executable itself.
 func (s *Sandbox) forwarderProgram() (string, error) {
 	if s.forwarder != "" {
 		return s.forwarder, nil
@@ -180,6 +187,10 @@ func (s *Sandbox) forwarderProgram() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("sandbox: find this program, the gateway's forwarder: %w", err)
+	}
+	small := filepath.Join(filepath.Dir(exe), ForwarderName)
+	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return small, nil
 	}
 	return exe, nil
 }

@@ -327,26 +327,31 @@ func TestUnavailable(t *testing.T) {
 	}
 }
 
-// TestVulnbenchForwarder: the vulnbench binary is the forwarder sandboxes use by default.
+// TestVulnbenchForwarder: the vulnbench binary and vulnbench-forward are the forwarders
+// sandboxes use by default.
 func TestVulnbenchForwarder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the vulnbench binary")
 	}
-	bin := filepath.Join(t.TempDir(), "vulnbench")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/vulnbench").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	sb := newSandbox(t, sandbox.Options{Forwarder: bin})
-	sock := filepath.Join(t.TempDir(), "gw.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "via vulnbench") })}
-	go srv.Serve(ln)
-	defer srv.Close()
-	res := run(t, sb, sandbox.Spec{Gateway: sock, Args: sh("curl -s -m 5 {gateway}/; exit 7")})
-	if string(res.Stdout) != "via vulnbench" || res.ExitCode != 7 {
-		t.Errorf("stdout %q exit %d; want the gateway's answer and the program's exit code\n%s", res.Stdout, res.ExitCode, res.Stderr)
+	for _, pkg := range []string{"vulnbench", "vulnbench-forward"} {
+		t.Run(pkg, func(t *testing.T) {
+			bin := filepath.Join(t.TempDir(), pkg)
+			if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/"+pkg).CombinedOutput(); err != nil {
+				t.Fatalf("go build: %v\n%s", err, out)
+			}
+			sb := newSandbox(t, sandbox.Options{Forwarder: bin})
+			sock := filepath.Join(t.TempDir(), "gw.sock")
+			ln, err := net.Listen("unix", sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "via "+pkg) })}
+			go srv.Serve(ln)
+			defer srv.Close()
+			res := run(t, sb, sandbox.Spec{Gateway: sock, Args: sh("curl -s -m 5 {gateway}/; exit 7")})
+			if string(res.Stdout) != "via "+pkg || res.ExitCode != 7 {
+				t.Errorf("stdout %q exit %d; want the gateway's answer and the program's exit code\n%s", res.Stdout, res.ExitCode, res.Stderr)
+			}
+		})
 	}
 }

@@ -23,8 +23,10 @@ all: build
 
 # -buildvcs=true: the binary names its revision (scores and manifests carry it) even where
 # GOFLAGS turns VCS stamping off.
+# vulnbench-forward beside it is the sandbox's small gateway forwarder (internal/sandbox).
 build:
 	$(GO) build -buildvcs=true -o $(BIN) ./cmd/vulnbench
+	$(GO) build -o $(dir $(BIN))vulnbench-forward ./cmd/vulnbench-forward
 
 deps:
 	./scripts/install-deps.sh

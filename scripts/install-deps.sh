@@ -8,6 +8,8 @@ command -v cppcheck >/dev/null 2>&1 || need+=(cppcheck)
 command -v bandit >/dev/null 2>&1 || need+=(bandit)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v git >/dev/null 2>&1 || need+=(git)
+# The sandbox every external process runs in (internal/sandbox): bubblewrap 0.8.
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 # The code graph's oracles (internal/codegraph tests, bench/codegraph.sh).
 ctags --version 2>/dev/null | grep -q 'Universal Ctags' || need+=(universal-ctags)
 command -v cflow >/dev/null 2>&1 || need+=(cflow)
@@ -36,6 +38,23 @@ if [ ! -x "$node_prefix/node_modules/.bin/eslint" ]; then
     npm install --prefix "$node_prefix" --no-audit --no-fund --loglevel=error eslint@10.15.0 eslint-plugin-security@4.1.0 @microsoft/eslint-formatter-sarif@3.1.0 >/dev/null
   else
     echo "install-deps: npm is not installed: the eslint scanner's tests will skip (Node 20 and npm install it)" >&2
+  fi
+fi
+# The agent CLIs (internal/harness), pinned, into the same prefix: each package carries its native
+# binary (node_modules/.bin/claude, codex, opencode). --save-exact keeps the pins in its package.json.
+clis=(@anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0 opencode-ai@1.18.33)
+want_clis=()
+for spec in "${clis[@]}"; do
+  pkg="${spec%@*}" version="${spec##*@}"
+  have=$(node -p "require('$node_prefix/node_modules/$pkg/package.json').version" 2>/dev/null || true)
+  [ "$have" = "$version" ] || want_clis+=("$spec")
+done
+if [ ${#want_clis[@]} -gt 0 ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "install-deps: npm install --prefix $node_prefix --save-exact ${want_clis[*]}" >&2
+    npm install --prefix "$node_prefix" --no-audit --no-fund --loglevel=error --save-exact "${want_clis[@]}" >/dev/null
+  else
+    echo "install-deps: npm is not installed: the agent CLIs' tests will skip (Node 20 and npm install them)" >&2
   fi
 fi
 [ ${#need[@]} -eq 0 ] && exit 0

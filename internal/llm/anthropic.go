@@ -17,6 +17,7 @@ import (
 type Anthropic struct {
 	client anthropic.Client
 	info   Info
+	raw    rawEndpoint // for CompleteRaw
 }
 
 // NewAnthropic makes an adapter for model at baseURL ("" for Anthropic's API) with key. The
@@ -31,7 +32,8 @@ func NewAnthropic(model, baseURL, key string, hc *http.Client) *Anthropic {
 	if hc != nil {
 		opts = append(opts, option.WithHTTPClient(hc))
 	}
-	return &Anthropic{client: anthropic.NewClient(opts...), info: Info{Provider: "anthropic", Model: model, BaseHost: hostOf(baseURL)}}
+	return &Anthropic{client: anthropic.NewClient(opts...), info: Info{Provider: "anthropic", Model: model, BaseHost: hostOf(baseURL)},
+		raw: newRawEndpoint(baseURL, "https://api.anthropic.com", key, hc)}
 }
 
 // Info implements Model.

@@ -19,6 +19,7 @@ type OpenAI struct {
 	client openai.Client
 	info   Info
 	caps   Caps
+	raw    rawEndpoint // for CompleteRaw
 }
 
 // NewOpenAI makes an adapter for model at baseURL ("" for OpenAI's API) with key, sending what the
@@ -41,7 +42,8 @@ func NewOpenAI(model, baseURL, key string, hc *http.Client) *OpenAI {
 	if p, err := parsePrices(defaultPrices, "embedded prices"); err == nil { // the tests keep it parseable
 		caps = p.Capabilities("openai:" + model)
 	}
-	return &OpenAI{client: openai.NewClient(opts...), info: Info{Provider: "openai", Model: model, BaseHost: host}, caps: caps}
+	return &OpenAI{client: openai.NewClient(opts...), info: Info{Provider: "openai", Model: model, BaseHost: host}, caps: caps,
+		raw: newRawEndpoint(baseURL, baseURL, key, hc)}
 }
 
 // WithCaps returns the adapter sending only what c allows.

@@ -156,9 +156,8 @@ func (anthropicDialect) parse(body []byte) (Request, *apiError, *apiError) {
 		return invalid("max_tokens: Field required")
 	case len(in.Messages) == 0:
 		return invalid("messages: at least one message is required")
-	case in.Stream:
-		return invalid("llmtest: streaming is not supported by this fake server; send stream=false (the SDK's New, not NewStreaming).")
 	}
+	req.Stream = in.Stream
 	if _, ids, unanswered, ok := checkToolPairing(req.Messages); !ok {
 		if unanswered {
 			return invalid("messages: `tool_use` ids were found without `tool_result` blocks immediately after: " + strings.Join(ids, ", ") +
@@ -222,7 +221,20 @@ type antUsage struct {
 	ServiceTier  string `json:"service_tier"`
 }
 
-func (anthropicDialect) reply(req Request, rep Reply, n int64) ([]byte, *apiError) {
+func (d anthropicDialect) reply(req Request, rep Reply, n int64) ([]byte, *apiError) {
+	m, aerr := d.message(req, rep, n)
+	if aerr != nil {
+		return nil, aerr
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, &apiError{status: 500, typ: "api_error", message: "llmtest: cannot encode the scripted reply: " + err.Error()}
+	}
+	return b, nil
+}
+
+// message is the reply as a Message.
+func (anthropicDialect) message(req Request, rep Reply, n int64) (antMessageOut, *apiError) {
 	m := antMessageOut{
 		ID:      "msg_llmtest" + strconv.FormatInt(n, 10),
 		Type:    "message",
@@ -243,7 +255,7 @@ func (anthropicDialect) reply(req Request, rep Reply, n int64) ([]byte, *apiErro
 			out.Input = json.RawMessage("{}")
 		}
 		if trimmed := bytes.TrimSpace(out.Input); !json.Valid(trimmed) || trimmed[0] != '{' {
-			return nil, &apiError{status: 500, typ: "api_error",
+			return m, &apiError{status: 500, typ: "api_error",
 				message: fmt.Sprintf("llmtest: the scripted call of tool %q has arguments that are not a JSON object: %q", tc.Name, tc.Arguments)}
 		}
 		m.Content = append(m.Content, out)
@@ -264,11 +276,7 @@ func (anthropicDialect) reply(req Request, rep Reply, n int64) ([]byte, *apiErro
 	m.Usage.CacheCreation.Ephemeral5m = rep.CacheWriteTokens
 	m.Usage.OutputTokens = out
 	m.Usage.ServiceTier = "standard"
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, &apiError{status: 500, typ: "api_error", message: "llmtest: cannot encode the scripted reply: " + err.Error()}
-	}
-	return b, nil
+	return m, nil
 }
 
 func (anthropicDialect) models(ids []string) []byte {

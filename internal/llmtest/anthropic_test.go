@@ -206,8 +206,6 @@ func TestAnthropicErrors(t *testing.T) {
 			want: apiErr{Status: 401, Type: "authentication_error"}},
 		{name: "unknown model", opts: []Option{WithModels("claude-a")}, reply: Reply{Text: "unreached"},
 			want: apiErr{Status: 404, Type: "not_found_error"}},
-		{name: "streaming refused", reply: Reply{Text: "unreached"}, reqOpts: []aoption.RequestOption{aoption.WithJSONSet("stream", true)},
-			want: apiErr{Status: 400, Type: "invalid_request_error"}},
 		{name: "tool result without a call", reply: Reply{Text: "unreached"},
 			params: func(p *anthropic.MessageNewParams) {
 				p.Messages = []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewToolResultBlock("toolu_x", "out", false))}

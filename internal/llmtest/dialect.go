@@ -16,6 +16,7 @@ const (
 	routeNone route = iota
 	routeChat
 	routeModels
+	routeResponses // OpenAI's Responses API, served by responsesDialect
 )
 
 // dialect is what differs between providers: paths, request and response

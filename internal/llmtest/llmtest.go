@@ -1,15 +1,15 @@
 // Package llmtest provides in-process HTTP servers that speak the OpenAI
-// chat-completions and the Anthropic messages wire formats, for tests and
-// benchmarks. It is the project's only fake of a model provider: nothing in a
+// chat-completions and Responses API and the Anthropic messages wire formats, for
+// tests and benchmarks. It is the project's only fake of a model provider: nothing in a
 // test calls a hosted API.
 //
 // A server answers each request with what a [Handler] returns: a text, tool
 // calls, logprobs and usage, or a fault (an error status with the provider's
 // error body and Retry-After, latency, a slow body, malformed JSON, a dropped
 // connection). It parses requests in their real shapes, rejects what the real
-// API rejects (a missing or bad key, an unknown model, streaming, tool results
-// that do not answer the preceding tool calls), counts requests and keeps a
-// log of what it received. It can enforce a rate limit as providers do
+// API rejects (a missing or bad key, an unknown model, tool results that do not
+// answer the preceding tool calls), counts requests and keeps a log of what it
+// received. It can enforce a rate limit as providers do
 // ([WithRateLimit]: 429 with Retry-After over it, rate-limit headers on every
 // answer), and [Faults] faults a reproducible share of requests.
 //
@@ -17,7 +17,16 @@
 //	defer srv.Close()
 //	client := openai.NewClient(option.WithBaseURL(srv.BaseURL()), option.WithAPIKey("k"))
 //
-// Only non-streaming requests are supported.
+// A request with stream=true is answered with server-sent events as each
+// provider sends them (Anthropic's message_start ... message_stop with
+// input_json_delta pieces and the usage in message_delta; chat.completion.chunk
+// deltas with tool-call arguments by index and, with stream_options.include_usage,
+// a usage chunk, then [DONE]; the Responses API's response.created ...
+// response.completed with function_call_arguments.delta pieces and the usage in
+// response.completed); Reply.StreamError and Reply.StreamCut fault a stream
+// halfway. The Responses API's input items (messages, function_call,
+// function_call_output, custom tool calls; reasoning items ignored) read as the
+// same provider-neutral conversation as chat messages.
 package llmtest
 
 import (
@@ -62,6 +71,10 @@ type Request struct {
 	// "" when none was sent; Schema is the json_schema's name, strict flag and schema.
 	ResponseFormat string
 	Schema         *ResponseSchema
+
+	// Stream is the request's stream flag: its answer is server-sent events, as the provider
+	// sends them.
+	Stream bool
 
 	APIKey string      // as sent: Authorization: Bearer, or x-api-key for Anthropic
 	Header http.Header // the request's headers
@@ -184,6 +197,12 @@ type Reply struct {
 	SlowBody time.Duration
 	// Malformed answers 200 with a truncated, invalid JSON body.
 	Malformed bool
+	// StreamError, on a streamed answer, sends the provider's mid-stream error event halfway
+	// (Anthropic's overloaded_error, OpenAI's error chunk, the Responses API's
+	// response.failed) instead of the rest.
+	StreamError bool
+	// StreamCut, on a streamed answer, closes the connection halfway.
+	StreamCut bool
 	// Drop closes the connection without any response.
 	Drop bool
 }
@@ -258,7 +277,8 @@ type Server struct {
 }
 
 // NewOpenAI starts a server that speaks the OpenAI chat-completions API:
-// POST /v1/chat/completions (and /chat/completions) and GET /v1/models.
+// POST /v1/chat/completions (and /chat/completions), the Responses API: POST /v1/responses
+// (and /responses), and GET /v1/models.
 // Give its SDK [Server.BaseURL], which ends in /v1. A nil h answers every
 // request with an empty text.
 func NewOpenAI(h Handler, opts ...Option) *Server {
@@ -352,6 +372,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case routeNone:
 		fail(d.notFoundPath(r.Method, r.URL.Path))
 		return
+	case routeResponses:
+		d = responsesDialect{}
 	}
 
 	body, err := io.ReadAll(r.Body)
@@ -428,6 +450,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		e.retryAfter, e.retryNow = rep.RetryAfter, rep.RetryNow
 		s.writeBody(ctx, w, rep.Status, d.errorBody(e, reqID), rep.SlowBody, e.retryAfterHeaders(d))
+		return
+	}
+	if st, ok := d.(streamer); ok && req.Stream {
+		events, aerr := st.stream(req, rep, n)
+		if aerr != nil {
+			fail(aerr)
+			return
+		}
+		s.writeStream(ctx, w, events, rep.SlowBody, rep.StreamCut)
 		return
 	}
 	out, aerr := d.reply(req, rep, n)

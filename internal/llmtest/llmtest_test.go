@@ -379,7 +379,7 @@ func TestRawRequests(t *testing.T) {
 			body:   `{"model":`, status: 400, errType: "invalid_request_error",
 		},
 		{
-			name: "openai: unknown path", provider: OpenAI, path: "/v1/responses",
+			name: "openai: unknown path", provider: OpenAI, path: "/v1/completions",
 			body: `{}`, status: 404, errType: "invalid_request_error",
 		},
 		{

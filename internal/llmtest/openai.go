@@ -25,6 +25,8 @@ func (openaiDialect) route(method, path string) route {
 		return routeChat
 	case method == http.MethodGet && (path == "/v1/models" || path == "/models"):
 		return routeModels
+	case method == http.MethodPost && (path == "/v1/responses" || path == "/responses"):
+		return routeResponses
 	}
 	return routeNone
 }
@@ -59,7 +61,10 @@ type oaiRequest struct {
 	TopLogprobs         *int         `json:"top_logprobs"`
 	N                   *int         `json:"n"`
 	Stream              bool         `json:"stream"`
-	ResponseFormat      *struct {
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	ResponseFormat *struct {
 		Type       string `json:"type"`
 		JSONSchema *struct {
 			Name   string         `json:"name"`
@@ -121,7 +126,7 @@ func (openaiDialect) parse(body []byte) (Request, *apiError, *apiError) {
 		return Request{}, nil, &apiError{status: 400, typ: "invalid_request_error",
 			message: "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.) " + err.Error()}
 	}
-	req := Request{Model: in.Model, Temperature: in.Temperature, Seed: in.Seed}
+	req := Request{Model: in.Model, Temperature: in.Temperature, Seed: in.Seed, Stream: in.Stream}
 	if in.MaxCompletionTokens != nil {
 		req.MaxTokens = *in.MaxCompletionTokens
 	} else if in.MaxTokens != nil {
@@ -186,9 +191,8 @@ func (openaiDialect) parse(body []byte) (Request, *apiError, *apiError) {
 	case len(in.Messages) == 0:
 		return invalid("messages", "empty_array",
 			"Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.")
-	case in.Stream:
-		return invalid("stream", "unsupported_value",
-			"llmtest: streaming is not supported by this fake server; send stream=false (the SDK's New, not NewStreaming).")
+	case in.Stream && req.Logprobs:
+		return invalid("logprobs", "unsupported_value", "llmtest: logprobs are not streamed by this fake server; ask for them without stream.")
 	case req.TopLogprobs > 20:
 		return invalid("top_logprobs", "integer_above_max_value",
 			fmt.Sprintf("Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got %d instead.", req.TopLogprobs))
@@ -348,7 +352,16 @@ type oaiUsage struct {
 	} `json:"completion_tokens_details"`
 }
 
-func (openaiDialect) reply(req Request, rep Reply, n int64) ([]byte, *apiError) {
+func (d openaiDialect) reply(req Request, rep Reply, n int64) ([]byte, *apiError) {
+	b, err := json.Marshal(d.completion(req, rep, n))
+	if err != nil {
+		return nil, &apiError{status: 500, typ: "server_error", message: "llmtest: cannot encode the scripted reply: " + err.Error()}
+	}
+	return b, nil
+}
+
+// completion is the reply as a chat completion.
+func (openaiDialect) completion(req Request, rep Reply, n int64) oaiCompletion {
 	msg := oaiRespMessage{Role: "assistant", Annotations: []struct{}{}}
 	if rep.Text != "" || len(rep.ToolCalls) == 0 {
 		msg.Content = &rep.Text
@@ -402,11 +415,7 @@ func (openaiDialect) reply(req Request, rep Reply, n int64) ([]byte, *apiError) 
 	c.Usage.CompletionTokens = max(out, rep.ReasoningTokens)
 	c.Usage.CompletionTokensDetails.ReasoningTokens = rep.ReasoningTokens
 	c.Usage.TotalTokens = in + c.Usage.CompletionTokens
-	b, err := json.Marshal(c)
-	if err != nil {
-		return nil, &apiError{status: 500, typ: "server_error", message: "llmtest: cannot encode the scripted reply: " + err.Error()}
-	}
-	return b, nil
+	return c
 }
 
 // usageOf returns the input tokens (cached ones included) and output tokens

@@ -283,8 +283,9 @@ func TestOpenAIErrors(t *testing.T) {
 			want: apiErr{Status: 401, Type: "invalid_request_error", Code: "invalid_api_key"}},
 		{name: "unknown model", opts: []Option{WithModels("gpt-a", "gpt-b")}, reply: Reply{Text: "unreached"},
 			want: apiErr{Status: 404, Type: "invalid_request_error", Code: "model_not_found", Param: "model"}},
-		{name: "streaming refused", reply: Reply{Text: "unreached"}, reqOpts: []option.RequestOption{option.WithJSONSet("stream", true)},
-			want: apiErr{Status: 400, Type: "invalid_request_error", Code: "unsupported_value", Param: "stream"}},
+		{name: "streamed logprobs refused", reply: Reply{Text: "unreached"},
+			reqOpts: []option.RequestOption{option.WithJSONSet("stream", true), option.WithJSONSet("logprobs", true)},
+			want:    apiErr{Status: 400, Type: "invalid_request_error", Code: "unsupported_value", Param: "logprobs"}},
 		{name: "tool result without a call", reply: Reply{Text: "unreached"},
 			params: func(p *openai.ChatCompletionNewParams) {
 				p.Messages = append(p.Messages, openai.ToolMessage("out", "call_x"))

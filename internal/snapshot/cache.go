@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
 // Options configure a Cache. Zero fields take the defaults; a negative limit means none.
@@ -25,8 +27,14 @@ type Options struct {
 	// MaxFileSize), with ErrTooBig. Defaults 1,000,000 files and 16 GiB.
 	MaxFiles int
 	MaxBytes int64
-	// Git is the git program. Default "git" (from PATH).
+	// Git is the git program. Default "git" (from the PATH of git's own environment,
+	// /usr/local/bin:/usr/bin:/bin).
 	Git string
+	// Sandbox runs git: with a bubblewrap sandbox, git sees only the repository's view (see
+	// gitView) read-only, and no network. nil: git runs on the host (sandbox.ModeNone), with
+	// the view, the minimal environment and nothing of the repository's configuration all the
+	// same.
+	Sandbox *sandbox.Sandbox
 }
 
 // Default extraction limits.
@@ -36,14 +44,17 @@ const (
 	DefaultExtractMaxBytes    = 16 << 30
 )
 
-// keyVersion changes whenever extraction changes what a snapshot holds.
-const keyVersion = 1
+// keyVersion changes whenever extraction changes what a snapshot holds. 2: blobs straight
+// from the object store (1 was git archive's output: export-subst, export-ignore and filters
+// applied; a v1 snapshot is never used by v2, and RemoveAll deletes it).
+const keyVersion = 2
 
 // Cache materialises snapshots under a directory and hands out handles on them. It is safe for
 // concurrent use, and several processes may share its directory.
 type Cache struct {
 	dir  string  // absolute
 	opts Options // defaults filled in
+	sb   *sandbox.Sandbox
 
 	mu      sync.Mutex
 	flights map[flightKey]*flight
@@ -79,8 +90,17 @@ func NewCache(dir string, opts Options) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot cache %s: %w", dir, err)
 	}
-	return &Cache{dir: abs, opts: opts.withDefaults(), flights: map[flightKey]*flight{}}, nil
+	c := &Cache{dir: abs, opts: opts.withDefaults(), sb: opts.Sandbox, flights: map[flightKey]*flight{}}
+	if c.sb == nil {
+		if c.sb, err = sandbox.New(context.Background(), sandbox.Options{Mode: sandbox.ModeNone, NoProcCap: true}); err != nil {
+			return nil, fmt.Errorf("snapshot cache %s: %w", dir, err)
+		}
+	}
+	return c, nil
 }
+
+// sandboxed reports whether git runs in a bubblewrap sandbox.
+func (c *Cache) sandboxed() bool { return c.sb.Mode() != sandbox.ModeNone }
 
 // withDefaults fills in the zero fields of o, as Limits.withDefaults does for the read limits.
 func (o Options) withDefaults() Options {
@@ -180,8 +200,8 @@ func fullID(rev string) bool {
 	return err == nil
 }
 
-// Key is the name of a snapshot's directory under CACHE/snapshots: a hash of the repository's
-// git directory, the commit id and the extraction file size limit.
+// Key is the name of a snapshot's directory under CACHE/snapshots: a hash of keyVersion, the
+// repository's git directory, the commit id and the extraction file size limit.
 func Key(gitDir, commit string, maxFileSize int64) string {
 	h := sha256.Sum256([]byte("vulnbench snapshot\x00" + strconv.Itoa(keyVersion) + "\x00" + gitDir + "\x00" + commit + "\x00" + strconv.FormatInt(maxFileSize, 10)))
 	return hex.EncodeToString(h[:16])

@@ -14,8 +14,29 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 )
+
+// gitSandboxes are where git runs in the tests that take both: on the host (nil), and in a
+// bubblewrap sandbox where one can run.
+func gitSandboxes(t *testing.T) []*sandbox.Sandbox {
+	t.Helper()
+	out := []*sandbox.Sandbox{nil}
+	sb, err := sandbox.New(context.Background(), sandbox.Options{})
+	if err != nil {
+		t.Logf("git in a sandbox not tested: %v", err)
+		return out
+	}
+	return append(out, sb)
+}
+
+func sandboxName(sb *sandbox.Sandbox) string {
+	if sb == nil {
+		return "host"
+	}
+	return string(sb.Mode())
+}
 
 // tree lists a directory as "path mode [-> target | size]" lines, without following links.
 func tree(t *testing.T, dir string) []string {
@@ -69,6 +90,7 @@ func TestGet(t *testing.T) {
 		". dr-xr-xr-x",
 		".gitattributes -r--r--r-- 26",
 		"README -r--r--r-- 6",
+		"ignored.txt -r--r--r-- 13", // the commit's blobs as they are: export-ignore is a packaging rule
 		"link Lrwxrwxrwx -> src/main.c",
 		"run.sh -r-xr-xr-x 10",
 		"src dr-xr-xr-x",
@@ -83,7 +105,7 @@ func TestGet(t *testing.T) {
 	info := s.Info()
 	tid := r.git("rev-parse", commit+"^{tree}")
 	gitDir, _ := filepath.EvalSymlinks(filepath.Join(r.dir, ".git"))
-	if d := cmp.Diff(snapshot.Info{Repo: gitDir, Commit: commit, Tree: tid, Files: 5, Symlinks: 1, Bytes: 80}, info); d != "" {
+	if d := cmp.Diff(snapshot.Info{Repo: gitDir, Commit: commit, Tree: tid, Files: 6, Symlinks: 1, Bytes: 93}, info); d != "" {
 		t.Errorf("Info (-want +got):\n%s", d)
 	}
 	if !s.Built() {
@@ -150,6 +172,12 @@ func TestGetErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	for _, sb := range gitSandboxes(t) {
+		testGetErrors(t, sb, r, first, shallow, damaged, blob, missingDir, file)
+	}
+}
+
+func testGetErrors(t *testing.T, sb *sandbox.Sandbox, r *gitRepo, first, shallow, damaged, blob, missingDir, file string) {
 	for _, tc := range []struct {
 		name     string
 		repo     string
@@ -167,8 +195,8 @@ func TestGetErrors(t *testing.T) {
 		{"missing blob", damaged, first, snapshot.ErrMissingObjects, []string{damaged, first, "lacks objects", "fetch origin " + first, blob}},
 		{"option-like commit", r.dir, "--output=/tmp/x", nil, []string{`commit "--output=/tmp/x" is not a commit id`}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := newCache(t, snapshot.Options{})
+		t.Run(sandboxName(sb)+"/"+tc.name, func(t *testing.T) {
+			c := newCache(t, snapshot.Options{Sandbox: sb})
 			s, err := c.Get(context.Background(), tc.repo, tc.commit)
 			if err == nil {
 				s.Close()
@@ -264,10 +292,10 @@ func TestGetConcurrent(t *testing.T) {
 	if got := snaps[n-1].Info().Files; got != 50 {
 		t.Errorf("Files = %d, want 50", got)
 	}
-	// One flight: the repository was looked up once and archived once.
+	// One flight: the commit was looked up once and its tree listed once.
 	lines := logged()
-	if got := [2]int{count(lines, "--git-common-dir"), count(lines, " archive ")}; got != [2]int{1, 1} {
-		t.Errorf("git looked up the repository %d times and archived it %d times; want once each:\n%s", got[0], got[1], strings.Join(lines, "\n"))
+	if got := [2]int{count(lines, " rev-parse --verify "), count(lines, " ls-tree ")}; got != [2]int{1, 1} {
+		t.Errorf("git looked up the commit %d times and listed its tree %d times; want once each:\n%s", got[0], got[1], strings.Join(lines, "\n"))
 	}
 	// Later Gets of the full commit id ask git nothing.
 	get(t, c, r.dir, commit)
@@ -388,9 +416,9 @@ func TestGetProcesses(t *testing.T) {
 		t.Errorf("%d Gets, %d built the snapshot; want 12 and 1", gets, built)
 	}
 	// The lock let one process extract; the others waited and used its snapshot.
-	if lines := logged(); count(lines, " archive ") != 1 || count(lines, "--git-common-dir") != 3 {
-		t.Errorf("git archive ran %d times, the repository was looked up %d times; want 1 and 3 (one a process):\n%s",
-			count(lines, " archive "), count(lines, "--git-common-dir"), strings.Join(lines, "\n"))
+	if lines := logged(); count(lines, " ls-tree ") != 1 || count(lines, " rev-parse --verify ") != 3 {
+		t.Errorf("git ls-tree ran %d times, the commit was looked up %d times; want 1 and 3 (one a process):\n%s",
+			count(lines, " ls-tree "), count(lines, " rev-parse --verify "), strings.Join(lines, "\n"))
 	}
 	s := get(t, c, r.dir, commit)
 	if s.Root() != root || s.Info().Files != 200 {
@@ -477,7 +505,13 @@ func TestGetBareAndWorktree(t *testing.T) {
 	runGit(t, t.TempDir(), "clone", "-q", "--bare", r.dir, bare)
 	wt := filepath.Join(t.TempDir(), "wt")
 	r.git("worktree", "add", "-q", "--detach", wt, commit)
-	c := newCache(t, snapshot.Options{})
+	for _, sb := range gitSandboxes(t) {
+		t.Run(sandboxName(sb), func(t *testing.T) { testBareAndWorktree(t, sb, r, bare, wt, commit) })
+	}
+}
+
+func testBareAndWorktree(t *testing.T, sb *sandbox.Sandbox, r *gitRepo, bare, wt, commit string) {
+	c := newCache(t, snapshot.Options{Sandbox: sb})
 	fromRepo := get(t, c, r.dir, commit)
 	fromBare := get(t, c, bare, commit)
 	fromWorktree := get(t, c, wt, commit)
@@ -489,5 +523,24 @@ func TestGetBareAndWorktree(t *testing.T) {
 	}
 	if fromWorktree.Root() != fromRepo.Root() || fromWorktree.Built() {
 		t.Errorf("the worktree's snapshot: root %s built %v; want the repository's %s", fromWorktree.Root(), fromWorktree.Built(), fromRepo.Root())
+	}
+}
+
+// TestGetHEAD: HEAD is the repository's HEAD, and a linked worktree's own.
+func TestGetHEAD(t *testing.T) {
+	r := newRepo(t)
+	r.write("v", "1\n")
+	first := r.commit("one")
+	wt := filepath.Join(t.TempDir(), "wt")
+	r.git("worktree", "add", "-q", "--detach", wt, first)
+	r.write("v", "2\n")
+	second := r.commit("two")
+	for _, sb := range gitSandboxes(t) {
+		c := newCache(t, snapshot.Options{Sandbox: sb})
+		for dir, want := range map[string]string{r.dir: second, wt: first} {
+			if got := get(t, c, dir, "HEAD").Info().Commit; got != want {
+				t.Errorf("%s: HEAD of %s is %s, want %s", sandboxName(sb), dir, got, want)
+			}
+		}
 	}
 }

@@ -5,17 +5,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
-// gitEnv is the environment of every git command: no prompts, no system or user attributes
-// (git archive applies export-ignore and export-subst attributes; only the repository's own
-// may change a snapshot), messages in English for the error classification below.
+// gitEnv is the whole environment of every git command: nothing inherited, no system or user
+// configuration or attributes, no prompts, no lazy fetches of a partial clone's objects, no
+// replace refs (which would show other objects than the commit's), messages in English for the
+// error classification below.
 func gitEnv() []string {
-	return append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ATTR_NOSYSTEM=1", "LC_ALL=C", "GIT_NO_LAZY_FETCH=1")
+	return []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_ATTR_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
+		"GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C"}
 }
 
 // boundedBuffer keeps the first max bytes written to it (git's stderr).
@@ -31,27 +36,62 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// command is git with args, as the package runs every git command: without the user's
-// attributes file, in env, the first 4 KiB of its standard error kept in stderr.
-func (c *Cache) command(ctx context.Context, env []string, args ...string) (cmd *exec.Cmd, stderr *boundedBuffer) {
-	cmd = exec.CommandContext(ctx, c.opts.Git, append([]string{"-c", "core.attributesFile=" + os.DevNull}, args...)...)
-	cmd.Env = env
-	stderr = &boundedBuffer{max: 4096}
-	cmd.Stderr = stderr
-	return cmd, stderr
+// gitProc is a running git command.
+type gitProc struct {
+	p      *sandbox.Process
+	stderr *boundedBuffer
 }
 
-// git runs git with args and returns its trimmed standard output; the error holds its
+// start starts git with args on the view v of a repository (args name its git directory
+// {repo}), in the cache's sandbox, with stdin and stdout as given.
+func (c *Cache) start(ctx context.Context, v *gitView, stdin io.Reader, stdout io.Writer, args ...string) (*gitProc, error) {
+	spec := sandbox.Spec{
+		Args:     append([]string{c.opts.Git, "--git-dir={repo}"}, args...),
+		Env:      gitEnv(),
+		Binds:    v.binds,
+		MaxProcs: -1,
+	}
+	if b, ok := c.gitBind(); ok {
+		spec.Binds = append(spec.Binds, b)
+	}
+	stderr := &boundedBuffer{max: 4096}
+	p, err := c.sb.Start(ctx, spec, sandbox.Stdio{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	if err != nil {
+		return nil, fmt.Errorf("run git (is it installed?): %w", err)
+	}
+	return &gitProc{p: p, stderr: stderr}, nil
+}
+
+// gitBind shows a git program outside the system directories in the sandbox, at its own path.
+func (c *Cache) gitBind() (sandbox.Bind, bool) {
+	g := c.opts.Git
+	if c.sb.Mode() == sandbox.ModeNone || !filepath.IsAbs(g) || strings.HasPrefix(g, "/usr/") || strings.HasPrefix(g, "/bin/") {
+		return sandbox.Bind{}, false
+	}
+	return sandbox.Bind{Src: g, Dst: g}, true
+}
+
+func (g *gitProc) wait(ctx context.Context) error {
+	err := g.p.Wait()
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return &gitError{err: err, stderr: strings.TrimSpace(g.stderr.String())}
+	}
+	return nil
+}
+
+// git runs git with args on v and returns its trimmed standard output; the error holds its
 // standard error.
-func (c *Cache) git(ctx context.Context, env []string, args ...string) (string, error) {
-	cmd, stderr := c.command(ctx, env, args...)
+func (c *Cache) git(ctx context.Context, v *gitView, args ...string) (string, error) {
 	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		return "", &gitError{err: err, stderr: strings.TrimSpace(stderr.String())}
+	g, err := c.start(ctx, v, nil, &stdout, args...)
+	if err != nil {
+		return "", err
+	}
+	if err := g.wait(ctx); err != nil {
+		return "", err
 	}
 	return strings.TrimSpace(stdout.String()), nil
 }
@@ -86,7 +126,11 @@ type resolved struct {
 	commit string // full commit id
 }
 
-// resolve checks that dir is a git repository holding rev, and returns their identities.
+// resolve checks that dir is a git repository holding rev, and returns their identities. The
+// git directory is found here, without git (which would read the repository's configuration):
+// DIR/.git (a directory, or a file naming one, as linked worktrees have, whose commondir names
+// the repository's), or DIR itself when it is a bare repository. Parents of DIR are never
+// looked at.
 func (c *Cache) resolve(ctx context.Context, dir, rev string) (resolved, error) {
 	var r resolved
 	if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, "\x00\n") {
@@ -109,22 +153,23 @@ func (c *Cache) resolve(ctx context.Context, dir, rev string) (resolved, error) 
 		return r, fmt.Errorf("repository %s: %w", dir, err)
 	}
 	r.dir = abs
-	// The ceiling keeps git from taking a directory inside some other repository for that one.
-	env := append(gitEnv(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(abs))
-	if r.gitDir, err = c.git(ctx, env, "-C", abs, "rev-parse", "--path-format=absolute", "--git-common-dir"); err != nil {
-		if ctx.Err() != nil {
-			return r, err
-		}
-		return r, &kindError{kind: ErrNotRepository, msg: fmt.Sprintf("%s is not a git repository (git: %v)", abs, err), cause: err}
+	var head string
+	if r.gitDir, head, err = findGitDir(abs); err != nil {
+		return r, &kindError{kind: ErrNotRepository, msg: fmt.Sprintf("%s is not a git repository (%v)", abs, err), cause: err}
 	}
-	out, err := c.git(ctx, gitEnv(), "--git-dir="+r.gitDir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	v, err := newGitView(r.gitDir, head, c.sandboxed())
+	if err != nil {
+		return r, err
+	}
+	defer v.close()
+	out, err := c.git(ctx, v, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		if ctx.Err() != nil {
 			return r, err
 		}
 		if exitCode(err) == 1 {
 			shallow := "a shallow clone?"
-			if s, _ := c.git(ctx, gitEnv(), "--git-dir="+r.gitDir, "rev-parse", "--is-shallow-repository"); s == "true" {
+			if _, err := os.Stat(filepath.Join(r.gitDir, "shallow")); err == nil {
 				shallow = "it is a shallow clone:"
 			}
 			return r, &kindError{kind: ErrNoCommit, msg: fmt.Sprintf("commit %s is not in %s (%s fetch it with: git -C %s fetch origin %s)", rev, abs, shallow, abs, rev)}

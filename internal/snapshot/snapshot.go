@@ -126,7 +126,9 @@ func (s *Snapshot) Close() error { return s.root.Close() }
 // directory (scanners). It is shared by every unit using this snapshot and must be treated as
 // read-only (files are mode 0444 or 0555, directories 0555). Symbolic links are kept as the
 // commit has them, including ones that point outside the tree: a program that follows
-// symbolic links can leave it. Readers that must stay inside use the Snapshot's methods.
+// symbolic links can leave it, unless it runs in internal/sandbox (where the tree is /project
+// and outside is the sandbox's own view). Readers that must stay inside use the Snapshot's
+// methods.
 func (s *Snapshot) Root() string { return filepath.Join(s.dir, treeDir) }
 
 // Dir is the snapshot's cache directory (Root's parent, holding snapshot.json).

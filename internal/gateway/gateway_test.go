@@ -1,0 +1,290 @@
+package gateway_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/google/go-cmp/cmp"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
+	"github.com/vulnbench/vulnbench/internal/gateway"
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/trace"
+)
+
+const realKey = "sk-real-key-never-shown"
+
+// agent is a scripted model: turn 0 asks for a shell command, turn 1 answers.
+func agent() llmtest.Handler {
+	return llmtest.Conversation(nil,
+		llmtest.Reply{Text: "Looking.", ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "bash", Arguments: `{"command":"ls"}`}},
+			InputTokens: 1000, CachedInputTokens: 200, OutputTokens: 50},
+		llmtest.Reply{Text: "done", InputTokens: 1300, OutputTokens: 10})
+}
+
+// setup starts the fake for provider, the llm stack on it and a gateway, and returns an HTTP
+// client that dials the gateway's socket.
+func setup(t *testing.T, provider string, h llmtest.Handler, wrap func(llm.RawModel) llm.RawModel) (*gateway.Gateway, *llmtest.Server, *trace.Buffer, *http.Client) {
+	t.Helper()
+	var srv *llmtest.Server
+	spec := "openai:gpt-4o"
+	if provider == "anthropic" {
+		srv, spec = llmtest.NewAnthropic(h), "anthropic:claude-sonnet-4-5"
+	} else {
+		srv = llmtest.NewOpenAI(h)
+	}
+	t.Cleanup(srv.Close)
+	st, err := llm.New(spec, llm.Options{BaseURL: srv.BaseURL(), Getenv: func(k string) string {
+		if strings.HasSuffix(k, "_API_KEY") {
+			return realKey
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := llm.AsRaw(st.Model)
+	if wrap != nil {
+		raw = wrap(raw)
+	}
+	prices, err := llm.LoadPrices("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := trace.NewBuffer()
+	g, err := gateway.Start(gateway.Config{Model: raw, Recorder: rec, Prices: &prices})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", g.Socket())
+	}}}
+	return g, srv, rec, hc
+}
+
+// kinds lists the trace's events as KIND NAME, with the usage of model answers.
+func kinds(events []trace.Event) []string {
+	var out []string
+	for _, e := range events {
+		s := string(e.Kind)
+		switch e.Kind {
+		case trace.ModelResponse:
+			s += fmt.Sprintf(" in=%d cached=%d out=%d priced=%v", e.Usage.InputTokens, e.Usage.CachedInputTokens, e.Usage.OutputTokens, e.CostUSD != nil)
+		case trace.ToolCall:
+			s += " " + e.Name + " " + e.CallID + " " + e.Args
+		case trace.ToolResult:
+			s += " " + e.CallID + " " + e.Content
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+var wantTrace = []string{
+	"model_request",
+	"model_response in=1000 cached=200 out=50 priced=true",
+	"tool_call bash call_1 {\"command\":\"ls\"}",
+	"tool_result call_1 file.c",
+	"model_request",
+	"model_response in=1300 cached=0 out=10 priced=true",
+}
+
+// checkUpstream: the provider saw the real key, the unit's model, and never the gateway's token.
+func checkUpstream(t *testing.T, srv *llmtest.Server, g *gateway.Gateway, model string) {
+	t.Helper()
+	for _, r := range srv.Log() {
+		if r.APIKey != realKey || r.Model != model || strings.Contains(string(r.Raw), g.Token()) {
+			t.Errorf("the provider got key %q, model %q", r.APIKey, r.Model)
+		}
+	}
+	s := g.Stats()
+	if s.Calls != 2 || s.ToolCalls != 1 || s.Usage.InputTokens != 2300 || s.Usage.OutputTokens != 60 || s.CostUSD == nil || *s.CostUSD <= 0 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+func TestAnthropicThroughGateway(t *testing.T) {
+	g, srv, rec, hc := setup(t, "anthropic", agent(), nil)
+	c := anthropic.NewClient(aoption.WithBaseURL("http://gateway"), aoption.WithAPIKey(g.Token()), aoption.WithHTTPClient(hc), aoption.WithMaxRetries(0))
+	p := anthropic.MessageNewParams{Model: "claude-opus-4-1", MaxTokens: 100, // the gateway sets the unit's model
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("audit"))},
+		Tools:    []anthropic.ToolUnionParam{anthropic.ToolUnionParamOfTool(anthropic.ToolInputSchemaParam{}, "bash")}}
+	var msg anthropic.Message
+	stream := c.Messages.NewStreaming(context.Background(), p)
+	for stream.Next() {
+		_ = msg.Accumulate(stream.Current())
+	}
+	if err := stream.Err(); err != nil || len(msg.Content) != 2 || msg.Content[1].Name != "bash" {
+		t.Fatalf("turn 0: %+v, %v", msg.Content, err)
+	}
+	p.Messages = append(p.Messages, msg.ToParam(), anthropic.NewUserMessage(anthropic.NewToolResultBlock("call_1", "file.c", false)))
+	answer, err := c.Messages.New(context.Background(), p)
+	if err != nil || answer.Content[0].Text != "done" {
+		t.Fatalf("turn 1: %+v, %v", answer, err)
+	}
+	if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
+		t.Errorf("trace (-want +got):\n%s", d)
+	}
+	checkUpstream(t, srv, g, "claude-sonnet-4-5")
+}
+
+func TestChatThroughGateway(t *testing.T) {
+	g, srv, rec, hc := setup(t, "openai", agent(), nil)
+	c := openai.NewClient(option.WithBaseURL("http://gateway/v1"), option.WithAPIKey(g.Token()), option.WithHTTPClient(hc), option.WithMaxRetries(0))
+	p := openai.ChatCompletionNewParams{Model: "gpt-4o", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("audit")},
+		Tools: []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "bash"})}}
+	var acc openai.ChatCompletionAccumulator
+	stream := c.Chat.Completions.NewStreaming(context.Background(), p) // no include_usage: the gateway adds it
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	if err := stream.Err(); err != nil || len(acc.Choices) == 0 || len(acc.Choices[0].Message.ToolCalls) != 1 {
+		t.Fatalf("turn 0: %+v, %v", acc.Choices, err)
+	}
+	p.Messages = append(p.Messages, acc.Choices[0].Message.ToParam(), openai.ToolMessage("file.c", "call_1"))
+	answer, err := c.Chat.Completions.New(context.Background(), p)
+	if err != nil || answer.Choices[0].Message.Content != "done" {
+		t.Fatalf("turn 1: %+v, %v", answer, err)
+	}
+	if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
+		t.Errorf("trace (-want +got):\n%s", d)
+	}
+	checkUpstream(t, srv, g, "gpt-4o")
+}
+
+func TestResponsesThroughGateway(t *testing.T) {
+	g, srv, rec, hc := setup(t, "openai", agent(), nil)
+	c := openai.NewClient(option.WithBaseURL("http://gateway/v1"), option.WithAPIKey(g.Token()), option.WithHTTPClient(hc), option.WithMaxRetries(0))
+	input := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage("audit", responses.EasyInputMessageRoleUser)}
+	p := responses.ResponseNewParams{Model: "gpt-5-codex", Input: responses.ResponseNewParamsInputUnion{OfInputItemList: input},
+		Tools: []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "bash", Parameters: map[string]any{"type": "object"}}}}}
+	stream := c.Responses.NewStreaming(context.Background(), p)
+	var done responses.Response
+	for stream.Next() {
+		if e, ok := stream.Current().AsAny().(responses.ResponseCompletedEvent); ok {
+			done = e.Response
+		}
+	}
+	if err := stream.Err(); err != nil || len(done.Output) != 2 {
+		t.Fatalf("turn 0: %+v, %v", done.Output, err)
+	}
+	out := responses.ResponseInputItemParamOfFunctionCallOutput("file.c")
+	out.OfFunctionCallOutput.CallID = openai.String("call_1")
+	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: append(input,
+		responses.ResponseInputItemParamOfFunctionCall(`{"command":"ls"}`, "call_1", "bash"), out)}
+	answer, err := c.Responses.New(context.Background(), p)
+	if err != nil || answer.OutputText() != "done" {
+		t.Fatalf("turn 1: %+v, %v", answer, err)
+	}
+	if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
+		t.Errorf("trace (-want +got):\n%s", d)
+	}
+	checkUpstream(t, srv, g, "gpt-4o")
+}
+
+func post(t *testing.T, hc *http.Client, path, key, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, "http://gateway"+path, strings.NewReader(body))
+	req.Header.Set("X-Api-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestGatewayRefusals: another key, another provider's format and an unknown path are refused
+// without a model call.
+func TestGatewayRefusals(t *testing.T) {
+	g, srv, _, hc := setup(t, "anthropic", agent(), nil)
+	msg := `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
+	for _, tc := range []struct {
+		path, key string
+		status    int
+		want      string
+	}{
+		{"/v1/messages", realKey, 401, "unknown API key"},
+		{"/v1/chat/completions", g.Token(), 400, "this unit's model is anthropic:claude-sonnet-4-5"},
+		{"/v1/complete", g.Token(), 404, "no POST /v1/complete here"},
+		{"/v1/messages/count_tokens", g.Token(), 200, `"input_tokens":`},
+	} {
+		status, body := post(t, hc, tc.path, tc.key, msg)
+		if status != tc.status || !strings.Contains(body, tc.want) {
+			t.Errorf("%s with key %.12s: %d %s; want %d %q", tc.path, tc.key, status, body, tc.status, tc.want)
+		}
+	}
+	if srv.Requests() != 0 {
+		t.Errorf("%d requests reached the provider", srv.Requests())
+	}
+}
+
+// limitMeter stands for the runner's meter: it refuses calls past max, as a unit limit does.
+type limitMeter struct {
+	llm.RawModel
+	max, n atomic.Int64
+}
+
+var errLimit = errors.New("unit limit reached: 1 model calls (--max-steps 1)")
+
+func (m *limitMeter) CompleteRaw(ctx context.Context, req llm.RawRequest) (llm.RawResponse, error) {
+	if m.n.Add(1) > m.max.Load() {
+		return llm.RawResponse{}, errLimit
+	}
+	resp, err := m.RawModel.CompleteRaw(ctx, req)
+	cost := 0.5
+	resp.CostUSD = &cost
+	return resp, err
+}
+
+// TestGatewayFaults: the meter's refusal ends the unit's calls with a final 400; a provider's
+// refusal of a request goes back as the provider said it; Fault keeps the first.
+func TestGatewayFaults(t *testing.T) {
+	var meter *limitMeter
+	g, srv, rec, hc := setup(t, "anthropic", agent(), func(r llm.RawModel) llm.RawModel {
+		meter = &limitMeter{RawModel: r}
+		meter.max.Store(1)
+		return meter
+	})
+	msg := `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
+	if status, body := post(t, hc, "/v1/messages", g.Token(), msg); status != 200 {
+		t.Fatalf("first call: %d %s", status, body)
+	}
+	for range 2 {
+		status, body := post(t, hc, "/v1/messages", g.Token(), msg)
+		if status != 400 || !strings.Contains(body, "unit limit reached") || !strings.Contains(body, `"type":"error"`) {
+			t.Errorf("past the limit: %d %s", status, body)
+		}
+	}
+	if !errors.Is(g.Fault(), errLimit) || meter.n.Load() != 2 || srv.Requests() != 1 {
+		t.Errorf("fault %v; the meter saw %d calls, the provider %d; want the limit, 2 and 1", g.Fault(), meter.n.Load(), srv.Requests())
+	}
+	if s := g.Stats(); s.CostUSD == nil || *s.CostUSD != 0.5 || s.Errors != 2 {
+		t.Errorf("stats %+v: want the meter's cost, 2 errors", s)
+	}
+	if ev := rec.Events(); ev[len(ev)-1].Kind != trace.Error {
+		t.Errorf("last event %+v, want the refusal", ev[len(ev)-1])
+	}
+
+	g2, _, _, hc2 := setup(t, "anthropic", llmtest.Sequence(llmtest.Reply{Status: 400, ErrorMessage: "prompt is too long: 300000 tokens > 200000 maximum"}), nil)
+	status, body := post(t, hc2, "/v1/messages", g2.Token(), msg)
+	if status != 400 || !strings.Contains(body, "prompt is too long") || llm.Classify(g2.Fault()) != llm.PerCase {
+		t.Errorf("a provider's refusal: %d %s, fault %v", status, body, g2.Fault())
+	}
+}

@@ -1,0 +1,248 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/buger/jsonparser"
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/trace"
+)
+
+// route is what a request path asks for.
+func route(method, path string) (api llm.API, kind string) {
+	path = "/" + strings.TrimPrefix(strings.TrimPrefix(path, "/v1"), "/")
+	switch {
+	case method == http.MethodPost && path == "/messages":
+		return llm.AnthropicMessages, "call"
+	case method == http.MethodPost && path == "/messages/count_tokens":
+		return llm.AnthropicMessages, "count"
+	case method == http.MethodPost && path == "/chat/completions":
+		return llm.OpenAIChat, "call"
+	case method == http.MethodPost && path == "/responses":
+		return llm.OpenAIResponses, "call"
+	case method == http.MethodGet && path == "/models":
+		return "", "models"
+	}
+	return "", ""
+}
+
+func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	provider := g.info.Provider
+	api, kind := route(r.Method, r.URL.Path)
+	if !g.authorised(r) {
+		writeError(w, provider, http.StatusUnauthorized, "authentication_error", "vulnbench gateway: unknown API key (the agent is given the gateway's own)")
+		return
+	}
+	switch {
+	case kind == "":
+		writeError(w, provider, http.StatusNotFound, "not_found_error", fmt.Sprintf("vulnbench gateway: no %s %s here", r.Method, r.URL.Path))
+		return
+	case kind == "models":
+		g.models(w)
+		return
+	case api.Provider() != provider:
+		writeError(w, provider, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
+			"vulnbench gateway: this unit's model is %s; %s requests need a %s model (--model %s:...)", g.info.Spec(), api, api.Provider(), api.Provider()))
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, g.cfg.MaxBody+1))
+	if err != nil {
+		return // the agent went away
+	}
+	if int64(len(body)) > g.cfg.MaxBody {
+		writeError(w, provider, http.StatusRequestEntityTooLarge, "request_too_large", fmt.Sprintf("vulnbench gateway: the request is over %d bytes", g.cfg.MaxBody))
+		return
+	}
+	if kind == "count" {
+		// Free at Anthropic and no model call: estimated here, a quarter of the body's length.
+		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": max(1, len(body)/4)})
+		return
+	}
+	body, err = prepare(api, body, g.info.Model)
+	if err != nil {
+		writeError(w, provider, http.StatusBadRequest, "invalid_request_error", "vulnbench gateway: "+err.Error())
+		return
+	}
+	g.call(r.Context(), w, llm.RawRequest{API: api, Body: body, Header: r.Header, Repeat: g.cfg.Repeat})
+}
+
+func (g *Gateway) authorised(r *http.Request) bool {
+	if r.Header.Get("X-Api-Key") == g.token {
+		return true
+	}
+	v := r.Header.Get("Authorization")
+	return len(v) > 7 && strings.EqualFold(v[:7], "bearer ") && strings.TrimSpace(v[7:]) == g.token
+}
+
+// prepare sets the request's model to the unit's (every call is priced, limited and cached as
+// that model, whatever the agent named) and, for a streamed chat completion, asks for the usage
+// chunk (stream_options.include_usage): the gateway's count is the truth. It reads and edits the
+// body with jsonparser, leaving the rest of it (tens of kilobytes of prompt and tools) as sent.
+func prepare(api llm.API, body []byte, model string) ([]byte, error) {
+	if b := bytes.TrimSpace(body); len(b) == 0 || b[0] != '{' {
+		return nil, errors.New("the request body is not a JSON object")
+	}
+	var err error
+	if current, _ := jsonparser.GetString(body, "model"); current != model {
+		q, _ := json.Marshal(model)
+		if body, err = jsonparser.Set(body, q, "model"); err != nil {
+			return nil, fmt.Errorf("set the model: %w", err)
+		}
+	}
+	if api == llm.OpenAIChat {
+		stream, _ := jsonparser.GetBoolean(body, "stream")
+		usage, _ := jsonparser.GetBoolean(body, "stream_options", "include_usage")
+		if stream && !usage {
+			if body, err = jsonparser.Set(body, []byte("true"), "stream_options", "include_usage"); err != nil {
+				return nil, fmt.Errorf("ask for the usage: %w", err)
+			}
+		}
+	}
+	return body, nil
+}
+
+// call sends one model call through the unit's model, records it and answers the agent.
+func (g *Gateway) call(ctx context.Context, w http.ResponseWriter, req llm.RawRequest) {
+	spec := g.info.Spec()
+	g.recordInput(req)
+	if err := g.stopped(); err != nil {
+		g.cfg.Recorder.Record(trace.Event{Kind: trace.Error, Name: spec, Content: err.Error()})
+		writeError(w, g.info.Provider, http.StatusBadRequest, "invalid_request_error", "vulnbench: "+err.Error())
+		return
+	}
+	start := time.Now()
+	resp, err := g.cfg.Model.CompleteRaw(ctx, req)
+	cost := resp.CostUSD
+	if cost == nil && g.cfg.Prices != nil && !resp.Cached && (err == nil || resp.Usage != (llm.Usage{})) {
+		if c, ok := g.cfg.Prices.Cost(spec, resp.Usage); ok {
+			cost = &c
+		}
+	}
+	if resp.Cached {
+		zero := 0.0
+		cost = &zero
+	}
+	g.account(resp, cost, err)
+	tu := trace.Usage{InputTokens: resp.Usage.InputTokens, CachedInputTokens: resp.Usage.CachedInputTokens,
+		CacheWriteTokens: resp.Usage.CacheWriteTokens, OutputTokens: resp.Usage.OutputTokens, ReasoningTokens: resp.Usage.ReasoningTokens}
+	if err != nil {
+		g.cfg.Recorder.Record(trace.Event{Kind: trace.Error, Name: spec, Content: err.Error(), Usage: tu, CostUSD: cost, LatencyMS: time.Since(start).Milliseconds()})
+		g.answerError(w, resp, err)
+		return
+	}
+	g.cfg.Recorder.Record(trace.Event{Kind: trace.ModelResponse, Name: spec, Content: resp.Answer.Text, Usage: tu, CostUSD: cost,
+		LatencyMS: resp.Latency.Milliseconds(), Cached: resp.Cached})
+	for _, tc := range resp.Answer.ToolCalls {
+		g.cfg.Recorder.Record(trace.Event{Kind: trace.ToolCall, Name: tc.Name, CallID: tc.ID, Args: tc.Arguments})
+	}
+	ct := resp.ContentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Content-Length", strconv.Itoa(len(resp.Body)))
+	w.WriteHeader(resp.Status)
+	_, _ = w.Write(resp.Body)
+}
+
+// stopped returns the error that ended the unit's calls, counting the call it refuses.
+func (g *Gateway) stopped() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stop != nil {
+		g.stats.Errors++
+	}
+	return g.stop
+}
+
+// account adds a call to the stats and keeps the first failed call's error (retries were spent
+// on it already); one every later call would meet (a limit, the budget, a fatal provider error)
+// stops the gateway's calls.
+func (g *Gateway) account(resp llm.RawResponse, cost *float64, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := &g.stats
+	if cost != nil {
+		if s.CostUSD == nil {
+			s.CostUSD = new(float64)
+		}
+		*s.CostUSD += *cost
+	}
+	if !resp.Cached {
+		u := &s.Usage
+		u.InputTokens += resp.Usage.InputTokens
+		u.CachedInputTokens += resp.Usage.CachedInputTokens
+		u.CacheWriteTokens += resp.Usage.CacheWriteTokens
+		u.OutputTokens += resp.Usage.OutputTokens
+		u.ReasoningTokens += resp.Usage.ReasoningTokens
+	}
+	if err != nil {
+		s.Errors++
+		if errors.Is(err, context.Canceled) {
+			return // the agent hung up
+		}
+		if g.fault == nil {
+			g.fault = err
+		}
+		var ae *llm.APIError
+		if (!errors.As(err, &ae) || llm.Classify(err) == llm.Fatal) && g.stop == nil {
+			g.stop = err
+		}
+		return
+	}
+	s.Calls++
+	if resp.Cached {
+		s.Cached++
+	}
+	s.ToolCalls += len(resp.Answer.ToolCalls)
+}
+
+// answerError answers a failed call. A refusal the provider made of this request (a 4xx other
+// than a rate limit) goes back as the provider sent it; anything else (the meter's refusal, a
+// fault the stack's retries gave up on) is a 400 in the provider's format saying so: final for
+// the agent, whose own retries would only multiply the stack's.
+func (g *Gateway) answerError(w http.ResponseWriter, resp llm.RawResponse, err error) {
+	var ae *llm.APIError
+	if errors.As(err, &ae) && !ae.Retryable() && resp.Status/100 == 4 && len(resp.Body) > 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(resp.Status)
+		_, _ = w.Write(resp.Body)
+		return
+	}
+	writeError(w, g.info.Provider, http.StatusBadRequest, "invalid_request_error", "vulnbench: "+err.Error())
+}
+
+func (g *Gateway) models(w http.ResponseWriter) {
+	id := g.info.Model
+	if g.info.Provider == "anthropic" {
+		writeJSON(w, http.StatusOK, map[string]any{"data": []map[string]string{{"type": "model", "id": id, "display_name": id,
+			"created_at": "2025-01-01T00:00:00Z"}}, "has_more": false, "first_id": id, "last_id": id})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []map[string]any{{"id": id, "object": "model", "created": 0, "owned_by": "vulnbench"}}})
+}
+
+// writeError writes an error in the provider's format.
+func writeError(w http.ResponseWriter, provider string, status int, typ, msg string) {
+	if provider == "anthropic" {
+		writeJSON(w, status, map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg}})
+		return
+	}
+	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

@@ -1,0 +1,78 @@
+package sandbox_test
+
+import (
+	"context"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/sandbox"
+)
+
+// BenchmarkUnit measures a sandbox's start and teardown per unit: `true` run in a bubblewrap
+// sandbox the way a unit's process runs (project bound read-only, its own home and tmp, the
+// process cap where a pids cgroup is writable; with the gateway's forwarder in the "gateway"
+// case: vulnbench-forward, built first) against a plain exec of the same program. Each iteration runs the plain exec and the
+// sandboxed one back to back, so both meet the same load on a shared machine; the metrics are
+// the medians of each and of their difference, the sandbox's cost per unit.
+func BenchmarkUnit(b *testing.B) {
+	forwarder := filepath.Join(b.TempDir(), "vulnbench-forward")
+	if out, err := exec.Command("go", "build", "-o", forwarder, "../../cmd/vulnbench-forward").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	sb, err := sandbox.New(context.Background(), sandbox.Options{Forwarder: forwarder})
+	if err != nil {
+		b.Skipf("bubblewrap cannot run here: %v", err)
+	}
+	project := b.TempDir()
+	for _, tc := range []struct {
+		name    string
+		gateway bool
+	}{{"plain", false}, {"gateway", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			spec := sandbox.Spec{Project: project, Args: []string{"true"}, Env: []string{"HOME=/home/sandbox"}}
+			if tc.gateway {
+				spec.Gateway = gatewaySocket(b)
+			}
+			var plain, boxed, diff []float64
+			for b.Loop() {
+				t0 := time.Now()
+				if err := exec.Command("true").Run(); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				res, err := sb.Run(context.Background(), spec)
+				if err != nil || res.ExitCode != 0 {
+					b.Fatalf("%v, exit %d: %s", err, res.ExitCode, res.Stderr)
+				}
+				t2 := time.Now()
+				plain, boxed = append(plain, float64(t1.Sub(t0).Microseconds())), append(boxed, float64(t2.Sub(t1).Microseconds()))
+				diff = append(diff, float64(t2.Sub(t1)-t1.Sub(t0))/1e3)
+			}
+			b.ReportMetric(median(plain), "exec-µs")
+			b.ReportMetric(median(boxed), "sandbox-µs")
+			b.ReportMetric(median(diff), "overhead-µs")
+		})
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// gatewaySocket is a Unix socket that nothing answers: the forwarder only listens for the
+// program, which does not connect.
+func gatewaySocket(b *testing.B) string {
+	sock := b.TempDir() + "/gw.sock"
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ln.Close() })
+	return sock
+}

@@ -86,7 +86,7 @@ func TestAppSecRunThenScoreWithJudge(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("score: exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{`records graded +472`, `mean score \(of 100\) +\d+\.\d%`, `pass rate \(>= 70\) +0\.0%`,
+	for _, want := range []string{`records graded +472`, `mean score +\d+\.\d of 100`, `pass rate \(>= 70\) +0\.0%`,
 		`points graded +50`, `detection \(15 pts\) +9\d\.\d%`, `cwe \(10 pts\)`, `owasp \(10 pts\)`, `severity \(10 pts\)`,
 		`exploit \(10 pts\) +not graded`, `fix \(20 pts\) +not graded`, `code quality \(10 pts\) +not graded`, `explanation \(10 pts\) +not graded`,
 		`false positive avoidance \(5 pts\) +\d`, `scanner: not checked +4\d\d`, `CVSS vectors compared`, `CVSS base metrics wrong`,

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vulnbench/vulnbench/internal/output/html"
 	"github.com/vulnbench/vulnbench/internal/board"
+	"github.com/vulnbench/vulnbench/internal/output/html"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/store"
 )

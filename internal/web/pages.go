@@ -37,6 +37,7 @@ var pages = template.Must(template.New("web").Funcs(template.FuncMap{
 	},
 	"join": strings.Join,
 	"pct":  func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"pts":  func(f float64) string { return fmt.Sprintf("%.1f", 100*f) }, // a difference of percentages, in points (as compare writes it)
 	"fmtf": func(f float64) string { return strconv.FormatFloat(f, 'g', 4, 64) },
 	"deref": func(f *float64) string {
 		if f == nil {

@@ -340,3 +340,40 @@ func appsecPlot(runs, parts []string, share [][]float64) (template.HTML, error) 
 	p.Legend.Top = true
 	return svg(p, width(len(parts)), 3.2*vg.Inch)
 }
+
+// vexPlot draws VEX-Bench's headline figures of each run, status F1 and justification macro-F1,
+// as grouped bars with the std over repeats as error bars (none for one repeat).
+func vexPlot(names []string, status, statusStd, macro, macroStd []float64) (template.HTML, error) {
+	p := newPlot("VEX-Bench: status F1, justification macro-F1", "", "fraction")
+	p.Y.Min, p.Y.Max = 0, 1
+	w := vg.Points(14)
+	for k, s := range []struct {
+		name      string
+		mean, std []float64
+	}{{"status F1", status, statusStd}, {"justification macro-F1", macro, macroStd}} {
+		b, err := plotter.NewBarChart(plotter.Values(s.mean), w)
+		if err != nil {
+			return "", err
+		}
+		b.Color = plotutil.Color(k)
+		b.Offset = (vg.Length(k) - 0.5) * w
+		p.Add(b)
+		p.Legend.Add(s.name, b)
+		errs := make(plotter.YErrors, len(s.std))
+		xys := make(plotter.XYs, len(s.mean))
+		for i := range s.mean {
+			errs[i].Low, errs[i].High = s.std[i], s.std[i]
+			xys[i] = plotter.XY{X: float64(i) + (float64(k)-0.5)*0.12, Y: s.mean[i]}
+		}
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{xys, errs})
+		if err != nil {
+			return "", err
+		}
+		p.Add(eb)
+	}
+	nominal(p, names)
+	return svg(p, width(len(names)), 3*vg.Inch)
+}

@@ -178,3 +178,12 @@ func TestVEXPlot(t *testing.T) {
 		}
 	}
 }
+
+func TestPareto(t *testing.T) {
+	// cost, F1: run 2 is dominated by run 0 (cheaper and better), run 3 by run 1.
+	cost := []float64{0.1, 0.5, 0.3, 0.9, 1.0}
+	f1 := []float64{0.6, 0.8, 0.5, 0.7, 0.9}
+	if got, want := html.Pareto(cost, f1), []int{0, 1, 4}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Pareto = %v, want %v", got, want)
+	}
+}

@@ -2,10 +2,12 @@ package html
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -296,6 +298,20 @@ func costPlot(names []string, cost, f1, pacc []float64, havePairs bool) (templat
 		sc.Radius = vg.Points(4)
 		p.Add(sc)
 		p.Legend.Add(s.name, sc)
+		if front := Pareto(cost, s.v); len(front) > 1 {
+			pts := make(plotter.XYs, len(front))
+			for j, i := range front {
+				pts[j] = xys[i]
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return "", err
+			}
+			l.Color = plotutil.Color(k)
+			l.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+			p.Add(l)
+			p.Legend.Add(s.name+" Pareto front", l)
+		}
 		if k == 0 {
 			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: names})
 			if err != nil {
@@ -376,4 +392,28 @@ func vexPlot(names []string, status, statusStd, macro, macroStd []float64) (temp
 	}
 	nominal(p, names)
 	return svg(p, width(len(names)), 3*vg.Inch)
+}
+
+// Pareto returns the runs no other run beats on both cost (lower) and figure (higher), by
+// ascending cost: the Pareto front of cost against a headline figure.
+func Pareto(cost, figure []float64) []int {
+	order := make([]int, len(cost))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(cost[a], cost[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(figure[b], figure[a])
+	})
+	var front []int
+	best := math.Inf(-1)
+	for _, i := range order {
+		if figure[i] > best {
+			front = append(front, i)
+			best = figure[i]
+		}
+	}
+	return front
 }

@@ -188,13 +188,18 @@ func WriteCSV(w io.Writer, b *Board) error {
 	return cw.Error()
 }
 
-var htmlBoard = template.Must(template.New("board").Parse(`{{range .Tables}}<section class="board">
+var htmlBoard = template.Must(template.New("board").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>vulnbench board</title>
+<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right}th:nth-child(-n+6),td:nth-child(-n+6){text-align:left}.note{color:#444;font-size:.9em}</style></head><body>
+{{range .Tables}}<section class="board">
 <h2>{{.Title}}</h2>
 <table><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</tbody></table>
 <p class="note">{{.Note}}</p>
 </section>
-{{end}}`))
+{{end}}<p class="note">scorer {{.Scorer}}, vulnbench {{.Vulnbench}}</p>
+</body></html>
+`))
 
 // HTMLTable is a table as HTML shows it: every cell as text shows it.
 type HTMLTable struct {
@@ -225,7 +230,11 @@ func HTMLTables(b *Board) []HTMLTable {
 	return ts
 }
 
-// WriteHTML writes the tables as an HTML fragment (no script, no style).
+// WriteHTML writes the board as one self-contained HTML page (no script, nothing fetched).
 func WriteHTML(w io.Writer, b *Board) error {
-	return htmlBoard.Execute(w, struct{ Tables []HTMLTable }{HTMLTables(b)})
+	return htmlBoard.Execute(w, struct {
+		Tables    []HTMLTable
+		Scorer    int
+		Vulnbench string
+	}{HTMLTables(b), b.Scorer, b.Vulnbench})
 }

@@ -15,6 +15,14 @@ var caseSchema []byte
 //go:embed verdict.schema.json
 var verdictSchema []byte
 
+//go:embed board.schema.json
+var boardSchema []byte
+
+// CompileBoard compiles the schema of `vulnbench board --format json`.
+func CompileBoard() (*jsonschema.Schema, error) {
+	return compile("board", boardSchema)
+}
+
 // CaseSchema returns the schema of one suite line, the bytes as shipped.
 func CaseSchema() []byte { return caseSchema }
 

@@ -86,7 +86,7 @@ func TestAppSecRunThenScoreWithJudge(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("score: exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{`records graded +472`, `mean score \(of 100\) +\d+\.\d%`, `pass rate \(>= 70\) +0\.0%`,
+	for _, want := range []string{`records graded +472`, `mean score +\d+\.\d of 100`, `pass rate \(>= 70\) +0\.0%`,
 		`points graded +50`, `detection \(15 pts\) +9\d\.\d%`, `cwe \(10 pts\)`, `owasp \(10 pts\)`, `severity \(10 pts\)`,
 		`exploit \(10 pts\) +not graded`, `fix \(20 pts\) +not graded`, `code quality \(10 pts\) +not graded`, `explanation \(10 pts\) +not graded`,
 		`false positive avoidance \(5 pts\) +\d`, `scanner: not checked +4\d\d`, `CVSS vectors compared`, `CVSS base metrics wrong`,
@@ -177,4 +177,24 @@ func TestAppSecRunThenScoreWithJudge(t *testing.T) {
 		t.Errorf("json appsec section: %+v\n%s", js, out)
 	}
 	os.WriteFile(filepath.Join(dir, "score.json"), []byte(out), 0o644)
+
+	// The HTML report shows every part, the judged ones too, with the judge's calibration
+	// figures, without judging again: every answer comes from the store's cache.
+	code, out, errOut = run(t, dir, "report", "--run", "asb1", "--db", db, "--html", "rep", "--judge-model", "openai:good-judge", "--base-url", good.BaseURL())
+	if code != 0 {
+		t.Fatalf("report with judge: exit %d\n%s", code, errOut)
+	}
+	if good.Requests() != calls {
+		t.Errorf("report made %d judge calls, want 0 (the cache)", good.Requests()-calls)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "rep", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`exploit \(10 pts\)</t[dh]><td[^>]*>59\.0% \(judge openai:good-judge: rho 1\.00, MAE 0\.00, bands 100%\)`,
+		`fix \(20 pts\)`, `code quality \(10 pts\)`, `explanation \(10 pts\)`, `judge Spearman rho \(calibration\)`, `\d+\.\d of 100`} {
+		if !regexp.MustCompile(want).Match(page) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func newExportCmd(e *env) *cobra.Command {
-	var runID, db, format, out string
+	var runID, db, format, out, repeat string
 	var help strings.Builder
 	for _, x := range output.Exporters() {
 		help.WriteString("  " + x.Name + ": " + x.Summary + "\n")
@@ -40,6 +40,9 @@ func newExportCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := run.ChooseRepeat(repeat); err != nil {
+				return usageErr("--repeat: %v", err)
+			}
 			if out == "" {
 				return x.Write(e.stdout, run)
 			}
@@ -51,5 +54,6 @@ func newExportCmd(e *env) *cobra.Command {
 	f.StringVar(&db, "db", "vulnbench.db", "store holding the run (SQLite file or postgres:// DSN)")
 	f.StringVar(&format, "format", "", "export format: "+strings.Join(output.ExportFormats(), ", "))
 	f.StringVar(&out, "out", "", "write to this file (default: standard output)")
+	f.StringVar(&repeat, "repeat", "", "openvex of a run with repeats: the repeat N to state (default 0), or majority (the most common answer per case); the document names it")
 	return c
 }

@@ -128,8 +128,9 @@ func TestExportLLMRun(t *testing.T) {
 	}
 	want := []res{
 		{"c0001", "CWE-787", "length unchecked", "src/copy.c:3-9", "CWE-787"},
-		{"c0002", "CWE-787", "length unchecked", "", "CWE-787"},
-		{"c0004", "CWE-787", "length unchecked", "", "CWE-787"},
+		// no file: the case id as the artifact, over the code's four lines (GitHub needs a location)
+		{"c0002", "CWE-787", "length unchecked", "vulnbench-cases/c0002:1-4", "CWE-787"},
+		{"c0004", "CWE-787", "length unchecked", "vulnbench-cases/c0004:1-4", "CWE-787"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("results (-want +got):\n%s", d)

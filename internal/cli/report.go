@@ -18,6 +18,8 @@ func newReportCmd(e *env) *cobra.Command {
 		runs               []string
 		fragment           bool
 		sf                 = scoreFlags{vdsFPR: score.DefaultVDSFPR}
+		jf                 judgeFlags
+		fixChecks          bool
 	)
 	c := &cobra.Command{
 		Use:   "report --run ID [--run ID ...] --html DIR",
@@ -30,6 +32,10 @@ func newReportCmd(e *env) *cobra.Command {
     values at most: a label, not a ranking);
   - F1 and pAcc by CWE as a heat map, the VEX confusion matrix of VEX runs;
   - tool calls per vul and ben case for agents, and each run's cost against F1 and pAcc.
+On AppSecBench runs every rubric part is shown: the automatic ones always, the judged ones
+(exploit, fix, code quality, explanation) with --judge-model, with the judge's calibration
+figures. The judge answers through the store's response cache: answers 'score --judge-model'
+already judged are read from it, not judged again (no call, no cost).
 The same store gives the same bytes (the only times shown are the runs' own).
 To look at single cases, traces and flips between runs, use: vulnbench serve --db DSN`,
 		Example: `  vulnbench report --run r1 --run r2 --html report/
@@ -52,11 +58,16 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 				return err
 			}
 			defer st.Close()
-			rep, err := report.Build(ctx, st, report.Request{Runs: runs, Suite: suitePath, Keep: sf.after.keeper(), Score: sf.options(),
-				CI: &score.CIOptions{Resamples: sf.resamples, Seed: sf.ciSeed}})
+			g, done, err := appsecGrader(e, &jf, fixChecks, st)
 			if err != nil {
-				return reportErr(e.stderr, err)
+				return err
 			}
+			rep, err := report.Build(ctx, st, report.Request{Runs: runs, Suite: suitePath, Keep: sf.after.keeper(), Score: sf.options(),
+				CI: &score.CIOptions{Resamples: sf.resamples, Seed: sf.ciSeed}, AppSec: g})
+			if err != nil {
+				return reportErr(e.stderr, refusedJudge(err))
+			}
+			done() // the judge's calibration figures, before anything is written
 			if err := checkKept(rep.Truth, &sf.after, e.stderr); err != nil {
 				return err
 			}
@@ -95,6 +106,8 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 	f.IntVar(&sf.resamples, "resamples", score.DefaultResamples, "bootstrap resamples of the intervals")
 	f.Uint64Var(&sf.ciSeed, "seed", 1, "seed of the bootstrap resamples")
 	sf.after.add(f)
+	jf.add(f, true)
+	f.BoolVar(&fixChecks, "fix-checks", true, "appsec suites: check each proposed fix's syntax and run the scanners on PATH on it")
 	f.BoolVar(&fragment, "fragment", false, "write DIR/body.html, the page's content without the page (what serve embeds)")
 	_ = f.MarkHidden("fragment")
 	return c

@@ -49,17 +49,34 @@ its units to another worker).`,
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			// One aligned table of the runs; a run's workers on lines of their own under it,
+			// indented, aligned among themselves (not under the run's columns).
+			var b strings.Builder
+			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "RUN\tCREATED\tSTATE\tDONE\tERRORS\tATTEMPTS\tSUBJECT\tSUITE")
 			for _, r := range runs {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.Local().Format(time.DateTime), r.State,
 					r.Done, r.Units, r.Errors, r.Tries, r.Subject, r.SuitePath)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			lines := strings.SplitAfter(b.String(), "\n")
+			fmt.Fprint(e.stdout, lines[0])
+			for i, r := range runs {
+				fmt.Fprint(e.stdout, lines[i+1])
+				if len(r.Workers) == 0 {
+					continue
+				}
+				ww := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 				for _, w := range r.Workers {
-					fmt.Fprintf(tw, "  worker %s:%d\t%s\t%s\t%d\t%d\t%d in flight\t%s\t\n", w.Host, w.PID, "seen "+ago(w.RunSeen), w.State,
-						w.Done, w.Errors, w.InFlight, w.ID)
+					fmt.Fprintf(ww, "    worker %s:%d\t%s\t%s\tseen %s\tstored %d (%d errors)\t%d in flight\n", w.Host, w.PID, w.ID, w.State, ago(w.RunSeen), w.Done, w.Errors, w.InFlight)
+				}
+				if err := ww.Flush(); err != nil {
+					return err
 				}
 			}
-			return tw.Flush()
+			return nil
 		},
 	}
 	c.Flags().StringVar(&db, "db", "vulnbench.db", "store to list")

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/vulnbench/vulnbench/internal/breakdown"
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
@@ -128,6 +130,8 @@ func newScoreCmd(e *env) *cobra.Command {
 		suitePath   string
 		db          string
 		runs, preds []string
+		by, selectF string
+		casesFile   string
 	)
 	c := &cobra.Command{
 		Use:   "score (--run ID | --suite SUITE --predictions FILE) [--suite SUITE]",
@@ -178,6 +182,10 @@ not flag the fix ("not checked" otherwise: a scanner that flags both tells nothi
 			}
 			req := report.Request{Runs: runs, Predictions: preds, Suite: suitePath,
 				Keep: sf.after.keeper(), Score: sf.options(), CI: sf.scoring().ci}
+			subset, err := subsetKeep(&req, by, selectF, casesFile)
+			if err != nil {
+				return err
+			}
 			open := func(ctx context.Context, db string) (*store.Store, error) { return nil, nil }
 			switch {
 			case jf.model != "" && len(runs) == 0:
@@ -199,11 +207,28 @@ not flag the fix ("not checked" otherwise: a scanner that flags both tells nothi
 				return err
 			}
 			req.AppSec = g
+			if by != "" {
+				b, err := breakdown.Build(cmd.Context(), rs, req, by)
+				if err != nil {
+					return reportErr(e.stderr, err)
+				}
+				done()
+				for _, gr := range b.Groups {
+					printNotes(e.stderr, gr.Report.Notes())
+				}
+				return breakdown.Write(e.stdout, sf.format, b, writeScores)
+			}
 			rep, err := buildReportFrom(e, func() (*report.Report, error) { return report.Build(cmd.Context(), rs, req) }, &sf.after)
 			if err != nil {
 				return refusedJudge(err)
 			}
 			done()
+			if subset != "" {
+				if len(rep.Truth.Cases) == 0 {
+					return &exitError{code: ExitFail, err: fmt.Errorf("subset %s keeps no case of %s", subset, rep.Truth.Source)}
+				}
+				return breakdown.WriteSubset(e.stdout, sf.format, breakdown.SubsetOf(subset, rep), rep, writeScores)
+			}
 			return writeScores(e.stdout, sf.format, rep)
 		},
 	}
@@ -213,10 +238,44 @@ not flag the fix ("not checked" otherwise: a scanner that flags both tells nothi
 	f.StringArrayVar(&preds, "predictions", nil, "predictions file to score (repeatable)")
 	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs (and, with --judge-model, the judge's response cache)")
 	f.Uint64Var(&sf.ciSeed, "seed", 1, "seed of the bootstrap resamples (--ci)")
+	f.StringVar(&by, "by", "", "score each group of cases apart: "+strings.Join(breakdown.Dimensions(), ", ")+" (cwe: a case is in each of its CWEs' groups; repo-size: meta.repo_size in lines; category: a vex case's category, an appsec case's archetype, else meta.category)")
+	f.StringVar(&selectF, "select", "", "score only the cases matching DIM=VALUE[|VALUE][,DIM=VALUE...] (dimensions as --by), named in the output")
+	f.StringVar(&casesFile, "cases", "", "score only the cases listed in FILE (one id a line, or JSONL with \"id\"), named in the output")
 	jf.add(f, true)
 	f.BoolVar(&fixChecks, "fix-checks", true, "appsec suites: check each proposed fix's syntax and run the scanners on PATH on it (--fix-checks=false skips them)")
 	sf.add(f)
 	return c
+}
+
+// subsetKeep narrows req.Keep by --select and --cases, and returns the subset's name ("" for
+// the whole suite). --by takes neither.
+func subsetKeep(req *report.Request, by, selectF, casesFile string) (string, error) {
+	var names []string
+	if selectF != "" {
+		f, err := breakdown.ParseFilter(selectF)
+		if err != nil {
+			return "", usageErr("%v", err)
+		}
+		req.Keep = breakdown.And(req.Keep, f.Keep)
+		names = append(names, f.String())
+	}
+	if casesFile != "" {
+		ids, err := breakdown.ReadCases(casesFile)
+		if err != nil {
+			return "", &exitError{code: ExitFail, err: err}
+		}
+		req.Keep = breakdown.And(req.Keep, func(c *suite.Case) bool { return ids[c.ID] })
+		names = append(names, "cases of "+casesFile)
+	}
+	if by != "" {
+		if err := breakdown.CheckDimension(by); err != nil {
+			return "", usageErr("--by: %v", err)
+		}
+		if len(names) > 0 {
+			return "", usageErr("--by scores every group of the whole suite: give it without --select or --cases")
+		}
+	}
+	return strings.Join(names, ", "), nil
 }
 
 // buildReport assembles a report from the store at db (opened only when req names runs) and

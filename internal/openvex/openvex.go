@@ -31,6 +31,23 @@ type Options struct {
 	// Advisories, when set, give each statement's vulnerability its aliases and, for cases that
 	// name no package, the affected packages of the case's ecosystem as subcomponents.
 	Advisories *advisory.DB
+	// Repeats is how many repeats the run has. With more than one, every statement states the
+	// answer of repeat Repeat (default 0), or with Majority the most common answer over the
+	// repeats, and says which; the document's tooling names the choice too.
+	Repeats  int
+	Repeat   int
+	Majority bool
+}
+
+// choice says which answer of a repeated run a statement states, "" for a run of one repeat.
+func (o Options) choice() string {
+	switch {
+	case o.Repeats <= 1 && !o.Majority:
+		return ""
+	case o.Majority:
+		return fmt.Sprintf("the majority answer of %d repeats", max(o.Repeats, 1))
+	}
+	return fmt.Sprintf("repeat %d of %d", o.Repeat, o.Repeats)
 }
 
 // Build makes the document of a run: one statement per case of kind vex, from its scored verdict
@@ -54,24 +71,30 @@ func Build(cases []suite.Case, verdicts []verdict.Verdict, opt Options) (*govex.
 	if role == "" {
 		role = "automated assessment tool"
 	}
-	now := opt.Now.UTC()
-	doc := &govex.VEX{Metadata: govex.Metadata{Context: govex.ContextLocator(), ID: id, Author: author, AuthorRole: role,
-		Timestamp: &now, LastUpdated: &now, Version: 1, Tooling: opt.Tooling}}
-	best := map[string]verdict.Verdict{}
-	for _, v := range verdicts {
-		b, seen := best[v.CaseID]
-		if !seen || better(v, b) {
-			best[v.CaseID] = v
-		}
+	if opt.Repeats > 1 && !opt.Majority && (opt.Repeat < 0 || opt.Repeat >= opt.Repeats) {
+		return nil, fmt.Errorf("openvex: repeat %d: the run has repeats 0 to %d", opt.Repeat, opt.Repeats-1)
 	}
+	now := opt.Now.UTC()
+	tooling := opt.Tooling
+	if c := opt.choice(); c != "" {
+		tooling = strings.TrimPrefix(tooling+"; ", "; ") + "statements state " + c
+	}
+	doc := &govex.VEX{Metadata: govex.Metadata{Context: govex.ContextLocator(), ID: id, Author: author, AuthorRole: role,
+		Timestamp: &now, LastUpdated: &now, Version: 1, Tooling: tooling}}
+	chosen, why := pick(verdicts, opt)
 	for i := range cases {
 		c := &cases[i]
 		if c.Kind != suite.KindVEX {
 			continue
 		}
-		st, err := statement(c, best[c.ID], now, opt.Advisories)
+		st, err := statement(c, chosen[c.ID], now, opt.Advisories)
 		if err != nil {
 			return nil, err
+		}
+		if w := why[c.ID]; w != "" {
+			st.StatusNotes += " (" + w + ")"
+		} else if ch := opt.choice(); ch != "" {
+			st.StatusNotes += " (" + ch + ")"
 		}
 		doc.Statements = append(doc.Statements, st)
 	}
@@ -79,6 +102,61 @@ func Build(cases []suite.Case, verdicts []verdict.Verdict, opt Options) (*govex.
 		return nil, err
 	}
 	return doc, nil
+}
+
+// pick chooses the verdict each case's statement states (see Options), and for majorities says
+// how many repeats agreed.
+func pick(verdicts []verdict.Verdict, opt Options) (map[string]verdict.Verdict, map[string]string) {
+	chosen, why := map[string]verdict.Verdict{}, map[string]string{}
+	switch {
+	case opt.Majority:
+		byCase := map[string][]verdict.Verdict{}
+		for _, v := range verdicts {
+			byCase[v.CaseID] = append(byCase[v.CaseID], v)
+		}
+		for id, vs := range byCase {
+			v, n := majority(vs)
+			chosen[id] = v
+			why[id] = fmt.Sprintf("the majority answer of %d repeats: %d of them", max(opt.Repeats, len(vs)), n)
+		}
+	case opt.Repeats > 1:
+		for _, v := range verdicts {
+			if v.Repeat == opt.Repeat {
+				chosen[v.CaseID] = v
+			}
+		}
+	default:
+		for _, v := range verdicts {
+			b, seen := chosen[v.CaseID]
+			if !seen || better(v, b) {
+				chosen[v.CaseID] = v
+			}
+		}
+	}
+	return chosen, why
+}
+
+// majority is the verdict of the most common answer among vs (an ok verdict's VEX category;
+// anything else votes "no answer"), the lowest repeat's on a tie, and how many gave it.
+func majority(vs []verdict.Verdict) (verdict.Verdict, int) {
+	slices.SortFunc(vs, func(a, b verdict.Verdict) int { return a.Repeat - b.Repeat })
+	key := func(v verdict.Verdict) string {
+		if v.Status != verdict.OK || v.VEX == nil || v.VEX.Category == "" && v.VEX.Status == "" {
+			return "\x00no answer"
+		}
+		return v.VEX.Category + "\x00" + v.VEX.Status
+	}
+	votes := map[string]int{}
+	for _, v := range vs {
+		votes[key(v)]++
+	}
+	best, n := vs[0], 0
+	for _, v := range vs { // in repeat order: the first to reach the top count wins a tie
+		if c := votes[key(v)]; c > n {
+			best, n = v, c
+		}
+	}
+	return best, n
 }
 
 // better says whether v is the verdict to state rather than b: an ok one over others, then the
@@ -138,12 +216,11 @@ func statement(c *suite.Case, v verdict.Verdict, now time.Time, db *advisory.DB)
 		Timestamp: &now, LastUpdated: &now}
 	ans := v.VEX
 	if v.Status != verdict.OK || ans == nil || ans.Category == "" && ans.Status == "" {
+		// Not a finding of the subject: said so explicitly. go-vex refuses an impact_statement
+		// on under_investigation (OpenVEX keeps it for not_affected), so the reason is in
+		// status_notes.
 		st.Status = govex.StatusUnderInvestigation
-		why := v.Reason
-		if why == "" {
-			why = "no answer"
-		}
-		st.StatusNotes = fmt.Sprintf("vulnbench: the subject gave no VEX answer (%s: %s)", orNone(string(v.Status)), why)
+		st.StatusNotes = "vulnbench: " + noAnswer(v)
 		return st, nil
 	}
 	if ans.Status == "" {
@@ -153,10 +230,17 @@ func statement(c *suite.Case, v verdict.Verdict, now time.Time, db *advisory.DB)
 	notes := "VEX-Bench category: " + ans.Category
 	switch st.Status {
 	case govex.StatusNotAffected:
+		// One of justification and impact_statement (the OpenVEX schema takes exactly one): an
+		// impact beside a justification goes to the notes.
 		st.Justification = govex.Justification(ans.Justification)
-		st.ImpactStatement = ans.Impact
-		if st.Justification == "" && st.ImpactStatement == "" {
-			st.ImpactStatement = "not exploitable here: " + ans.Category
+		switch {
+		case st.Justification != "" && ans.Impact != "":
+			notes += "; " + ans.Impact
+		case st.Justification == "":
+			st.ImpactStatement = ans.Impact
+			if st.ImpactStatement == "" {
+				st.ImpactStatement = "not exploitable here: " + ans.Category
+			}
 		}
 	case govex.StatusAffected:
 		target := "the affected dependency"
@@ -177,11 +261,24 @@ func statement(c *suite.Case, v verdict.Verdict, now time.Time, db *advisory.DB)
 	return st, nil
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "missing"
+// noAnswer says why a verdict states no VEX answer.
+func noAnswer(v verdict.Verdict) string {
+	why := v.Reason
+	switch {
+	case v.CaseID == "":
+		return "no verdict: the case was not judged (in this repeat)"
+	case v.Status == verdict.Failed:
+		if why == "" {
+			why = "the answer could not be read"
+		}
+		return "the subject's answer failed: " + why
+	case v.Status == verdict.Error:
+		if why == "" {
+			why = "error"
+		}
+		return "the subject hit an error: " + why
 	}
-	return s
+	return "the subject gave no VEX answer (" + string(v.Status) + ")"
 }
 
 // ProjectPURL is the purl of a case's project at its commit: pkg:github/OWNER/NAME@COMMIT for

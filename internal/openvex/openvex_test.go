@@ -87,7 +87,7 @@ func TestBuild(t *testing.T) {
 		{"not_affected", "component_not_present", "", "", "VEX-Bench category: code_not_present", prod, []string{"pkg:golang/golang.org/x/net"}, al},
 		{"not_affected", "", "needs EnableCompression", "", "VEX-Bench category: requires_configuration", prod, ws, al},
 		{"under_investigation", "", "", "", "VEX-Bench category: uncertain", prod, ws, al},
-		{"under_investigation", "", "", "", "vulnbench: the subject gave no VEX answer (failed: no JSON object)", prod, ws, al},
+		{"under_investigation", "", "", "", "vulnbench: the subject's answer failed: no JSON object", prod, ws, al},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("statements (-want +got):\n%s", d)

@@ -54,7 +54,7 @@ func comparisonTable(b *bytes.Buffer, format string, rep *report.Report, c *repo
 		rows = append(rows, []string{"pAcc", percent(*c.ScoresA.PAcc), percent(*c.ScoresB.PAcc), points(c.Delta.PAcc.Value), iv(c.Delta.PAcc.CI)})
 	}
 	rows = append(rows, []string{"accuracy", percent(c.ScoresA.Accuracy), percent(c.ScoresB.Accuracy), points(c.Delta.Accuracy.Value), iv(c.Delta.Accuracy.CI)})
-	rows = append(rows, []string{"Youden (mean over CWEs)", points(c.Youden.A), points(c.Youden.B), points(c.Youden.Delta), "-"})
+	rows = append(rows, []string{"Youden (mean over CWEs)", percent(c.Youden.A), percent(c.Youden.B), points(c.Youden.Delta), "-"})
 	fmt.Fprintf(b, "A: %s\nB: %s\n\n", c.A, c.B)
 	writeRows(b, format, rows)
 	m := c.McNemar
@@ -72,7 +72,7 @@ func comparisonTable(b *bytes.Buffer, format string, rep *report.Report, c *repo
 	slices.Sort(cwes)
 	for _, w := range cwes {
 		y := c.Youden.ByCWE[w]
-		fmt.Fprintf(b, "  %-12s n=%-6d A %6s  B %6s\n", w, y.N, points(y.A), points(y.B))
+		fmt.Fprintf(b, "  %-12s n=%-6d A %6s  B %6s\n", w, y.N, percent(y.A), percent(y.B))
 	}
 	b.WriteString("\n" + footer(rep) + "\n")
 }

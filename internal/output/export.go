@@ -66,7 +66,8 @@ func writeOpenVEX(w io.Writer, x *report.Export) error {
 		now = x.Run.Stored.CreatedAt
 	}
 	doc, err := openvex.Build(cases, x.Verdicts, openvex.Options{RunID: x.Run.ID, Now: now,
-		Tooling: fmt.Sprintf("vulnbench %s, subject %s", version.String(), x.Run.Subject)})
+		Tooling: fmt.Sprintf("vulnbench %s, subject %s", version.String(), x.Run.Subject),
+		Repeats: x.Run.Stored.Repeats, Repeat: x.Repeat, Majority: x.Majority})
 	if err != nil {
 		return err
 	}

@@ -328,6 +328,12 @@ func text(format report.Format, v report.Value, agg bool) string {
 			return percent(v.Stat.Mean) + " ± " + percent(v.Stat.Std)
 		}
 		return percent(v.Stat.Mean)
+	case report.Points:
+		p := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
+		if agg {
+			return p(v.Stat.Mean) + " ± " + p(v.Stat.Std) + " of 100"
+		}
+		return p(v.Stat.Mean) + " of 100"
 	case report.Count:
 		if agg {
 			return strconv.FormatFloat(v.Stat.Mean, 'f', 1, 64) + " ± " + strconv.FormatFloat(v.Stat.Std, 'f', 1, 64)
@@ -529,7 +535,7 @@ func figuresNode(ms []report.Metric, f *report.Figures) (*node, error) {
 
 func jsonValue(format report.Format, v report.Value, agg bool) ([]byte, error) {
 	switch format {
-	case report.Count, report.Fraction, report.Threshold:
+	case report.Count, report.Fraction, report.Threshold, report.Points:
 		if v.Null {
 			return []byte("null"), nil
 		}

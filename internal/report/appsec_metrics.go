@@ -67,7 +67,7 @@ func appsecMetrics() []Metric {
 	rubric := appsec.DefaultRubric()
 	ms := []Metric{
 		stat("records", "records graded", Count, func(a *appsecStat) score.Stat { return a.Records }),
-		stat("mean_score", "mean score (of 100)", Fraction, func(a *appsecStat) score.Stat { return a.MeanScore }),
+		stat("mean_score", "mean score", Points, func(a *appsecStat) score.Stat { return a.MeanScore }),
 		stat("pass_rate", "pass rate (>= 70)", Fraction, func(a *appsecStat) score.Stat { return a.PassRate }),
 		stat("graded_max", "points graded", Count, func(a *appsecStat) score.Stat { return a.GradedMax }),
 		stat("mean_graded", "mean over graded parts", Fraction, func(a *appsecStat) score.Stat { return a.MeanGraded }),
@@ -193,7 +193,7 @@ func appsecMetrics() []Metric {
 		type gs = score.GroupOf[score.Stat, score.Stat]
 		ms = append(ms,
 			member("n", "records", "", Count, func(x gs) score.Stat { return x.N }),
-			member("mean_score", "mean score", g.wide, Fraction, func(x gs) score.Stat { return x.MeanScore }),
+			member("mean_score", "mean score", g.wide, Points, func(x gs) score.Stat { return x.MeanScore }),
 			member("pass_rate", "pass rate", "", Fraction, func(x gs) score.Stat { return x.PassRate }),
 			member("mean_graded", "mean over graded parts", "", Fraction, func(x gs) score.Stat { return x.MeanGraded }),
 		)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -22,6 +23,27 @@ type Export struct {
 	Prompt   string // the run's --prompt, "" for a subject without one
 	Cases    map[string]*suite.Case
 	Verdicts []verdict.Verdict
+	// Repeat and Majority say which answer of a run with repeats an export that states one
+	// answer per case (openvex) states: repeat Repeat, or the majority (ChooseRepeat).
+	Repeat   int
+	Majority bool
+}
+
+// ChooseRepeat reads --repeat: "" (repeat 0), a repeat number of the run, or "majority".
+func (x *Export) ChooseRepeat(s string) error {
+	switch s {
+	case "":
+		return nil
+	case "majority":
+		x.Majority = true
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n >= max(1, x.Run.Stored.Repeats) {
+		return fmt.Errorf("%q is not majority or a repeat of run %s (0 to %d)", s, x.Run.ID, max(1, x.Run.Stored.Repeats)-1)
+	}
+	x.Repeat = n
+	return nil
 }
 
 // LoadExport reads a stored run for export.

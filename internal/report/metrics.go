@@ -63,6 +63,7 @@ const (
 	Text                        // a word
 	Number                      // an exact number written as it is in Text (a seed)
 	Matrix                      // a confusion matrix: Labels, and Cells[truth][answer] counts
+	Points                      // a share of 100 points: text and Markdown "N.N of 100", JSON and CSV the fraction
 )
 
 // Value is one figure of one run.

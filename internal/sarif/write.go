@@ -2,6 +2,8 @@ package sarif
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/suite/primevul"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -26,10 +29,12 @@ type RunMeta struct {
 	Extra     map[string]any // more tool properties (the subject's version and description)
 }
 
-// Write writes one run's verdicts as strict SARIF 2.1.0: every finding of a vul verdict becomes
-// a result at its location (a file given relative to the repository; a finding without a file is
-// placed in the case's target file), a vul verdict without findings one result at the case's
-// target file and lines; CWEs are rule tags (external/cwe/cwe-N), rule relationships and result
+// Write writes one run's verdicts as strict SARIF 2.1.0 that GitHub code scanning accepts
+// (CheckGitHub): every finding of a vul verdict becomes a result at its location (a file given
+// relative to the repository; a finding without a file is placed in the case's target file), a
+// vul verdict without findings one result at the case's target file and lines; a case without a
+// file (a function case) is the artifact vulnbench-cases/ID over its code's lines, with its
+// function as a logical location; every result has a partial fingerprint (case, rule, place); CWEs are rule tags (external/cwe/cwe-N), rule relationships and result
 // taxa of a CWE taxonomy; the message is the finding's, else the verdict's explanation. Verdicts
 // with status error become tool execution notifications. cases gives each verdict's case.
 func Write(w io.Writer, meta RunMeta, cases map[string]*suite.Case, vs []verdict.Verdict) error {
@@ -111,9 +116,13 @@ func (b *builder) add(v *verdict.Verdict, c *suite.Case, f verdict.Finding) {
 	if !ok {
 		ri = len(b.rules)
 		b.ruleIndex[id] = ri
-		r := wRule{ID: id, ShortDescription: &wMessage{Text: ruleText(id, f.CWE)}, Properties: &wRuleProps{Tags: []string{"security"}}}
+		text := ruleText(id, f.CWE)
+		r := wRule{ID: id, ShortDescription: &wMessage{Text: text}, FullDescription: &wMessage{Text: text},
+			Help: &wMessage{Text: helpText(f.CWE)}, Properties: &wRuleProps{Tags: []string{"security"}}}
 		for _, w := range f.CWE {
-			r.Properties.Tags = append(r.Properties.Tags, "external/cwe/"+strings.ToLower(w))
+			if len(r.Properties.Tags) < GitHubMaxTagsPerRule {
+				r.Properties.Tags = append(r.Properties.Tags, "external/cwe/"+strings.ToLower(w))
+			}
 			r.Relationships = append(r.Relationships, wRelationship{Target: b.taxonRef(w), Kinds: []string{"relevant"}})
 		}
 		b.rules = append(b.rules, r)
@@ -126,9 +135,9 @@ func (b *builder) add(v *verdict.Verdict, c *suite.Case, f verdict.Finding) {
 	for _, w := range f.CWE {
 		res.Taxa = append(res.Taxa, b.taxonRef(w))
 	}
-	if loc, ok := locationOf(f, c); ok {
-		res.Locations = append(res.Locations, loc)
-	}
+	loc := locationOf(f, c, v.CaseID)
+	res.Locations = append(res.Locations, loc)
+	res.PartialFingerprints = map[string]string{FingerprintKey: fingerprint(v.CaseID, id, loc)}
 	b.results = append(b.results, res)
 }
 
@@ -142,8 +151,11 @@ func (b *builder) taxonRef(cwe string) wReference {
 	return wReference{ID: cwe, Index: i, ToolComponent: wComponentRef{Name: "CWE", Index: 0}}
 }
 
-// locationOf places a finding: its own file and lines, else the case's target file and lines.
-func locationOf(f verdict.Finding, c *suite.Case) (wLocation, bool) {
+// locationOf places a finding: its own file and lines, else the case's target file and lines,
+// else (a function case: code without a file) the case id as the artifact, over the lines of
+// the case's code. Where the case names its function (its target, or the name before the
+// code's first parenthesis) the location also holds it as a logical location.
+func locationOf(f verdict.Finding, c *suite.Case, caseID string) wLocation {
 	file, start, end := f.File, f.StartLine, f.EndLine
 	if file == "" && c != nil {
 		if s, ok := CaseSpan(c); ok {
@@ -154,17 +166,69 @@ func locationOf(f verdict.Finding, c *suite.Case) (wLocation, bool) {
 		}
 	}
 	if file == "" {
-		return wLocation{}, false
+		file = CaseArtifact(caseID)
+		if start == 0 {
+			start, end = 1, 1
+			if c != nil && c.Code != "" {
+				end = strings.Count(strings.TrimRight(c.Code, "\n"), "\n") + 1
+			}
+		}
+	}
+	if start <= 0 {
+		start, end = 1, 0 // a file without lines: from its first (code scanning needs a line)
 	}
 	loc := wLocation{PhysicalLocation: wPhysical{ArtifactLocation: wArtifact{URI: (&url.URL{Path: NormalizePath(file)}).String()}}}
-	if start > 0 {
-		r := &wRegion{StartLine: start}
-		if end > start {
-			r.EndLine = end
-		}
-		loc.PhysicalLocation.Region = r
+	r := &wRegion{StartLine: start}
+	if end > start {
+		r.EndLine = end
 	}
-	return loc, true
+	loc.PhysicalLocation.Region = r
+	if fn := functionOf(f, c); fn != "" {
+		loc.LogicalLocations = []wLogical{{Name: fn, FullyQualifiedName: fn, Kind: "function"}}
+	}
+	return loc
+}
+
+// CaseArtifact is the artifact a result on a case without a file names: the case id, under a
+// directory of its own so that it never collides with a repository path.
+func CaseArtifact(caseID string) string { return "vulnbench-cases/" + caseID }
+
+// functionOf names the function a result is in: the finding's, the case's target, or the name
+// before the first parenthesis of a function case's code.
+func functionOf(f verdict.Finding, c *suite.Case) string {
+	switch {
+	case f.Function != "":
+		return f.Function
+	case c == nil:
+		return ""
+	case c.Target != nil && c.Target.Function != "":
+		return c.Target.Function
+	case c.Kind == suite.KindFunction:
+		return primevul.FunctionName(c.Code)
+	}
+	return ""
+}
+
+// FingerprintKey names the partial fingerprint every result carries (GitHub code scanning
+// matches results across uploads by partialFingerprints; without one, an API upload shows
+// duplicates).
+const FingerprintKey = "vulnbenchCaseRule/v1"
+
+// fingerprint identifies a result across runs: its case, rule and place.
+func fingerprint(caseID, rule string, loc wLocation) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s", caseID, rule, loc.PhysicalLocation.ArtifactLocation.URI)
+	if r := loc.PhysicalLocation.Region; r != nil {
+		fmt.Fprintf(h, "\x00%d", r.StartLine)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func helpText(cwes []string) string {
+	if len(cwes) == 0 {
+		return "A vulnerability reported by a vulnbench subject."
+	}
+	return "A vulnerability reported by a vulnbench subject: " + strings.Join(cwes, ", ") + " (https://cwe.mitre.org/)."
 }
 
 func ruleText(id string, cwes []string) string {
@@ -227,6 +291,8 @@ type wComponent struct {
 type wRule struct {
 	ID               string          `json:"id"`
 	ShortDescription *wMessage       `json:"shortDescription,omitempty"`
+	FullDescription  *wMessage       `json:"fullDescription,omitempty"`
+	Help             *wMessage       `json:"help,omitempty"`
 	Relationships    []wRelationship `json:"relationships,omitempty"`
 	Properties       *wRuleProps     `json:"properties,omitempty"`
 }
@@ -274,13 +340,15 @@ type wMessage struct {
 }
 
 type wResult struct {
-	RuleID     string       `json:"ruleId"`
-	RuleIndex  int          `json:"ruleIndex"`
-	Level      string       `json:"level"`
-	Message    wMessage     `json:"message"`
-	Locations  []wLocation  `json:"locations"`
-	Taxa       []wReference `json:"taxa,omitempty"`
-	Properties wResultProps `json:"properties"`
+	RuleID    string      `json:"ruleId"`
+	RuleIndex int         `json:"ruleIndex"`
+	Level     string      `json:"level"`
+	Message   wMessage    `json:"message"`
+	Locations []wLocation `json:"locations"`
+	// PartialFingerprints identify the result across uploads (FingerprintKey).
+	PartialFingerprints map[string]string `json:"partialFingerprints,omitempty"`
+	Taxa                []wReference      `json:"taxa,omitempty"`
+	Properties          wResultProps      `json:"properties"`
 }
 
 type wResultProps struct {
@@ -293,7 +361,14 @@ type wResultProps struct {
 }
 
 type wLocation struct {
-	PhysicalLocation wPhysical `json:"physicalLocation"`
+	PhysicalLocation wPhysical  `json:"physicalLocation"`
+	LogicalLocations []wLogical `json:"logicalLocations,omitempty"`
+}
+
+type wLogical struct {
+	Name               string `json:"name"`
+	FullyQualifiedName string `json:"fullyQualifiedName,omitempty"`
+	Kind               string `json:"kind"`
 }
 
 type wPhysical struct {

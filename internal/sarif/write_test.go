@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -66,6 +67,9 @@ func TestWriteValidatesAndReadsBack(t *testing.T) {
 	if err := validate(t, schemaPath, b.Bytes()); err != nil {
 		t.Fatalf("written SARIF does not validate: %v\n%s", err, b.String())
 	}
+	if err := sarif.CheckGitHub(b.Bytes()); err != nil {
+		t.Errorf("written SARIF fails GitHub's rules: %v", err)
+	}
 	l, err := sarif.Parse(b.Bytes())
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +78,7 @@ func TestWriteValidatesAndReadsBack(t *testing.T) {
 		{File: "src/my file.c", StartLine: 10, EndLine: 20, Rule: "CWE-787", CWE: []string{"CWE-787"}, Severity: "warning", Message: "length unchecked"},
 		{File: "src/my file.c", StartLine: 12, EndLine: 14, Rule: "bof", CWE: []string{"CWE-121", "CWE-787"}, Severity: "error", Message: "stack overflow"},
 		{File: "src/my file.c", StartLine: 15, EndLine: 15, Rule: "vulnerable", Severity: "warning", Message: "no file: the case's"},
-		{Rule: "vulnerable", Severity: "warning", Message: "vulnerable"},
+		{File: "vulnbench-cases/f2", StartLine: 1, EndLine: 1, Rule: "vulnerable", Severity: "warning", Message: "vulnerable"},
 	}
 	if d := cmp.Diff(want, l.Runs[0].Findings); d != "" {
 		t.Errorf("read back (-want +got):\n%s", d)
@@ -115,6 +119,32 @@ func TestSchemaCatchesBadSARIF(t *testing.T) {
 	} {
 		if err := validate(t, schemaPath, []byte(bad)); err == nil {
 			t.Errorf("the schema accepted %s", bad)
+		}
+	}
+}
+
+// TestCheckGitHubRefuses: each rule of CheckGitHub catches what breaks it.
+func TestCheckGitHubRefuses(t *testing.T) {
+	rule := `{"id":"r","shortDescription":{"text":"r"},"fullDescription":{"text":"r"},"help":{"text":"r"}}`
+	loc := `{"physicalLocation":{"artifactLocation":{"uri":"a.c"},"region":{"startLine":1}}}`
+	doc := func(rules, result string) string {
+		return `{"$schema":"s","version":"2.1.0","runs":[{"tool":{"driver":{"name":"t","rules":[` + rules + `]}},"results":[` + result + `]}]}`
+	}
+	good := doc(rule, `{"ruleId":"r","message":{"text":"m"},"locations":[`+loc+`],"partialFingerprints":{"k":"v"}}`)
+	if err := sarif.CheckGitHub([]byte(good)); err != nil {
+		t.Fatalf("good document refused: %v", err)
+	}
+	for name, bad := range map[string]string{
+		"no location":    doc(rule, `{"ruleId":"r","message":{"text":"m"},"locations":[],"partialFingerprints":{"k":"v"}}`),
+		"absolute uri":   doc(rule, `{"ruleId":"r","message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"file:///a.c"},"region":{"startLine":1}}}],"partialFingerprints":{"k":"v"}}`),
+		"no region":      doc(rule, `{"ruleId":"r","message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.c"}}}],"partialFingerprints":{"k":"v"}}`),
+		"no fingerprint": doc(rule, `{"ruleId":"r","message":{"text":"m"},"locations":[`+loc+`]}`),
+		"no help":        doc(`{"id":"r","shortDescription":{"text":"r"},"fullDescription":{"text":"r"}}`, `{"ruleId":"r","message":{"text":"m"},"locations":[`+loc+`],"partialFingerprints":{"k":"v"}}`),
+		"no message":     doc(rule, `{"ruleId":"r","message":{"text":""},"locations":[`+loc+`],"partialFingerprints":{"k":"v"}}`),
+		"version":        strings.Replace(good, `"2.1.0"`, `"2.0.0"`, 1),
+	} {
+		if err := sarif.CheckGitHub([]byte(bad)); err == nil {
+			t.Errorf("%s: accepted", name)
 		}
 	}
 }

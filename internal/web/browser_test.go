@@ -103,16 +103,55 @@ func shoot(t *testing.T, ctx context.Context, dir, name string) {
 	t.Logf("%s: %d bytes", path, fi.Size())
 }
 
+// artifacts is where the browser tests keep their screenshots, to be looked at after the test:
+// $VULNBENCH_ARTIFACTS, else testdata/artifacts (ignored by git). The test prints the path.
+func artifacts(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("VULNBENCH_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("testdata", "artifacts")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots in %s", dir)
+	return dir
+}
+
+// svgOverflows lists every text element of the page's SVG plots whose bounding box is not inside
+// its SVG's (a cut title, label or tick): "caption: text" each.
+const svgOverflows = `[...document.querySelectorAll("svg")].flatMap(svg => {
+  const b = svg.getBoundingClientRect();
+  const name = (svg.closest("figure")?.querySelector("figcaption")?.textContent || svg.getAttribute("aria-label") || "svg").slice(0, 60);
+  return [...svg.querySelectorAll("text")].filter(t => t.textContent.trim() !== "").filter(t => {
+    const r = t.getBoundingClientRect();
+    return r.left < b.left - 0.5 || r.right > b.right + 0.5 || r.top < b.top - 0.5 || r.bottom > b.bottom + 0.5;
+  }).map(t => name + ": " + t.textContent.trim());
+})`
+
+// checkSVGText fails the test for every text of the page's plots that crosses its SVG's box.
+func checkSVGText(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	bad, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](svgOverflows))
+	if err != nil {
+		t.Fatalf("%s: %v", page, err)
+	}
+	for _, b := range bad {
+		t.Errorf("%s: text outside its plot: %s", page, b)
+	}
+}
+
 // Every page type of the viewer loads in Chromium with no console error and no failed request,
 // and does what it is for.
 func TestBrowser(t *testing.T) {
 	f := newFixture(t)
 	srv := serve(t, f)
 	ctx, problems := browser(t)
-	shots := t.TempDir()
-	if d := os.Getenv("VULNBENCH_SHOTS"); d != "" {
-		shots = d // to look at them after the test
-	}
+	shots := artifacts(t)
 	check := func(what string, err error) {
 		t.Helper()
 		if err != nil {
@@ -149,6 +188,7 @@ func TestBrowser(t *testing.T) {
 	if n := eval(`document.querySelectorAll("figure svg").length`); n < 5 { // F1/pAcc, pairwise, tool calls, cost, ROC
 		t.Errorf("run page: %d plots, want at least 5", n)
 	}
+	checkSVGText(t, ctx, "run page")
 	shoot(t, ctx, shots, "run")
 	visit("run of constant:vul", "/runs/"+f.vul)
 	if s := text(`figure.roc figcaption`); !strings.Contains(s, "degenerate") {
@@ -201,6 +241,7 @@ func TestBrowser(t *testing.T) {
 	if n := eval(`document.querySelectorAll("#flips tbody tr").length`); n != 30 {
 		t.Errorf("compare page: %d flips, want 30", n)
 	}
+	checkSVGText(t, ctx, "compare page")
 	shoot(t, ctx, shots, "compare")
 }
 
@@ -222,5 +263,6 @@ func TestReportFromFile(t *testing.T) {
 	if n < 7 { // F1/pAcc, pairwise, tool calls, cost, three ROC curves
 		t.Errorf("report: %d plots, want 7", n)
 	}
-	shoot(t, ctx, t.TempDir(), "report")
+	checkSVGText(t, ctx, "report")
+	shoot(t, ctx, artifacts(t), "report")
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/board"
 	"github.com/vulnbench/vulnbench/internal/output/html"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -36,6 +37,7 @@ var pages = template.Must(template.New("web").Funcs(template.FuncMap{
 	},
 	"join": strings.Join,
 	"pct":  func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"pts":  func(f float64) string { return fmt.Sprintf("%.1f", 100*f) }, // a difference of percentages, in points (as compare writes it)
 	"fmtf": func(f float64) string { return strconv.FormatFloat(f, 'g', 4, 64) },
 	"deref": func(f *float64) string {
 		if f == nil {
@@ -90,10 +92,25 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	stored := make([]store.Run, len(rows))
+	for i := range rows {
+		stored[i] = rows[i].Run
+	}
+	var tables []board.HTMLTable
+	boardErr := ""
+	if len(stored) > 0 {
+		b, err := s.leaderboard(r.Context(), stored)
+		if err != nil {
+			boardErr = err.Error() // the runs list is still worth showing
+		}
+		tables = boardTables(b)
+	}
 	s.render(w, http.StatusOK, "runs", struct {
-		Title string
-		Runs  []runRow
-	}{"vulnbench runs", rows})
+		Title    string
+		Runs     []runRow
+		Boards   []board.HTMLTable
+		BoardErr string
+	}{"vulnbench runs", rows, tables, boardErr})
 }
 
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {

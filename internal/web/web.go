@@ -37,6 +37,7 @@ type Store interface {
 	Attempts(ctx context.Context, runID, caseID string, repeat int) ([]verdict.Verdict, error)
 	TraceEvents(ctx context.Context, runID, caseID string, repeat, attempt int) ([]trace.Event, error)
 	Spent(ctx context.Context, runID string) (float64, error)
+	AllAttempts(ctx context.Context, runID string, fn func(verdict.Verdict) error) error
 }
 
 // Options tune the viewer.
@@ -58,6 +59,9 @@ type Server struct {
 	mu    sync.Mutex
 	cache map[string]*entry
 	tick  uint64
+	// boardMu guards board, the runs page's leaderboard.
+	boardMu sync.Mutex
+	board   *boardCache
 }
 
 // entry is what is kept of one run: valid while the run's state and attempt count are key's.

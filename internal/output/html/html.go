@@ -291,6 +291,9 @@ func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Fi
 		return err
 	}
 	c.Plots = append(c.Plots, figure{Title: "F1 and pAcc", SVG: s})
+	if err := c.addVEXPlot(names, figs); err != nil {
+		return err
+	}
 	if pairs {
 		s, err := pairwisePlot(names, parts)
 		if err != nil {
@@ -422,5 +425,29 @@ func (c *content) addAppSecPlot(names []string, figs []*report.Figures) error {
 		note += "; a part with no bar for a run was not graded there (the judged parts need --judge-model)"
 	}
 	c.Plots = append(c.Plots, figure{Title: "AppSecBench rubric parts", SVG: s, Note: note})
+	return nil
+}
+
+// addVEXPlot adds VEX-Bench's headline figures per run when some run has them.
+func (c *content) addVEXPlot(names []string, figs []*report.Figures) error {
+	var ns []string
+	var st, sd, mf, md []float64
+	for i, f := range figs {
+		if f.VEX == nil {
+			continue
+		}
+		ns = append(ns, names[i])
+		st, sd = append(st, f.VEX.StatusF1.Mean), append(sd, f.VEX.StatusF1.Std)
+		mf, md = append(mf, f.VEX.JustificationMacroF1.Mean), append(md, f.VEX.JustificationMacroF1.Std)
+	}
+	if len(ns) == 0 {
+		return nil
+	}
+	s, err := vexPlot(ns, st, sd, mf, md)
+	if err != nil {
+		return err
+	}
+	c.Plots = append(c.Plots, figure{Title: "VEX-Bench status F1 and justification macro-F1", SVG: s,
+		Note: "status: exploitable (vulnerable) is positive; justification: macro-F1 over the categories; error bars: the std over repeats"})
 	return nil
 }

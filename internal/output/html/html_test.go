@@ -147,3 +147,43 @@ func TestROCThinned(t *testing.T) {
 		t.Errorf("the curve ends at %v, want (1, 1)", last)
 	}
 }
+
+// A report of VEX runs plots status F1 and justification macro-F1 per run, on a [0, 1] axis.
+func TestVEXPlot(t *testing.T) {
+	dir := t.TempDir()
+	var s, a strings.Builder
+	cats := []string{"vulnerable", "code_not_present", "code_not_reachable", "vulnerable"}
+	for i, c := range cats {
+		label := "ben"
+		if c == "vulnerable" {
+			label = "vul"
+		}
+		fmt.Fprintf(&s, `{"id":"v%d","kind":"vex","label":%q,"cve":"CVE-2020-1000","language":"go","repo":{"url":"https://github.com/a/b","commit":"%040d"},"vex":{"category":%q}}`+"\n", i, label, i, c)
+		fmt.Fprintf(&a, `{"case_id":"v%d","label":%q,"vex":{"category":%q}}`+"\n", i, label, cats[(i+1)%4])
+	}
+	suitePath, preds := filepath.Join(dir, "vex.jsonl"), filepath.Join(dir, "p.jsonl")
+	os.WriteFile(suitePath, []byte(s.String()), 0o644)
+	os.WriteFile(preds, []byte(a.String()), 0o644)
+	rep, err := report.Build(t.Context(), nil, report.Request{Predictions: []string{preds}, Suite: suitePath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := html.Body(rep, html.Extra{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"VEX-Bench: status F1, justification macro-F1", "justification macro-F1</text>", ">1.0</text>"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestPareto(t *testing.T) {
+	// cost, F1: run 2 is dominated by run 0 (cheaper and better), run 3 by run 1.
+	cost := []float64{0.1, 0.5, 0.3, 0.9, 1.0}
+	f1 := []float64{0.6, 0.8, 0.5, 0.7, 0.9}
+	if got, want := html.Pareto(cost, f1), []int{0, 1, 4}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Pareto = %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,406 @@
+// Package board is the leaderboard of a store: one table per suite, one row per run of it, with
+// the suite kind's headline figures, their intervals, cost and tokens per case, sorted by any
+// column and ranked with ties where intervals overlap.
+//
+// Every row is scored by report.Build with the run alone, as `score --run` scores it, and its
+// figures are read from the report's own metric table (report.Metrics) by key, so a board and
+// `score --run` print the same numbers by construction. Board prints nothing.
+package board
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/grade"
+	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+	"github.com/vulnbench/vulnbench/internal/version"
+)
+
+// Store is what a board reads: the runs, their reports' inputs, and every attempt (for spend).
+type Store interface {
+	report.Store
+	Runs(ctx context.Context) ([]store.Run, error)
+	AllAttempts(ctx context.Context, runID string, fn func(verdict.Verdict) error) error
+}
+
+// The suite kinds a board knows, each with its headline figures.
+const (
+	KindPrimeVul = "primevul" // function cases
+	KindJitVul   = "jitvul"   // jit cases
+	KindVEX      = "vex"      // vex cases (VEX-Bench)
+	KindAppSec   = "appsec"   // appsec cases (AppSecBench)
+)
+
+// Column is one figure of a board.
+type Column struct {
+	Key   string `json:"key"`   // what --sort names, and the JSON member of each row's cells
+	Label string `json:"label"` // the text header
+	// Metric is the report.Metrics key the figure is read from ("" for cost and tokens).
+	Metric string `json:"metric,omitempty"`
+	// Unit says how to write it: "fraction" (in [0,1]), "points" (of 100), "count", "usd", "tokens".
+	Unit string `json:"unit"`
+	// Lower marks a figure where lower is better (VD-S's FNR, cost, tokens).
+	Lower bool `json:"lower_is_better,omitempty"`
+	ci    string
+}
+
+// Cell is one figure of one run: the value (the mean over repeats), the std over repeats, and
+// the 95% bootstrap interval of a run of one repeat when one was computed.
+type Cell struct {
+	OK   bool     `json:"ok"` // false: the run lacks the figure
+	Mean float64  `json:"mean"`
+	Std  float64  `json:"std"`
+	Lo   *float64 `json:"lo,omitempty"`
+	Hi   *float64 `json:"hi,omitempty"`
+}
+
+// Row is one run.
+type Row struct {
+	Run     string `json:"run"`
+	State   string `json:"state"`
+	Subject string `json:"subject"`
+	Model   string `json:"model"`
+	Prompt  string `json:"prompt"`
+	Harness string `json:"harness"`
+	Repeats int    `json:"repeats"`
+	Cases   int    `json:"cases"`
+	// Rank is 1 + the number of rows whose interval of the sort column lies wholly better than
+	// this row's: rows whose intervals overlap share a rank.
+	Rank  int    `json:"rank"`
+	Cells []Cell `json:"cells"` // as Table.Columns
+}
+
+// Table is the board of one suite.
+type Table struct {
+	Suite   string   `json:"suite"` // the path the runs recorded (the first run's)
+	Hash    string   `json:"sha256"`
+	Kind    string   `json:"kind"`
+	Cases   int      `json:"cases"`
+	Sort    string   `json:"sort"`
+	Columns []Column `json:"columns"`
+	Rows    []Row    `json:"rows"`
+	// RankNote says how ranks were given.
+	RankNote string `json:"rank_note"`
+}
+
+// Board is every table.
+type Board struct {
+	Scorer    int     `json:"scorer"`
+	Vulnbench string  `json:"vulnbench"`
+	Tables    []Table `json:"tables"`
+	// Notes are what the reports of the rows noted (warnings of unknown verdicts, resamples).
+	Notes []report.Note `json:"-"`
+}
+
+// Options say what to build.
+type Options struct {
+	// Suite keeps the runs of one suite: its path as runs recorded it, that path's base name, or
+	// a prefix (at least 6 hex digits) of its sha256. "": every suite, one table each.
+	Suite string
+	// Sort is a column key; "": the kind's first headline figure.
+	Sort  string
+	Score score.Options
+	// CI asks for bootstrap intervals of runs of one repeat (nil: none; ranks then tie equal
+	// values only, and over repeats on mean ± std).
+	CI *score.CIOptions
+	// AppSec grades AppSecBench answers, as score does (nil: the automatic parts).
+	AppSec *grade.Grader
+}
+
+// RankNote is how every table ranks.
+const RankNote = "rank: 1 + the runs whose interval of the sorted figure lies wholly better (95% bootstrap CI for one repeat, mean ± std over repeats, else the value): overlapping intervals share a rank"
+
+// Build assembles the board of st.
+func Build(ctx context.Context, st Store, opt Options) (*Board, error) {
+	runs, err := st.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	groups, order := groupBySuite(runs, opt.Suite)
+	if len(order) == 0 {
+		if opt.Suite != "" {
+			return nil, fmt.Errorf("board: no run of suite %q in the store", opt.Suite)
+		}
+		return nil, errors.New("board: the store holds no run")
+	}
+	b := &Board{Scorer: score.Version, Vulnbench: version.String()}
+	for _, hash := range order {
+		t, notes, err := buildTable(ctx, st, groups[hash], opt)
+		if err != nil {
+			return nil, err
+		}
+		b.Notes = append(b.Notes, notes...)
+		b.Tables = append(b.Tables, *t)
+	}
+	return b, nil
+}
+
+// groupBySuite keeps the runs of the suite named (every run when "") by suite hash, in the order
+// of each suite's first run.
+func groupBySuite(runs []store.Run, name string) (map[string][]store.Run, []string) {
+	groups := map[string][]store.Run{}
+	var order []string
+	for _, r := range runs {
+		if name != "" && !suiteMatches(r, name) {
+			continue
+		}
+		if _, ok := groups[r.SuiteHash]; !ok {
+			order = append(order, r.SuiteHash)
+		}
+		groups[r.SuiteHash] = append(groups[r.SuiteHash], r)
+	}
+	return groups, order
+}
+
+func suiteMatches(r store.Run, name string) bool {
+	return r.SuitePath == name || filepath.Base(r.SuitePath) == name ||
+		(len(name) >= 6 && strings.HasPrefix(r.SuiteHash, strings.ToLower(name)))
+}
+
+func buildTable(ctx context.Context, st Store, runs []store.Run, opt Options) (*Table, []report.Note, error) {
+	t := &Table{Suite: runs[0].SuitePath, Hash: runs[0].SuiteHash, RankNote: RankNote}
+	var notes []report.Note
+	for _, r := range runs {
+		rep, err := report.Build(ctx, st, report.Request{Runs: []string{r.ID}, Score: opt.Score, CI: opt.CI, AppSec: opt.AppSec})
+		if err != nil {
+			return nil, nil, fmt.Errorf("board: run %s: %w", r.ID, err)
+		}
+		notes = append(notes, rep.Notes()...)
+		if t.Columns == nil {
+			t.Kind = KindOf(rep.Truth)
+			t.Columns = Columns(t.Kind)
+			t.Cases = len(rep.Truth.Cases)
+		}
+		row, err := rowOf(ctx, st, rep, t.Columns)
+		if err != nil {
+			return nil, nil, err
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if err := t.SortBy(opt.Sort); err != nil {
+		return nil, nil, err
+	}
+	return t, notes, nil
+}
+
+// KindOf is the kind of a suite's truth: appsec or vex when it has such cases, jitvul when some
+// case is a jit case, else primevul.
+func KindOf(t *report.Truth) string {
+	switch {
+	case t.HasAppSec():
+		return KindAppSec
+	case t.HasVEX():
+		return KindVEX
+	}
+	for i := range t.Cases {
+		if t.Cases[i].JIT {
+			return KindJitVul
+		}
+	}
+	return KindPrimeVul
+}
+
+// Columns are a kind's figures: its headline figures, then cost and tokens per case.
+func Columns(kind string) []Column {
+	var cs []Column
+	switch kind {
+	case KindPrimeVul:
+		cs = []Column{
+			{Key: "f1", Label: "F1", Metric: "binary.f1", Unit: "fraction", ci: "ci.f1"},
+			{Key: "pacc", Label: "pAcc", Metric: "pairwise.pacc", Unit: "fraction", ci: "ci.pacc"},
+			{Key: "vds", Label: "VD-S (FNR at FPR <= r)", Metric: "vds.fnr", Unit: "fraction", Lower: true},
+		}
+	case KindJitVul:
+		cs = []Column{
+			{Key: "f1", Label: "F1", Metric: "binary.f1", Unit: "fraction", ci: "ci.f1"},
+			{Key: "pacc", Label: "pAcc", Metric: "pairwise.pacc", Unit: "fraction", ci: "ci.pacc"},
+			{Key: "tool_calls_vul", Label: "tool calls (vul)", Metric: "jit.tool_calls.vul.mean", Unit: "count"},
+			{Key: "tool_calls_ben", Label: "tool calls (ben)", Metric: "jit.tool_calls.ben.mean", Unit: "count"},
+		}
+	case KindVEX:
+		cs = []Column{
+			{Key: "status_f1", Label: "status F1", Metric: "vex.status_f1", Unit: "fraction"},
+			{Key: "justification_macro_f1", Label: "justification macro-F1", Metric: "vex.justification_macro_f1", Unit: "fraction"},
+		}
+	case KindAppSec:
+		cs = []Column{
+			{Key: "mean_points", Label: "mean points", Metric: "appsec.mean_score", Unit: "points"},
+			{Key: "pass_rate", Label: "pass rate (>= 70)", Metric: "appsec.pass_rate", Unit: "fraction"},
+		}
+	}
+	return append(cs,
+		Column{Key: "cost_per_case", Label: "cost/case", Unit: "usd", Lower: true},
+		Column{Key: "tokens_per_case", Label: "tokens/case", Unit: "tokens", Lower: true})
+}
+
+// rowOf reads a row's figures from the one run of rep.
+func rowOf(ctx context.Context, st Store, rep *report.Report, cols []Column) (Row, error) {
+	run := rep.Runs[0]
+	f, err := run.Figures()
+	if err != nil {
+		return Row{}, err
+	}
+	row := Row{Run: run.ID, State: run.Stored.State, Subject: run.Subject, Model: run.Model,
+		Repeats: len(run.Repeats), Cases: len(rep.Truth.Cases)}
+	if m := run.Manifest; m != nil {
+		row.Prompt, row.Harness = m.Flags["prompt"], m.Flags["harness"]
+	}
+	metrics := map[string]report.Metric{}
+	for _, m := range report.Metrics() {
+		if m.Family == nil {
+			metrics[m.Key] = m
+		}
+	}
+	sp, err := spendOf(ctx, st, rep)
+	if err != nil {
+		return Row{}, err
+	}
+	for _, c := range cols {
+		var cell Cell
+		switch c.Key {
+		case "cost_per_case":
+			cell = sp.cost
+		case "tokens_per_case":
+			cell = sp.tokens
+		default:
+			cell = cellOf(metrics, f, c)
+		}
+		row.Cells = append(row.Cells, cell)
+	}
+	return row, nil
+}
+
+func cellOf(metrics map[string]report.Metric, f *report.Figures, c Column) Cell {
+	m, ok := metrics[c.Metric]
+	if !ok {
+		return Cell{}
+	}
+	v, ok := m.Get(f, "")
+	if !ok || v.Null {
+		return Cell{}
+	}
+	cell := Cell{OK: true, Mean: v.Stat.Mean, Std: v.Stat.Std}
+	if c.Unit == "points" {
+		cell.Mean, cell.Std = 100*cell.Mean, 100*cell.Std
+	}
+	if c.ci != "" {
+		if m, ok := metrics[c.ci]; ok {
+			if iv, ok := m.Get(f, ""); ok {
+				lo, hi := iv.Lo, iv.Hi
+				cell.Lo, cell.Hi = &lo, &hi
+			}
+		}
+	}
+	return cell
+}
+
+type spend struct{ cost, tokens Cell }
+
+// spendOf is a run's cost and tokens per case and repeat: every attempt (retries too) summed,
+// over the cases of the truth times the repeats scored. Cost is missing when no attempt has one.
+func spendOf(ctx context.Context, st Store, rep *report.Report) (spend, error) {
+	run := rep.Runs[0]
+	var cost float64
+	var tokens int64
+	priced := false
+	err := st.AllAttempts(ctx, run.ID, func(v verdict.Verdict) error {
+		if _, ok, _ := rep.Truth.Find(v.CaseID); !ok {
+			return nil
+		}
+		tokens += v.Usage.InputTokens + v.Usage.OutputTokens
+		if v.Usage.CostUSD != nil {
+			cost += *v.Usage.CostUSD
+			priced = true
+		}
+		return nil
+	})
+	if err != nil {
+		return spend{}, err
+	}
+	units := float64(len(rep.Truth.Cases) * max(1, len(run.Repeats)))
+	if units == 0 {
+		return spend{}, nil
+	}
+	s := spend{tokens: Cell{OK: true, Mean: float64(tokens) / units}}
+	if priced {
+		s.cost = Cell{OK: true, Mean: cost / units}
+	}
+	return s, nil
+}
+
+// SortBy sorts the rows by the column key (best first; "": the first column; "run" by run id)
+// and ranks them by it.
+func (t *Table) SortBy(key string) error {
+	if key == "" {
+		key = t.Columns[0].Key
+	}
+	t.Sort = key
+	if key == "run" {
+		slices.SortStableFunc(t.Rows, func(a, b Row) int { return strings.Compare(a.Run, b.Run) })
+		for i := range t.Rows {
+			t.Rows[i].Rank = i + 1
+		}
+		return nil
+	}
+	k := slices.IndexFunc(t.Columns, func(c Column) bool { return c.Key == key })
+	if k < 0 {
+		keys := []string{"run"}
+		for _, c := range t.Columns {
+			keys = append(keys, c.Key)
+		}
+		return fmt.Errorf("board: --sort %q is not a column of the %s board (%s)", key, t.Kind, strings.Join(keys, ", "))
+	}
+	lower := t.Columns[k].Lower
+	better := func(a, b float64) bool { return (a > b) != lower && a != b }
+	slices.SortStableFunc(t.Rows, func(a, b Row) int {
+		ca, cb := a.Cells[k], b.Cells[k]
+		switch {
+		case ca.OK != cb.OK:
+			if ca.OK {
+				return -1
+			}
+			return 1
+		case better(ca.Mean, cb.Mean):
+			return -1
+		case better(cb.Mean, ca.Mean):
+			return 1
+		}
+		return cmp.Compare(a.Run, b.Run)
+	})
+	for i := range t.Rows {
+		lo, hi := interval(t.Rows[i].Cells[k])
+		rank := 1
+		for j := range t.Rows {
+			c := t.Rows[j].Cells[k]
+			if j == i || !c.OK {
+				continue
+			}
+			if !t.Rows[i].Cells[k].OK {
+				rank++
+				continue
+			}
+			jlo, jhi := interval(c)
+			if (!lower && jlo > hi) || (lower && jhi < lo) {
+				rank++
+			}
+		}
+		t.Rows[i].Rank = rank
+	}
+	return nil
+}
+
+// interval is a cell's interval for ranking: its bootstrap CI, else mean ± std.
+func interval(c Cell) (float64, float64) {
+	if c.Lo != nil && c.Hi != nil {
+		return *c.Lo, *c.Hi
+	}
+	return c.Mean - c.Std, c.Mean + c.Std
+}

@@ -1,0 +1,240 @@
+package board
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Writer writes a board in one format.
+type Writer struct {
+	Format string
+	Write  func(w io.Writer, b *Board) error
+}
+
+// Writers is the explicit list of board formats, in the order help texts show them.
+func Writers() []Writer {
+	return []Writer{{"text", WriteText}, {"md", WriteMarkdown}, {"json", WriteJSON}, {"csv", WriteCSV}, {"html", WriteHTML}}
+}
+
+// Formats lists the formats of Writers.
+func Formats() []string {
+	var fs []string
+	for _, w := range Writers() {
+		fs = append(fs, w.Format)
+	}
+	return fs
+}
+
+// Write writes b to w in format.
+func Write(w io.Writer, format string, b *Board) error {
+	i := slices.IndexFunc(Writers(), func(x Writer) bool { return x.Format == format })
+	if i < 0 {
+		return fmt.Errorf("unknown board format %q: use one of %s", format, strings.Join(Formats(), ", "))
+	}
+	var buf bytes.Buffer
+	if err := Writers()[i].Write(&buf, b); err != nil {
+		return fmt.Errorf("write %s board: %w", format, err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// Text is how text, Markdown and HTML write a cell: fractions as percentages with one decimal,
+// points as "N.N of 100", a 95% CI in brackets, a std over repeats after ±; "-" when missing.
+func (c Column) Text(cell Cell) string {
+	if !cell.OK {
+		return "-"
+	}
+	scale, suffix, prec := 1.0, "", 1
+	switch c.Unit {
+	case "fraction":
+		scale, suffix = 100, "%"
+	case "points":
+		suffix = " of 100"
+	case "usd":
+		prec = 4
+	case "tokens":
+		prec = 0
+	case "count":
+		prec = 2
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v*scale, 'f', prec, 64) }
+	s := num(cell.Mean) + suffix
+	if c.Unit == "usd" {
+		s = "$" + s
+	}
+	if cell.Std != 0 {
+		s += " ± " + num(cell.Std)
+	}
+	if cell.Lo != nil && cell.Hi != nil {
+		s += " [" + num(*cell.Lo) + ", " + num(*cell.Hi) + "]"
+	}
+	return s
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// header is the text header and one row's leading cells.
+var header = []string{"rank", "run", "subject", "model", "prompt", "harness", "repeats"}
+
+func lead(r Row) []string {
+	return []string{strconv.Itoa(r.Rank), r.Run, r.Subject, dash(r.Model), dash(r.Prompt), dash(r.Harness), strconv.Itoa(r.Repeats)}
+}
+
+func title(t *Table) string {
+	return fmt.Sprintf("%s board: %s (sha256 %.12s, %d cases), sorted by %s", t.Kind, t.Suite, t.Hash, t.Cases, t.Sort)
+}
+
+// WriteText writes each table aligned, with its rank rule under it.
+func WriteText(w io.Writer, b *Board) error {
+	for i := range b.Tables {
+		t := &b.Tables[i]
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, title(t))
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		hs := slices.Clone(header)
+		for _, c := range t.Columns {
+			hs = append(hs, c.Label)
+		}
+		fmt.Fprintln(tw, strings.Join(hs, "\t"))
+		for _, r := range t.Rows {
+			cells := lead(r)
+			for k, c := range t.Columns {
+				cells = append(cells, c.Text(r.Cells[k]))
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, t.RankNote)
+	}
+	fmt.Fprintf(w, "scorer %d, vulnbench %s\n", b.Scorer, b.Vulnbench)
+	return nil
+}
+
+// WriteMarkdown writes each table as a GitHub Markdown table.
+func WriteMarkdown(w io.Writer, b *Board) error {
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	for i := range b.Tables {
+		t := &b.Tables[i]
+		fmt.Fprintf(w, "### %s\n\n", esc(title(t)))
+		hs := slices.Clone(header)
+		for _, c := range t.Columns {
+			hs = append(hs, esc(c.Label))
+		}
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(hs, " | "), strings.Repeat("---|", len(hs)))
+		for _, r := range t.Rows {
+			cells := lead(r)
+			for k, c := range t.Columns {
+				cells = append(cells, c.Text(r.Cells[k]))
+			}
+			for k := range cells {
+				cells[k] = esc(cells[k])
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+		}
+		fmt.Fprintf(w, "\n%s\n\n", t.RankNote)
+	}
+	fmt.Fprintf(w, "scorer %d, vulnbench %s\n", b.Scorer, b.Vulnbench)
+	return nil
+}
+
+// WriteJSON writes the board as schema/board.schema.json describes.
+func WriteJSON(w io.Writer, b *Board) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(b)
+}
+
+// WriteCSV writes one line per run and figure: suite hash, kind, rank, run, subject, model,
+// prompt, harness, repeats, figure key, mean, std, lo, hi (fractions in [0,1], points of 100;
+// empty where the run lacks the figure or the interval).
+func WriteCSV(w io.Writer, b *Board) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"suite_sha256", "kind", "rank", "run", "subject", "model", "prompt", "harness", "repeats", "figure", "mean", "std", "lo", "hi"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, t := range b.Tables {
+		for _, r := range t.Rows {
+			for k, c := range t.Columns {
+				cell := r.Cells[k]
+				rec := []string{t.Hash, t.Kind, strconv.Itoa(r.Rank), r.Run, r.Subject, r.Model, r.Prompt, r.Harness, strconv.Itoa(r.Repeats), c.Key, "", "", "", ""}
+				if cell.OK {
+					rec[10], rec[11] = f(cell.Mean), f(cell.Std)
+				}
+				if cell.Lo != nil && cell.Hi != nil {
+					rec[12], rec[13] = f(*cell.Lo), f(*cell.Hi)
+				}
+				_ = cw.Write(rec)
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+var htmlBoard = template.Must(template.New("board").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>vulnbench board</title>
+<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right}th:nth-child(-n+6),td:nth-child(-n+6){text-align:left}.note{color:#444;font-size:.9em}</style></head><body>
+{{range .Tables}}<section class="board">
+<h2>{{.Title}}</h2>
+<table><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</tbody></table>
+<p class="note">{{.Note}}</p>
+</section>
+{{end}}<p class="note">scorer {{.Scorer}}, vulnbench {{.Vulnbench}}</p>
+</body></html>
+`))
+
+// HTMLTable is a table as HTML shows it: every cell as text shows it.
+type HTMLTable struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+	Note   string
+}
+
+// HTMLTables are the tables of b as the HTML board and the viewer's runs page show them.
+func HTMLTables(b *Board) []HTMLTable {
+	var ts []HTMLTable
+	for i := range b.Tables {
+		t := &b.Tables[i]
+		ht := HTMLTable{Title: title(t), Header: slices.Clone(header), Note: t.RankNote}
+		for _, c := range t.Columns {
+			ht.Header = append(ht.Header, c.Label)
+		}
+		for _, r := range t.Rows {
+			cells := lead(r)
+			for k, c := range t.Columns {
+				cells = append(cells, c.Text(r.Cells[k]))
+			}
+			ht.Rows = append(ht.Rows, cells)
+		}
+		ts = append(ts, ht)
+	}
+	return ts
+}
+
+// WriteHTML writes the board as one self-contained HTML page (no script, nothing fetched).
+func WriteHTML(w io.Writer, b *Board) error {
+	return htmlBoard.Execute(w, struct {
+		Tables    []HTMLTable
+		Scorer    int
+		Vulnbench string
+	}{HTMLTables(b), b.Scorer, b.Vulnbench})
+}

@@ -46,12 +46,16 @@ type entry struct {
 	caps  *Caps  // nil: DefaultCaps
 	date  string // when the price was listed
 	api   string // "openai": the provider serves an OpenAI-compatible API
+	batch *float64
 }
 
 // Prices is the price and capability table, keyed "provider:model". Date is the table's date
 // (the newest prices' date), to be printed with every cost: prices change.
 type Prices struct {
-	Date   string
+	Date string
+	// Batch is the share of the listed prices a provider's batch API charges (OpenAI's Batch
+	// API and Anthropic's Message Batches: 0.5); 0: the table gives none. A row's batch: replaces it.
+	Batch  float64
 	models map[string]entry
 }
 
@@ -68,12 +72,13 @@ type rawEntry struct {
 		MaxTokensParam string `yaml:"max_tokens_param"`
 		JSONSchema     *bool  `yaml:"json_schema"`
 	} `yaml:"capabilities"`
-	Date string `yaml:"date"`
-	API  string `yaml:"api"`
+	Date  string   `yaml:"date"`
+	API   string   `yaml:"api"`
+	Batch *float64 `yaml:"batch"`
 }
 
 var rowKeys = map[string]bool{"input": true, "cached_input": true, "cache_write": true, "output": true,
-	"reasoning": true, "capabilities": true, "date": true, "api": true}
+	"reasoning": true, "capabilities": true, "date": true, "api": true, "batch": true}
 
 // LoadPrices returns the embedded table, with the rows of path (when not "") merged in row by
 // row: a row's prices replace the built-in ones when it gives any, its capabilities when it
@@ -97,6 +102,9 @@ func LoadPrices(path string) (Prices, error) {
 	if over.Date != "" {
 		p.Date = over.Date
 	}
+	if over.Batch != 0 {
+		p.Batch = over.Batch
+	}
 	for k, v := range over.models {
 		old := p.models[k]
 		if v.price == nil {
@@ -107,6 +115,9 @@ func LoadPrices(path string) (Prices, error) {
 		}
 		if v.api == "" {
 			v.api = old.api
+		}
+		if v.batch == nil {
+			v.batch = old.batch
 		}
 		p.models[k] = v
 	}
@@ -124,6 +135,12 @@ func parsePrices(b []byte, name string) (Prices, error) {
 			return Prices{}, fmt.Errorf("%s:%d: date is not like 2026-05", name, n.Line)
 		}
 		delete(doc, "date")
+	}
+	if n, ok := doc["batch"]; ok {
+		if err := n.Decode(&p.Batch); err != nil || !(p.Batch > 0 && p.Batch <= 1) {
+			return Prices{}, fmt.Errorf("%s:%d: batch is not a share of the listed prices in (0, 1], like 0.5", name, n.Line)
+		}
+		delete(doc, "batch")
 	}
 	for k, n := range doc {
 		if !strings.Contains(k, ":") {
@@ -151,7 +168,10 @@ func parsePrices(b []byte, name string) (Prices, error) {
 }
 
 func (r rawEntry) entry(fileDate string) (entry, error) {
-	e := entry{date: r.Date, api: r.API}
+	e := entry{date: r.Date, api: r.API, batch: r.Batch}
+	if r.Batch != nil && !(*r.Batch > 0 && *r.Batch <= 1) {
+		return e, fmt.Errorf("has batch %v; it is a share of the listed prices in (0, 1], like 0.5", *r.Batch)
+	}
 	if e.date == "" {
 		e.date = fileDate
 	}
@@ -267,6 +287,29 @@ func (p Prices) Capabilities(spec string) Caps {
 		c.Logprobs = false
 	}
 	return c
+}
+
+// BatchFactor is the share of spec's listed prices its provider's batch API charges: the row's
+// batch:, else the table's; ok is false when spec is unpriced or no factor is given.
+func (p Prices) BatchFactor(spec string) (factor float64, ok bool) {
+	e, ok := p.find(spec, func(e entry) bool { return e.price != nil })
+	if !ok {
+		return 0, false
+	}
+	if e.batch != nil {
+		return *e.batch, true
+	}
+	return p.Batch, p.Batch > 0
+}
+
+// BatchCost is Cost at batch prices (Cost times BatchFactor); ok is false when either is unknown.
+func (p Prices) BatchCost(spec string, u Usage) (cost float64, ok bool) {
+	f, ok := p.BatchFactor(spec)
+	if !ok {
+		return 0, false
+	}
+	c, ok := p.Cost(spec, u)
+	return c * f, ok
 }
 
 // Cost is the USD cost of usage for spec; ok is false when the model is not priced ("unpriced",

@@ -31,7 +31,7 @@ type runOpts struct {
 	unitCost, maxCost                      float64
 	retryErrors, noScore, skipUnsupported  bool
 	queue, riverQueue                      string
-	detach                                 bool
+	detach, estimate                       bool
 	scoreFlags
 }
 
@@ -99,6 +99,7 @@ Subjects:
 	f.StringVar(&o.queue, "queue", store.QueueLocal, "where the units are done: local (this process's pool) or river (workers on any host: vulnbench worker; see --help)")
 	f.StringVar(&o.riverQueue, "river-queue", queue.DefaultQueue, "with --queue river: the River queue the units go to (workers take from theirs with --queues)")
 	f.BoolVar(&o.detach, "detach", false, "with --queue river: return once the units are queued, without following the run (watch it with vulnbench runs)")
+	f.BoolVar(&o.estimate, "estimate", false, "make no run and call no model: print the tokens, cost (list and batch prices) and time the run would take (--format text or json)")
 	addSubjectFlags(f, reg)
 	o.scoreFlags.add(f)
 	return c
@@ -182,6 +183,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	changed := fs.Changed
 	if err := o.scoreFlags.validate(); err != nil {
 		return err
+	}
+	if o.estimate {
+		return runEstimate(ctx, e, reg, o, fs)
 	}
 	switch {
 	case o.concurrency < 1 || o.repeats < 1:

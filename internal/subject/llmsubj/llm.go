@@ -76,9 +76,26 @@ func (s *Subject) logprobs() bool {
 // Assess implements subject.Subject: one call through the unit's metered model. Usage and cost
 // are the meter's; a fault that every case would hit stops the run.
 func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
-	msgs, err := s.prompts.Render(s.strategy, u.Case)
+	req, err := s.Request(u)
 	if err != nil {
 		return verdict.Verdict{}, err
+	}
+	resp, err := s.For(env).Complete(ctx, req)
+	if err != nil {
+		return verdict.Verdict{}, modelkit.Fault(err)
+	}
+	if u.Case != nil && u.Case.Kind == suite.KindAppSec {
+		return AppSecVerdictOf(resp.Text, resp.Logprobs), nil
+	}
+	return modelkit.VerdictOf(resp.Text, resp.Logprobs), nil
+}
+
+// Request is the one request Assess sends for u, built without calling the model (run
+// --estimate counts its tokens; a batch run writes it to the provider's batch file).
+func (s *Subject) Request(u subject.Unit) (llm.Request, error) {
+	msgs, err := s.prompts.Render(s.strategy, u.Case)
+	if err != nil {
+		return llm.Request{}, err
 	}
 	req := llm.Request{Temperature: s.Temperature, MaxTokens: s.MaxTokens, Repeat: u.Repeat}
 	if s.logprobs() {
@@ -93,14 +110,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 		// first, so it is read by the tolerant parser alone.
 		req.Schema = &llm.Schema{Name: prompt.AppSecSchemaName, Schema: prompt.AppSecSchema(), Strict: true}
 	}
-	resp, err := s.For(env).Complete(ctx, req)
-	if err != nil {
-		return verdict.Verdict{}, modelkit.Fault(err)
-	}
-	if appsecCase {
-		return AppSecVerdictOf(resp.Text, resp.Logprobs), nil
-	}
-	return modelkit.VerdictOf(resp.Text, resp.Logprobs), nil
+	return req, nil
 }
 
 func (s *Subject) strategyCoT() bool { return s.strategy == prompt.CoT || s.strategy == prompt.CoTFS }

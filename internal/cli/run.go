@@ -208,6 +208,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		if changed("retry-errors") {
 			return usageErr("--retry-errors only applies with --resume")
 		}
+		if err := runPreflight(ctx, e, reg, o, fs); err != nil {
+			return err
+		}
 	}
 	open := store.Open
 	if o.resume != "" {

@@ -26,7 +26,7 @@ type runOpts struct {
 	suite, subject, db, resume, out, runID string
 	repos, snapCache                       string
 	concurrency, repeats, maxSteps         int
-	timeout                                time.Duration
+	timeout, batchPoll                     time.Duration
 	unitTokens                             int64
 	unitCost, maxCost                      float64
 	retryErrors, noScore, skipUnsupported  bool
@@ -99,6 +99,8 @@ Subjects:
 	f.StringVar(&o.queue, "queue", store.QueueLocal, "where the units are done: local (this process's pool) or river (workers on any host: vulnbench worker; see --help)")
 	f.StringVar(&o.riverQueue, "river-queue", queue.DefaultQueue, "with --queue river: the River queue the units go to (workers take from theirs with --queues)")
 	f.BoolVar(&o.detach, "detach", false, "with --queue river: return once the units are queued, without following the run (watch it with vulnbench runs)")
+	f.DurationVar(&o.batchPoll, "batch-poll", 30*time.Second, "with --batch: time between polls of the batches in flight")
+	_ = f.MarkHidden("batch-poll")
 	f.BoolVar(&o.estimate, "estimate", false, "make no run and call no model: print the tokens, cost (list and batch prices) and time the run would take (--format text or json)")
 	addSubjectFlags(f, reg)
 	o.scoreFlags.add(f)
@@ -291,6 +293,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		plan.Keep = o.after.keep
 	}
 	if o.queue == store.QueueRiver {
+		if live["batch"] == "true" {
+			return usageErr("%v", errBatchQueue)
+		}
 		return runRiver(ctx, e, st, plan, o)
 	}
 
@@ -318,9 +323,16 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		}
 	}
 
+	batchErr := func() error { return nil }
+	if live["batch"] == "true" {
+		batchErr = wireBatch(e, st, &plan, o, live, cancel)
+	}
 	out, runErr := runner.Execute(hardCtx, plan)
 	if prog != nil {
 		prog.finish()
+	}
+	if err := batchErr(); err != nil {
+		return &exitError{code: ExitFail, err: fmt.Errorf("%w (resume with: vulnbench run --resume RUN_ID --db %s)", err, o.db)}
 	}
 	if out == nil {
 		return runFailure(e.stderr, runErr)

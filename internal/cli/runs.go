@@ -35,7 +35,8 @@ func newRunsCmd(e *env) *cobra.Command {
 errors, attempts stored. A run queued on River (run --queue river) is followed by one line per
 worker that took its units: host and pid, attempts it stored (errors), units in flight, and when
 its heartbeat was last seen (a worker not seen for more than a few seconds is gone: River hands
-its units to another worker).`,
+its units to another worker). A run made with --batch is followed by one line per provider batch:
+its id, the provider's state as last polled, the units it holds, and whether its results are in.`,
 		Example: `  vulnbench runs --db vulnbench.db
   vulnbench runs --db 'postgres://vb@db.example/vulnbench'`,
 		Args: exactArgs(0, "no arguments"),
@@ -57,6 +58,9 @@ its units to another worker).`,
 				for _, w := range r.Workers {
 					fmt.Fprintf(tw, "  worker %s:%d\t%s\t%s\t%d\t%d\t%d in flight\t%s\t\n", w.Host, w.PID, "seen "+ago(w.RunSeen), w.State,
 						w.Done, w.Errors, w.InFlight, w.ID)
+				}
+				if err := writeBatches(cmd.Context(), tw, st, r.ID); err != nil {
+					return err
 				}
 			}
 			return tw.Flush()

@@ -21,6 +21,12 @@ func TestBatchPrices(t *testing.T) {
 	if !ok1 || !ok2 || full <= 0 || half != full*0.5 {
 		t.Errorf("gpt-4o-mini: cost %v (%v), batch %v (%v): want batch at half", full, ok1, half, ok2)
 	}
+	if at, _ := p.AtBatch().Cost("openai:gpt-4o-mini", u); at != half {
+		t.Errorf("the table at batch prices charges %v, want %v", at, half)
+	}
+	if b, _ := p.AtBatch().BatchCost("openai:gpt-4o-mini", u); b != half {
+		t.Errorf("BatchCost of the table at batch prices is %v, want %v (not halved twice)", b, half)
+	}
 	if _, ok := p.BatchCost("openai:no-such-local-model", u); ok {
 		t.Error("an unpriced model got a batch price")
 	}

@@ -57,6 +57,15 @@ type Prices struct {
 	// API and Anthropic's Message Batches: 0.5); 0: the table gives none. A row's batch: replaces it.
 	Batch  float64
 	models map[string]entry
+	// atBatch: Cost charges the batch share (AtBatch).
+	atBatch bool
+}
+
+// AtBatch is the table at batch prices: every Cost times the model's BatchFactor (a model with
+// none stays at its list price).
+func (p Prices) AtBatch() Prices {
+	p.atBatch = true
+	return p
 }
 
 // rawEntry is a row as written in YAML.
@@ -308,6 +317,7 @@ func (p Prices) BatchCost(spec string, u Usage) (cost float64, ok bool) {
 	if !ok {
 		return 0, false
 	}
+	p.atBatch = false
 	c, ok := p.Cost(spec, u)
 	return c * f, ok
 }
@@ -327,7 +337,13 @@ func (p Prices) Cost(spec string, u Usage) (cost float64, ok bool) {
 	if pr.CacheWrite != nil {
 		write = *pr.CacheWrite
 	}
+	k := 1.0
+	if p.atBatch {
+		if f, ok := p.BatchFactor(spec); ok {
+			k = f
+		}
+	}
 	fresh := u.InputTokens - u.CachedInputTokens - u.CacheWriteTokens
-	return (float64(fresh)*pr.Input + float64(u.CachedInputTokens)*cached + float64(u.CacheWriteTokens)*write +
+	return k * (float64(fresh)*pr.Input + float64(u.CachedInputTokens)*cached + float64(u.CacheWriteTokens)*write +
 		float64(u.OutputTokens)*pr.Output) / 1e6, true
 }

@@ -71,6 +71,7 @@ type batches struct {
 	files     map[string][]byte
 	byID      map[string]*fakeBatch
 	submitted map[string]int // custom_id -> times submitted in a batch
+	polls     int            // retrievals of any batch
 }
 
 func newBatches() *batches {
@@ -95,6 +96,16 @@ func (s *Server) BatchSubmissions() map[string]int {
 		out[k] = v
 	}
 	return out
+}
+
+// BatchPolls is how many times a batch was retrieved (polled).
+func (s *Server) BatchPolls() int {
+	if s.batches == nil {
+		return 0
+	}
+	s.batches.mu.Lock()
+	defer s.batches.mu.Unlock()
+	return s.batches.polls
 }
 
 // BatchesCreated is how many batches were created.

@@ -76,6 +76,7 @@ func (s *Server) anthropicRetrieve(w http.ResponseWriter, _ *http.Request, path 
 		writeError(w, s.dialect, &apiError{status: 404, typ: "not_found_error", message: "no batch " + id}, "batch")
 		return
 	}
+	s.batches.polls++
 	if !b.ended {
 		if b.polls >= s.cfg.batch.Polls {
 			s.end(b, s.dialect, anthropicAnswer)

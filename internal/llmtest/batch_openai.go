@@ -115,6 +115,7 @@ func (s *Server) openaiRetrieve(w http.ResponseWriter, _ *http.Request, path str
 		writeError(w, s.dialect, &apiError{status: 404, typ: "invalid_request_error", message: "no batch " + id}, "batch")
 		return
 	}
+	s.batches.polls++
 	if !b.ended {
 		if b.polls >= s.cfg.batch.Polls {
 			s.end(b, s.dialect, openaiAnswer)

@@ -14,7 +14,7 @@ type Batch struct {
 	Provider  string
 	CustomIDs []string // the units it holds, in order
 	State     string   // the provider's status as last polled
-	Collected bool     // its results are stored as attempts
+	Collected bool     // it ended and its results were read (the units' attempts are stored from them)
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -35,7 +35,7 @@ func (s *Store) PutBatch(ctx context.Context, b Batch) error {
 	return nil
 }
 
-// SetBatchState records a batch's state as polled, and whether its results are stored.
+// SetBatchState records a batch's state as polled, and whether it ended with its results read.
 func (s *Store) SetBatchState(ctx context.Context, runID, batchID, state string, collected bool) error {
 	res, err := s.db.ExecContext(ctx, s.q(`UPDATE run_batches SET state = ?, collected = ?, updated_at = ? WHERE run_id = ? AND batch_id = ?`),
 		state, collected, dbTime(time.Now()), runID, batchID)

@@ -28,7 +28,8 @@ func Kind() subject.Kind[Config] {
 	return subject.Kind[Config]{
 		Name: "llm", Usage: "llm", Kinds: []suite.Kind{suite.KindFunction, suite.KindJIT, suite.KindAppSec}, Version: Version,
 		Summary: "a model (--model PROVIDER:MODEL, --prompt vanilla|cot|fs|cot+fs) on the case's code; score from logprobs, else the stated confidence",
-		Needs:   subject.Needs{Network: true}, Flags: modelkit.Flags(),
+		Needs:   subject.Needs{Network: true}, Flags: append(modelkit.Flags(), subject.Flag{Name: "batch", Default: false,
+			Usage: "send the model calls through the provider's batch API (OpenAI's Batch API, Anthropic's Message Batches) at its batch prices; results within 24 h; a killed run resumes polling the same batches"}),
 		Configure: func(_ string, v subject.Values) (Config, error) { return Config{modelkit.ConfigOf(v)}, nil },
 		New:       func(c Config, d subject.Deps) (subject.Subject, error) { return Build(c, d) },
 	}

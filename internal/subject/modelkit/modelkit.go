@@ -145,6 +145,12 @@ func Open(cfg Config, d subject.Deps) (Base, error) {
 	return New(cfg, stack, prices), nil
 }
 
+// UseBatch makes the subject's model m (a run's batch answers, run --batch) and its prices the
+// batch prices.
+func (b *Base) UseBatch(m llm.Model) {
+	b.model, b.prices = m, b.prices.AtBatch()
+}
+
 // Model implements subject.Modeled: the runner meters it for each unit.
 func (b Base) Model() llm.Model { return b.model }
 

@@ -88,3 +88,22 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckStoredCases: a worker's run has no suite file: its cases come from the store
+// (Input.Cases), and the suite's path only names it in the fixes.
+func TestCheckStoredCases(t *testing.T) {
+	c := &suite.Case{ID: "a", Kind: suite.KindVEX, Label: "vul", CVE: "CVE-1", Repo: &suite.Repo{URL: "https://github.com/o/a", Commit: "1111111"}}
+	in := preflight.Input{Suite: "stored.jsonl", Factory: subject.Factory{Name: "k", Kinds: []suite.Kind{suite.KindVEX}}, Config: repoConfig{},
+		Getenv: func(string) string { return "" }, Cases: func(fn func(*suite.Case) error) error { return fn(c) }}
+	rep, err := preflight.Check(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []preflight.Miss{
+		{What: "repository https://github.com/o/a (1 case): no --repos directory was given", Fix: "vulnbench fetch repos --suite stored.jsonl --repos repos  (then run with --repos repos)"},
+		{What: "advisory CVE-1 (1 case): no --advisories was given", Fix: "vulnbench fetch advisories --suite stored.jsonl --advisories advisories  (then run with --advisories advisories)"},
+	}
+	if d := cmp.Diff(want, rep.Misses); d != "" {
+		t.Errorf("misses (-want +got):\n%s", d)
+	}
+}

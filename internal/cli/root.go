@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vulnbench/vulnbench/internal/preflight"
 	"io"
 	"strings"
 
@@ -69,7 +70,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code = ExitUsage
 	}
 	fmt.Fprintf(stderr, "vulnbench: %v\n", err)
-	if code == ExitUsage {
+	pe := (*preflight.Error)(nil)
+	if code == ExitUsage && !errors.As(err, &pe) { // a preflight's misses say their own fixes
 		fmt.Fprintln(stderr, "Run 'vulnbench --help' (or COMMAND --help) for usage.")
 	}
 	return code

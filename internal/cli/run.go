@@ -26,12 +26,12 @@ type runOpts struct {
 	suite, subject, db, resume, out, runID string
 	repos, snapCache                       string
 	concurrency, repeats, maxSteps         int
-	timeout                                time.Duration
+	timeout, batchPoll                     time.Duration
 	unitTokens                             int64
 	unitCost, maxCost                      float64
 	retryErrors, noScore, skipUnsupported  bool
 	queue, riverQueue                      string
-	detach                                 bool
+	detach, estimate                       bool
 	scoreFlags
 }
 
@@ -99,6 +99,9 @@ Subjects:
 	f.StringVar(&o.queue, "queue", store.QueueLocal, "where the units are done: local (this process's pool) or river (workers on any host: vulnbench worker; see --help)")
 	f.StringVar(&o.riverQueue, "river-queue", queue.DefaultQueue, "with --queue river: the River queue the units go to (workers take from theirs with --queues)")
 	f.BoolVar(&o.detach, "detach", false, "with --queue river: return once the units are queued, without following the run (watch it with vulnbench runs)")
+	f.DurationVar(&o.batchPoll, "batch-poll", 30*time.Second, "with --batch: time between polls of the batches in flight")
+	_ = f.MarkHidden("batch-poll")
+	f.BoolVar(&o.estimate, "estimate", false, "make no run and call no model: print the tokens, cost (list and batch prices) and time the run would take (--format text or json)")
 	addSubjectFlags(f, reg)
 	o.scoreFlags.add(f)
 	return c
@@ -183,6 +186,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	if err := o.scoreFlags.validate(); err != nil {
 		return err
 	}
+	if o.estimate {
+		return runEstimate(ctx, e, reg, o, fs)
+	}
 	switch {
 	case o.concurrency < 1 || o.repeats < 1:
 		return usageErr("--concurrency and --repeats must be at least 1")
@@ -203,6 +209,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		}
 		if changed("retry-errors") {
 			return usageErr("--retry-errors only applies with --resume")
+		}
+		if err := runPreflight(ctx, e, reg, o, fs); err != nil {
+			return err
 		}
 	}
 	open := store.Open
@@ -284,6 +293,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		plan.Keep = o.after.keep
 	}
 	if o.queue == store.QueueRiver {
+		if live["batch"] == "true" {
+			return usageErr("%v", errBatchQueue)
+		}
 		return runRiver(ctx, e, st, plan, o)
 	}
 
@@ -311,9 +323,16 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		}
 	}
 
+	batchErr := func() error { return nil }
+	if live["batch"] == "true" {
+		batchErr = wireBatch(e, st, &plan, o, live, cancel)
+	}
 	out, runErr := runner.Execute(hardCtx, plan)
 	if prog != nil {
 		prog.finish()
+	}
+	if err := batchErr(); err != nil {
+		return &exitError{code: ExitFail, err: fmt.Errorf("%w (resume with: vulnbench run --resume RUN_ID --db %s)", err, o.db)}
 	}
 	if out == nil {
 		return runFailure(e.stderr, runErr)

@@ -165,9 +165,13 @@ func TestMissingBinarySaysHowToInstall(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(goodSuite), 0o644)
 	t.Setenv("PATH", dir)
 	code, _, stderr := run(t, dir, "run", "--suite", "s.jsonl", "--subject", "flawfinder", "--db", "v.db")
-	want := "vulnbench: subject flawfinder needs the flawfinder program, which is not on PATH; install it with: apt-get install flawfinder\n"
-	if code != 1 || stderr != want {
-		t.Errorf("exit %d, stderr %q; want 1, %q", code, stderr, want)
+	want := "vulnbench: the run cannot start: 1 thing it needs is missing (nothing was stored):\n" +
+		"  - subject flawfinder needs the program flawfinder, which is not on PATH\n      fix: apt-get install flawfinder\n"
+	if code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 2, %q", code, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "v.db")); !os.IsNotExist(err) {
+		t.Errorf("the store was created (%v): a failed preflight stores nothing", err)
 	}
 }
 

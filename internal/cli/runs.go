@@ -35,7 +35,8 @@ func newRunsCmd(e *env) *cobra.Command {
 errors, attempts stored. A run queued on River (run --queue river) is followed by one line per
 worker that took its units: host and pid, attempts it stored (errors), units in flight, and when
 its heartbeat was last seen (a worker not seen for more than a few seconds is gone: River hands
-its units to another worker).`,
+its units to another worker). A run made with --batch is followed by one line per provider batch:
+its id, the provider's state as last polled, the units it holds, and whether its results are in.`,
 		Example: `  vulnbench runs --db vulnbench.db
   vulnbench runs --db 'postgres://vb@db.example/vulnbench'`,
 		Args: exactArgs(0, "no arguments"),
@@ -73,6 +74,9 @@ its units to another worker).`,
 					fmt.Fprintf(ww, "    worker %s:%d\t%s\t%s\tseen %s\tstored %d (%d errors)\t%d in flight\n", w.Host, w.PID, w.ID, w.State, ago(w.RunSeen), w.Done, w.Errors, w.InFlight)
 				}
 				if err := ww.Flush(); err != nil {
+					return err
+				}
+				if err := writeBatches(cmd.Context(), tw, st, r.ID); err != nil {
 					return err
 				}
 			}

@@ -97,7 +97,7 @@ func runWorker(ctx context.Context, e *env, o *workerOpts) error {
 		Options: queue.Options{DSN: o.db, Log: e.stderr}, ID: id, Host: host, PID: os.Getpid(),
 		Concurrency: o.concurrency, Queues: queues, Hard: hard,
 		Open: runner.OpenOptions{Registry: builtin.Registry(), Deps: subject.Deps{Cache: st, Getenv: os.Getenv},
-			Repos: o.repos, SnapshotCache: o.snapCache},
+			Repos: o.repos, SnapshotCache: o.snapCache, Preflight: workerPreflight(st, o.repos)},
 		OnNote: func(s string) { fmt.Fprintf(e.stderr, "worker %s: %s\n", id, s) },
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -45,6 +46,54 @@ const DefaultMaxTokens = 2048
 // Complete implements Model. Anthropic returns no logprobs, so Logprobs is never set. The API
 // has deprecated temperature: it is sent only when a request sets one above 0.
 func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error) {
+	p := a.params(req)
+	var opts []option.RequestOption
+	if req.Temperature > 0 {
+		opts = append(opts, option.WithJSONSet("temperature", req.Temperature))
+	}
+	start := time.Now()
+	var hr *http.Response
+	msg, err := a.client.Messages.New(ctx, p, append(opts, option.WithResponseInto(&hr))...)
+	resp := Response{Calls: 1, Latency: time.Since(start)}
+	if hr != nil {
+		resp.RateLimit = parseRateLimit(hr.Header, time.Now())
+	}
+	if err != nil {
+		return resp, a.apiError(err)
+	}
+	err = readMessage(msg, &resp)
+	return resp, err
+}
+
+// MessageBody is the Messages API body Complete sends for req (a batch request's params).
+func (a *Anthropic) MessageBody(req Request) ([]byte, error) {
+	b, err := json.Marshal(a.params(req))
+	if err == nil && req.Temperature > 0 {
+		var m map[string]any
+		if err = json.Unmarshal(b, &m); err == nil {
+			m["temperature"] = req.Temperature
+			b, err = json.Marshal(m)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("anthropic request body: %w", err)
+	}
+	return b, nil
+}
+
+// ReadMessage reads a message's JSON body as Complete reads the answer (a batch result's
+// message); a refusal is an *APIError, as online.
+func ReadMessage(body []byte) (Response, error) {
+	var msg anthropic.Message
+	if err := json.Unmarshal(body, &msg); err != nil {
+		return Response{}, &APIError{Provider: "anthropic", Status: 200, Code: "malformed", Message: "unreadable message: " + err.Error()}
+	}
+	var resp Response
+	err := readMessage(&msg, &resp)
+	return resp, err
+}
+
+func (a *Anthropic) params(req Request) anthropic.MessageNewParams {
 	maxTok := req.MaxTokens
 	if maxTok <= 0 {
 		maxTok = DefaultMaxTokens
@@ -82,20 +131,11 @@ func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error)
 		}
 		p.Tools = append(p.Tools, tool)
 	}
-	var opts []option.RequestOption
-	if req.Temperature > 0 {
-		opts = append(opts, option.WithJSONSet("temperature", req.Temperature))
-	}
-	start := time.Now()
-	var hr *http.Response
-	msg, err := a.client.Messages.New(ctx, p, append(opts, option.WithResponseInto(&hr))...)
-	resp := Response{Calls: 1, Latency: time.Since(start)}
-	if hr != nil {
-		resp.RateLimit = parseRateLimit(hr.Header, time.Now())
-	}
-	if err != nil {
-		return resp, a.apiError(err)
-	}
+	return p
+}
+
+// readMessage fills resp from a message.
+func readMessage(msg *anthropic.Message, resp *Response) error {
 	var text []string
 	for _, b := range msg.Content {
 		switch b.Type {
@@ -112,10 +152,10 @@ func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error)
 		CachedInputTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens, OutputTokens: u.OutputTokens}
 	if resp.FinishReason == "refusal" {
 		// Claude declined to answer this case: its input, not the run.
-		return resp, &APIError{Provider: "anthropic", Status: 200, Code: "refusal",
+		return &APIError{Provider: "anthropic", Status: 200, Code: "refusal",
 			Message: "the model declined to answer (stop_reason refusal)"}
 	}
-	return resp, nil
+	return nil
 }
 
 func (a *Anthropic) apiError(err error) error {

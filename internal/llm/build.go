@@ -14,6 +14,7 @@ type Options struct {
 	Retry       RetryPolicy
 	CallTimeout time.Duration
 	Cache       CacheStore // nil: no cache
+	CacheOpts   CacheOptions
 	Getenv      func(string) string
 	HTTPClient  *http.Client // nil: the SDK's default
 	// Prices holds the models' request capabilities (and prices); nil: the embedded table. Give
@@ -78,7 +79,7 @@ func New(spec string, o Options) (*Stack, error) {
 	m = WithFirstCall(m)
 	s := &Stack{Model: m}
 	if o.Cache != nil {
-		s.Cache = WithCache(m, o.Cache)
+		s.Cache = WithCache(m, o.Cache, o.CacheOpts)
 		s.Model = s.Cache
 	}
 	return s, nil

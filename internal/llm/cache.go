@@ -20,18 +20,33 @@ type CacheStats struct {
 	Hits, Misses, PutErrors int64
 }
 
+// CacheOptions are a run's cache controls.
+type CacheOptions struct {
+	// Namespace (--cache-tag) keys the answers apart from every other namespace's: a changed
+	// local model served under the same name gets a new tag and never the old model's answers.
+	// "" is the default namespace, whose keys are those of caches made before namespaces.
+	Namespace string
+	// Refresh (--no-cache) asks the model again whatever the cache holds, and stores the new
+	// answer in place of the old one.
+	Refresh bool
+}
+
 // Cache answers repeated requests from the store and stores every new answer as soon as it
 // arrives, before anything else can fail: a paid answer is never paid for twice.
 type Cache struct {
 	next                    Model
 	store                   CacheStore
+	opts                    CacheOptions
 	hits, misses, putErrors atomic.Int64
 }
 
 // WithCache wraps next with a response cache in st.
-func WithCache(next Model, st CacheStore) *Cache {
-	return &Cache{next: next, store: st}
+func WithCache(next Model, st CacheStore, o CacheOptions) *Cache {
+	return &Cache{next: next, store: st, opts: o}
 }
+
+// Options returns the cache's controls.
+func (c *Cache) Options() CacheOptions { return c.opts }
 
 // Info implements Model.
 func (c *Cache) Info() Info { return c.next.Info() }
@@ -44,11 +59,13 @@ func (c *Cache) Stats() CacheStats {
 // Complete implements Model.
 func (c *Cache) Complete(ctx context.Context, req Request) (Response, error) {
 	info := c.next.Info()
-	key, err := CacheKey(info, req)
+	key, err := CacheKey(c.opts.Namespace, info, req)
 	if err != nil {
 		return Response{}, err
 	}
-	if b, ok, err := c.store.GetResponse(ctx, key); err != nil {
+	if c.opts.Refresh {
+		// --no-cache: asked again; the answer below replaces the stored one.
+	} else if b, ok, err := c.store.GetResponse(ctx, key); err != nil {
 		return Response{}, fmt.Errorf("response cache: %w", err)
 	} else if ok {
 		var r Response
@@ -74,14 +91,17 @@ func (c *Cache) Complete(ctx context.Context, req Request) (Response, error) {
 	return resp, nil
 }
 
-// CacheKey hashes everything that can change an answer: provider, model, where it is served,
-// every parameter, the messages, the tools and the repeat index. Never the API key.
-func CacheKey(info Info, req Request) (string, error) {
+// CacheKey hashes everything that can change an answer: the namespace (--cache-tag), provider,
+// model, where it is served, every parameter, the messages, the tools and the repeat index.
+// Never the API key. The default namespace "" hashes as keys did before namespaces existed, so
+// caches stored then are still found.
+func CacheKey(namespace string, info Info, req Request) (string, error) {
 	b, err := json.Marshal(struct {
 		V    int     `json:"v"`
+		NS   string  `json:"ns,omitempty"`
 		Info Info    `json:"info"`
 		Req  Request `json:"req"`
-	}{1, info, req})
+	}{1, namespace, info, req})
 	if err != nil {
 		return "", fmt.Errorf("cache key: %w", err)
 	}

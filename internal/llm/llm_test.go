@@ -290,7 +290,7 @@ func TestCacheMakesNoSecondCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	c := llm.WithCache(llm.NewOpenAI("m", srv.BaseURL(), "k", nil), st)
+	c := llm.WithCache(llm.NewOpenAI("m", srv.BaseURL(), "k", nil), st, llm.CacheOptions{})
 	first, err := c.Complete(context.Background(), ask("a"))
 	if err != nil {
 		t.Fatal(err)
@@ -317,8 +317,8 @@ func TestCacheMakesNoSecondCall(t *testing.T) {
 		t.Errorf("stats %+v", s)
 	}
 	// The key never depends on the API key.
-	k1, _ := llm.CacheKey(llm.Info{Provider: "openai", Model: "m"}, ask("a"))
-	k2, _ := llm.CacheKey(llm.Info{Provider: "openai", Model: "m", BaseHost: "127.0.0.1:8000"}, ask("a"))
+	k1, _ := llm.CacheKey("", llm.Info{Provider: "openai", Model: "m"}, ask("a"))
+	k2, _ := llm.CacheKey("", llm.Info{Provider: "openai", Model: "m", BaseHost: "127.0.0.1:8000"}, ask("a"))
 	if k1 == k2 || len(k1) != 64 {
 		t.Errorf("keys %q %q: the serving host must count", k1, k2)
 	}

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -59,6 +60,43 @@ func (o *OpenAI) Info() Info { return o.info }
 // Complete implements Model. What the model does not take (see Caps) is not sent: a reasoning
 // model's answer then has no logprobs, whatever the request asked.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
+	p := o.params(req)
+	start := time.Now()
+	var hr *http.Response
+	cc, err := o.client.Chat.Completions.New(ctx, p, option.WithResponseInto(&hr))
+	resp := Response{Calls: 1, Latency: time.Since(start)}
+	if hr != nil {
+		resp.RateLimit = parseRateLimit(hr.Header, time.Now())
+	}
+	if err != nil {
+		return resp, o.apiError(err)
+	}
+	err = readChat(cc, &resp)
+	return resp, err
+}
+
+// ChatBody is the chat-completions body Complete sends for req (a batch file's line body).
+func (o *OpenAI) ChatBody(req Request) ([]byte, error) {
+	b, err := json.Marshal(o.params(req))
+	if err != nil {
+		return nil, fmt.Errorf("openai request body: %w", err)
+	}
+	return b, nil
+}
+
+// ReadChat reads a chat completion's JSON body as Complete reads the answer (a batch result's
+// body); a content-filtered answer is an *APIError, as online.
+func ReadChat(body []byte) (Response, error) {
+	var cc openai.ChatCompletion
+	if err := json.Unmarshal(body, &cc); err != nil {
+		return Response{}, &APIError{Provider: "openai", Status: 200, Code: "malformed", Message: "unreadable chat completion: " + err.Error()}
+	}
+	var resp Response
+	err := readChat(&cc, &resp)
+	return resp, err
+}
+
+func (o *OpenAI) params(req Request) openai.ChatCompletionNewParams {
 	p := openai.ChatCompletionNewParams{Model: o.info.Model}
 	if o.caps.Temperature {
 		p.Temperature = openai.Float(req.Temperature)
@@ -90,27 +128,22 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name: t.Name, Description: openai.String(t.Description), Parameters: shared.FunctionParameters(t.Parameters)}))
 	}
-	start := time.Now()
-	var hr *http.Response
-	cc, err := o.client.Chat.Completions.New(ctx, p, option.WithResponseInto(&hr))
-	resp := Response{Calls: 1, Latency: time.Since(start)}
-	if hr != nil {
-		resp.RateLimit = parseRateLimit(hr.Header, time.Now())
-	}
-	if err != nil {
-		return resp, o.apiError(err)
-	}
+	return p
+}
+
+// readChat fills resp from a chat completion.
+func readChat(cc *openai.ChatCompletion, resp *Response) error {
 	resp.Usage = Usage{InputTokens: cc.Usage.PromptTokens, CachedInputTokens: cc.Usage.PromptTokensDetails.CachedTokens,
 		OutputTokens: cc.Usage.CompletionTokens, ReasoningTokens: cc.Usage.CompletionTokensDetails.ReasoningTokens}
 	if len(cc.Choices) == 0 {
-		return resp, &APIError{Provider: "openai", Status: 200, Code: "no_choices", Message: "the response has no choices"}
+		return &APIError{Provider: "openai", Status: 200, Code: "no_choices", Message: "the response has no choices"}
 	}
 	ch := cc.Choices[0]
 	resp.Text = ch.Message.Content
 	resp.FinishReason = string(ch.FinishReason)
 	if resp.FinishReason == "content_filter" {
 		// The answer was cut by the provider's filter: this case's input, not the run.
-		return resp, &APIError{Provider: "openai", Status: 200, Code: "content_filter",
+		return &APIError{Provider: "openai", Status: 200, Code: "content_filter",
 			Message: "the answer was withheld by OpenAI's content filter (finish_reason content_filter)"}
 	}
 	for _, tc := range ch.Message.ToolCalls {
@@ -123,7 +156,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		}
 		resp.Logprobs = append(resp.Logprobs, t)
 	}
-	return resp, nil
+	return nil
 }
 
 func openaiMessage(m Message) openai.ChatCompletionMessageParamUnion {

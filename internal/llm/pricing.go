@@ -46,13 +46,26 @@ type entry struct {
 	caps  *Caps  // nil: DefaultCaps
 	date  string // when the price was listed
 	api   string // "openai": the provider serves an OpenAI-compatible API
+	batch *float64
 }
 
 // Prices is the price and capability table, keyed "provider:model". Date is the table's date
 // (the newest prices' date), to be printed with every cost: prices change.
 type Prices struct {
-	Date   string
+	Date string
+	// Batch is the share of the listed prices a provider's batch API charges (OpenAI's Batch
+	// API and Anthropic's Message Batches: 0.5); 0: the table gives none. A row's batch: replaces it.
+	Batch  float64
 	models map[string]entry
+	// atBatch: Cost charges the batch share (AtBatch).
+	atBatch bool
+}
+
+// AtBatch is the table at batch prices: every Cost times the model's BatchFactor (a model with
+// none stays at its list price).
+func (p Prices) AtBatch() Prices {
+	p.atBatch = true
+	return p
 }
 
 // rawEntry is a row as written in YAML.
@@ -68,12 +81,13 @@ type rawEntry struct {
 		MaxTokensParam string `yaml:"max_tokens_param"`
 		JSONSchema     *bool  `yaml:"json_schema"`
 	} `yaml:"capabilities"`
-	Date string `yaml:"date"`
-	API  string `yaml:"api"`
+	Date  string   `yaml:"date"`
+	API   string   `yaml:"api"`
+	Batch *float64 `yaml:"batch"`
 }
 
 var rowKeys = map[string]bool{"input": true, "cached_input": true, "cache_write": true, "output": true,
-	"reasoning": true, "capabilities": true, "date": true, "api": true}
+	"reasoning": true, "capabilities": true, "date": true, "api": true, "batch": true}
 
 // LoadPrices returns the embedded table, with the rows of path (when not "") merged in row by
 // row: a row's prices replace the built-in ones when it gives any, its capabilities when it
@@ -97,6 +111,9 @@ func LoadPrices(path string) (Prices, error) {
 	if over.Date != "" {
 		p.Date = over.Date
 	}
+	if over.Batch != 0 {
+		p.Batch = over.Batch
+	}
 	for k, v := range over.models {
 		old := p.models[k]
 		if v.price == nil {
@@ -107,6 +124,9 @@ func LoadPrices(path string) (Prices, error) {
 		}
 		if v.api == "" {
 			v.api = old.api
+		}
+		if v.batch == nil {
+			v.batch = old.batch
 		}
 		p.models[k] = v
 	}
@@ -124,6 +144,12 @@ func parsePrices(b []byte, name string) (Prices, error) {
 			return Prices{}, fmt.Errorf("%s:%d: date is not like 2026-05", name, n.Line)
 		}
 		delete(doc, "date")
+	}
+	if n, ok := doc["batch"]; ok {
+		if err := n.Decode(&p.Batch); err != nil || !(p.Batch > 0 && p.Batch <= 1) {
+			return Prices{}, fmt.Errorf("%s:%d: batch is not a share of the listed prices in (0, 1], like 0.5", name, n.Line)
+		}
+		delete(doc, "batch")
 	}
 	for k, n := range doc {
 		if !strings.Contains(k, ":") {
@@ -151,7 +177,10 @@ func parsePrices(b []byte, name string) (Prices, error) {
 }
 
 func (r rawEntry) entry(fileDate string) (entry, error) {
-	e := entry{date: r.Date, api: r.API}
+	e := entry{date: r.Date, api: r.API, batch: r.Batch}
+	if r.Batch != nil && !(*r.Batch > 0 && *r.Batch <= 1) {
+		return e, fmt.Errorf("has batch %v; it is a share of the listed prices in (0, 1], like 0.5", *r.Batch)
+	}
 	if e.date == "" {
 		e.date = fileDate
 	}
@@ -269,6 +298,30 @@ func (p Prices) Capabilities(spec string) Caps {
 	return c
 }
 
+// BatchFactor is the share of spec's listed prices its provider's batch API charges: the row's
+// batch:, else the table's; ok is false when spec is unpriced or no factor is given.
+func (p Prices) BatchFactor(spec string) (factor float64, ok bool) {
+	e, ok := p.find(spec, func(e entry) bool { return e.price != nil })
+	if !ok {
+		return 0, false
+	}
+	if e.batch != nil {
+		return *e.batch, true
+	}
+	return p.Batch, p.Batch > 0
+}
+
+// BatchCost is Cost at batch prices (Cost times BatchFactor); ok is false when either is unknown.
+func (p Prices) BatchCost(spec string, u Usage) (cost float64, ok bool) {
+	f, ok := p.BatchFactor(spec)
+	if !ok {
+		return 0, false
+	}
+	p.atBatch = false
+	c, ok := p.Cost(spec, u)
+	return c * f, ok
+}
+
 // Cost is the USD cost of usage for spec; ok is false when the model is not priced ("unpriced",
 // never $0). Cache reads and writes are billed at their rates (the input rate when the table
 // has none); reasoning tokens are inside OutputTokens and billed once, at the output rate.
@@ -284,7 +337,13 @@ func (p Prices) Cost(spec string, u Usage) (cost float64, ok bool) {
 	if pr.CacheWrite != nil {
 		write = *pr.CacheWrite
 	}
+	k := 1.0
+	if p.atBatch {
+		if f, ok := p.BatchFactor(spec); ok {
+			k = f
+		}
+	}
 	fresh := u.InputTokens - u.CachedInputTokens - u.CacheWriteTokens
-	return (float64(fresh)*pr.Input + float64(u.CachedInputTokens)*cached + float64(u.CacheWriteTokens)*write +
+	return k * (float64(fresh)*pr.Input + float64(u.CachedInputTokens)*cached + float64(u.CacheWriteTokens)*write +
 		float64(u.OutputTokens)*pr.Output) / 1e6, true
 }

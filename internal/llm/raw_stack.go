@@ -21,11 +21,13 @@ func (c *Cache) CompleteRaw(ctx context.Context, req RawRequest) (RawResponse, e
 		return RawResponse{}, err
 	}
 	info := c.next.Info()
-	key, err := RawCacheKey(info, req)
+	key, err := RawCacheKey(c.opts.Namespace, info, req)
 	if err != nil {
 		return RawResponse{}, err
 	}
-	if b, ok, err := c.store.GetResponse(ctx, key); err != nil {
+	if c.opts.Refresh {
+		// --no-cache: asked again; the answer below replaces the stored one.
+	} else if b, ok, err := c.store.GetResponse(ctx, key); err != nil {
 		return RawResponse{}, fmt.Errorf("response cache: %w", err)
 	} else if ok {
 		var r RawResponse
@@ -58,8 +60,9 @@ var volatile = []string{"metadata", "client_metadata", "prompt_cache_key", "user
 
 // RawCacheKey hashes what can change a raw answer: provider, model, where it is served, the
 // API, the body (its volatile fields left out, input items without their client-made ids), the
-// protocol headers and the repeat index. Never the key.
-func RawCacheKey(info Info, req RawRequest) (string, error) {
+// protocol headers, the repeat index and the namespace (--cache-tag; "" hashes as before
+// namespaces). Never the key.
+func RawCacheKey(namespace string, info Info, req RawRequest) (string, error) {
 	var body map[string]json.RawMessage
 	if err := json.Unmarshal(req.Body, &body); err != nil {
 		return "", fmt.Errorf("raw cache key: the body is not a JSON object: %w", err)
@@ -93,7 +96,8 @@ func RawCacheKey(info Info, req RawRequest) (string, error) {
 		Body    map[string]json.RawMessage `json:"body"`
 		Headers http.Header                `json:"headers"`
 		Repeat  int                        `json:"repeat"`
-	}{1, info, req.API, body, headers, req.Repeat})
+		NS      string                     `json:"ns,omitempty"`
+	}{1, info, req.API, body, headers, req.Repeat, namespace})
 	if err != nil {
 		return "", fmt.Errorf("raw cache key: %w", err)
 	}

@@ -221,6 +221,7 @@ type config struct {
 	keyOptional bool
 	noLog       bool
 	rateLimit   *RateLimit
+	batch       *BatchOptions
 }
 
 // WithModels makes the server know only these models: a request for another
@@ -269,6 +270,7 @@ type Server struct {
 
 	requests atomic.Int64
 	limiter  *limiter // nil without WithRateLimit
+	batches  *batches // nil without WithBatches
 	mu       sync.Mutex
 	log      []Request
 
@@ -302,6 +304,9 @@ func newServer(d dialect, h Handler, opts []Option) *Server {
 	}
 	if s.cfg.rateLimit != nil {
 		s.limiter = newLimiter(*s.cfg.rateLimit, time.Now())
+	}
+	if s.cfg.batch != nil {
+		s.batches = newBatches()
 	}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
 	// Dropped connections and cancelled requests are expected: keep the
@@ -364,6 +369,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 	fail := func(e *apiError) {
 		writeError(w, d, e, reqID)
+	}
+	if s.serveBatch(w, r, reqID) {
+		return
 	}
 	switch d.route(r.Method, r.URL.Path) {
 	case routeModels:

@@ -34,6 +34,9 @@ type OpenOptions struct {
 	Deps          subject.Deps
 	Repos         string // --repos on this host
 	SnapshotCache string
+	// Preflight, when set, checks on this host what the run's subject needs on its cases (the
+	// worker's preflight) before the subject is built; its error refuses the run here.
+	Preflight func(ctx context.Context, run *store.Run, fac subject.Factory, cfg subject.Config) error
 }
 
 // Opened is a stored run opened on any host to do its units one at a time, with no suite file:
@@ -73,6 +76,11 @@ func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Opened,
 	cfg, err := fac.Configure(arg, Values(man.FlagValues()))
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
+	}
+	if o.Preflight != nil {
+		if err := o.Preflight(ctx, run, fac, cfg); err != nil {
+			return nil, fmt.Errorf("run %s: %w", id, err)
+		}
 	}
 	subj, err := fac.New(cfg, o.Deps)
 	if err != nil {

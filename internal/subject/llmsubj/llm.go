@@ -28,7 +28,8 @@ func Kind() subject.Kind[Config] {
 	return subject.Kind[Config]{
 		Name: "llm", Usage: "llm", Kinds: []suite.Kind{suite.KindFunction, suite.KindJIT, suite.KindAppSec}, Version: Version,
 		Summary: "a model (--model PROVIDER:MODEL, --prompt vanilla|cot|fs|cot+fs) on the case's code; score from logprobs, else the stated confidence",
-		Needs:   subject.Needs{Network: true}, Flags: modelkit.Flags(),
+		Needs:   subject.Needs{Network: true}, Flags: append(modelkit.Flags(), subject.Flag{Name: "batch", Default: false,
+			Usage: "send the model calls through the provider's batch API (OpenAI's Batch API, Anthropic's Message Batches) at its batch prices; results within 24 h; a killed run resumes polling the same batches"}),
 		Configure: func(_ string, v subject.Values) (Config, error) { return Config{modelkit.ConfigOf(v)}, nil },
 		New:       func(c Config, d subject.Deps) (subject.Subject, error) { return Build(c, d) },
 	}
@@ -76,9 +77,26 @@ func (s *Subject) logprobs() bool {
 // Assess implements subject.Subject: one call through the unit's metered model. Usage and cost
 // are the meter's; a fault that every case would hit stops the run.
 func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
-	msgs, err := s.prompts.Render(s.strategy, u.Case)
+	req, err := s.Request(u)
 	if err != nil {
 		return verdict.Verdict{}, err
+	}
+	resp, err := s.For(env).Complete(ctx, req)
+	if err != nil {
+		return verdict.Verdict{}, modelkit.Fault(err)
+	}
+	if u.Case != nil && u.Case.Kind == suite.KindAppSec {
+		return AppSecVerdictOf(resp.Text, resp.Logprobs), nil
+	}
+	return modelkit.VerdictOf(resp.Text, resp.Logprobs), nil
+}
+
+// Request is the one request Assess sends for u, built without calling the model (run
+// --estimate counts its tokens; a batch run writes it to the provider's batch file).
+func (s *Subject) Request(u subject.Unit) (llm.Request, error) {
+	msgs, err := s.prompts.Render(s.strategy, u.Case)
+	if err != nil {
+		return llm.Request{}, err
 	}
 	req := llm.Request{Temperature: s.Temperature, MaxTokens: s.MaxTokens, Repeat: u.Repeat}
 	if s.logprobs() {
@@ -93,14 +111,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 		// first, so it is read by the tolerant parser alone.
 		req.Schema = &llm.Schema{Name: prompt.AppSecSchemaName, Schema: prompt.AppSecSchema(), Strict: true}
 	}
-	resp, err := s.For(env).Complete(ctx, req)
-	if err != nil {
-		return verdict.Verdict{}, modelkit.Fault(err)
-	}
-	if appsecCase {
-		return AppSecVerdictOf(resp.Text, resp.Logprobs), nil
-	}
-	return modelkit.VerdictOf(resp.Text, resp.Logprobs), nil
+	return req, nil
 }
 
 func (s *Subject) strategyCoT() bool { return s.strategy == prompt.CoT || s.strategy == prompt.CoTFS }

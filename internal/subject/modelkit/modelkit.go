@@ -29,6 +29,8 @@ type Config struct {
 	MaxRetries  int           `json:"max_retries"`
 	RetryBase   time.Duration `json:"retry_base,omitempty"`
 	CallTimeout time.Duration `json:"call_timeout,omitempty"`
+	NoCache     bool          `json:"no_cache,omitempty"`  // ask again, store the new answer
+	CacheTag    string        `json:"cache_tag,omitempty"` // the response cache's namespace
 }
 
 // Validate implements subject.Config. The comparisons are written so that NaN fails them too.
@@ -53,12 +55,19 @@ func (c Config) Strategy() prompt.Strategy {
 	return st
 }
 
+// ModelNeeds is what run's preflight asks: the model (PROVIDER:MODEL), where it is served ("":
+// the provider's API, or its _BASE_URL variable) and the --prices file.
+func (c Config) ModelNeeds() (spec, baseURL, pricesFile string) {
+	return c.Model, c.BaseURL, c.PricesFile
+}
+
 // ConfigOf reads the flags of Flags.
 func ConfigOf(v subject.Values) Config {
 	return Config{Model: v.String("model"), BaseURL: v.String("base-url"), Prompt: v.String("prompt"),
 		PricesFile: v.String("prices"), Temperature: v.Float("temperature"), MaxTokens: v.Int("max-tokens"),
 		RPM: v.Int("rpm"), TPM: v.Int("tpm"), MaxRetries: v.Int("max-retries"),
-		CallTimeout: v.Duration("call-timeout"), RetryBase: v.Duration("retry-base")}
+		CallTimeout: v.Duration("call-timeout"), RetryBase: v.Duration("retry-base"),
+		NoCache: v.Bool("no-cache"), CacheTag: v.String("cache-tag")}
 }
 
 // Flags are the flags of every model subject, shared by name: one --model or --prompt serves
@@ -81,6 +90,8 @@ func Flags() []subject.Flag {
 		{Name: "tpm", Default: 0, Resumable: true, Usage: "tokens per minute allowed (0: no limit)"},
 		{Name: "max-retries", Default: llm.DefaultRetry().MaxRetries, Resumable: true, Usage: "retries of a retryable fault (429, 5xx, timeout, dropped connection)"},
 		{Name: "call-timeout", Default: 2 * time.Minute, Resumable: true, Usage: "limit per model call (a call over it is retried; 0: no limit)"},
+		{Name: "no-cache", Default: false, Usage: "ask the model again whatever the response cache holds, and store the new answers in place of the old"},
+		{Name: "cache-tag", Default: "", Usage: "the response cache's namespace: answers stored under another tag (or none) are never reused, e.g. the local model's build after changing it"},
 		{Name: "retry-base", Default: llm.DefaultRetry().Base, Resumable: true, Hidden: true, Usage: "first backoff between retries (doubles each time)"},
 	}
 }
@@ -127,11 +138,17 @@ func Open(cfg Config, d subject.Deps) (Base, error) {
 		r.Base = cfg.RetryBase
 	}
 	stack, err := llm.New(cfg.Model, llm.Options{BaseURL: cfg.BaseURL, Limits: llm.Limits{RPM: cfg.RPM, TPM: cfg.TPM}, Retry: r,
-		CallTimeout: cfg.CallTimeout, Cache: d.Cache, Getenv: d.Getenv, Prices: &prices})
+		CallTimeout: cfg.CallTimeout, Cache: d.Cache, CacheOpts: llm.CacheOptions{Namespace: cfg.CacheTag, Refresh: cfg.NoCache}, Getenv: d.Getenv, Prices: &prices})
 	if err != nil {
 		return Base{}, err
 	}
 	return New(cfg, stack, prices), nil
+}
+
+// UseBatch makes the subject's model m (a run's batch answers, run --batch) and its prices the
+// batch prices.
+func (b *Base) UseBatch(m llm.Model) {
+	b.model, b.prices = m, b.prices.AtBatch()
 }
 
 // Model implements subject.Modeled: the runner meters it for each unit.

@@ -31,6 +31,12 @@ type Config struct {
 	Context jitctx.Mode `json:"context,omitempty"`
 }
 
+// NeedsRepository is what run's preflight asks: the extra tools and live context read the
+// case's snapshot.
+func (c Config) NeedsRepository(cs *suite.Case) bool {
+	return (c.ExtraTools || c.Context == jitctx.Live) && subject.CaseRepo(cs)
+}
+
 // Validate implements subject.Config.
 func (c Config) Validate() error {
 	if err := c.Config.Validate(); err != nil {

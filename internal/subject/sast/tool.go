@@ -43,6 +43,11 @@ func (c ToolConfig) Validate() error {
 	return nil
 }
 
+// NeedsRepository is what run's preflight asks: repository cases (jit, vex) scan the snapshot.
+func (c ToolConfig) NeedsRepository(cs *suite.Case) bool {
+	return (cs.Kind == suite.KindJIT || cs.Kind == suite.KindVEX) && subject.CaseRepo(cs)
+}
+
 // Tool runs one scanner of the table. Function and snippet cases are written to a file with
 // their language's extension and scanned alone; a case is vul when some finding counts (for
 // flawfinder: reaches MinLevel). Repository cases (jit, vex) scan the case's snapshot once per

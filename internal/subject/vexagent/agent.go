@@ -38,6 +38,17 @@ type Config struct {
 	Advisories string `json:"advisories,omitempty"`
 }
 
+// NeedsRepository is what run's preflight asks: the agent reads the case's snapshot.
+func (c Config) NeedsRepository(cs *suite.Case) bool { return subject.CaseRepo(cs) }
+
+// NeedsAdvisories is what run's preflight asks: with --advisories, the case's CVE there.
+func (c Config) NeedsAdvisories(cs *suite.Case) ([]string, string) {
+	if c.Advisories == "" {
+		return nil, ""
+	}
+	return subject.CaseAdvisory(cs), c.Advisories
+}
+
 // Validate implements subject.Config.
 func (c Config) Validate() error {
 	if err := c.Config.Validate(); err != nil {

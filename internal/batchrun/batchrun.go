@@ -1,0 +1,247 @@
+// Package batchrun does a plain-LLM run's model calls on the provider's batch API (run
+// --batch): before the run's units start, every unit left gets its request submitted in batches
+// (each batch recorded with the run as it is created, so a restarted run polls the batches it
+// made and never submits a unit twice), the batches are polled to their end, and each result
+// becomes the answer the unit's model call gets: through the same meter, attempts, response
+// cache and cost (at batch prices) as online. A request the batch refused, or that expired,
+// is that unit's error: a resume with --retry-errors submits it again as the next attempt.
+package batchrun
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/llm/batch"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+// Requester builds a unit's one request without calling the model (the llm subject).
+type Requester interface {
+	Request(u subject.Unit) (llm.Request, error)
+}
+
+// Store is what the batch phase needs of the store.
+type Store interface {
+	Units(ctx context.Context, runID string, fn func(store.UnitState)) error
+	PutBatch(ctx context.Context, b store.Batch) error
+	SetBatchState(ctx context.Context, runID, batchID, state string, collected bool) error
+	Batches(ctx context.Context, runID string) ([]store.Batch, error)
+	llm.CacheStore
+}
+
+// Answers is the model a batch run's subject calls: each request is answered from its unit's
+// batch result (filled by Prepare), and stored in the response cache as an online answer is.
+type Answers struct {
+	info  llm.Info
+	ns    string
+	cache llm.CacheStore // nil: none
+	mu    sync.Mutex
+	byKey map[string]batch.Result
+}
+
+// NewAnswers is the (empty) answers of a model; Prepare fills them.
+func NewAnswers(info llm.Info, namespace string, cache llm.CacheStore) *Answers {
+	return &Answers{info: info, ns: namespace, cache: cache, byKey: map[string]batch.Result{}}
+}
+
+// Info implements llm.Model.
+func (a *Answers) Info() llm.Info { return a.info }
+
+// Complete implements llm.Model: the batch's answer to req, or its per-request error.
+func (a *Answers) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	key, err := llm.CacheKey(a.ns, a.info, req)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	a.mu.Lock()
+	r, ok := a.byKey[key]
+	a.mu.Unlock()
+	if !ok {
+		return llm.Response{}, fmt.Errorf("batch run: this request was in no batch (was the run changed since its batches were made?)")
+	}
+	if r.Err != nil {
+		return llm.Response{Calls: 1}, fmt.Errorf("batch request %s: %w", r.ID, r.Err)
+	}
+	resp := r.Resp
+	resp.Calls = 1
+	if a.cache != nil {
+		if b, err := jsonResponse(resp); err == nil {
+			_ = a.cache.PutResponse(context.WithoutCancel(ctx), key, a.info.Provider, a.info.Model, b)
+		}
+	}
+	return resp, nil
+}
+
+// Input is one batch phase.
+type Input struct {
+	Store       Store
+	RunID       string
+	Cases       func(fn func(*suite.Case) error) error // the run's kept cases
+	Repeats     int
+	RetryErrors bool
+	Subject     Requester
+	Client      *batch.Client
+	Answers     *Answers
+	Poll        time.Duration // between polls of the batches in flight (0: 30 s)
+	// OnState hears each batch's state as polled.
+	OnState func(id string, st batch.State)
+}
+
+// unit is one unit left, with its request.
+type unit struct {
+	id  string // custom id: a hash of case, repeat and attempt
+	key string // the request's cache key
+	req llm.Request
+}
+
+// CustomID is the custom id of a unit's attempt: 32 hex digits of its hash (within both
+// providers' pattern and length).
+func CustomID(caseID string, repeat, attempt int) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", caseID, repeat, attempt)))
+	return "u" + hex.EncodeToString(sum[:16])
+}
+
+// Prepare submits the units left that no stored batch holds, polls every batch of the run
+// to its end and fills in.Answers with the results of the units left.
+func Prepare(ctx context.Context, in Input) error {
+	left, err := unitsLeft(ctx, in)
+	if err != nil {
+		return err
+	}
+	stored, err := in.Store.Batches(ctx, in.RunID)
+	if err != nil {
+		return err
+	}
+	held := map[string]bool{}
+	for _, b := range stored {
+		for _, id := range b.CustomIDs {
+			held[id] = true
+		}
+	}
+	var items []batch.Item
+	for _, u := range left {
+		if !held[u.id] {
+			items = append(items, batch.Item{ID: u.id, Req: u.req})
+		}
+	}
+	if len(items) > 0 {
+		_, err := in.Client.Submit(ctx, items, func(r batch.Ref) error {
+			b := store.Batch{RunID: in.RunID, ID: r.ID, Provider: r.Provider, CustomIDs: r.IDs, State: "submitted"}
+			stored = append(stored, b)
+			return in.Store.PutBatch(context.WithoutCancel(ctx), b)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	results, err := collect(ctx, in, stored, left)
+	if err != nil {
+		return err
+	}
+	in.Answers.mu.Lock()
+	defer in.Answers.mu.Unlock()
+	for _, u := range left {
+		if r, ok := results[u.id]; ok {
+			in.Answers.byKey[u.key] = r
+		}
+	}
+	return nil
+}
+
+// unitsLeft lists the units not done, each at its next attempt, with its request.
+func unitsLeft(ctx context.Context, in Input) ([]unit, error) {
+	type k struct {
+		id string
+		r  int
+	}
+	states := map[k]store.UnitState{}
+	if err := in.Store.Units(ctx, in.RunID, func(u store.UnitState) { states[k{u.CaseID, u.Repeat}] = u }); err != nil {
+		return nil, err
+	}
+	var left []unit
+	err := in.Cases(func(c *suite.Case) error {
+		for r := 0; r < in.Repeats; r++ {
+			st, ok := states[k{c.ID, r}]
+			if ok && (st.Scored || !in.RetryErrors) {
+				continue
+			}
+			req, err := in.Subject.Request(subject.Unit{Case: c, Repeat: r, Attempt: st.Attempts})
+			if err != nil {
+				return fmt.Errorf("case %s: %w", c.ID, err)
+			}
+			key, err := llm.CacheKey(in.Answers.ns, in.Answers.info, req)
+			if err != nil {
+				return err
+			}
+			left = append(left, unit{id: CustomID(c.ID, r, st.Attempts), key: key, req: req})
+		}
+		return nil
+	})
+	return left, err
+}
+
+// collect polls the batches holding units left until each has ended and reads their results.
+func collect(ctx context.Context, in Input, stored []store.Batch, left []unit) (map[string]batch.Result, error) {
+	want := make(map[string]bool, len(left))
+	for _, u := range left {
+		want[u.id] = true
+	}
+	poll := in.Poll
+	if poll <= 0 {
+		poll = 30 * time.Second
+	}
+	results := map[string]batch.Result{}
+	for _, b := range stored {
+		if !holdsAny(b, want) {
+			continue
+		}
+		ref := batch.Ref{Provider: b.Provider, ID: b.ID, IDs: b.CustomIDs}
+		for {
+			st, err := in.Client.Poll(ctx, ref)
+			if err != nil {
+				return nil, err
+			}
+			if in.OnState != nil {
+				in.OnState(b.ID, st)
+			}
+			if err := in.Store.SetBatchState(context.WithoutCancel(ctx), in.RunID, b.ID, st.Status, st.Ended); err != nil {
+				return nil, err
+			}
+			if st.Ended {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(poll):
+			}
+		}
+		rs, err := in.Client.Results(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			results[r.ID] = r
+		}
+	}
+	return results, nil
+}
+
+func holdsAny(b store.Batch, want map[string]bool) bool {
+	for _, id := range b.CustomIDs {
+		if want[id] {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonResponse(r llm.Response) ([]byte, error) { return json.Marshal(r) }

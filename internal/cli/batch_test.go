@@ -1,0 +1,98 @@
+package cli_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/store"
+)
+
+// TestBatchRunKilledTwice: a 2,000-unit llm run with --batch against the fake's Batch API,
+// killed with SIGKILL twice while its batch is in flight and resumed each time: the units are
+// submitted once (the fake counts per custom_id), answered once, stored as exactly one attempt
+// each, at batch prices (half the list price), and no online call is made.
+func TestBatchRunKilledTwice(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte("batch: 0.5\n"+prices), 0o644) // $0.01 a unit listed, $0.005 at batch prices
+	suitePath := writeLLMSuite(t, dir, 2000)
+	var answered atomic.Int64
+	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
+		answered.Add(1)
+		return llmtest.Reply{Text: `{"vulnerable": true, "cwe": "CWE-787", "confidence": 0.8, "reason": "unchecked copy"}`, InputTokens: 1000, OutputTokens: 100}
+	}, llmtest.WithBatches(llmtest.BatchOptions{Polls: 150}), llmtest.WithoutLog())
+	defer srv.Close()
+	db := filepath.Join(dir, "v.db")
+	env := append(os.Environ(), "OPENAI_API_KEY=test-key")
+	start := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = dir, env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	killAtPolls := func(cmd *exec.Cmd, polls int) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Minute)
+		for srv.BatchPolls() < polls {
+			if time.Now().After(deadline) {
+				t.Fatalf("the batch was polled %d times in 2 minutes, want %d", srv.BatchPolls(), polls)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	killAtPolls(start(llmArgs(suitePath, db, srv.BaseURL(), "b1", "--batch", "--batch-poll", "10ms", "--no-score")...), 10)
+	killAtPolls(start("run", "--resume", "b1", "--db", db, "--batch-poll", "10ms", "--no-score"), 60)
+	if n := answered.Load(); n != 0 {
+		t.Fatalf("the batch answered %d requests before its end", n)
+	}
+	last := start("run", "--resume", "b1", "--db", db, "--batch-poll", "10ms", "--no-score")
+	if err := last.Wait(); err != nil {
+		t.Fatalf("the last resume: %v", err)
+	}
+
+	subs := srv.BatchSubmissions()
+	twice := 0
+	for _, n := range subs {
+		if n != 1 {
+			twice++
+		}
+	}
+	if len(subs) != 2000 || twice != 0 || srv.BatchesCreated() != 1 || answered.Load() != 2000 {
+		t.Errorf("%d requests submitted (%d more than once) in %d batches, %d answered: want 2000 once each in 1 batch", len(subs), twice, srv.BatchesCreated(), answered.Load())
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	units, badUnits := 0, 0
+	st.Units(context.Background(), "b1", func(u store.UnitState) {
+		units++
+		if u.Attempts != 1 || !u.Scored {
+			badUnits++
+		}
+	})
+	spent, err := st.Spent(context.Background(), "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if units != 2000 || badUnits != 0 || math.Abs(spent-10) > 1e-6 {
+		t.Errorf("%d units stored (%d not exactly one scored attempt), $%.6f spent: want 2000 of one attempt each, $10 (2,000 × $0.005 at batch prices)", units, badUnits, spent)
+	}
+	batches, err := st.Batches(context.Background(), "b1")
+	if err != nil || len(batches) != 1 || !batches[0].Collected || batches[0].State != "completed" {
+		t.Errorf("stored batches %+v, %v: want one, completed and collected", batches, err)
+	}
+	t.Logf("2,000 units, killed at %d and %d polls: %d submissions, %d batch, $%.4f", 10, 60, len(subs), srv.BatchesCreated(), spent)
+}

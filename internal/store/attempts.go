@@ -73,10 +73,10 @@ func (s *Store) putAttempts(ctx context.Context, tx *sql.Tx, runID string, as []
 	// A batch prepares its insert once; a single attempt (a River worker's) sends it as is, which
 	// saves the prepare's and the close's round trips (pgx caches the statement per connection).
 	exec := func(args ...any) error {
-		_, err := tx.ExecContext(ctx, s.q(insertAttempt), args...)
+		_, err := s.execIn(ctx, tx, s.q(insertAttempt), args...)
 		return err
 	}
-	if len(as) > 1 {
+	if len(as) > 1 && s.dialect != sqliteDialect { // SQLite keeps the statement prepared (stmts.go)
 		ins, err := tx.PrepareContext(ctx, s.q(insertAttempt))
 		if err != nil {
 			return err

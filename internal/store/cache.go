@@ -25,6 +25,8 @@ const (
 
 var cacheColumns = []string{"key", "provider", "model", "response", "created_at"}
 
+const getResponse = `SELECT response FROM llm_cache WHERE key = ?`
+
 const cacheUpsert = ` ON CONFLICT (key) DO UPDATE SET response = excluded.response, created_at = excluded.created_at`
 
 // pendingCache holds the rows PutResponse has not written yet, by key (the latest wins: one
@@ -59,7 +61,14 @@ func (s *Store) GetResponse(ctx context.Context, key string) ([]byte, bool, erro
 		return []byte(row[3].(string)), true, nil
 	}
 	var v string
-	err := s.db.QueryRowContext(context.WithoutCancel(ctx), s.q(`SELECT response FROM llm_cache WHERE key = ?`), key).Scan(&v)
+	ctx = context.WithoutCancel(ctx)
+	var r *sql.Row
+	if st := s.stmt(ctx, s.q(getResponse)); st != nil {
+		r = st.QueryRowContext(ctx, key)
+	} else {
+		r = s.db.QueryRowContext(ctx, s.q(getResponse), key)
+	}
+	err := r.Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}

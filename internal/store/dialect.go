@@ -129,7 +129,7 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, table string, cols [
 		for _, r := range rows[:n] {
 			args = append(args, r...)
 		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if _, err := s.execIn(ctx, tx, q, args...); err != nil {
 			return err
 		}
 		rows = rows[n:]

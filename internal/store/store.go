@@ -90,6 +90,7 @@ type Store struct {
 	dialect dialect
 	dsn     string // without any password
 	cache   pendingCache
+	stmts   stmts
 }
 
 // Open opens the store at dsn, creating and migrating it when needed: a DSN starting
@@ -208,7 +209,9 @@ func (s *Store) init(ctx context.Context) error {
 
 // Close writes the response cache's waiting rows and closes the database.
 func (s *Store) Close() error {
-	return errors.Join(s.closeCache(), s.db.Close())
+	err := s.closeCache()
+	s.closeStmts()
+	return errors.Join(err, s.db.Close())
 }
 
 // DSN returns where the store is: the SQLite path, or the Postgres URL without its password.

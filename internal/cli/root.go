@@ -55,7 +55,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	err := knownCommand(root, args)
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -66,8 +69,6 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if ee.err == nil {
 			return code
 		}
-	} else if isCobraUsageError(err) {
-		code = ExitUsage
 	}
 	fmt.Fprintf(stderr, "vulnbench: %v\n", err)
 	pe := (*preflight.Error)(nil)
@@ -75,17 +76,6 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "Run 'vulnbench --help' (or COMMAND --help) for usage.")
 	}
 	return code
-}
-
-// isCobraUsageError recognises cobra's own argument errors, which it returns as plain errors.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "required flag", "invalid argument", "flag needs an argument", "bad flag syntax"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func newRoot(e *env) *cobra.Command {
@@ -106,11 +96,28 @@ Exit codes: 0 success, 1 a failed check or run, 2 a usage error.`,
 		SilenceErrors: true,
 		Version:       version.String(),
 	}
+	// Cobra's own usage errors are plain errors: its flag errors come through here, and the one
+	// other (an unknown command) through knownCommand, so that every usage error is an
+	// *exitError with ExitUsage, whatever its text.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}
 	})
 	root.AddCommand(newSuiteCmd(e), newRunCmd(e), newScoreCmd(e), newCompareCmd(e), newRunsCmd(e), newStopCmd(e), newCancelCmd(e), newWorkerCmd(e), newCodeCmd(e), newSarifCmd(e), newExportCmd(e), newReportCmd(e), newBoardCmd(e), newServeCmd(e), newJudgeCmd(e), newFetchCmd(e))
 	return root
+}
+
+// knownCommand looks up the command args name as cobra will: the one error of the lookup is a
+// word that names no command (with cobra's text and suggestions), a usage error.
+func knownCommand(root *cobra.Command, args []string) error {
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		return nil // shell completion: cobra adds its command when it executes
+	}
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd(args...)
+	if _, _, err := root.Find(args); err != nil {
+		return &exitError{code: ExitUsage, err: err}
+	}
+	return nil
 }
 
 // exactArgs is cobra.ExactArgs with a usage exit code and a message naming what is expected.

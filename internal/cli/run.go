@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/engine"
 	"github.com/vulnbench/vulnbench/internal/queue"
+	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -378,16 +379,17 @@ func printRunScore(ctx context.Context, e *env, st *store.Store, o *runOpts, run
 	if o.noScore {
 		return nil
 	}
-	t, err := loadTruth(suitePath, &o.after, io.Discard) // the kept count was printed above
-	if err != nil {
-		return err
-	}
+	// The road of score --run: the ground truth is the cases stored with the run (the suite file
+	// may be gone), else the suite file it recorded, which must be unchanged.
 	o.scoreFlags.ciSeed = seedOf(flags)
-	col, err := runColumn(context.WithoutCancel(ctx), st, runID, t, o.scoreFlags.scoring(), e.stderr)
+	sc := o.scoreFlags.scoring()
+	req := report.Request{Runs: []string{runID}, Keep: o.after.keeper(), Score: sc.opt, CI: sc.ci}
+	rep, err := report.Build(context.WithoutCancel(ctx), st, req)
 	if err != nil {
-		return err
+		return &exitError{code: ExitFail, err: err}
 	}
-	return writeScores(e.stdout, o.format, col)
+	printNotes(e.stderr, rep.Notes()) // the kept count was printed above
+	return writeScores(e.stdout, o.format, rep)
 }
 
 // seedOf is the seed the bootstrap uses: the run's --seed.

@@ -338,38 +338,6 @@ func printNotes(w io.Writer, notes []report.Note) {
 	}
 }
 
-// loadTruth reads a suite's ground truth, keeping only the cases after passes and saying on
-// info how many that was when after is set.
-func loadTruth(path string, after *afterFlag, info io.Writer) (*report.Truth, error) {
-	var keep report.Keep
-	if after != nil {
-		keep = after.keeper()
-	}
-	t, err := report.LoadTruth(path, keep)
-	if err != nil {
-		return nil, &exitError{code: ExitFail, err: err}
-	}
-	if err := checkKept(t, after, info); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-// runColumn scores every repeat of a stored run against t: a report of that one run.
-func runColumn(ctx context.Context, st *store.Store, runID string, t *report.Truth, sc scoring, warn io.Writer) (*report.Report, error) {
-	run, err := report.LoadRun(ctx, st, runID, t)
-	if err != nil {
-		return nil, err
-	}
-	// The automatic parts of an appsec suite's rubric (score --judge-model grades the rest).
-	if err := run.GradeAppSec(ctx, t, nil); err != nil {
-		return nil, err
-	}
-	run.Score(t, sc.opt, sc.ci)
-	printNotes(warn, run.Notes)
-	return report.New(t, sc.opt, run), nil
-}
-
 func writeScores(w io.Writer, format string, rep *report.Report) error {
 	return output.WriteScores(w, format, rep)
 }

@@ -97,7 +97,11 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 	defer cancel()
 
 	units := make(chan subject.Unit)
-	results := make(chan store.Attempt, 2*cfg.Concurrency)
+	// A worker waits for its attempt to be stored before it takes its next unit: the attempt
+	// commits with the model answers it was given (the store writes its response cache in the
+	// attempts' transactions), so a crash can cost at most one unit per worker its answers again.
+	// The committer stores whatever attempts wait at once: a group commit.
+	results := make(chan finished, cfg.Concurrency)
 
 	stopped := func() bool {
 		select {
@@ -150,6 +154,7 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			stored := make(chan struct{}, 1)
 			for u := range units {
 				if stopped() || ctx.Err() != nil {
 					cfg.Budget.abandon()
@@ -165,7 +170,8 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 					continue // abandoned: left undone, a resume does it again
 				}
 				cfg.Budget.release(own)
-				results <- a
+				results <- finished{a, stored}
+				<-stored
 			}
 		}()
 	}
@@ -177,8 +183,14 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 	res := Result{}
 	var sinkErr error
 	batch := make([]store.Attempt, 0, 256)
+	waiting := make([]chan struct{}, 0, 256)
+	release := func() {
+		for _, w := range waiting {
+			w <- struct{}{}
+		}
+	}
 	for v := range results {
-		batch = append(batch[:0], v)
+		batch, waiting = append(batch[:0], v.attempt), append(waiting[:0], v.stored)
 	drain:
 		for len(batch) < cap(batch) {
 			select {
@@ -186,16 +198,19 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 				if !ok {
 					break drain
 				}
-				batch = append(batch, v)
+				batch, waiting = append(batch, v.attempt), append(waiting, v.stored)
 			default:
 				break drain
 			}
 		}
 		if sinkErr != nil {
+			release()
 			continue // keep draining so workers can exit
 		}
 		// Store with a context that survives an interrupt: what was computed is kept.
-		if err := sink.PutAttempts(context.WithoutCancel(ctx), cfg.RunID, batch); err != nil {
+		err := sink.PutAttempts(context.WithoutCancel(ctx), cfg.RunID, batch)
+		release()
+		if err != nil {
 			sinkErr = err
 			cancel()
 			continue
@@ -222,6 +237,12 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 		return res, fmt.Errorf("run %s: %w", cfg.RunID, srcErr)
 	}
 	return res, nil
+}
+
+// finished is an attempt for the committer, and where its worker waits for it to be stored.
+type finished struct {
+	attempt store.Attempt
+	stored  chan struct{}
 }
 
 func (r *Result) add(v *verdict.Verdict) {

@@ -31,8 +31,10 @@ type CacheOptions struct {
 	Refresh bool
 }
 
-// Cache answers repeated requests from the store and stores every new answer as soon as it
-// arrives, before anything else can fail: a paid answer is never paid for twice.
+// Cache answers repeated requests from the store and hands every new answer to the store as soon
+// as it arrives, before anything else can fail (*store.Store writes it with the next batch of
+// attempts, so that an attempt is never stored without its answers): a paid answer of a stored
+// attempt is never paid for twice.
 type Cache struct {
 	next                    Model
 	store                   CacheStore

@@ -82,3 +82,14 @@ func ReadManifest(r *store.Run) (*Manifest, error) {
 	}
 	return &m, nil
 }
+
+// checkVersion refuses to do units of run id with a subject kind of another version than the
+// one it started with: its verdicts would mix two subjects. The one check of a local resume and
+// of River's workers.
+func checkVersion(id string, man *Manifest, fac subject.Factory) error {
+	if man.SubjectVersion == "" || fac.Version == man.SubjectVersion {
+		return nil
+	}
+	return fmt.Errorf("run %s: its subject %s is version %s, this vulnbench has version %s: use vulnbench %s (or a worker of that version) for this run",
+		id, fac.Name, man.SubjectVersion, fac.Version, man.Version)
+}

@@ -19,8 +19,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
-	"github.com/vulnbench/vulnbench/internal/trace"
-	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 // Store is what a run needs from the store.
@@ -142,6 +140,9 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 		if man, err = ReadManifest(p.Resume); err != nil {
 			return nil, err
 		}
+		if err := checkVersion(p.Resume.ID, man, p.Factory); err != nil {
+			return nil, err
+		}
 		if storeFrom, err = p.Store.CaseCount(ctx, p.Resume.ID); err != nil {
 			return nil, err
 		}
@@ -241,21 +242,9 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 			out.Unsupported += n
 		}
 	}
-	rp := newRepos(p.Repos, p.SnapshotCache)
-	limits := p.Limits
-	limits.Wall = p.Timeout // what the pool gives each attempt, for subjects that pace themselves
-	prepare := func(u subject.Unit, rec trace.Recorder) (*subject.Env, func() verdict.Usage) {
-		opts := subject.EnvOptions{Trace: rec, Limits: limits, Snapshot: rp.snapshotOf(u.Case), Graph: rp.graph}
-		var usage func() verdict.Usage
-		if modeled != nil {
-			var l Ledger
-			if out.Budget != nil {
-				l = localLedger{out.Budget}
-			}
-			m := newMeter(modeled.Model(), modeled.Prices(), l, nil, p.Limits, rec)
-			opts.Model, usage = m, m.Usage
-		}
-		return subject.NewEnv(opts), usage
+	envs := reposEnvs(subj, newRepos(p.Repos, p.SnapshotCache), p.Limits, p.Timeout)
+	if out.Budget != nil {
+		envs.Ledger = localLedger{out.Budget}
 	}
 	src := source(p, p.Store.PutCases, run.ID, sc.hash, storeFrom)
 	if stored {
@@ -264,7 +253,7 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 	ctx, ctl := watch(ctx, p.Store, run.ID, p.Stop, p.Poll)
 	defer ctl.close()
 	res, runErr := engine.Run(ctx, engine.Config{RunID: run.ID, Concurrency: p.Concurrency, Repeats: man.Repeats,
-		Timeout: p.Timeout, Next: next, Refuse: refuse, Prepare: prepare, Total: sc.cases*man.Repeats - done,
+		Timeout: p.Timeout, Next: next, Refuse: refuse, Prepare: envs.Prepare, Total: sc.cases*man.Repeats - done,
 		Stop: ctl.stop, OnEvent: p.OnEvent, Budget: out.Budget}, src, subj, p.Store)
 	out.Result = res
 

@@ -13,8 +13,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
-	"github.com/vulnbench/vulnbench/internal/trace"
-	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 // UnitStore is what doing the units of a stored run needs from the store: the run, its cases,
@@ -66,9 +64,8 @@ func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Opened,
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
 	}
-	if fac.Version != man.SubjectVersion && man.SubjectVersion != "" {
-		return nil, fmt.Errorf("run %s: its subject %s is version %s, this vulnbench has version %s: run a worker of the run's version (%s)",
-			id, fac.Name, man.SubjectVersion, fac.Version, man.Version)
+	if err := checkVersion(id, man, fac); err != nil {
+		return nil, err
 	}
 	if err := subject.CheckNeeds(fac); err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
@@ -92,8 +89,6 @@ func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Opened,
 	if man.Limits != nil {
 		limits = *man.Limits
 	}
-	wall := limits
-	wall.Wall = timeout
 	var ledger Ledger
 	if _, err := st.Budget(ctx, id); err == nil {
 		ledger = storeLedger{st: st, run: id}
@@ -104,18 +99,9 @@ func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Opened,
 	if rpm, _ := strconv.Atoi(man.FlagValues()["rpm"]); rpm > 0 {
 		pace = sharedRate{st: st, run: id, perSecond: int(math.Ceil(float64(rpm) / 60))}
 	}
-	modeled, _ := subj.(subject.Modeled)
-	rp := newRepos(o.Repos, o.SnapshotCache)
-	r.cfg = engine.Config{RunID: id, Timeout: timeout,
-		Prepare: func(u subject.Unit, rec trace.Recorder) (*subject.Env, func() verdict.Usage) {
-			opts := subject.EnvOptions{Trace: rec, Limits: wall, Snapshot: rp.snapshotOf(u.Case), Graph: rp.graph}
-			var usage func() verdict.Usage
-			if modeled != nil {
-				m := newMeter(modeled.Model(), modeled.Prices(), ledger, pace, limits, rec)
-				opts.Model, usage = m, m.Usage
-			}
-			return subject.NewEnv(opts), usage
-		}}
+	envs := reposEnvs(subj, newRepos(o.Repos, o.SnapshotCache), limits, timeout)
+	envs.Ledger, envs.Pace = ledger, pace
+	r.cfg = engine.Config{RunID: id, Timeout: timeout, Prepare: envs.Prepare}
 	if man.SkipUnsupport {
 		r.cfg.Refuse = fac.Unsupported
 	}

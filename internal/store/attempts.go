@@ -46,13 +46,24 @@ var eventColumns = []string{"run_id", "case_id", "repeat_idx", "attempt", "seq",
 	"input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_ms", "cached"}
 
 // PutAttempts stores attempts of a run and their trace events in one transaction: all of them or
-// none. An attempt whose (case, repeat, attempt) is already stored is refused with an error
+// none; the response cache's waiting rows go in the same transaction. An attempt whose (case, repeat, attempt) is already stored is refused with an error
 // wrapping ErrExists: nothing is ever overwritten.
 func (s *Store) PutAttempts(ctx context.Context, runID string, as []Attempt) error {
 	if len(as) == 0 {
 		return nil
 	}
-	if err := s.inTx(ctx, func(tx *sql.Tx) error { return s.putAttempts(ctx, tx, runID, as) }); err != nil {
+	var cacheDone func(committed bool)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if cacheDone, err = s.writeCache(ctx, tx); err != nil {
+			return err
+		}
+		return s.putAttempts(ctx, tx, runID, as)
+	})
+	if cacheDone != nil {
+		cacheDone(err == nil)
+	}
+	if err != nil {
 		return fmt.Errorf("store attempts of run %s: %w", runID, err)
 	}
 	return nil
@@ -62,10 +73,10 @@ func (s *Store) putAttempts(ctx context.Context, tx *sql.Tx, runID string, as []
 	// A batch prepares its insert once; a single attempt (a River worker's) sends it as is, which
 	// saves the prepare's and the close's round trips (pgx caches the statement per connection).
 	exec := func(args ...any) error {
-		_, err := tx.ExecContext(ctx, s.q(insertAttempt), args...)
+		_, err := s.execIn(ctx, tx, s.q(insertAttempt), args...)
 		return err
 	}
-	if len(as) > 1 {
+	if len(as) > 1 && s.dialect != sqliteDialect { // SQLite keeps the statement prepared (stmts.go)
 		ins, err := tx.PrepareContext(ctx, s.q(insertAttempt))
 		if err != nil {
 			return err

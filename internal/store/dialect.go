@@ -109,13 +109,18 @@ const maxParams = 4000
 // insertMany inserts rows into table with multi-row INSERT statements, a few thousand values at a
 // time: one round trip per chunk instead of one per row, which is what makes Postgres fast here.
 func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
+	return s.insertRows(ctx, tx, table, cols, rows, "")
+}
+
+// insertRows is insertMany with suffix (an ON CONFLICT clause) after each statement's rows.
+func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any, suffix string) error {
 	per := max(1, maxParams/len(cols))
 	var full string // the statement for a full chunk, built once
 	for len(rows) > 0 {
 		n := min(per, len(rows))
 		q := full
 		if q == "" || n < per {
-			q = s.q(multiInsert(table, cols, n))
+			q = s.q(multiInsert(table, cols, n) + suffix)
 			if n == per {
 				full = q
 			}
@@ -124,7 +129,7 @@ func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, table string, cols [
 		for _, r := range rows[:n] {
 			args = append(args, r...)
 		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if _, err := s.execIn(ctx, tx, q, args...); err != nil {
 			return err
 		}
 		rows = rows[n:]

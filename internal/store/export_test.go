@@ -4,11 +4,19 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/vulnbench/vulnbench/internal/store/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// SetCacheDelay sets how long an answer with no attempt after it waits to be written.
+func SetCacheDelay(s *Store, d time.Duration) {
+	s.cache.mu.Lock()
+	s.cache.delay = d
+	s.cache.mu.Unlock()
+}
 
 // backends are the stores every test runs on: a name and a function returning a fresh DSN.
 var backends = []struct {

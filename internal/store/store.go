@@ -89,6 +89,8 @@ type Store struct {
 	db      *sql.DB
 	dialect dialect
 	dsn     string // without any password
+	cache   pendingCache
+	stmts   stmts
 }
 
 // Open opens the store at dsn, creating and migrating it when needed: a DSN starting
@@ -101,6 +103,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	return openSQLite(ctx, dsn)
 }
 
+// sqliteIdle is how many SQLite connections stay open between uses: more than a run's pool
+// holds at once (its workers' cache reads, the group commit, the case source, the state watch).
+const sqliteIdle = 64
+
 func openSQLite(ctx context.Context, dsn string) (*Store, error) {
 	path := strings.TrimPrefix(dsn, "sqlite://")
 	if path == "" {
@@ -111,6 +117,11 @@ func openSQLite(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	// Keep the connections: a new one runs the DSN's PRAGMAs and parses the schema again, and
+	// database/sql keeps only 2 idle by default, which a pool of workers churns through.
+	db.SetMaxIdleConns(sqliteIdle)
+	db.SetConnMaxIdleTime(0)
+	db.SetConnMaxLifetime(0)
 	s := &Store{db: db, dialect: sqliteDialect, dsn: path}
 	if err := s.init(ctx); err != nil {
 		db.Close()
@@ -131,6 +142,8 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 	// Many workers of many processes share the server's connections (100 by default).
 	db.SetMaxOpenConns(20)
 	db.SetMaxIdleConns(20)
+	db.SetConnMaxIdleTime(0)
+	db.SetConnMaxLifetime(0)
 	s := &Store{db: db, dialect: postgresDialect, dsn: shown}
 	if err := s.init(ctx); err != nil {
 		db.Close()
@@ -194,8 +207,12 @@ func (s *Store) init(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close writes the response cache's waiting rows and closes the database.
+func (s *Store) Close() error {
+	err := s.closeCache()
+	s.closeStmts()
+	return errors.Join(err, s.db.Close())
+}
 
 // DSN returns where the store is: the SQLite path, or the Postgres URL without its password.
 func (s *Store) DSN() string { return s.dsn }

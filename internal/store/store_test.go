@@ -537,3 +537,82 @@ func TestDSN(t *testing.T) {
 		t.Error("a malformed Postgres URL was accepted")
 	}
 }
+
+// The response cache is written with the next batch of attempts, in its transaction: another
+// process sees an answer once the attempts after it are stored, and never an attempt without the
+// answers put before it. Answers of attempts still in flight are written on their own within a
+// second, and by Close.
+func TestResponseCacheRidesTheGroupCommit(t *testing.T) {
+	store.ForEachBackend(t, func(t *testing.T, dsn string) {
+		st := store.OpenT(t, dsn)
+		other := store.OpenT(t, dsn) // another process
+		newRun(t, st, "r1")
+		store.SetCacheDelay(st, time.Hour) // only the attempts write answers, until the timer part
+		seen := func(key string) bool {
+			t.Helper()
+			_, ok, err := other.GetResponse(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		if err := st.PutResponse(ctx, "a", "openai", "gpt", []byte(`{"a":1}`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.PutAttempts(ctx, "r1", []store.Attempt{attempt("c1", 0, 0, verdict.OK, 1)}); err != nil {
+			t.Fatal(err)
+		}
+		if !seen("a") {
+			t.Error("an answer put before a stored attempt is not in the store")
+		}
+
+		// Through a transaction of the store (a River worker's): kept only when it commits.
+		st.PutResponse(ctx, "b", "openai", "gpt", []byte(`{"b":1}`))
+		boom := errors.New("boom")
+		err := st.InTx(ctx, func(tx *store.Tx) error {
+			if err := tx.PutAttempts(ctx, "r1", []store.Attempt{attempt("c2", 0, 0, verdict.OK, 1)}); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) || seen("b") {
+			t.Fatalf("rolled back transaction: %v, answer seen %v; want boom and not seen", err, seen("b"))
+		}
+		if got, ok, _ := st.GetResponse(ctx, "b"); !ok || string(got) != `{"b":1}` {
+			t.Errorf("after a rollback the store's own read gives %q, %v; want the answer kept for the next commit", got, ok)
+		}
+		if err := st.InTx(ctx, func(tx *store.Tx) error {
+			return tx.PutAttempts(ctx, "r1", []store.Attempt{attempt("c2", 0, 0, verdict.OK, 1)})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !seen("b") {
+			t.Error("an answer put before a committed transaction of attempts is not in the store")
+		}
+
+		// No attempt follows: written on its own after the delay.
+		store.SetCacheDelay(st, 50*time.Millisecond)
+		st.PutResponse(ctx, "c", "openai", "gpt", []byte(`{"c":1}`))
+		deadline := time.Now().Add(10 * time.Second)
+		for !seen("c") {
+			if time.Now().After(deadline) {
+				t.Fatal("an answer with no attempt after it was not written within 10 s")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+
+		// Close writes what waits.
+		last, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.SetCacheDelay(last, time.Hour)
+		last.PutResponse(ctx, "d", "openai", "gpt", []byte(`{"d":1}`))
+		if err := last.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !seen("d") {
+			t.Error("Close did not write the waiting answer")
+		}
+	})
+}

@@ -31,13 +31,19 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 // (a run with its River jobs, an attempt with its job's completion). SQL returns the
 // transaction itself for the queue's driver.
 type Tx struct {
-	s  *Store
-	tx *sql.Tx
+	s         *Store
+	tx        *sql.Tx
+	cacheDone []func(committed bool) // told whether the response cache rows written in tx were kept
 }
 
 // InTx runs fn in one transaction, committed when fn returns nil and rolled back otherwise.
 func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(&Tx{s: s, tx: tx}) })
+	t := &Tx{s: s}
+	err := s.inTx(ctx, func(tx *sql.Tx) error { t.tx = tx; return fn(t) })
+	for _, done := range t.cacheDone {
+		done(err == nil)
+	}
+	return err
 }
 
 // SQL is the database/sql transaction, to hand to a queue driver working in the same one.
@@ -62,11 +68,16 @@ func (t *Tx) PutCases(ctx context.Context, runID string, first int, cases []suit
 	return nil
 }
 
-// PutAttempts is Store.PutAttempts in the transaction.
+// PutAttempts is Store.PutAttempts in the transaction (with the response cache's waiting rows).
 func (t *Tx) PutAttempts(ctx context.Context, runID string, as []Attempt) error {
 	if len(as) == 0 {
 		return nil
 	}
+	done, err := t.s.writeCache(ctx, t.tx)
+	if err != nil {
+		return fmt.Errorf("store attempts of run %s: %w", runID, err)
+	}
+	t.cacheDone = append(t.cacheDone, done)
 	if err := t.s.putAttempts(ctx, t.tx, runID, as); err != nil {
 		return fmt.Errorf("store attempts of run %s: %w", runID, err)
 	}

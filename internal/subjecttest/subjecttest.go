@@ -21,6 +21,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/engine"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/snapshot/snapgraph"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -116,27 +117,23 @@ func serve(model string, script llmtest.Handler) *llmtest.Server {
 	return llmtest.NewOpenAI(script)
 }
 
-// prepare builds the unit's Env: the metered model of a subject.Modeled, the case's snapshot and
-// its graph.
+// prepare builds the unit's Env as a run does (runner.Envs): the metered model of a
+// subject.Modeled, the case's snapshot and its graph.
 func prepare(t testing.TB, subj subject.Subject, c *suite.Case, o unit) engine.Prepare {
 	modeled, _ := subj.(subject.Modeled)
-	return func(_ subject.Unit, rec trace.Recorder) (*subject.Env, func() verdict.Usage) {
-		opts := subject.EnvOptions{Trace: rec, Limits: o.limits, Snapshot: snapshotOf(t, c, o.repos)}
-		graphs := snapgraph.New(codegraph.Options{CacheDir: t.TempDir()}, 1)
-		opts.Graph = func(ctx context.Context, s *snapshot.Snapshot) (query.Graph, error) {
+	graphs := snapgraph.New(codegraph.Options{CacheDir: t.TempDir()}, 1)
+	envs := &runner.Envs{Modeled: modeled, Limits: o.limits, Wall: o.limits.Wall,
+		Snapshot: func(c *suite.Case) func(context.Context) (*snapshot.Snapshot, error) {
+			return snapshotOf(t, c, o.repos)
+		},
+		Graph: func(ctx context.Context, s *snapshot.Snapshot) (query.Graph, error) {
 			ix, err := graphs.Get(ctx, s)
 			if err != nil {
 				return nil, err
 			}
 			return ix, nil
-		}
-		var usage func() verdict.Usage
-		if modeled != nil {
-			m := &meter{next: modeled.Model(), prices: modeled.Prices(), limits: o.limits, rec: rec}
-			opts.Model, usage = m, m.Usage
-		}
-		return subject.NewEnv(opts), usage
-	}
+		}}
+	return envs.Prepare
 }
 
 // snapshotOf opens c's repository at its commit from under repos, in a snapshot cache of the

@@ -106,9 +106,6 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 			continue
 		}
 		rep.Rows++
-		if rep.Rows == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-		}
 		rw, format, errs := parseRow(b)
 		if len(errs) > 0 {
 			for _, e := range errs {

@@ -25,7 +25,7 @@ func (s *Store) GetResponse(ctx context.Context, key string) ([]byte, bool, erro
 func (s *Store) PutResponse(ctx context.Context, key, provider, model string, value []byte) error {
 	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO llm_cache (key, provider, model, response, created_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET response = excluded.response, created_at = excluded.created_at`),
-		key, provider, model, clean(string(value)), dbTime(time.Now()))
+		key, provider, model, clean(s.scrub(string(value))), dbTime(time.Now()))
 	if err != nil {
 		return fmt.Errorf("write response cache: %w", err)
 	}

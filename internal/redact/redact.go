@@ -1,6 +1,6 @@
 // Package redact is the one scrubber of secrets for every message, error, trace and stored
-// reason: the values of the environment variables that hold keys (KeyEnvs), passwords and
-// user-info in URLs and DSNs, Authorization and x-api-key values, and anything shaped like a
+// reason: the values of the environment variables that hold keys (KeyEnvs), the passwords of
+// the user-info of URLs and DSNs (and libpq's password=), Authorization and x-api-key values, and anything shaped like a
 // provider's key (sk-..., sk-ant-..., AIza..., ghp_..., AKIA..., hf_...).
 package redact
 
@@ -27,13 +27,14 @@ func KeyEnvs() []string {
 // scrubbed JSON stays JSON); each match is replaced by Mark between its
 // groups 1 and 2 (what to keep around it).
 var shapes = []*regexp.Regexp{
-	// user-info of a URL or DSN: scheme://user:password@host or scheme://token@host
-	regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@"'<>\\]+(@)`),
+	// the password of a URL's or DSN's user-info: scheme://user:password@host (a user name
+	// alone is kept; a token in its place is caught by its shape or as a known value)
+	regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s@"'<>\\:]*:)[^/\s@"'<>\\]+(@)`),
 	// libpq keyword DSNs and query parameters: password=..., sslpassword=...
 	regexp.MustCompile(`(?i)(\b(?:ssl)?password\s*=\s*)(?:'[^']*'|[^\s&'"\\]+)`),
 	// headers, in HTTP, JSON or a dump: Authorization: Bearer x, "x-api-key": "x", api_key=x
-	regexp.MustCompile(`(?i)((?:proxy-)?authorization"?\s*[:=]\s*"?(?:bearer\s+|basic\s+|token\s+)?)[^\s"',;}\\]+`),
-	regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token)"?\s*[:=]\s*"?)[^\s"',;}&\\]+`),
+	regexp.MustCompile(`(?i)((?:proxy-)?authorization"?\s*[:=]\s*"?(?:bearer\s+|basic\s+|token\s+)?)[^\s"',;}\\[]+`),
+	regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token)"?\s*[:=]\s*"?)[^\s"',;}&\\[]+`),
 	// provider key shapes
 	regexp.MustCompile(`()\bsk-ant-[A-Za-z0-9_-]{8,}`),
 	regexp.MustCompile(`()\bsk-[A-Za-z0-9_-]{16,}`),

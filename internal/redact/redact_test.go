@@ -17,8 +17,9 @@ func TestString(t *testing.T) {
 	})
 	for _, tc := range []struct{ in, want string }{
 		{"provider said: invalid key planted-key-1234", "provider said: invalid key [redacted]"},
-		{"resume with: vulnbench run --resume r1 --db postgres://vb:s3cr3t@db.internal:5432/vb", "resume with: vulnbench run --resume r1 --db postgres://[redacted]@db.internal:5432/vb"},
-		{"clone https://ghtoken@github.com/o/r failed", "clone https://[redacted]@github.com/o/r failed"},
+		{"resume with: vulnbench run --resume r1 --db postgres://vb:s3cr3t@db.internal:5432/vb", "resume with: vulnbench run --resume r1 --db postgres://vb:[redacted]@db.internal:5432/vb"},
+		{"clone https://x-access-token:gh123token@github.com/o/r failed", "clone https://x-access-token:[redacted]@github.com/o/r failed"},
+		{"open store postgres://vb@db.internal/vb", "open store postgres://vb@db.internal/vb"},
 		{"dsn host=db user=vb password=s3cr3t dbname=vb", "dsn host=db user=vb password=[redacted] dbname=vb"},
 		{`HTTP 401: {"error": "bad header Authorization: Bearer abc.def-ghi"}`, `HTTP 401: {"error": "bad header Authorization: Bearer [redacted]"}`},
 		{`{"headers": {"x-api-key": "k-123456789"}}`, `{"headers": {"x-api-key": "[redacted]"}}`},

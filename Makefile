@@ -42,6 +42,8 @@ test: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/suite/primevul
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPredictions$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/verdict
 	$(GO) test -run '^$$' -fuzz '^FuzzIndexFile$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/codegraph/extract
+	$(GO) test -run '^$$' -fuzz '^FuzzNormalise$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/textnorm
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/sarif
 
 bench: deps build
 	./bench/run.sh

@@ -296,3 +296,21 @@ func TestOpenErrors(t *testing.T) {
 		}
 	}
 }
+
+// A broken advisory file is reported (path and reason), so that a record missing from the index
+// is not taken for "no record" (issue 25, finding 8).
+func TestUnreadableNamesBrokenFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "GHSA-xxxx-yyyy-zzzz.json"), []byte(`{"id": "GHSA-xxxx-yyyy-zzzz", "aliases": ["CVE-2024-1"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := advisory.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got := db.Unreadable()
+	if !strings.Contains(got, "1 advisory file could not be read") || !strings.Contains(got, "GHSA-xxxx-yyyy-zzzz.json") {
+		t.Errorf("Unreadable() = %q; want the count and the broken file's path", got)
+	}
+}

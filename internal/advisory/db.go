@@ -415,3 +415,14 @@ func (db *DB) Each(fn func(*Advisory) error) (problems []error, err error) {
 	}
 	return problems, nil
 }
+
+// Unreadable says how many records could not be indexed and names the first (path and reason),
+// for a message about a record that was not found: it may be among them. "" when every record
+// was read.
+func (db *DB) Unreadable() string {
+	if len(db.problems) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d advisory %s could not be read, the record may be among them (first: %v)",
+		len(db.problems), map[bool]string{true: "file", false: "files"}[len(db.problems) == 1], db.problems[0])
+}

@@ -115,8 +115,8 @@ func TestAppSecRunThenScoreWithJudge(t *testing.T) {
 
 	// judge calibrate reports the agreement, and exits 1 for the bad judge.
 	code, out, errOut = run(t, dir, "judge", "calibrate", "--judge-model", "openai:bad-judge", "--base-url", bad.BaseURL(), "--db", db)
-	if code != 1 || !strings.Contains(out, "REFUSED: Spearman rho -") || !strings.Contains(out, "64 answers, 0 unreadable") ||
-		!strings.Contains(out, "calls 64 (64 from the cache)") {
+	if code != 1 || !strings.Contains(out, "REFUSED: Spearman rho -") || !strings.Contains(out, "86 answers, 0 unreadable") ||
+		!strings.Contains(out, "calls 86 (86 from the cache)") {
 		t.Errorf("calibrate bad judge: exit %d\n%s\n%s", code, out, errOut)
 	}
 
@@ -130,10 +130,10 @@ func TestAppSecRunThenScoreWithJudge(t *testing.T) {
 	// The judge gives 6 of 10 to every part of the 464 detected records, and 0 goes to the 8 whose
 	// answer on the vulnerable case failed: 464 * 0.6 / 472 = 59.0%. The 14 detected SQL injection
 	// records get an unreadable exploit grade: failed, left out: 450 * 0.6 / 458 = 59.0%.
-	// Calls: 64 calibration answers and 4 parts of 464 records.
+	// Calls: 86 calibration answers and 4 parts of 464 records.
 	for _, want := range []string{`points graded +100`, `exploit \(10 pts\) +59\.0% \(judge openai:good-judge: rho 1\.00, MAE 0\.00, bands 100%\)`,
 		`fix \(20 pts\) +59\.0% \(judge openai:good-judge: rho 1\.00`, `code quality \(10 pts\) +59\.0% \(judge`, `explanation \(10 pts\) +59\.0% \(judge`,
-		`judge failed \(exploit\) +14\n`, `judge +openai:good-judge`, `judge prompt version +1`, `judge calls +1920\n`} {
+		`judge failed \(exploit\) +14\n`, `judge +openai:good-judge`, `judge prompt version +1`, `judge calls +1942\n`} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("judged score output lacks %q:\n%s", want, out)
 		}
@@ -141,7 +141,7 @@ func TestAppSecRunThenScoreWithJudge(t *testing.T) {
 	calls := good.Requests()
 	code, out, errOut = run(t, dir, "judge", "calibrate", "--judge-model", "openai:good-judge", "--base-url", good.BaseURL(), "--db", db)
 	if code != 0 || !strings.Contains(out, "Spearman rho    1.000") || !strings.Contains(out, "passes the thresholds") ||
-		!regexp.MustCompile(`code quality +n 16, MAE 0\.000, bands 100\.0%`).MatchString(out) {
+		!regexp.MustCompile(`code quality +n 19, MAE 0\.000, bands 100\.0%`).MatchString(out) {
 		t.Errorf("calibrate good judge: exit %d\n%s\n%s", code, out, errOut)
 	}
 

@@ -203,7 +203,11 @@ func writeAgreement(w io.Writer, format string, jd *judge.Judge, a judge.Agreeme
 	}
 	fmt.Fprintf(w, "judge %s (prompt version %d): %d answers, %d unreadable\n", info.Model, info.PromptVersion, a.N, a.Failed)
 	fmt.Fprintf(w, "  Spearman rho    %.3f  (>= %.2f)\n", a.Rho, judge.MinRho)
-	fmt.Fprintf(w, "  MAE             %.3f  (<= %.2f)\n", a.MAE, judge.MaxMAE)
+	if a.Compared == 0 {
+		fmt.Fprintf(w, "  MAE             n/a: no reply scored  (<= %.2f)\n", judge.MaxMAE)
+	} else {
+		fmt.Fprintf(w, "  MAE             %.3f  (<= %.2f)\n", a.MAE, judge.MaxMAE)
+	}
 	fmt.Fprintf(w, "  band agreement  %.1f%%  (>= %.0f%%)\n", 100*a.BandAgreement, 100*judge.MinBandAgreement)
 	parts := make([]string, 0, len(a.ByPart))
 	for p := range a.ByPart {

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -27,7 +26,7 @@ const maxShownErrors = 5
 
 func newProgress(w io.Writer, total int) *progress {
 	p := &progress{w: w, every: 5 * time.Second, last: time.Now()}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := w.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) { // a file, maybe behind the scrubber
 		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionShowCount(),
 			progressbar.OptionSetPredictTime(true), progressbar.OptionShowElapsedTimeOnFinish(),
 			progressbar.OptionSetDescription("judging"), progressbar.OptionThrottle(100*time.Millisecond),

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"github.com/vulnbench/vulnbench/internal/preflight"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/vulnbench/vulnbench/internal/redact"
 	"github.com/vulnbench/vulnbench/internal/version"
 )
 
@@ -49,6 +51,8 @@ type env struct {
 
 // Run executes vulnbench with args (without the program name) and returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Every message, error and hint goes out scrubbed of secrets (issue 25, finding 2).
+	stderr = redact.FromEnv(os.Getenv).Writer(stderr)
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRoot(e)
 	root.SetArgs(args)

@@ -20,6 +20,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/builtin"
+	"github.com/vulnbench/vulnbench/internal/textnorm"
 	"github.com/vulnbench/vulnbench/internal/version"
 )
 
@@ -197,6 +198,8 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		return usageErr("--max-cost %v is not a number of USD (0 for no cap)", o.maxCost)
 	case !(o.unitCost >= 0) || o.unitCost > 1e12 || o.maxSteps < 0 || o.unitTokens < 0:
 		return usageErr("--max-steps, --unit-max-tokens and --unit-max-cost cannot be negative")
+	case o.runID != "" && textnorm.CheckID(o.runID) != nil: // issue 25: ids are printable
+		return usageErr("--run-id: %v", textnorm.CheckID(o.runID))
 	}
 	switch {
 	case o.queue != store.QueueLocal && o.queue != store.QueueRiver:

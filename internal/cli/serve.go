@@ -17,6 +17,8 @@ import (
 func newServeCmd(e *env) *cobra.Command {
 	var db, addr, scoring string
 	var runs, resamples, memLimit, childLimit int
+	var allowHosts []string
+	var allowRemote bool
 	c := &cobra.Command{
 		Use:   "serve [--db DSN] [--addr 127.0.0.1:8080]",
 		Short: "Browse a store in a web browser: runs, scores and plots, cases, traces, comparisons",
@@ -30,7 +32,10 @@ func newServeCmd(e *env) *cobra.Command {
                           attempt with its verdict and its trace turn by turn (tool calls,
                           observations, tokens, cost, latency)
   /compare?a=ID&b=ID      McNemar's test, the paired deltas, the flips
-It listens on loopback unless --addr says otherwise; anyone who can reach it reads the store.
+It listens on loopback unless --addr says otherwise; anyone who can reach it reads the store, so
+a non-loopback --addr needs --allow-remote. It answers only requests for an IP address,
+localhost or a name given with --allow-host (a web page cannot read it through DNS rebinding),
+and refuses cross-origin requests (Origin, Sec-Fetch-Site) other than following a link.
 
 The first request for a run scores it (a run of a million verdicts takes tens of seconds) and
 builds its cases index; both are kept for the last --cache-runs runs, keyed by the run's state
@@ -49,6 +54,9 @@ runtimes, two copies of the binary's pages).`,
   vulnbench serve --db postgres://host/vb --addr 127.0.0.1:9000`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := web.CheckBind(addr, allowRemote); err != nil {
+				return usageErr("%v", err)
+			}
 			ctx := cmd.Context()
 			opt := web.Options{Runs: runs, Resamples: resamples}
 			switch scoring {
@@ -76,7 +84,10 @@ runtimes, two copies of the binary's pages).`,
 			if err != nil {
 				return &exitError{code: ExitFail, err: fmt.Errorf("listen on %s: %w (pick another with --addr)", addr, err)}
 			}
-			srv := &http.Server{Handler: web.New(st, opt), ReadHeaderTimeout: 10 * time.Second}
+			srv := &http.Server{Handler: web.Guard(web.New(st, opt), allowHosts), ReadHeaderTimeout: 10 * time.Second}
+			if allowRemote && web.CheckBind(addr, false) != nil {
+				fmt.Fprintf(e.stderr, "vulnbench: --allow-remote: %s is reachable from other machines; whoever reaches it reads the store\n", ln.Addr())
+			}
 			fmt.Fprintf(e.stdout, "vulnbench: serving %s on http://%s/ (Ctrl-C stops)\n", db, ln.Addr())
 			done := make(chan error, 1)
 			go func() { done <- srv.Serve(ln) }()
@@ -96,6 +107,8 @@ runtimes, two copies of the binary's pages).`,
 	f := c.Flags()
 	f.StringVar(&db, "db", "vulnbench.db", "store to browse (SQLite file or postgres:// DSN)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	f.StringSliceVar(&allowHosts, "allow-host", nil, "host names the viewer answers for besides IP addresses and localhost (repeatable; e.g. a name it is proxied under)")
+	f.BoolVar(&allowRemote, "allow-remote", false, "allow an --addr that is not loopback (the viewer has no login: anyone who reaches it reads the store)")
 	f.IntVar(&runs, "cache-runs", 4, "how many runs' scores and case indexes to keep in memory")
 	f.IntVar(&memLimit, "memory-limit", 100, "soft memory limit in MiB (Go's GC target; 0: none; GOMEMLIMIT overrides it); the cases index of a 1M-case suite takes ~26 MiB, shared by its runs, and each run adds 2 MiB (6 with tool calls): keep --cache-runs × that below it")
 	f.IntVar(&childLimit, "scoring-memory-limit", 200, "soft memory limit in MiB of each scoring child (--scoring child; 0: none; GOMEMLIMIT overrides it): a run of 1M verdicts needs ~90 MiB of live heap to score, and a limit below that makes it slower, not smaller")

@@ -207,6 +207,7 @@ func newSuiteImportCmd(e *env) *cobra.Command {
 // newImportCmd is `suite import NAME` for one importer of the registry.
 func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 	var in, out string
+	var lossy bool
 	flags := map[string]*string{}
 	c := &cobra.Command{
 		Use:     im.Name + " --in FILE --out SUITE",
@@ -229,6 +230,9 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 			}
 			var res importer.Result
 			err := writeSuiteFrom(e, in, out, func(f io.Reader, sw *suite.Writer) (problems []error, err error) {
+				if lossy {
+					f = suite.LossyUTF8(f)
+				}
 				res, problems, err = im.Import(f, in, sw, values)
 				return problems, err
 			})
@@ -242,6 +246,7 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 	}
 	c.Flags().StringVar(&in, "in", "", "dataset file to read")
 	c.Flags().StringVar(&out, "out", "", "suite file to write (replaced atomically)")
+	c.Flags().BoolVar(&lossy, "lossy-utf8", false, "accept input that is not valid UTF-8, replacing each bad byte with U+FFFD (without it, such a line is a FILE:LINE problem)")
 	for _, fl := range im.Flags {
 		flags[fl.Name] = c.Flags().String(fl.Name, fl.Default, fl.Usage)
 	}
@@ -259,11 +264,15 @@ func writeSuiteFrom(e *env, in, out string, convert func(r io.Reader, w *suite.W
 		return err
 	}
 	defer f.Close()
+	br := bufio.NewReader(f)
+	if head, _ := br.Peek(3); string(head) == "\xef\xbb\xbf" {
+		fmt.Fprintf(e.stderr, "%s starts with a UTF-8 byte-order mark (accepted, ignored)\n", in)
+	}
 	var problems []error
 	err = suite.WriteFileAtomic(out, func(w io.Writer) error {
 		sw := suite.NewWriter(w)
 		var err error
-		if problems, err = convert(f, sw); err != nil {
+		if problems, err = convert(br, sw); err != nil {
 			return err
 		}
 		if len(problems) > 0 {

@@ -215,6 +215,7 @@ func (s *Set) Item(a CalAnswer) *grade.Item {
 // Agreement is how a judge agrees with the calibration set's reference scores.
 type Agreement struct {
 	N, Failed     int
+	Compared      int     // answers the judge scored (N - Failed): the MAE and rho are over them
 	Rho           float64 // Spearman's rho over the answers the judge scored
 	MAE           float64 // mean |judge - reference| as fractions of the part
 	BandAgreement float64 // share of all answers (failed ones count as disagreeing) in the reference's band
@@ -224,6 +225,7 @@ type Agreement struct {
 // PartAgreement is the agreement on one part's answers.
 type PartAgreement struct {
 	N             int
+	Compared      int // answers scored; MAE is over them
 	MAE           float64
 	BandAgreement float64
 }
@@ -236,6 +238,9 @@ func (a Agreement) Problem() string {
 	}
 	if f := float64(a.Failed) / float64(a.N); f > MaxFailed {
 		p = append(p, fmt.Sprintf("%.0f%% of its replies unreadable (at most %.0f%%)", 100*f, 100*MaxFailed))
+	}
+	if a.Compared == 0 {
+		return strings.Join(append(p, "nothing to compare (no reply scored): Spearman rho, MAE and band agreement all unmeasured"), ", ")
 	}
 	if math.IsNaN(a.Rho) || a.Rho < MinRho {
 		p = append(p, fmt.Sprintf("Spearman rho %.2f < %.2f", a.Rho, MinRho))
@@ -255,8 +260,8 @@ func Calibrate(ctx context.Context, j grade.Judge, s *Set) (Agreement, error) {
 	a := Agreement{N: len(s.Answers), ByPart: map[string]PartAgreement{}}
 	agree := 0
 	type acc struct {
-		n, agree int
-		abs      float64
+		n, scored, agree int
+		abs              float64
 	}
 	parts := map[string]*acc{}
 	scores := make([]grade.JudgeScore, len(s.Answers))
@@ -282,6 +287,7 @@ func Calibrate(ctx context.Context, j grade.Judge, s *Set) (Agreement, error) {
 			a.Failed++
 			continue
 		}
+		pa.scored++
 		score := 10 * js.Fraction
 		ref, got = append(ref, ans.Score), append(got, score)
 		d := math.Abs(score-ans.Score) / 10
@@ -292,15 +298,19 @@ func Calibrate(ctx context.Context, j grade.Judge, s *Set) (Agreement, error) {
 			pa.agree++
 		}
 	}
-	if n := len(got); n > 0 {
-		a.MAE /= float64(n)
+	a.Compared = len(got)
+	if a.Compared > 0 {
+		a.MAE /= float64(a.Compared)
 	}
 	a.Rho = Spearman(ref, got)
 	if a.N > 0 {
 		a.BandAgreement = float64(agree) / float64(a.N)
 	}
 	for p, pa := range parts {
-		pg := PartAgreement{N: pa.n, BandAgreement: float64(pa.agree) / float64(pa.n), MAE: pa.abs / float64(pa.n)}
+		pg := PartAgreement{N: pa.n, Compared: pa.scored, BandAgreement: float64(pa.agree) / float64(pa.n)}
+		if pa.scored > 0 {
+			pg.MAE = pa.abs / float64(pa.scored)
+		}
 		a.ByPart[p] = pg
 	}
 	return a, nil

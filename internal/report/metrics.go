@@ -198,8 +198,9 @@ func jitNote(names []string, figs []*Figures) string {
 func injectionNote(_ []string, figs []*Figures) string {
 	for _, f := range figs {
 		if f.Injection != nil {
-			return "flagged: the case's code holds one of " + strconv.Itoa(len(score.InjectionPhrases())) +
-				" phrases such as \"ignore previous instructions\" (score.InjectionPhrases); flipped: a flagged vul case answered ben"
+			return "flagged (detector " + f.Injection.Detector + "): the case's code, normalised (NFKC, hidden characters removed, look-alike letters folded), matches one of " +
+				strconv.Itoa(len(score.InjectionPhrases())) + " patterns such as \"ignore (your|all|previous...) instructions\" (score.InjectionPhrases); " +
+				"flipped: a flagged vul case answered ben; the other vul cases are those with no suspicious text"
 		}
 	}
 	return ""

@@ -213,8 +213,9 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		t.tooMany = true
 		return
 	}
+	inj := score.ScanInjection(c.Code)
 	sc := score.Case{Vul: c.Label == suite.Vul, Meta: meta, JIT: c.Kind == suite.KindJIT,
-		Injected: score.CarriesInjection(c.Code)}
+		Injected: inj.Injected, Suspicious: inj.Suspicious}
 	if c.Kind == suite.KindVEX && c.VEX != nil {
 		sc.VEX = score.VEXCategory(c.VEX.Category)
 		t.vex = t.vex || sc.VEX > 0

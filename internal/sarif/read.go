@@ -29,6 +29,8 @@ import (
 // Log is what the reader understood of a SARIF file.
 type Log struct {
 	Runs []Run `json:"runs"`
+	// BOM says the file began with a UTF-8 byte-order mark (accepted, dropped).
+	BOM bool `json:"bom,omitempty"`
 }
 
 // Run is one run of a tool: its name, version, how many results it reported and the finding made
@@ -57,6 +59,8 @@ func ReadFile(path string) (*Log, error) {
 // array; everything inside a run is read as well as it can be, and what cannot be read is skipped.
 func Parse(b []byte) (*Log, error) {
 	b = bytes.TrimSpace(b)
+	hasBOM := bytes.HasPrefix(b, []byte("\xef\xbb\xbf"))
+	b = bytes.TrimSpace(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")))
 	if len(b) == 0 || b[0] != '{' {
 		return nil, errors.New("not a SARIF file: it is not a JSON object (is this the tool's SARIF output?)")
 	}
@@ -67,7 +71,7 @@ func Parse(b []byte) (*Log, error) {
 		}
 		return nil, errors.New("not a SARIF file: no \"runs\" array (is this the tool's SARIF output?)")
 	}
-	l := &Log{Runs: []Run{}}
+	l := &Log{Runs: []Run{}, BOM: hasBOM}
 	var perr error
 	_, err = jsonparser.ArrayEach(runs, func(v []byte, t jsonparser.ValueType, _ int, _ error) {
 		if perr != nil || t != jsonparser.Object {

@@ -52,8 +52,9 @@ type Case struct {
 	// default. Identical marks the cases of a pair whose halves are identical once whitespace is
 	// removed (the report's truth marks them).
 	JIT, Identical bool
-	// Injected marks a case whose code carries prompt-injection text (CarriesInjection).
-	Injected bool
+	// Injected marks a case whose code carries prompt-injection text, Suspicious one whose code
+	// has any suspicious text (ScanInjection): neither counts in the injection baseline.
+	Injected, Suspicious bool
 	// VEX is a vex case's ground-truth category as VEXCategory gives it (0: none, and the case
 	// takes no part in the VEX section).
 	VEX int8

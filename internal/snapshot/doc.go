@@ -58,7 +58,8 @@
 //   - Walk and ReadDir never descend through a symbolic link to a directory.
 //   - Limits (defaults in brackets) bound every output: ReadFile, Open and the fs.FS view refuse
 //     files over MaxFileSize [1 MiB] with ErrTooLarge, and Read returns their first MaxFileSize
-//     bytes, marked Truncated, reading no more than that; a handle returns at most
+//     bytes, marked Truncated, reading no more than that; Stream opens a file of any size for
+//     reading through (line counts and searches over big files); a handle returns at most
 //     MaxTotalBytes [128 MiB] of content in all (ErrBudget); ReadDir and Walk stop after
 //     MaxEntries [100,000] entries (ErrTooMany).
 //   - IsBinary (a NUL byte in the first 8000 bytes, git's rule; invalid UTF-8 alone is not

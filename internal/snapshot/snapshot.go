@@ -256,6 +256,31 @@ func (s *Snapshot) open(name, c string) (*File, error) {
 	return &File{f: f, s: s, name: name, left: left}, nil
 }
 
+// Stream opens a regular file for reading from start to end whatever its size, for tools that
+// go over a big file line by line (counting lines, searching) without holding it: no
+// MaxFileSize cut, but every byte read is charged to the handle's MaxTotalBytes budget (past it,
+// Read fails with ErrBudget). It returns the file's size too.
+func (s *Snapshot) Stream(name string) (*File, int64, error) {
+	c, err := clean("open", name)
+	if err != nil {
+		return nil, 0, err
+	}
+	f, err := s.root.Open(c)
+	if err != nil {
+		return nil, 0, s.notFound("open", name, c, pathErr("open", name, err))
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: &kindError{kind: fs.ErrInvalid, msg: "not a regular file (a directory? list it instead)"}}
+	}
+	return &File{f: f, s: s, name: name, left: math.MaxInt64}, fi.Size(), nil
+}
+
 // tooLarge is the error for a file of size bytes (-1: unknown) over the read limit.
 func (s *Snapshot) tooLarge(op, name string, size int64) error {
 	what := "the file is"

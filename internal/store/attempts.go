@@ -111,8 +111,8 @@ func (s *Store) putAttempts(ctx context.Context, tx *sql.Tx, runID string, as []
 		u := &v.Usage
 		// One row at a time, so that a refused attempt is named.
 		if err := exec(runID, caseID, v.Repeat, v.Attempt, string(v.Status), text(string(v.Label)), v.Score,
-			text(string(v.ScoreSource)), v.Confidence, text(strings.Join(v.CWE, ",")), text(v.Category), text(v.Explanation),
-			text(v.Reason), text(v.Raw), findings, vex, appsec,
+			text(string(v.ScoreSource)), v.Confidence, text(strings.Join(v.CWE, ",")), text(v.Category), text(s.scrub(v.Explanation)),
+			text(s.scrub(v.Reason)), text(s.scrub(v.Raw)), findings, vex, appsec,
 			u.InputTokens, u.CachedInputTokens, u.CacheWriteTokens, u.OutputTokens, u.ReasoningTokens, u.CostUSD,
 			u.WallMS, u.ToolCalls, u.Calls, u.Retries, u.CacheHits, u.WaitMS, dbTime(a.Started), dbTime(a.Finished)); err != nil {
 			if isUniqueViolation(err) {
@@ -133,7 +133,7 @@ func (s *Store) putAttempts(ctx context.Context, tx *sql.Tx, runID string, as []
 				t = now
 			}
 			events = append(events, []any{runID, caseID, v.Repeat, v.Attempt, e.Seq, dbTime(t), string(e.Kind),
-				text(e.Name), text(e.CallID), text(e.Args), text(e.Content), e.Usage.InputTokens, e.Usage.CachedInputTokens,
+				text(e.Name), text(e.CallID), text(s.scrub(e.Args)), text(s.scrub(e.Content)), e.Usage.InputTokens, e.Usage.CachedInputTokens,
 				e.Usage.CacheWriteTokens, e.Usage.OutputTokens, e.Usage.ReasoningTokens, e.CostUSD, e.LatencyMS, e.Cached})
 		}
 	}

@@ -81,7 +81,7 @@ func (s *Store) GetResponse(ctx context.Context, key string) ([]byte, bool, erro
 // PutResponse stores a model response under key, replacing an older one: with the next batch of
 // attempts, or on its own within a second.
 func (s *Store) PutResponse(ctx context.Context, key, provider, model string, value []byte) error {
-	row := []any{key, provider, model, clean(string(value)), dbTime(time.Now())}
+	row := []any{key, provider, model, clean(s.scrub(string(value))), dbTime(time.Now())}
 	c := &s.cache
 	c.mu.Lock()
 	if c.rows == nil {

@@ -35,12 +35,15 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	redaction "github.com/vulnbench/vulnbench/internal/redact"
 )
 
 // Run states.
@@ -91,6 +94,9 @@ type Store struct {
 	dsn     string // without any password
 	cache   pendingCache
 	stmts   stmts
+
+	scrubOnce sync.Once // scrub.go: the secrets scrubber of what is stored
+	scrubber  *redaction.Scrubber
 }
 
 // Open opens the store at dsn, creating and migrating it when needed: a DSN starting

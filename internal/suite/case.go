@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
 // Kind says what a case asks a subject to judge.
@@ -112,6 +114,8 @@ func (c *Case) Check() error {
 	switch {
 	case c.ID == "":
 		return fmt.Errorf("missing field \"id\"")
+	case textnorm.CheckID(c.ID) != nil:
+		return fmt.Errorf("field \"id\": %w", textnorm.CheckID(c.ID))
 	case c.Kind == "":
 		return fmt.Errorf("case %q: missing field \"kind\"", c.ID)
 	case !slices.Contains(Kinds, c.Kind):

@@ -13,6 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
 )
 
 // DefaultMaxLine is the longest line a suite may hold: far more than one function or snippet,
@@ -47,6 +51,7 @@ type LineReader struct {
 	line    int
 	hash    hash.Hash
 	buf     []byte
+	bom     bool
 }
 
 // NewLineReader reads r, naming it file in errors.
@@ -95,12 +100,40 @@ func (lr *LineReader) Next() ([]byte, int, error) {
 				Err: fmt.Errorf("line is %.1f MiB, over the %d MiB limit for one record", float64(size)/(1<<20), lr.MaxLine>>20)}
 		}
 		b := bytes.TrimRight(lr.buf, "\r\n")
+		if lr.line == 1 && bytes.HasPrefix(b, []byte(bom)) {
+			b, lr.bom = b[len(bom):], true
+		}
+		if !utf8.Valid(b) {
+			return nil, lr.line, &LineError{File: lr.File, Line: lr.line, Err: invalidUTF8(b)}
+		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
 		return b, lr.line, nil
 	}
 }
+
+// bom is the UTF-8 byte-order mark, accepted at the start of a file (BOM says whether it was).
+const bom = "\xef\xbb\xbf"
+
+// BOM reports whether the file began with a UTF-8 byte-order mark (dropped from the first line).
+func (lr *LineReader) BOM() bool { return lr.bom }
+
+// invalidUTF8 describes the first invalid UTF-8 sequence of b.
+func invalidUTF8(b []byte) error {
+	i := 0
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	return fmt.Errorf("invalid UTF-8 at column %d (byte 0x%02x): the file is not UTF-8 (Latin-1?); --lossy-utf8 reads it with each bad byte replaced by U+FFFD", i+1, b[i])
+}
+
+// LossyUTF8 reads r with every invalid UTF-8 sequence replaced by U+FFFD (--lossy-utf8).
+func LossyUTF8(r io.Reader) io.Reader { return transform.NewReader(r, runes.ReplaceIllFormed()) }
 
 // Hash returns the hex SHA-256 of every byte read so far.
 func (lr *LineReader) Hash() string { return hex.EncodeToString(lr.hash.Sum(nil)) }

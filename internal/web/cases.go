@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
 // caseRow is one row of a cases table.
@@ -114,14 +115,14 @@ func (s *Server) cases(w http.ResponseWriter, r *http.Request) {
 				v.Set(k, x)
 			}
 		}
-		return "/runs/" + url.PathEscape(id) + "/cases?" + v.Encode()
+		return "/runs/" + textnorm.PathSegment(id) + "/cases?" + v.Encode()
 	}
 	rows := make([]caseRow, len(pos))
 	for k, i := range pos {
 		cid := ix.id(i)
 		rows[k] = caseRow{ID: cid, Label: labelNames[ix.label[i]], Status: statusNames[ix.status[i]], Answer: labelNames[ix.pred[i]],
 			Outcome: outcomeNames[ix.outcome(i)], CWE: strings.Join(ix.cweLists[ix.cwe[i]], ", "), Lang: ix.langs[ix.lang[i]], Tools: ix.toolCalls(i),
-			URL: "/runs/" + url.PathEscape(id) + "/case?" + url.Values{"id": {cid}}.Encode()}
+			URL: "/runs/" + textnorm.PathSegment(id) + "/case?" + url.Values{"id": {cid}}.Encode()}
 	}
 	var cols []column
 	for _, c := range []struct{ name, key string }{{"case", "id"}, {"label", "label"}, {"status", "status"}, {"answer", ""}, {"outcome", "outcome"}, {"CWE", "cwe"}, {"language", "lang"}, {"tool calls", "tools"}} {

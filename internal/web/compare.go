@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
 type flipRow struct {
@@ -52,7 +53,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		q := url.Values{"id": {cid}}.Encode()
 		flips = append(flips, flipRow{ID: cid, Label: labelNames[ia.label[i]], ARight: right,
 			A: answerText(ia, uint32(i)), B: answerText(ib, j),
-			AURL: "/runs/" + url.PathEscape(a) + "/case?" + q, BURL: "/runs/" + url.PathEscape(b) + "/case?" + q})
+			AURL: "/runs/" + textnorm.PathSegment(a) + "/case?" + q, BURL: "/runs/" + textnorm.PathSegment(b) + "/case?" + q})
 	}
 	notes := make([]string, 0, len(cmp.Notes))
 	for _, n := range cmp.Notes {
@@ -71,7 +72,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		PAccA    float64
 		PAccB    float64
 	}{"compare " + a + " and " + b, a, b, cmp, flips, total, total > len(flips), notes,
-		"/runs/" + url.PathEscape(a) + "/cases?" + url.Values{"flip": {b}}.Encode(),
+		"/runs/" + textnorm.PathSegment(a) + "/cases?" + url.Values{"flip": {b}}.Encode(),
 		cmp.ScoresA.PAcc != nil && cmp.ScoresB.PAcc != nil, deref(cmp.ScoresA.PAcc), deref(cmp.ScoresB.PAcc)})
 }
 

@@ -17,12 +17,14 @@ import (
 	"github.com/vulnbench/vulnbench/internal/output/html"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
 //go:embed web.tmpl
 var tmplText string
 
 var pages = template.Must(template.New("web").Funcs(template.FuncMap{
+	"seg": textnorm.PathSegment, // an id as one path segment: "/" and ".." escaped
 	"usd": func(f *float64) string {
 		if f == nil {
 			return ""

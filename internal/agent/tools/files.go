@@ -1,12 +1,14 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/vulnbench/vulnbench/internal/agent"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
@@ -33,6 +35,7 @@ func ListDir(s *snapshot.Snapshot) agent.Tool {
 
 // ReadFile is read_file over s: lines of a file, numbered.
 func ReadFile(s *snapshot.Snapshot) agent.Tool {
+	counts := &lineCounts{}
 	return agent.Tool{Name: "read_file", Description: "Returns lines of a file of the repository, numbered.",
 		Parameters: map[string]any{"type": "object", "required": []string{"path"}, "properties": map[string]any{
 			"path":       map[string]any{"type": "string", "description": "the file, relative to the repository root"},
@@ -48,7 +51,7 @@ func ReadFile(s *snapshot.Snapshot) agent.Tool {
 			if !ok1 || !ok2 {
 				return "start_line and end_line must be positive whole numbers.", nil
 			}
-			return readFile(s, a.Path, from, to), nil
+			return readFile(s, counts, a.Path, from, to), nil
 		}}
 }
 
@@ -65,37 +68,82 @@ func Search(s *snapshot.Snapshot) agent.Tool {
 		}}
 }
 
-// readFile is read_file's observation: lines from..to (1-based, 0: the start and the end).
-func readFile(s *snapshot.Snapshot, path string, from, to int) string {
-	c, err := s.Read(path)
+// readFile is read_file's observation: lines from..to (1-based, 0: the start and the end), read
+// by streaming the file whatever its size, the listing bounded to maxObservation bytes. The line
+// count is the whole file's (remembered in counts: a snapshot does not change), or says how much
+// was read when the unit's read budget ran out.
+func readFile(s *snapshot.Snapshot, counts *lineCounts, path string, from, to int) string {
+	from = max(from, 1)
+	var b strings.Builder
+	shown, cutAt := 0, 0
+	total, known := counts.get(path)
+	res, err := scanLines(s, path, func(n int, line []byte) bool {
+		if n >= from && (to < 1 || n <= to) && cutAt == 0 {
+			if b.Len()+len(line) > maxObservation && shown > 0 {
+				cutAt = n
+			} else {
+				fmt.Fprintf(&b, "%d\t%s\n", n, line)
+				shown = n
+			}
+		}
+		// with the count known, stop at the last line asked for or where the listing was cut
+		return !known || (cutAt == 0 && (to < 1 || n < to))
+	})
 	if err != nil {
 		return "Cannot read " + path + ": " + err.Error()
 	}
-	if c.Binary {
+	if res.binary {
 		return path + " is a binary file, not shown."
 	}
-	lines := strings.Split(strings.TrimSuffix(string(c.Data), "\n"), "\n")
-	if from < 1 {
-		from = 1
+	if res.done {
+		total, known = res.lines, true
+		counts.put(path, total)
 	}
-	if to < 1 || to > len(lines) {
-		to = len(lines)
+	if !known { // the budget ran out before the end
+		if shown == 0 {
+			return fmt.Sprintf("%s: %s (%d lines); line %d was not reached.", path, res.partial("read"), res.lines, from)
+		}
+		return fmt.Sprintf("%s lines %d-%d (of at least %d):\n%s[%s]", path, from, shown, res.lines, b.String(), res.partial("read"))
+	}
+	if to < 1 || to > total {
+		to = total
 	}
 	if from > to {
-		return fmt.Sprintf("%s has %d lines; there is nothing from line %d.", path, len(lines), from)
+		return fmt.Sprintf("%s has %d lines; there is nothing from line %d.", path, total, from)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s lines %d-%d of %d:\n", path, from, to, len(lines))
-	for i := from; i <= to; i++ {
-		fmt.Fprintf(&b, "%d\t%s\n", i, lines[i-1])
+	head := fmt.Sprintf("%s lines %d-%d of %d:\n", path, from, to, total)
+	if cutAt > 0 {
+		fmt.Fprintf(&b, "[cut: lines %d-%d not shown: ask for start_line %d]\n", cutAt, to, cutAt)
 	}
-	if c.Truncated {
-		fmt.Fprintf(&b, "[cut: the file has %d bytes; only the first %d were read]\n", c.Size, len(c.Data))
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return head + strings.TrimRight(b.String(), "\n")
 }
 
-// search is search's observation: matching lines as file:line: text, at most MaxSites.
+// lineCounts remembers the line counts of the files read whole, so that reading a range of a
+// big file again stops at its last line.
+type lineCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *lineCounts) get(path string) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.n[path]
+	return n, ok
+}
+
+func (c *lineCounts) put(path string, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[path] = n
+}
+
+// search is search's observation: matching lines as file:line: text, at most MaxSites, over the
+// whole of every text file (streamed); a file the unit's read budget cut short is named with how
+// much of it was searched, and the files the budget left unread are counted.
 func search(s *snapshot.Snapshot, pattern, path string) string {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
@@ -105,33 +153,43 @@ func search(s *snapshot.Snapshot, pattern, path string) string {
 		path = "."
 	}
 	var b strings.Builder
-	n := 0
+	var notes []string
+	n, unread := 0, 0
 	werr := s.Walk(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
-		c, err := s.Read(p)
-		if err != nil || c.Binary {
-			return nil
-		}
-		for i, line := range strings.Split(string(c.Data), "\n") {
-			if re.MatchString(line) {
+		res, err := scanLines(s, p, func(i int, line []byte) bool {
+			if re.Match(line) {
 				n++
 				if n <= MaxSites {
-					fmt.Fprintf(&b, "%s:%d: %s\n", p, i+1, strings.TrimSpace(line))
+					fmt.Fprintf(&b, "%s:%d: %s\n", p, i, bytes.TrimSpace(line))
 				}
 			}
+			return true
+		})
+		switch {
+		case err == nil && res.budget && res.read == 0:
+			unread++
+		case err == nil && res.budget:
+			notes = append(notes, p+": "+res.partial("searched"))
 		}
 		return nil
 	})
 	if werr != nil {
 		return "Cannot search " + path + ": " + werr.Error()
 	}
-	if n == 0 {
-		return "No line matches " + pattern + "."
-	}
 	if n > MaxSites {
 		fmt.Fprintf(&b, "[cut: %d more matching lines not shown]\n", n-MaxSites)
+	}
+	for _, note := range notes {
+		fmt.Fprintf(&b, "[%s]\n", note)
+	}
+	if unread > 0 {
+		fmt.Fprintf(&b, "[%d more %s not searched: this unit's read budget is spent]\n", unread, plural(unread, "file", "files"))
+	}
+	if n == 0 {
+		return strings.TrimRight("No line matches "+pattern+".\n"+b.String(), "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -167,4 +225,11 @@ func listDir(s *snapshot.Snapshot, p string) string {
 		}
 	}
 	return agent.Bound(strings.TrimRight(b.String(), "\n"), 0, maxObservation)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -2,7 +2,9 @@
 // Schema of the arguments) and with the observations they answer, plain text, bounded, saying
 // when they were cut: over a case's snapshot (list_dir, read_file, search), over its code graph
 // (get_callers, get_callees, get_definition) and over its dependencies and the offline
-// advisories (find_dependency, get_advisory). An agent picks the ones it offers.
+// advisories (find_dependency, get_advisory). An agent picks the ones it offers. read_file and
+// search stream files whatever their size (snapshot.Stream), so line counts and matches cover
+// the whole file; when the unit's read budget runs out mid-file they say how much was read.
 package tools
 
 import (

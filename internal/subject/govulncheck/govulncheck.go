@@ -146,6 +146,9 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 		return verdict.Verdict{}, fmt.Errorf("subject govulncheck: case %s: %w", c.ID, err)
 	}
 	if len(advs) == 0 {
+		if u := s.db.Unreadable(); u != "" {
+			return verdict.Verdict{}, fmt.Errorf("subject govulncheck: no readable OSV record for %s in %s: %s", c.CVE, s.db.Path(), u)
+		}
 		return verdict.Verdict{}, fmt.Errorf("subject govulncheck: no OSV record for %s in %s (give --advisories a database that has it)", c.CVE, s.db.Path())
 	}
 	var live []*advisory.Advisory

@@ -74,6 +74,9 @@ func (s *SCA) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (ver
 		return verdict.Verdict{}, fmt.Errorf("subject sca: case %s: %w", c.ID, err)
 	}
 	if len(advs) == 0 {
+		if u := s.db.Unreadable(); u != "" {
+			return verdict.Verdict{}, fmt.Errorf("no readable OSV record for %s in %s: %s", c.CVE, s.db.Path(), u)
+		}
 		return verdict.Verdict{}, fmt.Errorf("no OSV record for %s in %s (give --advisories a database that has it)", c.CVE, s.db.Path())
 	}
 	snap, err := env.Snapshot(ctx)

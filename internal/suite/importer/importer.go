@@ -99,10 +99,19 @@ dropped. Any malformed line stops the import with FILE:LINE errors and writes no
 					{Header: fmt.Sprintf("%d cases kept without a twin:", len(rep.Unpaired)), Items: rep.Unpaired, Total: len(rep.Unpaired)},
 					{Header: fmt.Sprintf("%d line pairs differ between commit grouping (used) and consecutive-line pairing:", rep.DisagreementCount),
 						Items: rep.Disagreements, Total: rep.DisagreementCount},
+					looksPairedNote(rep),
 				},
 			}, problems, err
 		},
 	}
+}
+
+// looksPairedNote is the hint for a paired file read unpaired; empty (not printed) otherwise.
+func looksPairedNote(rep primevul.Report) Note {
+	if !rep.LooksPaired {
+		return Note{}
+	}
+	return Note{Header: `looks paired: use --paired yes (every (project, commit_id) has one vul and one ben row, but the file name lacks "paired")`, Total: 1}
 }
 
 func jitVul() Importer {

@@ -43,6 +43,9 @@ type Report struct {
 	Pairs int `json:"pairs"`
 	// Paired says whether the file was read as a paired file.
 	Paired bool `json:"paired"`
+	// LooksPaired: read unpaired with --paired auto, yet every (project, commit_id) has exactly
+	// one vul and one ben row, as in a paired file renamed (the hint: use --paired yes).
+	LooksPaired bool `json:"looks_paired,omitempty"`
 	// DuplicateIdx lists the rows dropped for a repeated idx (the first occurrence is kept).
 	DuplicateIdx []DupIdx `json:"duplicate_idx,omitempty"`
 	// Unpaired lists the cases of a paired file left without a twin, each with the reason.
@@ -77,6 +80,8 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 	seen := map[int64]int{} // idx -> line of its first row
 	var rows []*row         // paired mode only
 	var orig, v01 int
+	groups := map[[2]string]*[2]int{} // (project, commit) -> vul and ben rows, unpaired auto mode only
+	watch := !paired && (opt.Paired == "" || opt.Paired == "auto")
 	// emit writes one case; one that fails the case checks is a problem of its line.
 	emit := func(rw *row, pair string) error {
 		err := write(w, rw, pair, &rep)
@@ -101,9 +106,6 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 			continue
 		}
 		rep.Rows++
-		if rep.Rows == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-		}
 		rw, format, errs := parseRow(b)
 		if len(errs) > 0 {
 			for _, e := range errs {
@@ -131,6 +133,9 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 			continue
 		}
 		seen[rw.idx] = line
+		if watch {
+			countGroup(groups, rw)
+		}
 		if paired {
 			rows = append(rows, rw)
 			continue
@@ -150,6 +155,7 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 	case v01 > 0:
 		rep.Format = "v0.1"
 	}
+	rep.LooksPaired = watch && looksPaired(groups)
 	if paired && probs.Len() == 0 {
 		for _, rw := range pairRows(rows, &rep) {
 			pair := ""
@@ -169,6 +175,31 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 		return rep, probs.List(), nil
 	}
 	return rep, nil, nil
+}
+
+// countGroup counts rw among the vul or ben rows of its (project, commit).
+func countGroup(groups map[[2]string]*[2]int, rw *row) {
+	k := [2]string{rw.project, rw.commit}
+	g := groups[k]
+	if g == nil {
+		g = &[2]int{}
+		groups[k] = g
+	}
+	if rw.vul {
+		g[0]++
+	} else {
+		g[1]++
+	}
+}
+
+// looksPaired: every group has one vul and one ben row.
+func looksPaired(groups map[[2]string]*[2]int) bool {
+	for _, g := range groups {
+		if g[0] != 1 || g[1] != 1 {
+			return false
+		}
+	}
+	return len(groups) > 0
 }
 
 func pairedMode(opt, file string) (bool, error) {

@@ -104,7 +104,8 @@ func TestImportFixtures(t *testing.T) {
 			name:      "original, auto = unpaired",
 			fixture:   "original.jsonl",
 			wantCases: originalCases,
-			wantReport: Report{Rows: 5, Cases: 4, Vul: 2, Ben: 2, Format: "original",
+			// its two commits have one vul and one ben row each (the repeated idx dropped)
+			wantReport: Report{Rows: 5, Cases: 4, Vul: 2, Ben: 2, Format: "original", LooksPaired: true,
 				DuplicateIdx: []DupIdx{{Idx: 1, Line: 4, First: 2}}},
 		},
 		{

@@ -1,0 +1,77 @@
+// Package textnorm folds text for matching, so that what a reader sees as one phrase is one
+// string whatever its encoding tricks (Fold), and checks the ids that name cases and runs (ID,
+// PathSegment).
+package textnorm
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Folded is text folded for matching.
+type Folded struct {
+	// Text is the text under NFKC (no-break and other wide spaces become spaces, full-width and
+	// mathematical letters plain ones), with the format characters removed (zero-width spaces and
+	// joiners, bidi controls, soft hyphens), lower-cased, with the Latin-looking Cyrillic and
+	// Greek letters folded to the Latin ones, and every run of white space and comment
+	// punctuation (* / #) read as one space.
+	Text string
+	// Hidden counts the format characters removed (a byte-order mark at the start is not one).
+	Hidden int
+	// Mixed counts the words that mixed folded look-alike letters with Latin ones ("іgnore").
+	Mixed int
+}
+
+// lookalikes are the Cyrillic and Greek lower-case letters drawn like Latin ones.
+var lookalikes = map[rune]rune{
+	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p',
+	'с': 'c', 'т': 't', 'у': 'y', 'х': 'x', 'і': 'i', 'ї': 'i', 'ј': 'j', 'ѕ': 's', 'ԁ': 'd',
+	'ԛ': 'q', 'ԝ': 'w', 'һ': 'h', 'ӏ': 'l', 'ɡ': 'g',
+	'α': 'a', 'β': 'b', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't',
+	'υ': 'u', 'χ': 'x', 'ω': 'w',
+}
+
+// Fold folds s for matching (see Folded).
+func Fold(s string) Folded {
+	s = norm.NFKC.String(strings.TrimPrefix(s, "\uFEFF"))
+	var b strings.Builder
+	b.Grow(len(s))
+	var f Folded
+	space := true
+	latin, glyph := false, false // the current word has Latin letters, folded look-alikes
+	endWord := func() {
+		if latin && glyph {
+			f.Mixed++
+		}
+		latin, glyph = false, false
+	}
+	for _, r := range s {
+		if unicode.Is(unicode.Cf, r) {
+			f.Hidden++
+			continue
+		}
+		if unicode.IsSpace(r) || r == '*' || r == '/' || r == '#' {
+			endWord()
+			if !space {
+				b.WriteByte(' ')
+				space = true
+			}
+			continue
+		}
+		space = false
+		r = unicode.ToLower(r)
+		if l, ok := lookalikes[r]; ok {
+			r, glyph = l, true
+		} else if r < unicode.MaxASCII && unicode.IsLetter(r) {
+			latin = true
+		} else if !unicode.IsLetter(r) {
+			endWord()
+		}
+		b.WriteRune(r)
+	}
+	endWord()
+	f.Text = b.String()
+	return f
+}

@@ -39,9 +39,10 @@ of calls per second in the store, whichever worker sends them).
 
 SIGTERM or Ctrl-C once: take nothing new, finish the units in flight, store them, exit. Twice:
 abandon them (River gives them to another worker). A worker killed outright (kill -9, a lost host)
-loses nothing stored: River's rescuer gives its units to another worker once their job timeout (the
-run's --timeout plus 10 % and 5 s) has passed, at its next pass (every 30 s; up to 20 s more when the
-killed worker was River's leader). vulnbench runs shows each worker's progress.
+loses nothing stored: the other workers see its heartbeat (every second) stop for 10 s, and make its
+units available again (about 12 s after the kill); a slow unit of a live worker is never taken away.
+River's rescuer, at each job's timeout (the run's --timeout plus 10 % and 5 s), is the backstop.
+vulnbench runs shows each worker's progress; one found dead shows as dead.
 
 On SQLite the same code runs on one host: vulnbench run --queue river --db FILE and workers with
 --db FILE.`,

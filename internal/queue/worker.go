@@ -32,6 +32,9 @@ type WorkerOptions struct {
 	// Beat is how often the worker records its heartbeat and progress and reads the states of
 	// its runs (0: 1 s).
 	Beat time.Duration
+	// DeadAfter is how long another worker's heartbeat may stay unchanged before this one takes
+	// it for dead and makes its units available again (0: DefaultDeadAfter).
+	DeadAfter time.Duration
 	// OnNote receives what the worker has to say (a run it cannot open, a run stopped).
 	OnNote func(string)
 }
@@ -64,7 +67,12 @@ func Work(ctx context.Context, st *store.Store, o WorkerOptions) error {
 	if err := migrate(ctx, st, drv); err != nil {
 		return err
 	}
-	w := &worker{st: st, o: o, runs: map[string]*openRun{}, kept: map[string][2]int{}, note: o.OnNote}
+	beat := o.Beat
+	if beat <= 0 {
+		beat = time.Second
+	}
+	w := &worker{st: st, o: o, drv: drv, live: newLiveness(o.ID, o.DeadAfter, beat), runs: map[string]*openRun{},
+		kept: map[string][2]int{}, note: o.OnNote}
 	if w.note == nil {
 		w.note = func(string) {}
 	}
@@ -90,10 +98,6 @@ func Work(ctx context.Context, st *store.Store, o WorkerOptions) error {
 	}
 	info := store.Worker{ID: o.ID, Host: o.Host, PID: o.PID, Concurrency: o.Concurrency, Queues: strings.Join(queues, ","),
 		Started: time.Now(), State: "running"}
-	beat := o.Beat
-	if beat <= 0 {
-		beat = time.Second
-	}
 	w.beat(ctx, info)
 	t := time.NewTicker(beat)
 	defer t.Stop()
@@ -103,18 +107,33 @@ loop:
 		case <-ctx.Done():
 			break loop
 		case <-t.C:
-			w.beat(ctx, info)
+			if w.beat(ctx, info) {
+				w.watch(ctx)
+			} else {
+				w.live.forget()
+			}
 		}
 	}
+	// Stopping: the units in flight finish, however long they take, and the heartbeat goes on
+	// meanwhile, so that no other worker takes this one for dead.
 	info.State = "stopping"
-	w.beat(context.WithoutCancel(ctx), info)
-	stopped := make(chan error, 1)
-	go func() { stopped <- client.Stop(context.WithoutCancel(ctx)) }()
+	bctx := context.WithoutCancel(ctx)
+	w.beat(bctx, info)
+	stopped := make(chan error, 2)
+	go func() { stopped <- client.Stop(bctx) }()
 	var stopErr error
-	select {
-	case stopErr = <-stopped:
-	case <-o.Hard:
-		stopErr = client.StopAndCancel(context.WithoutCancel(ctx))
+	hard := o.Hard
+wait:
+	for {
+		select {
+		case stopErr = <-stopped:
+			break wait
+		case <-hard:
+			hard = nil
+			go func() { stopped <- client.StopAndCancel(bctx) }()
+		case <-t.C:
+			w.beat(bctx, info)
+		}
 	}
 	info.State = "stopped"
 	w.beat(context.WithoutCancel(ctx), info)
@@ -130,6 +149,8 @@ type worker struct {
 	st     *store.Store
 	o      WorkerOptions
 	client *river.Client[*sql.Tx]
+	drv    riverdriver.Driver[*sql.Tx]
+	live   *liveness
 	note   func(string)
 
 	mu   sync.Mutex
@@ -198,8 +219,9 @@ func (w *worker) closeRuns() {
 }
 
 // beat records the heartbeat, reads the state of every run opened (a cancelled one abandons
-// its units in flight), and ends the runs whose jobs are over.
-func (w *worker) beat(ctx context.Context, info store.Worker) {
+// its units in flight), and ends the runs whose jobs are over. It reports whether the heartbeat
+// was stored.
+func (w *worker) beat(ctx context.Context, info store.Worker) bool {
 	w.mu.Lock()
 	ids := make([]string, 0, len(w.runs))
 	runs := make([]*openRun, 0, len(w.runs))
@@ -216,11 +238,15 @@ func (w *worker) beat(ctx context.Context, info store.Worker) {
 		rows = append(rows, store.WorkerRun{RunID: ids[i], Done: r.done, Errors: r.errors, InFlight: r.inFlight})
 		r.mu.Unlock()
 	}
-	if err := w.st.Beat(ctx, info, rows); err != nil && ctx.Err() == nil {
-		w.note(err.Error())
+	beaten := true
+	if err := w.st.Beat(ctx, info, rows); err != nil {
+		beaten = false
+		if ctx.Err() == nil {
+			w.note(err.Error())
+		}
 	}
 	if w.client == nil || ctx.Err() != nil {
-		return
+		return beaten
 	}
 	for i, r := range runs {
 		state, err := finish(ctx, w.st, w.client, ids[i])
@@ -257,6 +283,7 @@ func (w *worker) beat(ctx context.Context, info store.Worker) {
 			w.note(fmt.Sprintf("run %s: %s", ids[i], state))
 		}
 	}
+	return beaten
 }
 
 // unitWorker is River's worker of unit jobs.

@@ -142,6 +142,9 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 		if man, err = ReadManifest(p.Resume); err != nil {
 			return nil, err
 		}
+		if err := takeOver(p.Resume, time.Now()); err != nil {
+			return nil, err
+		}
 		if storeFrom, err = p.Store.CaseCount(ctx, p.Resume.ID); err != nil {
 			return nil, err
 		}

@@ -166,6 +166,31 @@ func heldJobs(t *testing.T, st *store.Store) map[string][]string {
 	return out
 }
 
+// holder waits until the unit slow runs on a worker and another worker holds units, and returns
+// that other worker, its units, and the slow unit's worker.
+func holder(t *testing.T, st *store.Store, slow string) (victim string, held []string, slowOn string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no worker besides the slow unit's held units within 30 s")
+		}
+		jobs := heldJobs(t, st)
+		slowOn = ""
+		for w, cs := range jobs {
+			for _, c := range cs {
+				if c == slow {
+					slowOn = w
+				}
+			}
+		}
+		for w, cs := range jobs {
+			if slowOn != "" && w != slowOn && len(cs) > 0 {
+				return w, cs, slowOn
+			}
+		}
+	}
+}
+
 // Issue 25 finding 6: three worker processes, one killed with SIGKILL while it holds units. The
 // survivors see its heartbeat stop and make its units available again: they are redone within
 // 30 s of the kill, at the run's default --timeout (10 min, whose job timeout River's own rescuer
@@ -225,27 +250,7 @@ func TestDeadWorkersUnitsRedoneWithin30s(t *testing.T) {
 	}
 
 	// Kill a worker that holds units once the slow one is running on another.
-	var victim, slowOn string
-	var held []string
-	for deadline := time.Now().Add(30 * time.Second); victim == ""; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no worker besides the slow unit's held units within 30 s")
-		}
-		jobs := heldJobs(t, st)
-		slowOn = ""
-		for w, cs := range jobs {
-			for _, c := range cs {
-				if c == fake.slow {
-					slowOn = w
-				}
-			}
-		}
-		for w, cs := range jobs {
-			if slowOn != "" && w != slowOn && len(cs) > 0 {
-				victim, held = w, cs
-			}
-		}
-	}
+	victim, held, slowOn := holder(t, st, fake.slow)
 	ws[victim].cmd.Process.Kill()
 	<-ws[victim].done
 	killed := time.Now()

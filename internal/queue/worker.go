@@ -264,7 +264,7 @@ func (w *worker) beat(ctx context.Context, info store.Worker) bool {
 			// Nothing of it is in flight any more: a resume (maybe with another --max-cost)
 			// opens it afresh from the store.
 			w.mu.Lock()
-			if w.runs[ids[i]] == r {
+			if w.runs[ids[i]] == r && (state == store.StateCancelled || r.idle()) {
 				delete(w.runs, ids[i])
 				r.mu.Lock()
 				w.kept[ids[i]] = [2]int{r.done, r.errors}
@@ -329,9 +329,16 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	uctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(r.ctx, cancel)()
+	// In flight until its attempt is stored and counted: a run whose jobs are all completed is
+	// closed by the next heartbeat only once nothing of it is in flight, with its final counts.
 	r.add(0, 0, 1)
+	counted := false
+	defer func() {
+		if !counted {
+			r.add(0, 0, -1)
+		}
+	}()
 	at, ok, err := r.opened.Do(uctx, a.Case, a.Repeat, a.Attempt)
-	r.add(0, 0, -1)
 	if errors.Is(err, subject.ErrAbort) {
 		w.note(fmt.Sprintf("run %s: %v: stopping it", a.Run, err))
 		_ = w.st.SetState(context.WithoutCancel(ctx), a.Run, store.StateStopping)
@@ -369,8 +376,15 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	if at.Verdict.Status == verdict.Error {
 		errs = 1
 	}
-	r.add(1, errs, 0)
+	counted = true
+	r.add(1, errs, -1)
 	return nil
+}
+
+func (r *openRun) idle() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.inFlight == 0
 }
 
 func (r *openRun) add(done, errs, inFlight int) {

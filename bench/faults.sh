@@ -11,7 +11,15 @@
 #      429s). From the server's own per-second counts, after the first 30 s (the last, partial
 #      second left out): sustained throughput as a fraction of the limit (target >= 90%) and the
 #      share of requests refused (target < 5%).
-# Usage: bench/faults.sh [WORKDIR]   (env: RUNS=3 CASES_B=1100 SKIP_A= SKIP_B=)
+#  (c) a database outage: CASES_C cases on the local pool, concurrency 8, 50 ms latency, on a
+#      throwaway Postgres (Debian's postgresql-15) restarted twice mid-run (pg_ctl restart -m fast:
+#      every session cut off); the run must finish with exactly one attempt per unit and no error
+#      verdict. Wall time against the same run without restarts (the anchor, same script).
+#  (d) a dead worker: 3 River workers x 8 on that Postgres, CASES_D cases at 50 ms latency and the
+#      default --timeout (10 min: River's own rescue would wait 11 min); one worker SIGKILLed
+#      while it holds units: the run must finish within 60 s of the kill, one attempt per unit.
+# Usage: bench/faults.sh [WORKDIR]   (env: RUNS=3 CASES_B=1100 CASES_C=2000 CASES_D=2000
+#        SKIP_A= SKIP_B= SKIP_C= SKIP_D=)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-$(mktemp -d)}
@@ -94,5 +102,107 @@ if [ -z "${SKIP_B:-}" ]; then
     printf '(b) %s: ' "$mode"
     ratios "$work/counts-$mode.txt" 600
   done
+fi
+
+# ---- (c) and (d): a throwaway Postgres on a Unix socket only (initdb and postgres refuse root).
+if [ -z "${SKIP_C:-}" ] || [ -z "${SKIP_D:-}" ]; then
+  pgbin=${VULNBENCH_PGBIN:-/usr/lib/postgresql/15/bin}
+  pg=$(mktemp -d /tmp/vbpgXXXX)
+  as_pg() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi; }
+  [ "$(id -u)" = 0 ] && chown postgres "$pg"
+  as_pg "$pgbin/initdb -D $pg/data -A trust -U postgres" >/dev/null
+  as_pg "$pgbin/pg_ctl -D $pg/data -l $pg/log -w -o \"-k $pg -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c max_connections=300\" start" >/dev/null
+  pgdown() {
+    jobs -p | xargs -r kill 2>/dev/null || true
+    as_pg "$pgbin/pg_ctl -D $pg/data -m immediate stop" >/dev/null 2>&1 || true
+    rm -rf "$pg"
+  }
+  trap pgdown EXIT
+  psql_() { "$pgbin/psql" -h "$pg" -U postgres -d "$dbname" -Atc "$1" 2>/dev/null; }
+  freshdb() {
+    dbname="f$(date +%s%N)"
+    "$pgbin/psql" -h "$pg" -U postgres -d postgres -qc "CREATE DATABASE $dbname" >/dev/null
+    dsn="postgres:///$dbname?host=$pg&user=postgres&sslmode=disable"
+    bin/vulnbench migrate --db "$dsn" >/dev/null
+  }
+  stored() { psql_ "SELECT COUNT(*) FROM attempts WHERE run_id = '$1'" || echo 0; }
+  # check RUN UNITS: one attempt per unit, no error verdict; prints the figures
+  check() {
+    local line
+    line=$(psql_ "SELECT COUNT(*), COUNT(DISTINCT (case_id, repeat_idx)), COUNT(*) FILTER (WHERE status = 'error'),
+      (SELECT state FROM runs WHERE id = '$1') FROM attempts WHERE run_id = '$1'")
+    IFS='|' read -r n u e state <<<"$line"
+    printf '    run %s: %s, %s attempts for %s units (of %s), %s error verdicts\n' "$1" "$state" "$n" "$u" "$2" "$e"
+    [ "$state" = done ] && [ "$n" = "$2" ] && [ "$u" = "$2" ] && [ "$e" = 0 ]
+  }
+fi
+
+if [ -z "${SKIP_C:-}" ]; then
+  cases_c=${CASES_C:-2000}
+  gen "$cases_c"
+  echo "== (c) $cases_c cases on the local pool, concurrency 8, 50 ms latency, Postgres: no restart vs restarted twice mid-run"
+  serve --latency 50ms
+  freshdb
+  t0=$(date +%s.%N)
+  bin/vulnbench run --db "$dsn" --suite "$work/s$cases_c.jsonl" --subject llm --model openai:bench --base-url "$url" \
+    --concurrency 8 --run-id c --no-score >/dev/null 2>"$work/err-c.txt" || { cat "$work/err-c.txt" >&2; exit 1; }
+  anchor=$(echo "$(date +%s.%N) - $t0" | bc -l)
+  check c "$cases_c" || { echo "(c) the anchor run is wrong" >&2; exit 1; }
+  freshdb
+  t0=$(date +%s.%N)
+  bin/vulnbench run --db "$dsn" --suite "$work/s$cases_c.jsonl" --subject llm --model openai:bench --base-url "$url" \
+    --concurrency 8 --run-id c --no-score >/dev/null 2>"$work/err-c.txt" &
+  runpid=$!
+  for at in $((cases_c / 3)) $((2 * cases_c / 3)); do
+    until [ "$(stored c)" -ge "$at" ]; do
+      kill -0 "$runpid" 2>/dev/null || break
+      sleep 0.05
+    done
+    r0=$(date +%s.%N)
+    as_pg "$pgbin/pg_ctl -D $pg/data -m fast -w restart" >/dev/null
+    printf '    Postgres restarted at %s units stored: down %.2f s\n' "$at" "$(echo "$(date +%s.%N) - $r0" | bc -l)"
+  done
+  if ! wait "$runpid"; then
+    echo "(c) FAILED: the run did not ride out the restarts:" >&2
+    cat "$work/err-c.txt" >&2
+    exit 1
+  fi
+  wall=$(echo "$(date +%s.%N) - $t0" | bc -l)
+  stop
+  if check c "$cases_c"; then verdict=ok; else verdict=FAILED; fi
+  printf '(c) %s: restarted twice, the run finished in %.2f s against %.2f s without restarts (%.2fx), exactly one attempt per unit\n' \
+    "$verdict" "$wall" "$anchor" "$(echo "$wall / $anchor" | bc -l)"
+fi
+
+if [ -z "${SKIP_D:-}" ]; then
+  cases_d=${CASES_D:-2000}
+  gen "$cases_d"
+  echo "== (d) $cases_d cases, 3 River workers x 8, 50 ms latency, default --timeout; one worker SIGKILLed mid-run"
+  serve --latency 50ms
+  freshdb
+  wpids=()
+  for i in 1 2 3; do
+    bin/vulnbench worker --db "$dsn" --concurrency 8 2>>"$work/workers-d.log" &
+    wpids+=($!)
+  done
+  until [ "$(psql_ "SELECT COUNT(*) FROM workers" || echo 0)" -ge 3 ]; do sleep 0.05; done
+  bin/vulnbench run --db "$dsn" --suite "$work/s$cases_d.jsonl" --subject llm --model openai:bench --base-url "$url" \
+    --queue river --detach --run-id d --no-score >/dev/null 2>"$work/err-d.txt" || { cat "$work/err-d.txt" >&2; exit 1; }
+  until [ "$(stored d)" -ge $((cases_d / 3)) ]; do sleep 0.05; done
+  victim=${wpids[0]}
+  held=$(psql_ "SELECT COUNT(*) FROM river_job WHERE state = 'running' AND attempted_by[array_length(attempted_by, 1)] LIKE '%-$victim-%'")
+  kill -9 "$victim"
+  k0=$(date +%s.%N)
+  until [ "$(psql_ "SELECT state FROM runs WHERE id = 'd'")" = done ]; do
+    if [ "$(echo "$(date +%s.%N) - $k0 > 120" | bc -l)" = 1 ]; then echo "(d) FAILED: the run is not done 120 s after the kill" >&2; exit 1; fi
+    sleep 0.1
+  done
+  after=$(echo "$(date +%s.%N) - $k0" | bc -l)
+  kill -TERM "${wpids[1]}" "${wpids[2]}" 2>/dev/null || true
+  wait "${wpids[1]}" "${wpids[2]}" 2>/dev/null || true
+  stop
+  if check d "$cases_d" && [ "$(echo "$after <= 60" | bc -l)" = 1 ]; then verdict=ok; else verdict=FAILED; fi
+  printf '(d) %s: worker killed holding %s units at %s stored; the run finished %.1f s after the kill (target <= 60 s), one attempt per unit\n' \
+    "$verdict" "$held" "$((cases_d / 3))" "$after"
 fi
 echo "inputs and counts in $work"

@@ -57,7 +57,7 @@ suite="$work/s$n.jsonl"
 river() {
   local w=$1 pids=() t0 t1
   freshdb
-  "$vb" runs --db "$dsn" >/dev/null 2>&1 || true # creates the store's schema
+  "$vb" migrate --db "$dsn" >/dev/null # creates the store's schema
   for ((i = 0; i < w; i++)); do
     "$vb" worker --db "$dsn" --concurrency 16 2>>"$work/workers.log" &
     pids+=($!)
@@ -76,7 +76,7 @@ river() {
 local_pool() { # one run on the local pool, 16 at once, Postgres store
   local t0 t1
   freshdb
-  "$vb" runs --db "$dsn" >/dev/null 2>&1 || true
+  "$vb" migrate --db "$dsn" >/dev/null
   t0=$(now)
   "$vb" run --db "$dsn" --suite "$suite" --subject llm --model openai:bench --base-url "$url" --concurrency 16 \
     --run-id b --no-score >/dev/null 2>"$work/err.txt" || { cat "$work/err.txt"; exit 1; }
@@ -116,7 +116,7 @@ echo "== worker start-up: launch to first heartbeat ($runs runs)"
 ups=()
 for ((r = 0; r < runs; r++)); do
   freshdb
-  "$vb" runs --db "$dsn" >/dev/null 2>&1 || true
+  "$vb" migrate --db "$dsn" >/dev/null
   t0=$(now)
   "$vb" worker --db "$dsn" --concurrency 16 2>>"$work/workers.log" &
   pid=$!

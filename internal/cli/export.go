@@ -31,7 +31,7 @@ func newExportCmd(e *env) *cobra.Command {
 			if !ok {
 				return checkFormat(format, output.ExportFormats()...)
 			}
-			st, err := openExisting(cmd.Context(), db)
+			st, err := openRead(cmd.Context(), db)
 			if err != nil {
 				return err
 			}

@@ -53,7 +53,7 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 				return err
 			}
 			ctx := cmd.Context()
-			st, err := openExisting(ctx, db)
+			st, err := openRead(ctx, db)
 			if err != nil {
 				return err
 			}

@@ -29,6 +29,7 @@ type runOpts struct {
 	repos, snapCache                       string
 	concurrency, repeats, maxSteps         int
 	timeout, batchPoll                     time.Duration
+	storeRetry                             time.Duration
 	unitTokens                             int64
 	unitCost, maxCost                      float64
 	retryErrors, noScore, skipUnsupported  bool
@@ -86,6 +87,7 @@ Subjects:
 	f.IntVar(&o.concurrency, "concurrency", 4, "cases judged at once")
 	f.IntVar(&o.repeats, "repeats", 1, "times each case is judged (scores show mean and std)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "limit per attempt; an attempt over it gets status error and keeps its trace and spend")
+	f.DurationVar(&o.storeRetry, "store-retry", store.DefaultRetry, "how long store writes keep trying through a database outage (a restarted Postgres) before the run fails (0: not at all)")
 	f.StringVar(&o.runID, "run-id", "", "id for the new run (default: start time and a random suffix)")
 	f.StringVar(&o.resume, "resume", "", "resume run RUN_ID: do only the (case, repeat) units not yet stored")
 	f.BoolVar(&o.retryErrors, "retry-errors", false, "with --resume, also redo units whose latest attempt is an error (as a new attempt)")
@@ -227,6 +229,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		return err
 	}
 	defer st.Close()
+	st.SetRetry(o.storeRetry)
 
 	plan := runner.Plan{Store: st, Version: version.String(), RunID: o.runID, Repeats: o.repeats, Concurrency: o.concurrency,
 		Timeout: o.timeout, MaxCost: o.maxCost, RetryErrors: o.retryErrors, SkipUnsupported: o.skipUnsupported,

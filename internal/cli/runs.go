@@ -18,12 +18,33 @@ func ago(t time.Time) string {
 	return time.Since(t).Round(time.Second).String() + " ago"
 }
 
-// openExisting opens a store that must already exist: reading commands never create one.
+// openExisting opens a store that must already exist, for a command that writes to it.
 func openExisting(ctx context.Context, db string) (*store.Store, error) {
-	if _, err := os.Stat(db); err != nil && !strings.Contains(db, "://") {
-		return nil, &exitError{code: ExitFail, err: fmt.Errorf("no store at %s (runs are stored there by: vulnbench run --db %s)", db, db)}
+	if err := mustExist(db); err != nil {
+		return nil, err
 	}
 	return store.Open(ctx, db)
+}
+
+// openRead opens a store that must already exist for reading only (score, report, export,
+// serve, runs): no migration, no write, so an archived store a user cannot write opens too.
+func openRead(ctx context.Context, db string) (*store.Store, error) {
+	if err := mustExist(db); err != nil {
+		return nil, err
+	}
+	st, err := store.OpenReadOnly(ctx, db)
+	if err != nil {
+		return nil, &exitError{code: ExitFail, err: err}
+	}
+	return st, nil
+}
+
+// mustExist refuses a SQLite path with no store: reading commands never create one.
+func mustExist(db string) error {
+	if _, err := os.Stat(db); err != nil && !strings.Contains(db, "://") {
+		return &exitError{code: ExitFail, err: fmt.Errorf("no store at %s (runs are stored there by: vulnbench run --db %s)", db, db)}
+	}
+	return nil
 }
 
 func newRunsCmd(e *env) *cobra.Command {
@@ -32,16 +53,18 @@ func newRunsCmd(e *env) *cobra.Command {
 		Use:   "runs",
 		Short: "List the runs in a store, with their state and progress",
 		Long: `Lists every run of a store, oldest first: state, units done of all, units whose attempts are all
-errors, attempts stored. A run queued on River (run --queue river) is followed by one line per
-worker that took its units: host and pid, attempts it stored (errors), units in flight, and when
-its heartbeat was last seen (a worker not seen for more than a few seconds is gone: River hands
-its units to another worker). A run made with --batch is followed by one line per provider batch:
-its id, the provider's state as last polled, the units it holds, and whether its results are in.`,
+errors, attempts stored. A run on the local pool whose process has not beaten for 10 s (it died:
+kill -9, a lost host) shows as stale: run --resume takes it over. A run queued on River (run
+--queue river) is followed by one line per worker that took its units: host and pid, its state
+(dead: the other workers saw its heartbeat stop for 10 s and made its units available again),
+attempts it stored (errors), units in flight, and when its heartbeat was last seen. A run made with --batch is followed by one line per provider
+batch: its id, the provider's state as last polled, the units it holds, and whether its results
+are in.`,
 		Example: `  vulnbench runs --db vulnbench.db
   vulnbench runs --db 'postgres://vb@db.example/vulnbench'`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := openExisting(cmd.Context(), db)
+			st, err := openRead(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
@@ -56,7 +79,7 @@ its id, the provider's state as last polled, the units it holds, and whether its
 			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "RUN\tCREATED\tSTATE\tDONE\tERRORS\tATTEMPTS\tSUBJECT\tSUITE")
 			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.Local().Format(time.DateTime), r.State,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.Local().Format(time.DateTime), r.Shown(time.Now()),
 					r.Done, r.Units, r.Errors, r.Tries, r.Subject, r.SuitePath)
 			}
 			if err := tw.Flush(); err != nil {

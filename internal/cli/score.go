@@ -190,8 +190,10 @@ not flag the fix ("not checked" otherwise: a scanner that flags both tells nothi
 			switch {
 			case jf.model != "" && len(runs) == 0:
 				open = store.Open // the judge's response cache
-			case jf.model != "" || len(runs) > 0:
+			case jf.model != "": // the judge's response cache is written
 				open = openExisting
+			case len(runs) > 0:
+				open = openRead
 			}
 			st, err := open(cmd.Context(), db)
 			if err != nil {
@@ -283,7 +285,7 @@ func subsetKeep(req *report.Request, by, selectF, casesFile string) (string, err
 func buildReport(ctx context.Context, e *env, db string, req report.Request, after *afterFlag) (*report.Report, error) {
 	var st report.Store
 	if len(req.Runs) > 0 {
-		s, err := openExisting(ctx, db)
+		s, err := openRead(ctx, db)
 		if err != nil {
 			return nil, err
 		}

@@ -75,7 +75,7 @@ runtimes, two copies of the binary's pages).`,
 				// big run's case index leaves while it is built does not double the footprint.
 				debug.SetMemoryLimit(int64(memLimit) << 20)
 			}
-			st, err := openExisting(ctx, db)
+			st, err := openRead(ctx, db)
 			if err != nil {
 				return err
 			}

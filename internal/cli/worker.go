@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/queue"
@@ -19,6 +20,7 @@ import (
 type workerOpts struct {
 	db, queues, repos, snapCache string
 	concurrency                  int
+	storeRetry                   time.Duration
 }
 
 func newWorkerCmd(e *env) *cobra.Command {
@@ -39,9 +41,10 @@ of calls per second in the store, whichever worker sends them).
 
 SIGTERM or Ctrl-C once: take nothing new, finish the units in flight, store them, exit. Twice:
 abandon them (River gives them to another worker). A worker killed outright (kill -9, a lost host)
-loses nothing stored: River's rescuer gives its units to another worker once their job timeout (the
-run's --timeout plus 10 % and 5 s) has passed, at its next pass (every 30 s; up to 20 s more when the
-killed worker was River's leader). vulnbench runs shows each worker's progress.
+loses nothing stored: the other workers see its heartbeat (every second) stop for 10 s, and make its
+units available again (about 12 s after the kill); a slow unit of a live worker is never taken away.
+River's rescuer, at each job's timeout (the run's --timeout plus 10 % and 5 s), is the backstop.
+vulnbench runs shows each worker's progress; one found dead shows as dead.
 
 On SQLite the same code runs on one host: vulnbench run --queue river --db FILE and workers with
 --db FILE.`,
@@ -55,6 +58,7 @@ On SQLite the same code runs on one host: vulnbench run --queue river --db FILE 
 	f := c.Flags()
 	f.StringVar(&o.db, "db", "vulnbench.db", "store the runs are queued in: a postgres:// URL (or a SQLite file, on one host)")
 	f.IntVar(&o.concurrency, "concurrency", 4, "units done at once by this worker")
+	f.DurationVar(&o.storeRetry, "store-retry", store.DefaultRetry, "how long store writes keep trying through a database outage (a restarted Postgres) before a unit's job fails (0: not at all)")
 	f.StringVar(&o.queues, "queues", queue.DefaultQueue, "River queues to take units from, comma-separated (run --river-queue picks a run's)")
 	f.StringVar(&o.repos, "repos", "", "where this host's clones of the cases' repositories are (see vulnbench run --help)")
 	f.StringVar(&o.snapCache, "snapshot-cache", "", "where this host materialises repositories at their commits (default: the user's cache directory)")
@@ -79,6 +83,7 @@ func runWorker(ctx context.Context, e *env, o *workerOpts) error {
 		return err
 	}
 	defer st.Close()
+	st.SetRetry(o.storeRetry)
 	host, _ := os.Hostname()
 	var b [3]byte
 	_, _ = rand.Read(b[:])

@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -19,7 +20,12 @@ import (
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(childWorker())
+	}
+	pgtest.Main(m)
+}
 
 const demo = "../../suites/demo/demo.jsonl" // 66 cases
 

@@ -32,6 +32,9 @@ type WorkerOptions struct {
 	// Beat is how often the worker records its heartbeat and progress and reads the states of
 	// its runs (0: 1 s).
 	Beat time.Duration
+	// DeadAfter is how long another worker's heartbeat may stay unchanged before this one takes
+	// it for dead and makes its units available again (0: DefaultDeadAfter).
+	DeadAfter time.Duration
 	// OnNote receives what the worker has to say (a run it cannot open, a run stopped).
 	OnNote func(string)
 }
@@ -64,7 +67,12 @@ func Work(ctx context.Context, st *store.Store, o WorkerOptions) error {
 	if err := migrate(ctx, st, drv); err != nil {
 		return err
 	}
-	w := &worker{st: st, o: o, runs: map[string]*openRun{}, kept: map[string][2]int{}, note: o.OnNote}
+	beat := o.Beat
+	if beat <= 0 {
+		beat = time.Second
+	}
+	w := &worker{st: st, o: o, drv: drv, live: newLiveness(o.ID, o.DeadAfter, beat), runs: map[string]*openRun{},
+		kept: map[string][2]int{}, note: o.OnNote}
 	if w.note == nil {
 		w.note = func(string) {}
 	}
@@ -90,10 +98,6 @@ func Work(ctx context.Context, st *store.Store, o WorkerOptions) error {
 	}
 	info := store.Worker{ID: o.ID, Host: o.Host, PID: o.PID, Concurrency: o.Concurrency, Queues: strings.Join(queues, ","),
 		Started: time.Now(), State: "running"}
-	beat := o.Beat
-	if beat <= 0 {
-		beat = time.Second
-	}
 	w.beat(ctx, info)
 	t := time.NewTicker(beat)
 	defer t.Stop()
@@ -103,18 +107,33 @@ loop:
 		case <-ctx.Done():
 			break loop
 		case <-t.C:
-			w.beat(ctx, info)
+			if w.beat(ctx, info) {
+				w.watch(ctx)
+			} else {
+				w.live.forget()
+			}
 		}
 	}
+	// Stopping: the units in flight finish, however long they take, and the heartbeat goes on
+	// meanwhile, so that no other worker takes this one for dead.
 	info.State = "stopping"
-	w.beat(context.WithoutCancel(ctx), info)
-	stopped := make(chan error, 1)
-	go func() { stopped <- client.Stop(context.WithoutCancel(ctx)) }()
+	bctx := context.WithoutCancel(ctx)
+	w.beat(bctx, info)
+	stopped := make(chan error, 2)
+	go func() { stopped <- client.Stop(bctx) }()
 	var stopErr error
-	select {
-	case stopErr = <-stopped:
-	case <-o.Hard:
-		stopErr = client.StopAndCancel(context.WithoutCancel(ctx))
+	hard := o.Hard
+wait:
+	for {
+		select {
+		case stopErr = <-stopped:
+			break wait
+		case <-hard:
+			hard = nil
+			go func() { stopped <- client.StopAndCancel(bctx) }()
+		case <-t.C:
+			w.beat(bctx, info)
+		}
 	}
 	info.State = "stopped"
 	w.beat(context.WithoutCancel(ctx), info)
@@ -130,6 +149,8 @@ type worker struct {
 	st     *store.Store
 	o      WorkerOptions
 	client *river.Client[*sql.Tx]
+	drv    riverdriver.Driver[*sql.Tx]
+	live   *liveness
 	note   func(string)
 
 	mu   sync.Mutex
@@ -198,8 +219,9 @@ func (w *worker) closeRuns() {
 }
 
 // beat records the heartbeat, reads the state of every run opened (a cancelled one abandons
-// its units in flight), and ends the runs whose jobs are over.
-func (w *worker) beat(ctx context.Context, info store.Worker) {
+// its units in flight), and ends the runs whose jobs are over. It reports whether the heartbeat
+// was stored.
+func (w *worker) beat(ctx context.Context, info store.Worker) bool {
 	w.mu.Lock()
 	ids := make([]string, 0, len(w.runs))
 	runs := make([]*openRun, 0, len(w.runs))
@@ -216,11 +238,15 @@ func (w *worker) beat(ctx context.Context, info store.Worker) {
 		rows = append(rows, store.WorkerRun{RunID: ids[i], Done: r.done, Errors: r.errors, InFlight: r.inFlight})
 		r.mu.Unlock()
 	}
-	if err := w.st.Beat(ctx, info, rows); err != nil && ctx.Err() == nil {
-		w.note(err.Error())
+	beaten := true
+	if err := w.st.Beat(ctx, info, rows); err != nil {
+		beaten = false
+		if ctx.Err() == nil {
+			w.note(err.Error())
+		}
 	}
 	if w.client == nil || ctx.Err() != nil {
-		return
+		return beaten
 	}
 	for i, r := range runs {
 		state, err := finish(ctx, w.st, w.client, ids[i])
@@ -238,7 +264,7 @@ func (w *worker) beat(ctx context.Context, info store.Worker) {
 			// Nothing of it is in flight any more: a resume (maybe with another --max-cost)
 			// opens it afresh from the store.
 			w.mu.Lock()
-			if w.runs[ids[i]] == r {
+			if w.runs[ids[i]] == r && (state == store.StateCancelled || r.idle()) {
 				delete(w.runs, ids[i])
 				r.mu.Lock()
 				w.kept[ids[i]] = [2]int{r.done, r.errors}
@@ -257,6 +283,7 @@ func (w *worker) beat(ctx context.Context, info store.Worker) {
 			w.note(fmt.Sprintf("run %s: %s", ids[i], state))
 		}
 	}
+	return beaten
 }
 
 // unitWorker is River's worker of unit jobs.
@@ -302,9 +329,16 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	uctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(r.ctx, cancel)()
+	// In flight until its attempt is stored and counted: a run whose jobs are all completed is
+	// closed by the next heartbeat only once nothing of it is in flight, with its final counts.
 	r.add(0, 0, 1)
+	counted := false
+	defer func() {
+		if !counted {
+			r.add(0, 0, -1)
+		}
+	}()
 	at, ok, err := r.opened.Do(uctx, a.Case, a.Repeat, a.Attempt)
-	r.add(0, 0, -1)
 	if errors.Is(err, subject.ErrAbort) {
 		w.note(fmt.Sprintf("run %s: %v: stopping it", a.Run, err))
 		_ = w.st.SetState(context.WithoutCancel(ctx), a.Run, store.StateStopping)
@@ -342,8 +376,15 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	if at.Verdict.Status == verdict.Error {
 		errs = 1
 	}
-	r.add(1, errs, 0)
+	counted = true
+	r.add(1, errs, -1)
 	return nil
+}
+
+func (r *openRun) idle() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.inFlight == 0
 }
 
 func (r *openRun) add(done, errs, inFlight int) {

@@ -103,6 +103,8 @@ func watch(ctx context.Context, st Controller, id string, local <-chan struct{},
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	c := &control{stop: make(chan struct{}), done: make(chan struct{}), cancel: cancel}
+	beat := heartbeat(st, id)
+	beat(ctx)
 	go func() {
 		t := time.NewTicker(every)
 		defer t.Stop()
@@ -116,6 +118,7 @@ func watch(ctx context.Context, st Controller, id string, local <-chan struct{},
 				c.doStop()
 				local = nil
 			case <-t.C:
+				beat(ctx)
 				r, err := st.GetRun(context.WithoutCancel(ctx), id)
 				if err != nil {
 					continue // a store hiccup: the next tick reads again

@@ -140,6 +140,9 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 		if man, err = ReadManifest(p.Resume); err != nil {
 			return nil, err
 		}
+		if err := takeOver(p.Resume, time.Now()); err != nil {
+			return nil, err
+		}
 		if err := checkVersion(p.Resume.ID, man, p.Factory); err != nil {
 			return nil, err
 		}

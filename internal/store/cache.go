@@ -62,13 +62,12 @@ func (s *Store) GetResponse(ctx context.Context, key string) ([]byte, bool, erro
 	}
 	var v string
 	ctx = context.WithoutCancel(ctx)
-	var r *sql.Row
-	if st := s.stmt(ctx, s.q(getResponse)); st != nil {
-		r = st.QueryRowContext(ctx, key)
-	} else {
-		r = s.db.QueryRowContext(ctx, s.q(getResponse), key)
-	}
-	err := r.Scan(&v)
+	err := s.retrying(ctx, func() error {
+		if st := s.stmt(ctx, s.q(getResponse)); st != nil {
+			return st.QueryRowContext(ctx, key).Scan(&v)
+		}
+		return s.db.QueryRowContext(ctx, s.q(getResponse), key).Scan(&v)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}

@@ -78,7 +78,9 @@ type Run struct {
 	Repeats    int
 	Units      int // cases × repeats
 	Manifest   json.RawMessage
-	Queue      string // where its units go: QueueLocal (this process's pool, the default) or QueueRiver
+	Queue      string    // where its units go: QueueLocal (this process's pool, the default) or QueueRiver
+	Owner      string    // host:pid of the process that last drove it on the local pool
+	Seen       time.Time // that process's last heartbeat (zero: none stored)
 }
 
 // Queues a run's units can go to.
@@ -91,7 +93,9 @@ const (
 type Store struct {
 	db      *sql.DB
 	dialect dialect
-	dsn     string // without any password
+	dsn     string        // without any password
+	retry   time.Duration // how long operations try through an outage (0: DefaultRetry; < 0: not at all)
+	opened  bool          // once open, operations ride out outages; opening does not wait for a server
 	cache   pendingCache
 	stmts   stmts
 
@@ -141,16 +145,17 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	db, err := sql.Open("pgx", dsn)
+	s := &Store{dialect: postgresDialect, dsn: shown}
+	db, err := s.openPgx(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", shown, err)
 	}
+	s.db = db
 	// Many workers of many processes share the server's connections (100 by default).
 	db.SetMaxOpenConns(20)
 	db.SetMaxIdleConns(20)
 	db.SetConnMaxIdleTime(0)
 	db.SetConnMaxLifetime(0)
-	s := &Store{db: db, dialect: postgresDialect, dsn: shown}
 	if err := s.init(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", shown, err)
@@ -200,16 +205,19 @@ func (s *Store) init(ctx context.Context) error {
 		return fmt.Errorf("migrations: %w", err)
 	}
 	if !pending {
+		s.opened = true
 		return nil
 	}
 	if _, err := p.Up(ctx); err != nil {
 		// Two processes creating one SQLite store at once: the loser's migration fails on what
 		// the winner created. The schema is then up to date, which is all that matters.
 		if again, perr := p.HasPending(ctx); perr == nil && !again {
+			s.opened = true
 			return nil
 		}
 		return fmt.Errorf("migrate: %w", err)
 	}
+	s.opened = true
 	return nil
 }
 
@@ -278,7 +286,8 @@ func (s *Store) Runs(ctx context.Context) ([]Run, error) {
 }
 
 func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, created_at, COALESCE(finished_at, ''), state, suite_path, suite_hash, subject, repeats, units, manifest, queue FROM runs `+where), args...)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, created_at, COALESCE(finished_at, ''), state, suite_path, suite_hash, subject, repeats, units, manifest, queue,
+		COALESCE(owner, ''), COALESCE(seen_at, '') FROM runs `+where), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read runs: %w", err)
 	}
@@ -286,11 +295,12 @@ func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run
 	var out []Run
 	for rows.Next() {
 		var r Run
-		var created, finished, manifest string
-		if err := rows.Scan(&r.ID, &created, &finished, &r.State, &r.SuitePath, &r.SuiteHash, &r.Subject, &r.Repeats, &r.Units, &manifest, &r.Queue); err != nil {
+		var created, finished, manifest, seen string
+		if err := rows.Scan(&r.ID, &created, &finished, &r.State, &r.SuitePath, &r.SuiteHash, &r.Subject, &r.Repeats, &r.Units, &manifest, &r.Queue,
+			&r.Owner, &seen); err != nil {
 			return nil, fmt.Errorf("read runs: %w", err)
 		}
-		r.CreatedAt, r.FinishedAt = parseTime(created), parseTime(finished)
+		r.CreatedAt, r.FinishedAt, r.Seen = parseTime(created), parseTime(finished), parseTime(seen)
 		r.Manifest = json.RawMessage(manifest)
 		out = append(out, r)
 	}
@@ -303,7 +313,7 @@ func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run
 // SetState records a run's state. Done, interrupted and cancelled set its finish time; running
 // and stopping clear it. An unknown run is an error wrapping ErrNotFound.
 func (s *Store) SetState(ctx context.Context, id, state string) error {
-	return s.setState(ctx, s.db, id, state)
+	return s.retrying(ctx, func() error { return s.setState(ctx, s.db, id, state) })
 }
 
 func (s *Store) setState(ctx context.Context, db execer, id, state string) error {

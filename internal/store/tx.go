@@ -14,17 +14,10 @@ type execer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// inTx runs fn in one transaction, committed when fn returns nil.
+// inTx runs fn in one transaction, committed when fn returns nil, and again in a new one when
+// the database went away meanwhile (retryTx): fn must do nothing but statements in tx.
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return s.retryTx(ctx, fn)
 }
 
 // Tx is one transaction of the store, for writes that must commit together with a queue's own

@@ -157,6 +157,8 @@ func dbName(n int, test string) string {
 
 type cluster struct {
 	base   string // holds data/ and the socket
+	bin    string
+	cred   *syscall.Credential
 	cmd    *exec.Cmd
 	exited chan struct{}
 	log    *tail
@@ -197,7 +199,7 @@ func startCluster() (*cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
-	c := &cluster{base: base, exited: make(chan struct{}), log: &tail{}}
+	c := &cluster{base: base, bin: bin, cred: cred, log: &tail{}}
 	fail := func(err error) (*cluster, error) {
 		os.RemoveAll(base)
 		return nil, fmt.Errorf("start postgres: %w", err)
@@ -217,19 +219,37 @@ func startCluster() (*cluster, error) {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("initdb: %w\n%s", err, out))
 	}
-	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-k", base,
+	if err := c.launch(); err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if c.admin, err = pgx.Connect(ctx, c.dsn("postgres")); err != nil {
+		c.cmd.Process.Kill()
+		<-c.exited
+		return fail(fmt.Errorf("connect: %w", err))
+	}
+	return c, nil
+}
+
+// launch starts the server on the cluster's data directory and waits until it accepts
+// connections.
+func (c *cluster) launch() error {
+	c.exited = make(chan struct{})
+	c.cmd = exec.Command(filepath.Join(c.bin, "postgres"), "-D", filepath.Join(c.base, "data"), "-k", c.base,
 		"-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 		"-c", "shared_buffers=32MB", "-c", "max_connections=200")
-	c.cmd.Dir = base
-	c.cmd.SysProcAttr = sysProcAttr(cred)
+	c.cmd.Dir = c.base
+	c.cmd.SysProcAttr = sysProcAttr(c.cred)
 	stderr, err := c.cmd.StderrPipe()
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if err := c.cmd.Start(); err != nil {
-		return fail(err)
+		return err
 	}
 	ready := make(chan struct{})
+	exited := c.exited
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		signalled := false
@@ -243,27 +263,20 @@ func startCluster() (*cluster, error) {
 		}
 		io.Copy(io.Discard, stderr)
 		c.cmd.Wait()
-		close(c.exited)
+		close(exited)
 	}()
 	timeout := time.NewTimer(60 * time.Second)
 	defer timeout.Stop()
 	select {
 	case <-ready:
-	case <-c.exited:
-		return fail(fmt.Errorf("postgres exited: %s", c.log))
+		return nil
+	case <-exited:
+		return fmt.Errorf("postgres exited: %s", c.log)
 	case <-timeout.C:
 		c.cmd.Process.Kill()
-		<-c.exited
-		return fail(fmt.Errorf("postgres not ready after 60 s: %s", c.log))
+		<-exited
+		return fmt.Errorf("postgres not ready after 60 s: %s", c.log)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if c.admin, err = pgx.Connect(ctx, c.dsn("postgres")); err != nil {
-		c.cmd.Process.Kill()
-		<-c.exited
-		return fail(fmt.Errorf("connect: %w", err))
-	}
-	return c, nil
 }
 
 func (c *cluster) stop() error {

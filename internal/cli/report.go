@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -16,7 +17,6 @@ func newReportCmd(e *env) *cobra.Command {
 	var (
 		db, dir, suitePath string
 		runs               []string
-		fragment           bool
 		sf                 = scoreFlags{vdsFPR: score.DefaultVDSFPR}
 	)
 	c := &cobra.Command{
@@ -53,7 +53,7 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 			}
 			defer st.Close()
 			rep, err := report.Build(ctx, st, report.Request{Runs: runs, Suite: suitePath, Keep: sf.after.keeper(), Score: sf.options(),
-				CI: &score.CIOptions{Resamples: sf.resamples, Seed: sf.ciSeed}})
+				CI: &score.CIOptions{Resamples: sf.resamples, Seed: sf.ciSeed}, Plots: true})
 			if err != nil {
 				return reportErr(e.stderr, err)
 			}
@@ -61,24 +61,11 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 				return err
 			}
 			printNotes(e.stderr, rep.Notes())
-			ex, err := html.Costs(ctx, st, rep)
-			if err != nil {
-				return err
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("html report: %w", err)
 			}
-			var path string
-			if fragment { // for vulnbench serve, which scores runs in a child process
-				path = filepath.Join(dir, "body.html")
-				err = suite.WriteFileAtomic(path, func(w io.Writer) error {
-					body, err := html.Body(rep, ex)
-					if err == nil {
-						_, err = io.WriteString(w, string(body))
-					}
-					return err
-				})
-			} else {
-				path, err = html.WriteDir(dir, rep, ex)
-			}
-			if err != nil {
+			path := filepath.Join(dir, "index.html")
+			if err := suite.WriteFileAtomic(path, func(w io.Writer) error { return (html.Page{}).Present(w, rep) }); err != nil {
 				return err
 			}
 			fmt.Fprintln(e.stdout, path)
@@ -95,7 +82,5 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 	f.IntVar(&sf.resamples, "resamples", score.DefaultResamples, "bootstrap resamples of the intervals")
 	f.Uint64Var(&sf.ciSeed, "seed", 1, "seed of the bootstrap resamples")
 	sf.after.add(f)
-	f.BoolVar(&fragment, "fragment", false, "write DIR/body.html, the page's content without the page (what serve embeds)")
-	_ = f.MarkHidden("fragment")
 	return c
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/vulnbench/vulnbench/internal/score"
+
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -15,27 +17,28 @@ type ExportStore interface {
 	CaseStore
 }
 
-// Export is one stored run as exporters see it: the run and its manifest, its cases by id (for
-// a verdict's target file and lines) and its scored verdicts, whole, by case and repeat.
+// Export is what export presenters show of a stored run beyond its identity: its cases by id
+// (for a verdict's target file and lines) and its scored verdicts, whole, by case and repeat.
 type Export struct {
-	Run      *Run   // ID, Subject, Model, Stored, Manifest; no answers or scores
 	Prompt   string // the run's --prompt, "" for a subject without one
 	Cases    map[string]*suite.Case
 	Verdicts []verdict.Verdict
 }
 
-// LoadExport reads a stored run for export.
-func LoadExport(ctx context.Context, st ExportStore, runID string) (*Export, error) {
+// LoadExport reads a stored run for export: a report of that one run (ID, Subject, Model,
+// Stored, Manifest and Export; no truth, answers or scores).
+func LoadExport(ctx context.Context, st ExportStore, runID string) (*Report, error) {
 	r, err := st.GetRun(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	x := &Export{Run: &Run{ID: r.ID, Name: r.ID, Subject: r.Subject, Stored: r}, Cases: map[string]*suite.Case{}}
+	x := &Export{Cases: map[string]*suite.Case{}}
+	run := &Run{ID: r.ID, Name: r.ID, Subject: r.Subject, Stored: r, Export: x}
 	var m Manifest
 	if err := json.Unmarshal(r.Manifest, &m); err == nil {
 		m.Raw = r.Manifest
-		x.Run.Manifest = &m
-		x.Run.Model = m.Model()
+		run.Manifest = &m
+		run.Model = m.Model()
 		x.Prompt = m.Flags["prompt"]
 	}
 	if err := st.Cases(ctx, runID, func(c *suite.Case) error {
@@ -47,5 +50,5 @@ func LoadExport(ctx context.Context, st ExportStore, runID string) (*Export, err
 	if x.Verdicts, err = Verdicts(ctx, st, runID); err != nil {
 		return nil, fmt.Errorf("export run %s: %w", runID, err)
 	}
-	return x, nil
+	return New(nil, score.Options{}, run), nil
 }

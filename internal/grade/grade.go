@@ -14,11 +14,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vulnbench/vulnbench/internal/cvss"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/appsec"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
+	"github.com/vulnbench/vulnbench/internal/taxonomy"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 

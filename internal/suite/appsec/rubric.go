@@ -3,8 +3,8 @@ package appsec
 import (
 	"slices"
 
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
+	"github.com/vulnbench/vulnbench/internal/cvss"
+	"github.com/vulnbench/vulnbench/internal/taxonomy"
 )
 
 // RubricSpec is the weighted rubric every record carries (seed 002 section 6): the weights sum to

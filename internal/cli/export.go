@@ -6,18 +6,24 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
 func newExportCmd(e *env) *cobra.Command {
 	var runID, db, format, out, repeat string
+	reg := formats.Exports()
 	var help strings.Builder
-	for _, x := range output.Exporters() {
-		help.WriteString("  " + x.Name + ": " + x.Summary + "\n")
+	for _, p := range reg.Presenters() {
+		help.WriteString("  " + p.Name())
+		if s, ok := p.(output.Summarizer); ok {
+			help.WriteString(": " + s.Summary())
+		}
+		help.WriteString("\n")
 	}
 	c := &cobra.Command{
-		Use:   "export --run ID --format " + strings.Join(output.ExportFormats(), "|") + " [--out FILE]",
+		Use:   "export --run ID --format " + strings.Join(reg.Names(), "|") + " [--out FILE]",
 		Short: "Write a stored run's verdicts in a format other tools read (one file per run)",
 		Long:  "Write a stored run's verdicts, one file per run, in one of these formats:\n" + help.String(),
 		Example: `  vulnbench export --run r1 --format sarif --out r1.sarif
@@ -27,32 +33,32 @@ func newExportCmd(e *env) *cobra.Command {
 			if runID == "" {
 				return usageErr("export needs --run ID (list the runs with: vulnbench runs --db %s)", db)
 			}
-			x, ok := output.LookupExporter(format)
-			if !ok {
-				return checkFormat(format, output.ExportFormats()...)
+			x, err := reg.Lookup(format)
+			if err != nil {
+				return checkFormat(format, reg.Names()...)
 			}
 			st, err := openRead(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			run, err := report.LoadExport(cmd.Context(), st, runID)
+			rep, err := report.LoadExport(cmd.Context(), st, runID)
 			if err != nil {
 				return err
 			}
-			if err := run.ChooseRepeat(repeat); err != nil {
+			if err := rep.Runs[0].ChooseRepeat(repeat); err != nil {
 				return usageErr("--repeat: %v", err)
 			}
 			if out == "" {
-				return x.Write(e.stdout, run)
+				return x.Present(e.stdout, rep)
 			}
-			return suite.WriteFileAtomic(out, func(w io.Writer) error { return x.Write(w, run) })
+			return suite.WriteFileAtomic(out, func(w io.Writer) error { return x.Present(w, rep) })
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&runID, "run", "", "the run to export")
 	f.StringVar(&db, "db", "vulnbench.db", "store holding the run (SQLite file or postgres:// DSN)")
-	f.StringVar(&format, "format", "", "export format: "+strings.Join(output.ExportFormats(), ", "))
+	f.StringVar(&format, "format", "", "export format: "+strings.Join(reg.Names(), ", "))
 	f.StringVar(&out, "out", "", "write to this file (default: standard output)")
 	f.StringVar(&repeat, "repeat", "", "openvex of a run with repeats: the repeat N to state (default 0), or majority (the most common answer per case); the document names it")
 	return c

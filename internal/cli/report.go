@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -16,7 +17,6 @@ func newReportCmd(e *env) *cobra.Command {
 	var (
 		db, dir, suitePath string
 		runs               []string
-		fragment           bool
 		sf                 = scoreFlags{vdsFPR: score.DefaultVDSFPR}
 		jf                 judgeFlags
 		fixChecks          bool
@@ -53,7 +53,11 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 				return err
 			}
 			ctx := cmd.Context()
-			st, err := openRead(ctx, db)
+			open := openRead
+			if jf.model != "" { // the judge's answers are cached in the store
+				open = openExisting
+			}
+			st, err := open(ctx, db)
 			if err != nil {
 				return err
 			}
@@ -63,7 +67,7 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 				return err
 			}
 			rep, err := report.Build(ctx, st, report.Request{Runs: runs, Suite: suitePath, Keep: sf.after.keeper(), Score: sf.options(),
-				CI: &score.CIOptions{Resamples: sf.resamples, Seed: sf.ciSeed}, AppSec: g})
+				CI: &score.CIOptions{Resamples: sf.resamples, Seed: sf.ciSeed}, AppSec: g, Plots: true})
 			if err != nil {
 				return reportErr(e.stderr, refusedJudge(err))
 			}
@@ -72,24 +76,11 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 				return err
 			}
 			printNotes(e.stderr, rep.Notes())
-			ex, err := html.Costs(ctx, st, rep)
-			if err != nil {
-				return err
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("html report: %w", err)
 			}
-			var path string
-			if fragment { // for vulnbench serve, which scores runs in a child process
-				path = filepath.Join(dir, "body.html")
-				err = suite.WriteFileAtomic(path, func(w io.Writer) error {
-					body, err := html.Body(rep, ex)
-					if err == nil {
-						_, err = io.WriteString(w, string(body))
-					}
-					return err
-				})
-			} else {
-				path, err = html.WriteDir(dir, rep, ex)
-			}
-			if err != nil {
+			path := filepath.Join(dir, "index.html")
+			if err := suite.WriteFileAtomic(path, func(w io.Writer) error { return (html.Page{}).Present(w, rep) }); err != nil {
 				return err
 			}
 			fmt.Fprintln(e.stdout, path)
@@ -108,7 +99,5 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 	sf.after.add(f)
 	jf.add(f, true)
 	f.BoolVar(&fixChecks, "fix-checks", true, "appsec suites: check each proposed fix's syntax and run the scanners on PATH on it")
-	f.BoolVar(&fragment, "fragment", false, "write DIR/body.html, the page's content without the page (what serve embeds)")
-	_ = f.MarkHidden("fragment")
 	return c
 }

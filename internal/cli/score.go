@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/breakdown"
-	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -41,7 +41,7 @@ func (s *scoreFlags) add(f *pflag.FlagSet) {
 }
 
 func (s *scoreFlags) validate() error {
-	if err := checkFormat(s.format, output.Formats()...); err != nil {
+	if err := checkFormat(s.format, formats.Scores().Names()...); err != nil {
 		return err
 	}
 	if s.resamples < 1 {
@@ -341,7 +341,7 @@ func printNotes(w io.Writer, notes []report.Note) {
 }
 
 func writeScores(w io.Writer, format string, rep *report.Report) error {
-	return output.WriteScores(w, format, rep)
+	return formats.Scores().Present(w, format, rep)
 }
 
 // writeRunPredictions exports a run's verdicts as predictions JSONL, sorted by case and repeat.

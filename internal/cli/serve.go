@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -46,8 +47,8 @@ both runs' cases pages open, and at 185 MiB while it scores the second run page;
 is the executable's own pages. Runs of the same cases share the columns of their cases index.
 Under the default --memory-limit of 100 MiB the collector works hard while such a run is scored
 (about 1.5x the CPU it takes at 150 MiB, which peaks at 207 MiB): raise it when memory is
-plentiful. --scoring child scores in a child process instead (vulnbench report, vulnbench
-compare), each under --scoring-memory-limit: the server stays as small as its case indexes
+plentiful. --scoring child scores in a child process instead (one per run page or comparison,
+answering in JSON), each under --scoring-memory-limit: the server stays as small as its case indexes
 (137 MiB on that store), but server and child together peak higher (about 290-360 MiB: two
 runtimes, two copies of the binary's pages).`,
 		Example: `  vulnbench serve --db vulnbench.db
@@ -114,5 +115,37 @@ runtimes, two copies of the binary's pages).`,
 	f.IntVar(&childLimit, "scoring-memory-limit", 200, "soft memory limit in MiB of each scoring child (--scoring child; 0: none; GOMEMLIMIT overrides it): a run of 1M verdicts needs ~90 MiB of live heap to score, and a limit below that makes it slower, not smaller")
 	f.StringVar(&scoring, "scoring", "process", "where runs are scored: process (the server) or child (a vulnbench process per run page or comparison)")
 	f.IntVar(&resamples, "resamples", 1000, "bootstrap resamples of the intervals a run page and a comparison show")
+	c.AddCommand(newServeScoreCmd(e))
+	return c
+}
+
+// newServeScoreCmd is serve's scoring child (web.Child): it scores one run page or one
+// comparison in process and writes a web.ChildAnswer, JSON, on stdout; an error it could
+// state is in the answer (exit 0), typed.
+func newServeScoreCmd(e *env) *cobra.Command {
+	var db string
+	var runs []string
+	var resamples int
+	c := &cobra.Command{
+		Use:    "score --db DSN --run ID [--run ID]",
+		Short:  "serve's scoring child: a run page (one --run) or a comparison (two), as JSON",
+		Hidden: true,
+		Args:   exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			var a web.ChildAnswer
+			if st, err := openExisting(ctx, db); err != nil {
+				a = web.ChildAnswer{Error: &web.ChildError{Message: err.Error()}}
+			} else {
+				defer st.Close()
+				a = web.Answer(ctx, web.InProcess{Store: st, Resamples: resamples}, runs)
+			}
+			return json.NewEncoder(e.stdout).Encode(a)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs")
+	f.StringArrayVar(&runs, "run", nil, "the run to score, or the two to compare")
+	f.IntVar(&resamples, "resamples", 1000, "bootstrap resamples of the intervals")
 	return c
 }

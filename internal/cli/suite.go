@@ -169,7 +169,7 @@ func newSuiteStatsCmd(e *env) *cobra.Command {
 		Example: `  vulnbench suite stats suites/demo/demo.jsonl --format md`,
 		Args:    exactArgs(1, "one suite file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, output.Formats()...); err != nil {
+			if err := checkFormat(format, output.StatsFormats()...); err != nil {
 				return err
 			}
 			st := suite.NewStats()

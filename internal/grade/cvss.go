@@ -4,8 +4,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/cvss"
 	"github.com/vulnbench/vulnbench/internal/score"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 

@@ -14,11 +14,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vulnbench/vulnbench/internal/cvss"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/appsec"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
+	"github.com/vulnbench/vulnbench/internal/taxonomy"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -177,11 +177,11 @@ func RecordOf(c *suite.Case) (*appsec.Record, error) {
 
 // answerOf is what the automatic parts read of a verdict: ok verdicts only (a failed answer
 // detects nothing).
-func answerOf(v *verdict.Verdict) appsec.Answer {
+func answerOf(v *verdict.Verdict) Answer {
 	if v == nil || v.Status != verdict.OK {
-		return appsec.Answer{}
+		return Answer{}
 	}
-	a := appsec.Answer{Detected: v.Label == suite.Vul}
+	a := Answer{Detected: v.Label == suite.Vul}
 	if len(v.CWE) > 0 {
 		a.CWE = v.CWE[0]
 	}
@@ -210,12 +210,12 @@ func (g *Grader) Grade(ctx context.Context, it *Item) (*RecordGrade, error) {
 		return nil, nil
 	}
 	rec := it.Record
-	var secure *appsec.Answer
+	var secure *Answer
 	if it.Secure != nil && (it.Secure.Status == verdict.OK || it.Secure.Status == verdict.Failed) {
 		a := answerOf(it.Secure)
 		secure = &a
 	}
-	auto := appsec.Grader{Rubric: g.Rubric, Hierarchy: g.Hierarchy}.Grade(rec, answerOf(it.Vul), secure)
+	auto := Automatic(g.Rubric, g.Hierarchy, rec, answerOf(it.Vul), secure)
 	out := &RecordGrade{ID: rec.BenchmarkID, Language: rec.Language, Difficulty: string(rec.Difficulty),
 		Archetype: rec.Metadata.Archetype, Points: map[string]float64{}}
 	for part, p := range map[string]*float64{Detection: auto.Detection, CWE: auto.CWE, OWASP: auto.OWASP,

@@ -74,7 +74,7 @@ func comparisonTable(b *bytes.Buffer, format string, rep *report.Report, c *repo
 		y := c.Youden.ByCWE[w]
 		fmt.Fprintf(b, "  %-12s n=%-6d A %6s  B %6s\n", w, y.N, percent(y.A), percent(y.B))
 	}
-	b.WriteString("\n" + footer(rep) + "\n")
+	b.WriteString("\n" + Footer(rep) + "\n")
 }
 
 // WriteUnion writes what several runs of rep add together in format: text, md or json (opening
@@ -106,7 +106,7 @@ func unionTables(b *bytes.Buffer, format string, rep *report.Report, u *report.U
 			fmt.Fprintf(b, "\nonly %s finds: %s", r.Run, strings.Join(r.OnlyCases, ", "))
 		}
 	}
-	b.WriteString("\n\n" + footer(rep) + "\n")
+	b.WriteString("\n\n" + Footer(rep) + "\n")
 }
 
 // writeRows writes rows (the first the header) as a Markdown table or aligned text.

@@ -13,6 +13,9 @@ import (
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
+// StatsFormats are the formats of WriteStats.
+func StatsFormats() []string { return []string{"text", "md", "json", "csv"} }
+
 // WriteStats writes a suite's counts in format (text, md, json or csv).
 func WriteStats(w io.Writer, format string, st *suite.Stats) error {
 	switch format {
@@ -54,5 +57,5 @@ func WriteStats(w io.Writer, format string, st *suite.Stats) error {
 		}
 		return tw.Flush()
 	}
-	return fmt.Errorf("unknown format %q (use %s)", format, strings.Join(Formats(), ", "))
+	return fmt.Errorf("unknown format %q (use %s)", format, strings.Join(StatsFormats(), ", "))
 }

@@ -3,6 +3,7 @@ package output_test
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 func TestWriteStatsGolden(t *testing.T) {
 	st := suite.NewStats()
@@ -21,7 +24,7 @@ func TestWriteStatsGolden(t *testing.T) {
 	} {
 		st.Add(&c)
 	}
-	for _, format := range output.Formats() {
+	for _, format := range output.StatsFormats() {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := output.WriteStats(&buf, format, st); err != nil {
@@ -45,7 +48,7 @@ func TestWriteStatsGolden(t *testing.T) {
 	if err := output.WriteStats(&bytes.Buffer{}, "xml", st); err == nil {
 		t.Error("format xml accepted")
 	}
-	for _, format := range output.Formats() {
+	for _, format := range output.StatsFormats() {
 		if err := output.WriteStats(failingWriter{}, format, st); err == nil {
 			t.Errorf("%s: a failed write was not reported", format)
 		}

@@ -189,9 +189,6 @@ func (q *Queue) Enqueue(ctx context.Context, tx *store.Tx, units []runner.Queued
 var uniqueStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
 	rivertype.JobStateRunning, rivertype.JobStateScheduled}
 
-// pending are the states of a job not finished.
-var pending = uniqueStates
-
 // hasJobs reports whether run has jobs in any of states.
 func hasJobs(ctx context.Context, c *river.Client[*sql.Tx], run string, states []rivertype.JobState) (bool, error) {
 	res, err := c.JobList(ctx, river.NewJobListParams().Kinds(UnitArgs{}.Kind()).States(states...).
@@ -213,7 +210,7 @@ func finish(ctx context.Context, st *store.Store, c *river.Client[*sql.Tx], id s
 	var left bool
 	switch run.State {
 	case store.StateRunning:
-		left, err = hasJobs(ctx, c, id, pending)
+		left, err = hasJobs(ctx, c, id, uniqueStates) // the states of a job not finished
 	case store.StateStopping:
 		left, err = hasJobs(ctx, c, id, []rivertype.JobState{rivertype.JobStateRunning})
 	default:

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/vulnbench/vulnbench/internal/score"
+
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -16,10 +18,9 @@ type ExportStore interface {
 	CaseStore
 }
 
-// Export is one stored run as exporters see it: the run and its manifest, its cases by id (for
-// a verdict's target file and lines) and its scored verdicts, whole, by case and repeat.
+// Export is what export presenters show of a stored run beyond its identity: its cases by id
+// (for a verdict's target file and lines) and its scored verdicts, whole, by case and repeat.
 type Export struct {
-	Run      *Run   // ID, Subject, Model, Stored, Manifest; no answers or scores
 	Prompt   string // the run's --prompt, "" for a subject without one
 	Cases    map[string]*suite.Case
 	Verdicts []verdict.Verdict
@@ -29,8 +30,13 @@ type Export struct {
 	Majority bool
 }
 
-// ChooseRepeat reads --repeat: "" (repeat 0), a repeat number of the run, or "majority".
-func (x *Export) ChooseRepeat(s string) error {
+// ChooseRepeat reads --repeat for a run loaded for export: "" (repeat 0), a repeat number of
+// the run, or "majority".
+func (r *Run) ChooseRepeat(s string) error {
+	x := r.Export
+	if x == nil {
+		return fmt.Errorf("run %s is not loaded for export", r.ID)
+	}
 	switch s {
 	case "":
 		return nil
@@ -39,25 +45,27 @@ func (x *Export) ChooseRepeat(s string) error {
 		return nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n >= max(1, x.Run.Stored.Repeats) {
-		return fmt.Errorf("%q is not majority or a repeat of run %s (0 to %d)", s, x.Run.ID, max(1, x.Run.Stored.Repeats)-1)
+	if err != nil || n < 0 || n >= max(1, r.Stored.Repeats) {
+		return fmt.Errorf("%q is not majority or a repeat of run %s (0 to %d)", s, r.ID, max(1, r.Stored.Repeats)-1)
 	}
 	x.Repeat = n
 	return nil
 }
 
-// LoadExport reads a stored run for export.
-func LoadExport(ctx context.Context, st ExportStore, runID string) (*Export, error) {
+// LoadExport reads a stored run for export: a report of that one run (ID, Subject, Model,
+// Stored, Manifest and Export; no truth, answers or scores).
+func LoadExport(ctx context.Context, st ExportStore, runID string) (*Report, error) {
 	r, err := st.GetRun(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	x := &Export{Run: &Run{ID: r.ID, Name: r.ID, Subject: r.Subject, Stored: r}, Cases: map[string]*suite.Case{}}
+	x := &Export{Cases: map[string]*suite.Case{}}
+	run := &Run{ID: r.ID, Name: r.ID, Subject: r.Subject, Stored: r, Export: x}
 	var m Manifest
 	if err := json.Unmarshal(r.Manifest, &m); err == nil {
 		m.Raw = r.Manifest
-		x.Run.Manifest = &m
-		x.Run.Model = m.Model()
+		run.Manifest = &m
+		run.Model = m.Model()
 		x.Prompt = m.Flags["prompt"]
 	}
 	if err := st.Cases(ctx, runID, func(c *suite.Case) error {
@@ -69,5 +77,5 @@ func LoadExport(ctx context.Context, st ExportStore, runID string) (*Export, err
 	if x.Verdicts, err = Verdicts(ctx, st, runID); err != nil {
 		return nil, fmt.Errorf("export run %s: %w", runID, err)
 	}
-	return x, nil
+	return New(nil, score.Options{}, run), nil
 }

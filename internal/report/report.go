@@ -102,6 +102,14 @@ type Run struct {
 	Model    string     // the model an llm run asked, e.g. openai:gpt-4o; "" for others
 	Stored   *store.Run // nil for a predictions file
 	Manifest *Manifest  // nil for a predictions file or an unreadable manifest
+	// Spent is the run's spend in USD (every attempt, retries and errors included) and ROC
+	// the curve of its first repeat, filled by Build with Request.Plots (plots.go); nil: not
+	// known (a predictions file has no spend), or no curve to draw.
+	Spent *float64
+	ROC   *ROC
+	// Export is the run's cases and whole verdicts, for export presenters (LoadExport); nil
+	// in a scored report.
+	Export *Export
 
 	// Answers holds each repeat's answers, indexed like Truth.Cases.
 	Answers map[int][]score.Answer
@@ -148,6 +156,9 @@ type Request struct {
 	// AppSec grades the answers on AppSecBench records (with its judge and fix checks); nil:
 	// the automatic parts of the rubric only.
 	AppSec *grade.Grader
+	// Plots also fills what plots draw: each run's Spent (from a Store that is a SpendStore)
+	// and ROC.
+	Plots bool
 }
 
 // New is a report of runs already scored against t.
@@ -215,6 +226,11 @@ func Build(ctx context.Context, st Store, req Request) (*Report, error) {
 			return nil, err
 		}
 		run.Score(t, req.Score, req.CI)
+	}
+	if req.Plots {
+		if err := rep.plots(ctx, st); err != nil {
+			return nil, err
+		}
 	}
 	return rep, nil
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
+	"github.com/vulnbench/vulnbench/internal/taxonomy"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -69,7 +69,7 @@ type Matcher struct {
 	cwe *taxonomy.Hierarchy
 }
 
-// NewMatcher loads MITRE's CWE tree (the ChildOf relation embedded by internal/suite/appsec/taxonomy).
+// NewMatcher loads MITRE's CWE tree (the ChildOf relation embedded by internal/taxonomy).
 func NewMatcher() (*Matcher, error) {
 	h, err := taxonomy.LoadHierarchy()
 	if err != nil {

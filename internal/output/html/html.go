@@ -13,14 +13,11 @@ package html
 
 import (
 	"bytes"
-	"context"
 	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -28,6 +25,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
+	"gonum.org/v1/plot/plotter"
 )
 
 // Version is the version of the report's layout; bump it when the same report model renders
@@ -40,77 +38,22 @@ var css string
 //go:embed report.tmpl
 var tmplText string
 
-// Style is the report's style sheet, for pages that embed Body.
+// Style is the report's style sheet, for pages that embed a Fragment.
 func Style() template.CSS { return template.CSS(css) } // #nosec G203 -- our own embedded file
-
-// Extra is what a report shows beyond the report model, read from the store by the caller.
-type Extra struct {
-	// Cost is each stored run's spend in USD by run id (every attempt, retries and errors
-	// included); a run without an entry has no cost plot point.
-	Cost map[string]float64
-}
-
-// CostStore is what Costs reads of a store.
-type CostStore interface {
-	// Spent is the summed cost of every attempt of a run.
-	Spent(ctx context.Context, runID string) (float64, error)
-}
-
-// Costs reads the spend of each stored run of rep.
-func Costs(ctx context.Context, st CostStore, rep *report.Report) (Extra, error) {
-	ex := Extra{Cost: map[string]float64{}}
-	for _, r := range rep.Runs {
-		if r.Stored == nil {
-			continue
-		}
-		c, err := st.Spent(ctx, r.ID)
-		if err != nil {
-			return ex, err
-		}
-		ex.Cost[r.ID] = c
-	}
-	return ex, nil
-}
 
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
 }).Parse(tmplText))
 
-// WriteDir writes the report as DIR/index.html (DIR is created), through a temporary file
-// renamed into place, and returns the file's path.
-func WriteDir(dir string, rep *report.Report, ex Extra) (string, error) {
-	var b bytes.Buffer
-	if err := Write(&b, rep, ex); err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("html report: %w", err)
-	}
-	path := filepath.Join(dir, "index.html")
-	tmp, err := os.CreateTemp(dir, ".index-*.html")
-	if err != nil {
-		return "", fmt.Errorf("html report: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("html report %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("html report %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return "", fmt.Errorf("html report %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return "", fmt.Errorf("html report %s: %w", path, err)
-	}
-	return path, nil
-}
+// Page presents the report as one whole HTML page.
+type Page struct{}
 
-// Write writes the report as one whole HTML page.
-func Write(w io.Writer, rep *report.Report, ex Extra) error {
-	c, err := build(rep, ex)
+// Name implements output.Presenter.
+func (Page) Name() string { return "html" }
+
+// Present implements output.Presenter.
+func (Page) Present(w io.Writer, rep *report.Report) error {
+	c, err := build(rep)
 	if err != nil {
 		return err
 	}
@@ -125,17 +68,25 @@ func Write(w io.Writer, rep *report.Report, ex Extra) error {
 	return err
 }
 
-// Body renders the report's content without the page around it, for the web viewer.
-func Body(rep *report.Report, ex Extra) (template.HTML, error) {
-	c, err := build(rep, ex)
+// Fragment presents the report's content without the page around it, for pages that embed it
+// (the web viewer's run page, with Style in its own sheet).
+type Fragment struct{}
+
+// Name implements output.Presenter.
+func (Fragment) Name() string { return "html-fragment" }
+
+// Present implements output.Presenter.
+func (Fragment) Present(w io.Writer, rep *report.Report) error {
+	c, err := build(rep)
 	if err != nil {
-		return "", err
+		return err
 	}
 	var b bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&b, "body", c); err != nil {
-		return "", fmt.Errorf("html report: %w", err)
+		return fmt.Errorf("html report: %w", err)
 	}
-	return template.HTML(b.String()), nil // #nosec G203 -- produced by html/template
+	_, err = w.Write(b.Bytes())
+	return err
 }
 
 // content is what the template shows.
@@ -195,7 +146,7 @@ type matrixRow struct {
 	Cells []heatCell
 }
 
-func build(rep *report.Report, ex Extra) (*content, error) {
+func build(rep *report.Report) (*content, error) {
 	tables, err := output.Tables(rep)
 	if err != nil {
 		return nil, fmt.Errorf("html report: %w", err)
@@ -217,8 +168,8 @@ func build(rep *report.Report, ex Extra) (*content, error) {
 			row.Created = stamp(r.Stored.CreatedAt)
 			row.Finished = stamp(r.Stored.FinishedAt)
 		}
-		if cost, ok := ex.Cost[r.ID]; ok {
-			row.Cost = fmt.Sprintf("$%.4f", cost)
+		if r.Spent != nil {
+			row.Cost = fmt.Sprintf("$%.4f", *r.Spent)
 		}
 		c.Runs = append(c.Runs, row)
 	}
@@ -227,7 +178,7 @@ func build(rep *report.Report, ex Extra) (*content, error) {
 		c.Notes = append(c.Notes, n.Text)
 	}
 	rf1, havePairs := c.randomLines(rep)
-	if err := c.addPlots(rep, names, figs, rf1, havePairs, ex); err != nil {
+	if err := c.addPlots(rep, names, figs, rf1, havePairs); err != nil {
 		return nil, fmt.Errorf("html report: %w", err)
 	}
 	c.Heat = cweHeat(names, figs)
@@ -268,7 +219,7 @@ func (c *content) randomLines(rep *report.Report) (f1 float64, pairs bool) {
 	return f1, pairs
 }
 
-func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Figures, rf1 float64, havePairs bool, ex Extra) error {
+func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Figures, rf1 float64, havePairs bool) error {
 	f1, pacc := make([]float64, len(figs)), make([]float64, len(figs))
 	var parts [4][]float64
 	pairs := false
@@ -327,12 +278,11 @@ func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Fi
 	var cn []string
 	var cc, cf, cp []float64
 	for i, r := range rep.Runs {
-		cost, ok := ex.Cost[r.ID]
-		if !ok {
+		if r.Spent == nil {
 			continue
 		}
 		cn = append(cn, names[i])
-		cc, cf, cp = append(cc, cost), append(cf, f1[i]), append(cp, pacc[i])
+		cc, cf, cp = append(cc, *r.Spent), append(cf, f1[i]), append(cp, pacc[i])
 	}
 	if len(cn) > 0 {
 		s, err := costPlot(cn, cc, cf, cp, pairs)
@@ -342,7 +292,7 @@ func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Fi
 		c.Plots = append(c.Plots, figure{Title: "Cost against F1 and pAcc", SVG: s, Note: "cost: every attempt of the run, retries and errors included"})
 	}
 	for i, r := range rep.Runs {
-		fig, err := rocFigure(rep, r, names[i], figs[i])
+		fig, err := rocFigure(r, names[i])
 		if err != nil {
 			return err
 		}
@@ -353,36 +303,31 @@ func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Fi
 
 const noROC = "no ROC curve: the run has no scored verdict on a vul case and on a ben case"
 
-// rocFigure is the ROC curve of a run's first repeat, with its VD-S point, or says why none.
-func rocFigure(rep *report.Report, r *report.Run, name string, f *report.Figures) (figure, error) {
+// rocFigure is the ROC curve of a run's first repeat (report.Run.ROC), with its VD-S point, or
+// says why none.
+func rocFigure(r *report.Run, name string) (figure, error) {
 	fig := figure{Title: "ROC " + name}
-	answers, res, _ := r.First()
-	if res == nil || res.VDS == nil {
+	_, res, _ := r.First()
+	if r.ROC == nil || res == nil || res.VDS == nil {
 		fig.Note = noROC
 		return fig, nil
 	}
-	v := res.VDS
-	x := 0.0 // the VD-S point: its threshold's FPR; no threshold: nothing predicted vul
-	curve := thinner{step: 1.0 / 2000}
-	if !score.EachROCPoint(rep.Truth.Cases, answers, rep.Options, func(p score.ROCPoint) {
-		if v.Threshold != nil && p.Threshold == *v.Threshold {
-			x = p.FPR
-		}
-		curve.add(p)
-	}) {
-		fig.Note = noROC
-		return fig, nil
-	}
+	v := r.ROC
+	vds := res.VDS
 	say := ""
-	fig.Note = fmt.Sprintf("VD-S: FNR %.1f%% at FPR %.2f%% <= r = %.2f%% (score source: %s)", 100*v.FNR, 100*x, 100*v.FPRTolerance, v.Source)
-	if v.Degenerate {
+	fig.Note = fmt.Sprintf("VD-S: FNR %.1f%% at FPR %.2f%% <= r = %.2f%% (score source: %s)", 100*vds.FNR, 100*v.VDS.X, 100*vds.FPRTolerance, vds.Source)
+	if vds.Degenerate {
 		say = " (degenerate)"
 		fig.Note = "degenerate: the scores take at most two values (a label, not a ranking), so the curve has one inner point and VD-S says little. " + fig.Note
 	}
 	if len(r.Repeats) > 1 {
 		fig.Note += fmt.Sprintf("; repeat %d of %d", r.Repeats[0], len(r.Repeats))
 	}
-	s, err := rocPlot(name, curve.points(), x, 1-v.FNR, say)
+	xys := make(plotter.XYs, len(v.Points))
+	for i, p := range v.Points {
+		xys[i] = plotter.XY{X: p.X, Y: p.Y}
+	}
+	s, err := rocPlot(name, xys, v.VDS.X, v.VDS.Y, say)
 	if err != nil {
 		return fig, err
 	}

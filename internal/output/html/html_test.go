@@ -57,17 +57,17 @@ func build(t *testing.T) *report.Report {
 	t.Helper()
 	suitePath, preds := fixture(t)
 	rep, err := report.Build(t.Context(), nil, report.Request{Predictions: preds, Suite: suitePath,
-		CI: &score.CIOptions{Resamples: 200, Seed: 1}})
+		CI: &score.CIOptions{Resamples: 200, Seed: 1}, Plots: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
 
-func render(t *testing.T, rep *report.Report, ex html.Extra) string {
+func render(t *testing.T, rep *report.Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := html.Write(&b, rep, ex); err != nil {
+	if err := (html.Page{}).Present(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -75,7 +75,7 @@ func render(t *testing.T, rep *report.Report, ex html.Extra) string {
 
 func TestReport(t *testing.T) {
 	rep := build(t)
-	page := render(t, rep, html.Extra{})
+	page := render(t, rep)
 	for _, want := range []string{
 		"<svg", "F1 and pAcc per run", "Pairwise outcomes per run", "ROC scored.jsonl",
 		"VD-S: FNR", "degenerate: the scores take at most two values", "F1 95% CI",
@@ -109,11 +109,14 @@ func TestReportIsDeterministic(t *testing.T) {
 	suitePath, preds := fixture(t)
 	var pages []string
 	for range 2 {
-		rep, err := report.Build(t.Context(), nil, report.Request{Predictions: preds, Suite: suitePath, CI: &score.CIOptions{Resamples: 200, Seed: 1}})
+		rep, err := report.Build(t.Context(), nil, report.Request{Predictions: preds, Suite: suitePath, CI: &score.CIOptions{Resamples: 200, Seed: 1}, Plots: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		pages = append(pages, render(t, rep, html.Extra{Cost: map[string]float64{preds[0]: 0.25, preds[1]: 0}}))
+		for i, c := range []float64{0.25, 0} {
+			rep.Runs[i].Spent = &c
+		}
+		pages = append(pages, render(t, rep))
 	}
 	if pages[0] != pages[1] {
 		t.Errorf("two renderings of one report differ")
@@ -121,30 +124,26 @@ func TestReportIsDeterministic(t *testing.T) {
 	if !strings.Contains(pages[0], "Cost against F1 and pAcc") {
 		t.Errorf("costs given, but no cost plot")
 	}
-	dir := t.TempDir()
-	path, err := html.WriteDir(filepath.Join(dir, "out"), build(t), html.Extra{})
-	if err != nil {
+	// The fragment is the page's content without the page.
+	var frag bytes.Buffer
+	if err := (html.Fragment{}).Present(&frag, build(t)); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(path); err != nil || fi.Size() < 10000 {
-		t.Errorf("WriteDir wrote %v, %v", fi, err)
+	if f := frag.String(); strings.Contains(f, "<html") || !strings.Contains(f, "ROC scored.jsonl") || len(f) < 10000 {
+		t.Errorf("the fragment is not the page's content (%d bytes)", len(f))
 	}
 }
 
-// A curve of many distinct scores is drawn with a bounded number of points, ending where the
-// scores end.
-func TestROCThinned(t *testing.T) {
-	curve := make([]score.ROCPoint, 0, 100001)
-	for i := range 100001 {
-		f := float64(i) / 100000
-		curve = append(curve, score.ROCPoint{Threshold: 1 - f, FPR: f, TPR: min(1, 2*f)})
+// A report built without Plots has no ROC curve to draw: the page says so and draws none.
+func TestReportWithoutPlots(t *testing.T) {
+	suitePath, preds := fixture(t)
+	rep, err := report.Build(t.Context(), nil, report.Request{Predictions: preds, Suite: suitePath})
+	if err != nil {
+		t.Fatal(err)
 	}
-	xys := html.Thin(curve, 1.0/2000)
-	if len(xys) > 4001 || len(xys) < 1000 {
-		t.Errorf("%d points kept of %d", len(xys), len(curve))
-	}
-	if last := xys[len(xys)-1]; last.X != 1 || last.Y != 1 {
-		t.Errorf("the curve ends at %v, want (1, 1)", last)
+	page := render(t, rep)
+	if strings.Contains(page, "VD-S point") || strings.Count(page, "no ROC curve") != 2 {
+		t.Errorf("a report without plots drew a ROC curve")
 	}
 }
 
@@ -168,10 +167,11 @@ func TestVEXPlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := html.Body(rep, html.Extra{})
-	if err != nil {
+	var out strings.Builder
+	if err := (html.Fragment{}).Present(&out, rep); err != nil {
 		t.Fatal(err)
 	}
+	body := out.String()
 	for _, want := range []string{"VEX-Bench: status F1, justification macro-F1", "justification macro-F1</text>", ">1.0</text>"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("report lacks %q", want)

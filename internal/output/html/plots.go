@@ -16,8 +16,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/vulnbench/vulnbench/internal/score"
 )
 
 // svg renders p as an SVG element to inline in a page (no XML prelude): the plot in w by h
@@ -172,45 +170,6 @@ func rocPlot(name string, xys plotter.XYs, vdsFPR, vdsTPR float64, say string) (
 	p.Legend.XOffs = -vg.Points(4)
 	p.Legend.YOffs = vg.Points(4)
 	return svg(p, 4*vg.Inch, 4*vg.Inch)
-}
-
-// thin keeps the points of a curve that move at least step (in FPR plus TPR) from the last one
-// kept, and the last point: a million distinct scores draw the same picture with a few thousand
-// points, and the page stays small.
-func thin(curve []score.ROCPoint, step float64) plotter.XYs {
-	t := thinner{step: step}
-	for _, c := range curve {
-		t.add(c)
-	}
-	return t.points()
-}
-
-// thinner thins a curve as its points come (see thin), holding only those it keeps.
-type thinner struct {
-	step    float64
-	xys     plotter.XYs
-	end     plotter.XY // the last point seen
-	skipped bool       // end was not kept
-}
-
-func (t *thinner) add(c score.ROCPoint) {
-	t.end = plotter.XY{X: c.FPR, Y: c.TPR}
-	if n := len(t.xys); n > 0 {
-		if k := t.xys[n-1]; math.Abs(t.end.X-k.X)+math.Abs(t.end.Y-k.Y) < t.step {
-			t.skipped = true
-			return
-		}
-	}
-	t.skipped = false
-	t.xys = append(t.xys, t.end)
-}
-
-// points returns the points kept, ending with the curve's last.
-func (t *thinner) points() plotter.XYs {
-	if t.skipped {
-		return append(t.xys, t.end)
-	}
-	return t.xys
 }
 
 // pairwisePlot draws each run's pairwise outcomes as a stacked bar: P-C, P-V, P-B, P-R.

@@ -5,12 +5,12 @@ package llmsubj
 import (
 	"context"
 
+	"github.com/vulnbench/vulnbench/internal/cvss"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/modelkit"
 	"github.com/vulnbench/vulnbench/internal/suite"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 

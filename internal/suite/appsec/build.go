@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/cvss"
 	"github.com/vulnbench/vulnbench/internal/suite"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
 )
 
 // Project is the project name of every case of the AppSecBench suite.

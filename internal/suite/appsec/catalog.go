@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
+	"github.com/vulnbench/vulnbench/internal/cvss"
+	"github.com/vulnbench/vulnbench/internal/taxonomy"
 	"go.yaml.in/yaml/v3"
 )
 

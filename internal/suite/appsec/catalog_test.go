@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
+	"github.com/vulnbench/vulnbench/internal/taxonomy"
 )
 
 func TestCatalog(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
+	"github.com/vulnbench/vulnbench/internal/cvss"
 )
 
 // VulnMarker ends a line of a vulnerable template that holds the weakness. Rendering removes it

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/taxonomy"
+	"github.com/vulnbench/vulnbench/internal/cvss"
+	"github.com/vulnbench/vulnbench/internal/taxonomy"
 )
 
 // Problem kinds, one per family of SPEC section 3 checks.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
+	"github.com/vulnbench/vulnbench/internal/cvss"
 )
 
 // baseRecords returns one built record per language, keyed by language.

@@ -118,30 +118,17 @@ func parseRecord(b []byte) (Request, error) {
 func (s *Session) Batch(ctx context.Context, r io.Reader, file, reposDir string, w *suite.Writer) (BatchReport, []error, error) {
 	rep := BatchReport{ByReason: map[Reason]int{}, Stops: map[Stop]int{}}
 	problems := suite.Problems{File: file}
-	lr := suite.NewLineReader(r, file)
 	var jobs []*job
 	seen := map[string]int{}
 	located := map[string]struct {
 		dir string
 		err error
 	}{}
-	for {
-		b, line, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if errors.Is(err, suite.ErrRead) {
-			return rep, nil, err
-		}
-		if err != nil {
-			problems.Add(err)
-			continue
-		}
+	_, err := suite.Records(r, file, &problems, func(b []byte, line int) error {
 		rep.Records++
 		req, err := parseRecord(b)
 		if err != nil {
-			problems.Add(&suite.LineError{Line: line, Err: err})
-			continue
+			return &suite.LineError{Line: line, Err: err}
 		}
 		req.Source["line"] = line
 		j := &job{line: line, req: req}
@@ -161,6 +148,10 @@ func (s *Session) Batch(ctx context.Context, r io.Reader, file, reposDir string,
 			}
 		}
 		jobs = append(jobs, j)
+		return nil
+	})
+	if err != nil {
+		return rep, nil, err
 	}
 	if problems.Len() > 0 {
 		return rep, problems.List(), nil

@@ -65,33 +65,19 @@ type publicRecord struct {
 func Import(r io.Reader, file string, w *suite.Writer) (ImportReport, []error, error) {
 	var rep ImportReport
 	problems := suite.Problems{File: file}
-	lr := suite.NewLineReader(r, file)
 	ids := map[string]int{}
-	for {
-		b, line, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if errors.Is(err, suite.ErrRead) {
-			return rep, nil, err
-		}
-		if err != nil {
-			problems.Add(err)
-			continue
-		}
+	_, err := suite.Records(r, file, &problems, func(b []byte, line int) error {
 		rep.Records++
 		vul, ben, err := publicPair(b, line)
 		if err != nil {
-			problems.Add(&suite.LineError{Line: line, Err: err})
-			continue
+			return &suite.LineError{Line: line, Err: err}
 		}
 		if first, ok := ids[vul.Pair]; ok {
-			problems.Add(&suite.LineError{Line: line, Err: fmt.Errorf("pair %s again (first on line %d): idx must be unique", vul.Pair, first)})
-			continue
+			return &suite.LineError{Line: line, Err: fmt.Errorf("pair %s again (first on line %d): idx must be unique", vul.Pair, first)}
 		}
 		ids[vul.Pair] = line
 		if problems.Len() > 0 {
-			continue // nothing will be kept: only look for more problems
+			return nil // nothing will be kept: only look for more problems
 		}
 		if NormalizeSpace(vul.Code) == NormalizeSpace(ben.Code) {
 			rep.Identical = append(rep.Identical, fmt.Sprintf("%s (line %d)", vul.Pair, line))
@@ -99,13 +85,17 @@ func Import(r io.Reader, file string, w *suite.Writer) (ImportReport, []error, e
 		}
 		for _, c := range []*suite.Case{vul, ben} {
 			if err := c.Check(); err != nil {
-				return rep, nil, fmt.Errorf("%s:%d: %w", file, line, err)
+				return fmt.Errorf("%s:%d: %w", file, line, err)
 			}
 			if err := w.Write(c); err != nil {
-				return rep, nil, fmt.Errorf("write case %s: %w", c.ID, err)
+				return fmt.Errorf("write case %s: %w", c.ID, err)
 			}
 		}
 		rep.Pairs++
+		return nil
+	})
+	if err != nil {
+		return rep, nil, err
 	}
 	return rep, problems.List(), nil
 }

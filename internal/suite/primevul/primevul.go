@@ -75,7 +75,6 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 		return rep, nil, err
 	}
 	rep.Paired = paired
-	lr := suite.NewLineReader(r, file)
 	probs := &suite.Problems{File: file}
 	seen := map[int64]int{} // idx -> line of its first row
 	var rows []*row         // paired mode only
@@ -92,26 +91,14 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 		}
 		return err
 	}
-	for {
-		b, line, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, suite.ErrRead) {
-				return rep, nil, err
-			}
-			rep.Rows++
-			probs.Add(err)
-			continue
-		}
+	refused, err := suite.Records(r, file, probs, func(b []byte, line int) error {
 		rep.Rows++
 		rw, format, errs := parseRow(b)
 		if len(errs) > 0 {
 			for _, e := range errs {
 				probs.Add(&suite.LineError{File: file, Line: line, Err: e})
 			}
-			continue
+			return nil
 		}
 		rw.line = line
 		switch format {
@@ -130,7 +117,7 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 				rw.code = "" // only its commit is needed, to explain its twin's fate
 				rows = append(rows, rw)
 			}
-			continue
+			return nil
 		}
 		seen[rw.idx] = line
 		if watch {
@@ -138,14 +125,16 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 		}
 		if paired {
 			rows = append(rows, rw)
-			continue
+			return nil
 		}
 		if probs.Len() > 0 {
-			continue // nothing will be kept: only look for more problems
+			return nil // nothing will be kept: only look for more problems
 		}
-		if err := emit(rw, ""); err != nil {
-			return rep, nil, err
-		}
+		return emit(rw, "")
+	})
+	rep.Rows += refused
+	if err != nil {
+		return rep, nil, err
 	}
 	switch {
 	case orig > 0 && v01 > 0:

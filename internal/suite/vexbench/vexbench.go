@@ -3,9 +3,7 @@
 package vexbench
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -70,26 +68,10 @@ func ecosystem(lang string) string {
 // reported. The error return is for read and write failures.
 func Import(r io.Reader, file string, w *suite.Writer) (Report, []error, error) {
 	var rep Report
-	lr := suite.NewLineReader(r, file)
 	probs := &suite.Problems{File: file}
 	seen := map[string]int{}
-	for {
-		b, line, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, suite.ErrRead) {
-				return rep, nil, err
-			}
-			rep.Rows++
-			probs.Add(err)
-			continue
-		}
+	refused, err := suite.Records(r, file, probs, func(b []byte, line int) error {
 		rep.Rows++
-		if rep.Rows == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-		}
 		c, bad, errs := parse(b)
 		if first, dup := seen[c.ID]; dup && c.ID != "" {
 			errs = append(errs, fmt.Errorf("task_id %q repeats line %d", c.ID, first))
@@ -100,20 +82,19 @@ func Import(r io.Reader, file string, w *suite.Writer) (Report, []error, error) 
 			for _, e := range errs {
 				probs.Add(&suite.LineError{File: file, Line: line, Err: e})
 			}
-			continue
+			return nil
 		}
 		if bad != "" {
 			rep.BadPRURLs = append(rep.BadPRURLs, BadPRURL{Line: line, TaskID: c.ID, PRURL: bad})
 		}
 		if err := c.Check(); err != nil {
-			probs.Add(&suite.LineError{File: file, Line: line, Err: err})
-			continue
+			return &suite.LineError{File: file, Line: line, Err: err}
 		}
 		if probs.Len() > 0 {
-			continue // nothing will be kept: only look for more problems
+			return nil // nothing will be kept: only look for more problems
 		}
 		if err := w.Write(c); err != nil {
-			return rep, nil, fmt.Errorf("write case %s: %w", c.ID, err)
+			return fmt.Errorf("write case %s: %w", c.ID, err)
 		}
 		rep.Cases++
 		if c.Label == suite.Vul {
@@ -121,6 +102,11 @@ func Import(r io.Reader, file string, w *suite.Writer) (Report, []error, error) 
 		} else {
 			rep.Ben++
 		}
+		return nil
+	})
+	rep.Rows += refused
+	if err != nil {
+		return rep, nil, err
 	}
 	if probs.Len() > 0 {
 		return rep, probs.List(), nil

@@ -1,4 +1,4 @@
-package html
+package report
 
 // Thin is thin, for tests.
 var Thin = thin

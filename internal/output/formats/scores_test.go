@@ -1,9 +1,10 @@
-package output_test
+package formats_test
 
 import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/stats"
@@ -187,7 +189,7 @@ func TestWriteScoresGolden(t *testing.T) {
 		for _, format := range []string{"text", "md", "json", "csv"} {
 			t.Run(name+"."+format, func(t *testing.T) {
 				var b bytes.Buffer
-				if err := output.WriteScores(&b, format, r); err != nil {
+				if err := formats.Scores().Present(&b, format, r); err != nil {
 					t.Fatal(err)
 				}
 				path := filepath.Join("testdata", name+"."+format+".golden")
@@ -211,7 +213,7 @@ func TestWriteScoresGolden(t *testing.T) {
 func write(t *testing.T, format string, r *report.Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := output.WriteScores(&b, format, r); err != nil {
+	if err := formats.Scores().Present(&b, format, r); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -365,7 +367,7 @@ func TestWriteScoresErrors(t *testing.T) {
 		rep     *report.Report
 		wantErr string
 	}{
-		{"unknown format", "html", rep(runA()), `unknown score format "html": use one of text, md, json, csv`},
+		{"unknown format", "html", rep(runA()), `unknown format "html": use one of text, md, json, csv`},
 		{"no run", "text", rep(), "write scores: no run to write"},
 		{"not scored", "text", rep(unscored), `write scores: run "run-a" has 0 scored repeats and no aggregate`},
 		{"unnamed among several", "csv", rep(runA(), unnamed), "write scores: run 2 has no name (needed with several runs)"},
@@ -373,7 +375,7 @@ func TestWriteScoresErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := output.WriteScores(&bytes.Buffer{}, tt.format, tt.rep)
+			err := formats.Scores().Present(&bytes.Buffer{}, tt.format, tt.rep)
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -382,5 +384,34 @@ func TestWriteScoresErrors(t *testing.T) {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Every registry has unique names and a presenter per name, in the order help texts show them;
+// an unknown name is a typed error naming the known ones.
+func TestRegistries(t *testing.T) {
+	for _, tc := range []struct {
+		reg  *output.Registry
+		want []string
+	}{
+		{formats.Scores(), []string{"text", "md", "json", "csv"}},
+		{formats.Exports(), []string{"sarif", "jsonl", "openvex"}},
+	} {
+		if diff := cmp.Diff(tc.want, tc.reg.Names()); diff != "" {
+			t.Errorf("names (-want +got):\n%s", diff)
+		}
+		for _, n := range tc.want {
+			if p, err := tc.reg.Lookup(n); err != nil || p.Name() != n {
+				t.Errorf("Lookup(%q) = %v, %v", n, p, err)
+			}
+		}
+		_, err := tc.reg.Lookup("nope")
+		var unknown *output.UnknownFormatError
+		if !errors.As(err, &unknown) || unknown.Name != "nope" {
+			t.Errorf("Lookup(nope) = %v, want an UnknownFormatError", err)
+		}
+	}
+	if _, err := output.NewRegistry(formats.Scores().Presenters()[0], formats.Scores().Presenters()[0]); err == nil {
+		t.Errorf("a registry took one name twice")
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vulnbench/vulnbench/internal/cvss"
 	"github.com/vulnbench/vulnbench/internal/suite/appsec"
-	"github.com/vulnbench/vulnbench/internal/suite/appsec/cvss"
 )
 
 // firstScore computes a CVSS 3.1 base score from the FIRST specification's formulas (section 7.1

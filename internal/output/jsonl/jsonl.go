@@ -1,0 +1,31 @@
+// Package jsonl presents a stored run's verdicts as predictions JSONL, as run --out writes it
+// (score --predictions reads it).
+package jsonl
+
+import (
+	"io"
+
+	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// Presenter writes the verdicts of a report loaded for export.
+type Presenter struct{}
+
+// Name implements output.Presenter.
+func (Presenter) Name() string { return "jsonl" }
+
+// Summary implements output.Summarizer.
+func (Presenter) Summary() string {
+	return "predictions JSONL, as run --out writes (score --predictions reads it)"
+}
+
+// Present implements output.Presenter.
+func (Presenter) Present(w io.Writer, rep *report.Report) error {
+	run, err := output.ExportRun(rep)
+	if err != nil {
+		return err
+	}
+	return verdict.WriteJSONL(w, run.Export.Verdicts)
+}

@@ -241,7 +241,7 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 			out.Unsupported += n
 		}
 	}
-	rp := newRepos(p.Repos, p.SnapshotCache)
+	rp := newRepos(p.Repos, p.SnapshotCache, p.Deps.Sandbox)
 	limits := p.Limits
 	limits.Wall = p.Timeout // what the pool gives each attempt, for subjects that pace themselves
 	prepare := func(u subject.Unit, rec trace.Recorder) (*subject.Env, func() verdict.Usage) {
@@ -379,6 +379,9 @@ func createOrResume(ctx context.Context, p Plan, w runWriter, sc scan, subj subj
 		Subject: p.Spec, SubjectKind: p.Factory.Name, SubjectVersion: p.Factory.Version, Config: cfg, Flags: p.Flags,
 		Repeats: p.Repeats, Concurrency: p.Concurrency, Timeout: p.Timeout.String(), SkipUnsupport: p.SkipUnsupported,
 		After: p.After, Created: now.UTC()}
+	if sb := p.Deps.Sandbox; sb != nil {
+		m.Sandbox = string(sb.Mode())
+	}
 	if p.Limits != (subject.Limits{}) {
 		l := p.Limits
 		m.Limits = &l

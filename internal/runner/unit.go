@@ -97,7 +97,7 @@ func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Opened,
 		pace = sharedRate{st: st, run: id, perSecond: int(math.Ceil(float64(rpm) / 60))}
 	}
 	modeled, _ := subj.(subject.Modeled)
-	rp := newRepos(o.Repos, o.SnapshotCache)
+	rp := newRepos(o.Repos, o.SnapshotCache, o.Deps.Sandbox)
 	r.cfg = engine.Config{RunID: id, Timeout: timeout,
 		Prepare: func(u subject.Unit, rec trace.Recorder) (*subject.Env, func() verdict.Usage) {
 			opts := subject.EnvOptions{Trace: rec, Limits: wall, Snapshot: rp.snapshotOf(u.Case), Graph: rp.graph}

@@ -74,7 +74,7 @@ func Kinds() []subject.Kind[Config] {
 func kind(name, summary string, cli harness.CLI) subject.Kind[Config] {
 	flags := append(modelkit.Flags(), subject.AdvisoriesFlag(),
 		subject.Flag{Name: "agent-bin", Default: "", Usage: "the agent CLI's program (default: the pinned install in vulnbench's npm prefix, as make deps puts it)"})
-	needs := subject.Needs{Network: true, Binaries: []subject.Binary{{Name: "bwrap", Install: "apt-get install bubblewrap (make deps), or --sandbox none"}}}
+	needs := subject.Needs{Network: true} // bubblewrap: Deps.OpenSandbox names it when missing
 	if name == "cmd" {
 		flags = append(flags, subject.Flag{Name: "agent-cmd", Default: "", Usage: "the cmd subject's command line: PROGRAM ARGS, {prompt_file} for the prompt's file"})
 	} else {

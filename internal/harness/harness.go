@@ -42,7 +42,7 @@ func CLIs() map[string]CLI {
 
 // InstallCommand is the command that installs the pinned CLI where Locate looks.
 func (c CLI) InstallCommand() string {
-	return fmt.Sprintf("npm install --prefix %s --save-exact %s@%s (scripts/install-deps.sh does)", NodePrefix(), c.Package, c.Version)
+	return fmt.Sprintf("make deps (scripts/install-deps.sh installs the three agent CLIs), or this one alone: npm install --prefix %s --save-exact %s@%s", NodePrefix(), c.Package, c.Version)
 }
 
 // NodePrefix is vulnbench's own npm prefix: $VULNBENCH_NODE, or ~/.cache/vulnbench/node (as

@@ -199,3 +199,12 @@ func (m *limited) CompleteRaw(ctx context.Context, req RawRequest) (RawResponse,
 	m.release(epoch, rl, err)
 	return resp, err
 }
+
+// CompleteRaw sends a raw request down the stack (a Stack is a RawModel, as its layers are).
+func (s *Stack) CompleteRaw(ctx context.Context, req RawRequest) (RawResponse, error) {
+	r, err := nextRaw(s.Model)
+	if err != nil {
+		return RawResponse{}, err
+	}
+	return r.CompleteRaw(ctx, req)
+}

@@ -76,6 +76,7 @@ type Manifest struct {
 	Flags          map[string]string `json:"flags,omitempty"`            // the subject's flags as given
 	Repeats        int               `json:"repeats"`
 	After          string            `json:"after,omitempty"`
+	Sandbox        string            `json:"sandbox,omitempty"` // --sandbox: none ran external processes on the host
 	// Wave 1 manifests kept the model here instead of in Flags.
 	LLM *struct {
 		Model string `json:"model"`
@@ -281,6 +282,9 @@ func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error
 		m.Raw = r.Manifest
 		run.Manifest = &m
 		run.Model = m.Model()
+		if m.Sandbox == "none" {
+			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s ran with --sandbox none: scanners, git and agents on case code ran on the host, with the whole host in view", r.ID)})
+		}
 	} else {
 		run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: unreadable manifest (%v)", r.ID, err)})
 	}

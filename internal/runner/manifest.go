@@ -28,7 +28,9 @@ type Manifest struct {
 	Limits         *subject.Limits   `json:"limits,omitempty"`
 	SkipUnsupport  bool              `json:"skip_unsupported,omitempty"`
 	After          string            `json:"after,omitempty"` // only cases dated after this were run
-	Created        time.Time         `json:"created"`
+	// Sandbox is how external processes ran (--sandbox): bwrap, or none (the host in view).
+	Sandbox string    `json:"sandbox,omitempty"`
+	Created time.Time `json:"created"`
 
 	// Wave 1 manifests kept these instead of Flags; they are read on resume.
 	Seed     int64   `json:"seed,omitempty"`

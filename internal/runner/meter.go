@@ -94,20 +94,9 @@ func (m *meter) check() error {
 }
 
 func (m *meter) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	if err := m.check(); err != nil {
+	reserved, err := m.before(ctx)
+	if err != nil {
 		return llm.Response{}, err
-	}
-	if m.rate != nil {
-		if err := m.rate.Wait(ctx); err != nil {
-			return llm.Response{}, err
-		}
-	}
-	reserved := 0.0
-	if m.budget != nil {
-		var err error
-		if reserved, err = m.budget.Reserve(ctx); err != nil {
-			return llm.Response{}, err
-		}
 	}
 	spec := m.next.Info().Spec()
 	last := ""
@@ -117,18 +106,7 @@ func (m *meter) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 	m.rec.Record(trace.Event{Kind: trace.ModelRequest, Name: spec, Content: last})
 	start := time.Now()
 	resp, err := m.next.Complete(ctx, req)
-	var cost *float64
-	switch {
-	case resp.Cached:
-		cost = verdict.Float(0)
-	case err == nil || resp.Usage.InputTokens+resp.Usage.OutputTokens > 0:
-		if c, ok := m.prices.Cost(spec, resp.Usage); ok {
-			cost = verdict.Float(c)
-		}
-	}
-	if m.budget != nil {
-		m.budget.Settle(context.WithoutCancel(ctx), reserved, cost)
-	}
+	cost := m.after(ctx, reserved, spec, callInfo{usage: resp.Usage, cached: resp.Cached, calls: resp.Calls, retries: resp.Retries, waited: resp.Waited}, err)
 	tu := trace.Usage{InputTokens: resp.Usage.InputTokens, CachedInputTokens: resp.Usage.CachedInputTokens,
 		CacheWriteTokens: resp.Usage.CacheWriteTokens, OutputTokens: resp.Usage.OutputTokens, ReasoningTokens: resp.Usage.ReasoningTokens}
 	if err != nil {
@@ -137,19 +115,81 @@ func (m *meter) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 		m.rec.Record(trace.Event{Kind: trace.ModelResponse, Name: spec, Content: resp.Text, Usage: tu, CostUSD: cost,
 			LatencyMS: resp.Latency.Milliseconds(), Cached: resp.Cached})
 	}
+	return resp, err
+}
+
+// CompleteRaw is Complete for a raw call (the gateway's): the same limits, step count, shared
+// rate, budget, prices and usage, the cost set on the response; no trace event (the gateway
+// records the call, its tool results and tool calls).
+func (m *meter) CompleteRaw(ctx context.Context, req llm.RawRequest) (llm.RawResponse, error) {
+	next, ok := llm.AsRaw(m.next)
+	if !ok {
+		return llm.RawResponse{}, fmt.Errorf("%w (%T)", llm.ErrNotRaw, m.next)
+	}
+	reserved, err := m.before(ctx)
+	if err != nil {
+		return llm.RawResponse{}, err
+	}
+	resp, err := next.CompleteRaw(ctx, req)
+	resp.CostUSD = m.after(ctx, reserved, m.next.Info().Spec(), callInfo{usage: resp.Usage, cached: resp.Cached, calls: resp.Calls, retries: resp.Retries, waited: resp.Waited}, err)
+	return resp, err
+}
+
+// before checks the unit's limits (counting the step), waits for the shared rate and reserves
+// the call's share of the run's budget.
+func (m *meter) before(ctx context.Context) (float64, error) {
+	if err := m.check(); err != nil {
+		return 0, err
+	}
+	if m.rate != nil {
+		if err := m.rate.Wait(ctx); err != nil {
+			return 0, err
+		}
+	}
+	if m.budget == nil {
+		return 0, nil
+	}
+	return m.budget.Reserve(ctx)
+}
+
+// callInfo is what a finished call reports to the meter, typed or raw.
+type callInfo struct {
+	usage   llm.Usage
+	cached  bool
+	calls   int
+	retries int
+	waited  time.Duration
+}
+
+// after prices the call (0 when cached; unpriced when it failed without usage), settles the
+// budget and adds the usage to the unit's; it returns the cost.
+func (m *meter) after(ctx context.Context, reserved float64, spec string, c callInfo, err error) *float64 {
+	var cost *float64
+	switch {
+	case c.cached:
+		cost = verdict.Float(0)
+	case err == nil || c.usage.InputTokens+c.usage.OutputTokens > 0:
+		if p, ok := m.prices.Cost(spec, c.usage); ok {
+			cost = verdict.Float(p)
+		}
+	}
+	if m.budget != nil {
+		m.budget.Settle(context.WithoutCancel(ctx), reserved, cost)
+	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	u := &m.usage
-	u.Calls += resp.Calls
-	u.Retries += resp.Retries
-	u.WaitMS += resp.Waited.Milliseconds()
-	if resp.Cached {
+	u.Calls += c.calls
+	u.Retries += c.retries
+	u.WaitMS += c.waited.Milliseconds()
+	if c.cached {
 		u.CacheHits++
 	} else {
-		u.InputTokens += resp.Usage.InputTokens
-		u.CachedInputTokens += resp.Usage.CachedInputTokens
-		u.OutputTokens += resp.Usage.OutputTokens
-		u.CacheWriteTokens += resp.Usage.CacheWriteTokens
-		u.ReasoningTokens += resp.Usage.ReasoningTokens
+		u.InputTokens += c.usage.InputTokens
+		u.CachedInputTokens += c.usage.CachedInputTokens
+		u.OutputTokens += c.usage.OutputTokens
+		u.CacheWriteTokens += c.usage.CacheWriteTokens
+		u.ReasoningTokens += c.usage.ReasoningTokens
 	}
 	if cost != nil {
 		if u.CostUSD == nil {
@@ -157,6 +197,5 @@ func (m *meter) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 		}
 		*u.CostUSD += *cost
 	}
-	m.mu.Unlock()
-	return resp, err
+	return cost
 }

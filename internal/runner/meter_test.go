@@ -102,3 +102,46 @@ func TestMeterStopsAtTheRunBudget(t *testing.T) {
 		t.Errorf("spent $%v over the $0.005 cap", s)
 	}
 }
+
+func rawCall(m llm.RawModel) (llm.RawResponse, error) {
+	return m.CompleteRaw(context.Background(), llm.RawRequest{API: llm.OpenAIChat,
+		Body: []byte(`{"model":"m","messages":[{"role":"user","content":"is f vulnerable?"}]}`)})
+}
+
+// A raw call (the gateway's) is limited, counted, priced and budgeted as a typed one, its cost
+// set on the response, and the meter records no trace event of its own.
+func TestMeterRawCalls(t *testing.T) {
+	m, prices, srv := stack(t)
+	buf := trace.NewBuffer()
+	budget := engine.NewBudget(1, 0)
+	mt := newMeter(m, prices, localLedger{budget}, nil, subject.Limits{Steps: 2}, buf)
+	raw, ok := llm.AsRaw(mt)
+	if !ok {
+		t.Fatal("the meter is not an llm.RawModel")
+	}
+	for i := 0; i < 2; i++ {
+		resp, err := rawCall(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.CostUSD == nil || *resp.CostUSD < 0.00109 || *resp.CostUSD > 0.00111 || resp.Usage.InputTokens != 1000 {
+			t.Errorf("call %d: cost %v, usage %+v; want $0.0011 for 1000 + 100 tokens", i, resp.CostUSD, resp.Usage)
+		}
+	}
+	if _, err := rawCall(raw); !errors.Is(err, subject.ErrLimit) {
+		t.Fatalf("third call: %v, want the step limit", err)
+	}
+	if srv.Requests() != 2 {
+		t.Errorf("the server saw %d requests, want 2", srv.Requests())
+	}
+	u := mt.Usage()
+	if u.Calls != 2 || u.InputTokens != 2000 || u.OutputTokens != 200 || u.CostUSD == nil || *u.CostUSD < 0.00219 || *u.CostUSD > 0.00221 {
+		t.Errorf("usage %+v, want 2 calls, 2000 in, 200 out, $0.0022", u)
+	}
+	if s := budget.Spent(); s < 0.00219 || s > 0.00221 {
+		t.Errorf("the budget was settled with $%v, want $0.0022", s)
+	}
+	if n := len(buf.Events()); n != 0 {
+		t.Errorf("the meter recorded %d trace events for raw calls, want none (the gateway records them)", n)
+	}
+}

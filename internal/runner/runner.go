@@ -245,7 +245,7 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 			out.Unsupported += n
 		}
 	}
-	envs := reposEnvs(subj, newRepos(p.Repos, p.SnapshotCache), p.Limits, p.Timeout)
+	envs := reposEnvs(subj, newRepos(p.Repos, p.SnapshotCache, p.Deps.Sandbox), p.Limits, p.Timeout)
 	if out.Budget != nil {
 		envs.Ledger = localLedger{out.Budget}
 	}
@@ -371,6 +371,9 @@ func createOrResume(ctx context.Context, p Plan, w runWriter, sc scan, subj subj
 		Subject: p.Spec, SubjectKind: p.Factory.Name, SubjectVersion: p.Factory.Version, Config: cfg, Flags: p.Flags,
 		Repeats: p.Repeats, Concurrency: p.Concurrency, Timeout: p.Timeout.String(), SkipUnsupport: p.SkipUnsupported,
 		After: p.After, Created: now.UTC()}
+	if sb := p.Deps.Sandbox; sb != nil {
+		m.Sandbox = string(sb.Mode())
+	}
 	if p.Limits != (subject.Limits{}) {
 		l := p.Limits
 		m.Limits = &l

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/codegraph"
 	"github.com/vulnbench/vulnbench/internal/codegraph/query"
+	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/snapshot/snapgraph"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -16,8 +17,9 @@ import (
 // repos gives units their case's snapshot: the repository found under --repos by its URL,
 // materialised once per commit in the snapshot cache, and its code graph built once.
 type repos struct {
-	dir      string // --repos
-	cacheDir string // "" : snapshot.DefaultDir()
+	dir      string           // --repos
+	cacheDir string           // "" : snapshot.DefaultDir()
+	sb       *sandbox.Sandbox // git runs in it (nil: on the host)
 
 	once   sync.Once
 	cache  *snapshot.Cache
@@ -25,8 +27,8 @@ type repos struct {
 	graphs *snapgraph.Graphs
 }
 
-func newRepos(dir, cacheDir string) *repos {
-	return &repos{dir: dir, cacheDir: cacheDir, graphs: snapgraph.New(codegraph.Options{}, snapgraph.DefaultKeep)}
+func newRepos(dir, cacheDir string, sb *sandbox.Sandbox) *repos {
+	return &repos{dir: dir, cacheDir: cacheDir, sb: sb, graphs: snapgraph.New(codegraph.Options{}, snapgraph.DefaultKeep)}
 }
 
 func (r *repos) open() (*snapshot.Cache, error) {
@@ -37,7 +39,7 @@ func (r *repos) open() (*snapshot.Cache, error) {
 				return
 			}
 		}
-		r.cache, r.err = snapshot.NewCache(dir, snapshot.Options{})
+		r.cache, r.err = snapshot.NewCache(dir, snapshot.Options{Sandbox: r.sb})
 	})
 	return r.cache, r.err
 }

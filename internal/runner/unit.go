@@ -99,7 +99,7 @@ func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Opened,
 	if rpm, _ := strconv.Atoi(man.FlagValues()["rpm"]); rpm > 0 {
 		pace = sharedRate{st: st, run: id, perSecond: int(math.Ceil(float64(rpm) / 60))}
 	}
-	envs := reposEnvs(subj, newRepos(o.Repos, o.SnapshotCache), limits, timeout)
+	envs := reposEnvs(subj, newRepos(o.Repos, o.SnapshotCache, o.Deps.Sandbox), limits, timeout)
 	envs.Ledger, envs.Pace = ledger, pace
 	r.cfg = engine.Config{RunID: id, Timeout: timeout, Prepare: envs.Prepare}
 	if man.SkipUnsupport {

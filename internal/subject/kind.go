@@ -1,10 +1,12 @@
 package subject
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -49,6 +51,22 @@ type Values interface {
 type Deps struct {
 	Cache  llm.CacheStore      // model responses (nil: no cache)
 	Getenv func(string) string // the environment, for API keys
+	// Sandbox runs every external process on case code (scanners, agent CLIs): the run's
+	// --sandbox. nil: OpenSandbox makes a bubblewrap one.
+	Sandbox *sandbox.Sandbox
+}
+
+// OpenSandbox is d's sandbox, or a new bubblewrap one when d has none; an error matching
+// sandbox.ErrUnavailable names what is missing (--sandbox none runs without one).
+func (d Deps) OpenSandbox() (*sandbox.Sandbox, error) {
+	if d.Sandbox != nil {
+		return d.Sandbox, nil
+	}
+	sb, err := sandbox.New(context.Background(), sandbox.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("%w; or run with --sandbox none (the whole host in view of the process)", err)
+	}
+	return sb, nil
 }
 
 // Factory makes one kind of subject, its config type-erased: what the registry lists and the

@@ -5,6 +5,7 @@ package builtin
 
 import (
 	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/agentcli"
 	"github.com/vulnbench/vulnbench/internal/subject/baseline"
 	"github.com/vulnbench/vulnbench/internal/subject/depaug"
 	"github.com/vulnbench/vulnbench/internal/subject/govulncheck"
@@ -24,5 +25,8 @@ func Registry() *subject.Registry {
 		fs = append(fs, k.Factory())
 	}
 	fs = append(fs, sast.SARIFKind().Factory(), sca.Kind().Factory(), govulncheck.Kind().Factory(), vexagent.Kind().Factory())
+	for _, k := range agentcli.Kinds() {
+		fs = append(fs, k.Factory())
+	}
 	return subject.NewRegistry(fs...)
 }

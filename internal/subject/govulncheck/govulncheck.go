@@ -36,6 +36,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/advisory/vulndb"
+	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/trace"
@@ -82,10 +83,14 @@ type Subject struct {
 	bin     string
 	version string
 	owned   bool // Close closes db
+	sb      *sandbox.Sandbox
+	prog    string         // govulncheck as the sandbox shows it
+	binds   []sandbox.Bind // what shows it, and the module cache
+	modPath string         // the host's module cache ("" when go names none)
 }
 
 // New finds govulncheck on PATH, reads its version and opens the advisories.
-func New(cfg Config) (*Subject, error) {
+func New(cfg Config, sb *sandbox.Sandbox) (*Subject, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -94,6 +99,9 @@ func New(cfg Config) (*Subject, error) {
 		return nil, fmt.Errorf("subject govulncheck: %w", err)
 	}
 	s, err := NewWith(db)
+	if err == nil {
+		s, err = s.sandboxed(sb)
+	}
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -116,6 +124,27 @@ func NewWith(db *advisory.DB) (*Subject, error) {
 		return nil, fmt.Errorf("subject govulncheck: %s is not a Go binary whose version can be read (%v); reinstall it with: %s", bin, err, Install)
 	}
 	return &Subject{db: db, bin: bin, version: bi.Main.Version}, nil
+}
+
+// sandboxed returns s with its scans in sb (nil: a new bubblewrap sandbox): govulncheck shown
+// read-only, the host's module cache read-only at its own path (the modules the project's
+// build needs, offline), the project read-only, no network.
+func (s *Subject) sandboxed(sb *sandbox.Sandbox) (*Subject, error) {
+	sb, err := subject.Deps{Sandbox: sb}.OpenSandbox()
+	if err != nil {
+		return nil, fmt.Errorf("subject govulncheck: %w", err)
+	}
+	s.sb = sb
+	s.prog, s.binds = sandbox.Program("govulncheck", s.bin)
+	if out, err := exec.Command("go", "env", "GOMODCACHE").Output(); err == nil {
+		if mc := strings.TrimSpace(string(out)); filepath.IsAbs(mc) {
+			if _, err := os.Stat(mc); err == nil {
+				s.modPath = mc
+				s.binds = append(s.binds, sandbox.Bind{Src: mc, Dst: mc})
+			}
+		}
+	}
+	return s, nil
 }
 
 // Describe is recorded in the run's manifest.
@@ -333,20 +362,29 @@ const maxStderr = 8 << 10
 
 // scan runs govulncheck in one module directory.
 func (s *Subject) scan(ctx context.Context, dir, dbDir string, env *subject.Env) ([]finding, error) {
+	if s.sb == nil { // made by NewWith alone
+		if _, err := s.sandboxed(nil); err != nil {
+			return nil, err
+		}
+	}
 	args := []string{"-db", "file://" + filepath.ToSlash(dbDir), "-format", "json", "./..."}
-	cmd := exec.CommandContext(ctx, s.bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), offlineEnv...)
-	cmd.WaitDelay = 5 * time.Second
+	spec := sandbox.Spec{Project: dir, Advisories: dbDir, Binds: s.binds,
+		Args: append([]string{s.prog}, "-db", "file://{advisories}", "-format", "json", "./..."),
+		Env:  append([]string{"PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "HOME={home}", "GOCACHE={tmp}/go-build", "GOTELEMETRY=off"}, offlineEnv...)}
+	if s.modPath != "" {
+		spec.Env = append(spec.Env, "GOMODCACHE="+s.modPath)
+	}
 	var stderr head
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	out, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	defer out.Close()
 	start := time.Now()
 	env.Trace.Record(trace.Event{Kind: trace.ToolCall, Name: Binary, Content: Binary + " " + strings.Join(args, " ") + " (in " + dir + ")"})
-	if err := cmd.Start(); err != nil {
+	p, err := s.sb.Start(ctx, spec, sandbox.Stdio{Stdout: w, Stderr: &stderr})
+	w.Close()
+	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", s.bin, err)
 	}
 	var fs []finding
@@ -365,7 +403,7 @@ func (s *Subject) scan(ctx context.Context, dir, dbDir string, env *subject.Env)
 			fs = append(fs, finding{osv: m.Finding.OSV, trace: m.Finding.Trace})
 		}
 	}
-	werr := cmd.Wait()
+	werr := p.Wait()
 	env.Trace.Record(trace.Event{Kind: trace.ToolResult, Name: Binary, LatencyMS: time.Since(start).Milliseconds(),
 		Content: fmt.Sprintf("%d findings; exit: %v; stderr: %s", len(fs), werr, stderr.String())})
 	if ctx.Err() != nil {

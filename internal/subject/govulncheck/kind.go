@@ -15,6 +15,6 @@ func Kind() subject.Kind[Config] {
 		Configure: func(_ string, v subject.Values) (Config, error) {
 			return Config{Advisories: v.String("advisories")}, nil
 		},
-		New: func(c Config, _ subject.Deps) (subject.Subject, error) { return New(c) },
+		New: func(c Config, d subject.Deps) (subject.Subject, error) { return New(c, d.Sandbox) },
 	}
 }

@@ -21,7 +21,7 @@ func ScannerKinds() []subject.Kind[ToolConfig] {
 				}
 				return c, nil
 			},
-			New: func(c ToolConfig, _ subject.Deps) (subject.Subject, error) { return NewTool(c) },
+			New: func(c ToolConfig, d subject.Deps) (subject.Subject, error) { return NewToolIn(c, d.Sandbox) },
 		}
 		if s.Levels {
 			k.Flags = []subject.Flag{minLevel}

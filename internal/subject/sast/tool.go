@@ -1,9 +1,7 @@
 package sast
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/sarif"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -59,6 +58,11 @@ type Tool struct {
 	MinLevel int
 	version  string
 	matcher  *sarif.Matcher
+	sb       *sandbox.Sandbox
+	prog     string         // the program as the sandbox shows it
+	binds    []sandbox.Bind // what shows it
+	once     sync.Once
+	sbErr    error
 
 	mu    sync.Mutex
 	scans map[string]*scan // snapshot directory → its scan
@@ -68,13 +72,23 @@ type scan struct {
 	done     chan struct{}
 	findings int
 	byBase   byBase
+	skipped  string // what the scan left out (skipNote)
 	err      error
 }
 
-// NewTool finds the scanner's binary and asks it for its version.
-func NewTool(c ToolConfig) (*Tool, error) {
+// NewTool finds the scanner's binary and asks it for its version; its scans run in a new
+// bubblewrap sandbox (NewToolIn).
+func NewTool(c ToolConfig) (*Tool, error) { return NewToolIn(c, nil) }
+
+// NewToolIn is NewTool with its scans in sb (nil: a new bubblewrap sandbox, an error naming
+// what is missing where it cannot run).
+func NewToolIn(c ToolConfig, sb *sandbox.Sandbox) (*Tool, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
+	}
+	sb, err := subject.Deps{Sandbox: sb}.OpenSandbox()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Tool, err)
 	}
 	s, _ := LookupScanner(c.Tool)
 	bin, err := exec.LookPath(s.Binary)
@@ -92,7 +106,9 @@ func NewTool(c ToolConfig) (*Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tool{Scanner: s, Binary: bin, MinLevel: c.MinLevel, version: v, matcher: m, scans: map[string]*scan{}}, nil
+	prog, binds := sandbox.Program("tool", bin)
+	return &Tool{Scanner: s, Binary: bin, MinLevel: c.MinLevel, version: v, matcher: m, scans: map[string]*scan{},
+		sb: sb, prog: prog, binds: binds}, nil
 }
 
 // Describe is recorded in the run's manifest: the tool, its version and output format, and the
@@ -134,39 +150,57 @@ func (t *Tool) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (ve
 	return countVerdict(findings, t.Scanner.Counts), nil
 }
 
-// run execs the scanner on target inside dir and reads its report.
+// run scans target inside dir in the sandbox (dir its read-only project: a link out of it
+// resolves to nothing there, no network, a tmpfs home) and reads the tool's report.
 func (t *Tool) run(ctx context.Context, dir, target string) ([]verdict.Finding, error) {
+	sb, prog, binds, err := t.sandbox()
+	if err != nil {
+		return nil, err
+	}
+	spec := sandbox.Spec{Project: dir, Binds: binds, Env: toolEnv}
 	config := ""
 	if t.Scanner.Config != nil {
-		cdir, err := os.MkdirTemp("", "vulnbench-"+t.Scanner.Name+"-config-")
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", t.Scanner.Name, err)
-		}
-		defer os.RemoveAll(cdir)
 		name, content := t.Scanner.Config()
-		config = filepath.Join(cdir, name)
-		if err := os.WriteFile(config, []byte(content), 0o600); err != nil {
-			return nil, fmt.Errorf("%s: %w", t.Scanner.Name, err)
-		}
+		config = "{tmp}/vulnbench-config/" + name
+		spec.Files = []sandbox.File{{Dst: config, Data: []byte(content)}}
 	}
-	cmd := exec.CommandContext(ctx, t.Binary, t.Scanner.Args(target, config)...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	spec.Args = append([]string{prog}, t.Scanner.Args(target, config)...)
+	res, err := sb.Run(ctx, spec)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s: %w", t.Scanner.Name, ctx.Err())
 	}
-	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.Exited() && t.Scanner.Ran(ee.ExitCode())) {
-		msg := firstLine(stderr.String())
+	if err == nil && res.ExitCode != 0 && !t.Scanner.Ran(res.ExitCode) {
+		err = fmt.Errorf("exit status %d", res.ExitCode)
+	}
+	if err != nil {
+		msg := firstLine(string(res.Stderr))
 		if msg == "" {
-			msg = firstLine(stdout.String())
+			msg = firstLine(string(res.Stdout))
 		}
 		return nil, fmt.Errorf("%s failed (%v): %s", t.Scanner.Name, err, msg)
 	}
-	return t.Scanner.Parse(stdout.Bytes(), stderr.Bytes())
+	return t.Scanner.Parse(res.Stdout, res.Stderr)
 }
+
+// sandbox is where t's scans run, and its program there: for a Tool made without NewTool, a
+// new bubblewrap sandbox.
+func (t *Tool) sandbox() (*sandbox.Sandbox, string, []sandbox.Bind, error) {
+	t.once.Do(func() {
+		if t.sb == nil {
+			t.sb, t.sbErr = subject.Deps{}.OpenSandbox()
+			t.prog, t.binds = sandbox.Program("tool", t.Binary)
+		}
+	})
+	if t.sbErr != nil {
+		return nil, "", nil, fmt.Errorf("%s: %w", t.Scanner.Name, t.sbErr)
+	}
+	return t.sb, t.prog, t.binds, nil
+}
+
+// toolEnv is a scanner's whole environment in the sandbox: the Go toolchain for gosec (its
+// caches in the sandbox's tmpfs, no module downloads).
+var toolEnv = []string{"PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "HOME={home}", "GOCACHE={tmp}/go-build",
+	"GOPROXY=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOTELEMETRY=off", "PYTHONDONTWRITEBYTECODE=1"}
 
 // assessRepo matches the findings of the snapshot's one scan to the case's target.
 func (t *Tool) assessRepo(ctx context.Context, c *suite.Case, env *subject.Env) (verdict.Verdict, error) {
@@ -183,7 +217,12 @@ func (t *Tool) assessRepo(ctx context.Context, c *suite.Case, env *subject.Env) 
 		return verdict.Verdict{}, err
 	}
 	env.Trace.Record(trace.Event{Kind: trace.Note, Name: t.Scanner.Name, Content: fmt.Sprintf("%s %s: %d findings in the snapshot (scanned for this case: %v)", t.Scanner.Name, t.version, s.findings, fresh)})
-	return s.byBase.match(t.matcher, c, span), nil
+	v := s.byBase.match(t.matcher, c, span)
+	if s.skipped != "" {
+		env.Trace.Record(trace.Event{Kind: trace.Note, Name: t.Scanner.Name, Content: s.skipped})
+		v.Explanation = strings.TrimSpace(v.Explanation + " [" + s.skipped + "]")
+	}
+	return v, nil
 }
 
 // scanTree scans the tree at root once for every case on it: concurrent callers wait for the
@@ -212,11 +251,8 @@ func (t *Tool) scanTree(ctx context.Context, root string) (*scan, bool, error) {
 		}
 		return s, false, s.err
 	}
-	findings, err := t.run(ctx, root, ".")
-	for i := range findings {
-		findings[i].File = relativeTo(root, sarif.NormalizePath(findings[i].File))
-	}
-	s.findings, s.byBase, s.err = len(findings), indexByBase(findings), err
+	findings, skipped, err := t.runTree(ctx, root)
+	s.findings, s.byBase, s.skipped, s.err = len(findings), indexByBase(findings), skipped, err
 	if s.err != nil && ctx.Err() != nil {
 		t.mu.Lock()
 		delete(t.scans, root)
@@ -224,6 +260,26 @@ func (t *Tool) scanTree(ctx context.Context, root string) (*scan, bool, error) {
 	}
 	close(s.done)
 	return s, true, s.err
+}
+
+// runTree scans the tree at root, leaving out what skips lists (links, huge and non-UTF-8
+// files: each noted, none failing the scan); the findings' files are relative to root.
+func (t *Tool) runTree(ctx context.Context, root string) ([]verdict.Finding, string, error) {
+	sk, err := skips(root)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", t.Scanner.Name, err)
+	}
+	dir, done, err := view(root, sk)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", t.Scanner.Name, err)
+	}
+	defer done()
+	findings, err := t.run(ctx, dir, ".")
+	for i := range findings {
+		f := relativeTo(sandbox.ProjectDir, sarif.NormalizePath(findings[i].File)) // as the sandbox showed it
+		findings[i].File = relativeTo(root, relativeTo(dir, f))
+	}
+	return findings, skipNote(sk), err
 }
 
 // countVerdict: vul when some finding counts; the CWEs are those of the findings that count.

@@ -5,16 +5,14 @@ package vexagent
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/agent"
 	"github.com/vulnbench/vulnbench/internal/agent/tools"
 	"github.com/vulnbench/vulnbench/internal/codegraph/query"
+	"github.com/vulnbench/vulnbench/internal/prompt/vex"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/modelkit"
@@ -128,8 +126,8 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	if ix, err := env.Graph(ctx); err == nil {
 		ts = append(ts, tools.Graph(ix, query.Near{})...)
 	}
-	l := agent.Loop{Model: s.For(env), Tools: ts, Protocol: s.agent.Protocol(), System: SystemPrompt(), User: UserPrompt(c),
-		MaxSteps: s.agent.Steps(env), Check: func(final string) error { _, _, err := ParseAnswer(final); return err },
+	l := agent.Loop{Model: s.For(env), Tools: ts, Protocol: s.agent.Protocol(), System: vex.SystemPrompt(), User: vex.UserPrompt(c),
+		MaxSteps: s.agent.Steps(env), Check: func(final string) error { _, _, err := vex.ParseAnswer(final); return err },
 		Temperature: s.Temperature, MaxTokens: s.MaxTokens, Repeat: u.Repeat, Trace: env.Trace}
 	res, err := l.Run(ctx)
 	if err != nil {
@@ -142,111 +140,13 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 // the loop, the last reply's answer if it holds one, else failed.
 func Conclude(res agent.Result) verdict.Verdict {
 	text := res.Answer()
-	cat, reasoning, err := ParseAnswer(text)
-	var v verdict.Verdict
+	v := vex.Verdict(text)
 	switch {
-	case err != nil && res.Stopped != nil:
-		v = verdict.Verdict{Status: verdict.Failed, Reason: fmt.Sprintf("the agent stopped without an answer: %v", res.Stopped), Raw: text}
-	case err != nil:
-		v = verdict.Verdict{Status: verdict.Failed, Reason: err.Error(), Raw: text}
-	default:
-		v = verdict.Verdict{Status: verdict.OK, Label: suite.Ben, VEX: verdict.VEXAnswer(cat, firstLine(reasoning)), Explanation: reasoning}
-		if cat == suite.VEXVulnerable {
-			v.Label = suite.Vul
-		}
-		if res.Stopped != nil {
-			v.Explanation += fmt.Sprintf(" [the agent stopped: %v; this is its last answer]", res.Stopped)
-		}
+	case v.Status == verdict.Failed && res.Stopped != nil:
+		v.Reason = fmt.Sprintf("the agent stopped without an answer: %v", res.Stopped)
+	case res.Stopped != nil:
+		v.Explanation += fmt.Sprintf(" [the agent stopped: %v; this is its last answer]", res.Stopped)
 	}
 	v.Usage.ToolCalls = res.ToolCalls
 	return v
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 500 {
-		s = strings.ToValidUTF8(s[:500], "") + "..."
-	}
-	return s
-}
-
-// ParseAnswer reads the agent's answer as SPEC section 4 says: surrounding prose and a fenced
-// block are accepted, the first JSON object with a "category" that is valid is taken, the
-// category is lower-cased, unknown categories are rejected.
-func ParseAnswer(text string) (category, reasoning string, err error) {
-	var firstErr error
-	for i := 0; i < len(text); i++ {
-		if text[i] != '{' {
-			continue
-		}
-		dec := json.NewDecoder(strings.NewReader(text[i:]))
-		var a struct {
-			Category  *string         `json:"category"`
-			Reasoning json.RawMessage `json:"reasoning"`
-		}
-		if dec.Decode(&a) != nil || a.Category == nil {
-			continue
-		}
-		cat := strings.ToLower(strings.TrimSpace(*a.Category))
-		if !suite.ValidVEXCategory(cat) {
-			if firstErr == nil {
-				firstErr = fmt.Errorf("category %q is not one of %s", *a.Category, strings.Join(suite.VEXCategories, ", "))
-			}
-			continue
-		}
-		var r string
-		if json.Unmarshal(a.Reasoning, &r) != nil {
-			r = string(a.Reasoning)
-		}
-		return cat, r, nil
-	}
-	if firstErr != nil {
-		return "", "", firstErr
-	}
-	return "", "", errors.New(`no JSON object with a "category" in the answer`)
-}
-
-// SystemPrompt is VEX-Bench's task instruction: the twelve categories in order, the first that
-// applies wins.
-func SystemPrompt() string {
-	return `You assess whether a project is affected by a known vulnerability (CVE) in one of its dependencies, and if not, why.
-The working directory is the project's source tree at one commit, without git history. There is no running process and
-no deployment context: use only evidence you can see in the tree and in the advisory. Use the tools to find the advisory,
-the dependency and its version (every manifest, lockfile and vendored copy of every module), and whether and how the
-vulnerable code is used.
-
-Pick the FIRST category that applies, in this order:
-1. false_positive: the CVE-to-package mapping is wrong, or the advisory is withdrawn.
-2. code_not_present: the vulnerable package is absent (no manifest, lockfile or vendored copy names it, or no affected version is used).
-3. code_not_reachable: present, but no execution path from first-party code reaches the vulnerable code.
-4. requires_configuration: exploitation needs an option that is off by default in this project.
-5. requires_dependency: exploitation needs another dependency the project does not declare.
-6. requires_environment: exploitation needs an OS, architecture, kernel or hardware the project does not use.
-7. compiler_protected: the project's build hardening blocks the primitive.
-8. runtime_protected: runtime isolation the project sets up (sandbox, seccomp) blocks it.
-9. perimeter_protected: network or authentication controls shipped in the project block it.
-10. mitigating_control_protected: other in-project mitigations (validation, encoding, guards) block it.
-11. uncertain: only when the evidence is genuinely insufficient.
-12. vulnerable: an affected version is present, the vulnerable code is imported and called from first-party non-test code,
-    reachable from an attack surface, and not mitigated.
-
-Answer with one JSON object and nothing else:
-{"category": "<one of the twelve>", "reasoning": "<the evidence: files, call sites, versions, advisory text>"}`
-}
-
-// UserPrompt names the case's project and vulnerability.
-func UserPrompt(c *suite.Case) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Vulnerability: %s\n", c.CVE)
-	if c.Repo != nil && c.Repo.URL != "" {
-		fmt.Fprintf(&b, "Project: %s\n", c.Repo.URL)
-	}
-	if c.Language != "" {
-		fmt.Fprintf(&b, "Language: %s\n", c.Language)
-	}
-	b.WriteString("Is the project affected by this vulnerability? Investigate with the tools, then answer with the JSON object.")
-	return b.String()
 }

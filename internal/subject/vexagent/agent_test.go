@@ -37,27 +37,6 @@ func TestToolNames(t *testing.T) {
 	}
 }
 
-func TestParseAnswer(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{"category": "code_not_reachable", "reasoning": "only tests call it"}`, "code_not_reachable|only tests call it"},
-		{"I looked around.\n```json\n{\"category\": \"Vulnerable\", \"reasoning\": \"main.go:5 calls it\"}\n```\nDone.", "vulnerable|main.go:5 calls it"},
-		{`{"note": "x"} then {"category": "requires_environment", "reasoning": ["windows only"]}`, `requires_environment|["windows only"]`},
-		{`{"category": "maybe"} {"category": "uncertain", "reasoning": ""}`, "uncertain|"},
-		{`{"category": "maybe"}`, "error: category \"maybe\" is not one of false_positive, code_not_present, code_not_reachable, requires_configuration, requires_dependency, requires_environment, compiler_protected, runtime_protected, perimeter_protected, mitigating_control_protected, uncertain, vulnerable"},
-		{`the project is fine`, `error: no JSON object with a "category" in the answer`},
-		{`{"category": "vulnerable"`, `error: no JSON object with a "category" in the answer`},
-	} {
-		cat, r, err := vexagent.ParseAnswer(tc.in)
-		got := cat + "|" + r
-		if err != nil {
-			got = "error: " + err.Error()
-		}
-		if got != tc.want {
-			t.Errorf("ParseAnswer(%q) = %q\nwant %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestConcludeStopped(t *testing.T) {
 	v := vexagent.Conclude(agent.Result{Stopped: agent.ErrMaxSteps, ToolCalls: 3})
 	if v.Status != verdict.Failed || !strings.Contains(v.Reason, "step cap") || v.Usage.ToolCalls != 3 {

@@ -1,0 +1,191 @@
+package agentcli_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/gittest"
+	"github.com/vulnbench/vulnbench/internal/harness"
+	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/runner"
+	"github.com/vulnbench/vulnbench/internal/sandbox"
+	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/vexagent"
+	"github.com/vulnbench/vulnbench/internal/verdict"
+)
+
+// compareTruth is the built suite: six Go projects, each a vex case of its own CVE, and the
+// category the ground truth gives it.
+var compareTruth = []string{"vulnerable", "code_not_present", "code_not_reachable", "vulnerable", "requires_configuration", "code_not_reachable"}
+
+// compareAnswers is what each subject's scripted model answers on case i (the fake decides the
+// figures; the test checks they come out of the whole pipeline as computed by hand).
+var compareAnswers = map[string][]string{
+	"claude-code": {"vulnerable", "code_not_present", "code_not_reachable", "vulnerable", "code_not_reachable", "code_not_reachable"},
+	"codex":       {"vulnerable", "code_not_present", "vulnerable", "code_not_reachable", "requires_configuration", "code_not_reachable"},
+	"opencode":    {"vulnerable", "code_not_reachable", "code_not_reachable", "vulnerable", "requires_configuration", "uncertain"},
+	"vex-agent":   {"code_not_reachable", "code_not_present", "code_not_reachable", "vulnerable", "vulnerable", "code_not_reachable"},
+}
+
+var cveRE = regexp.MustCompile(`CVE-2024-00(\d\d)`)
+
+// compareScript answers case i's category at the agent's second turn, after one shell call
+// (CLIs) or at once (vex-agent, whose own tools are not scripted here).
+func compareScript(name string) llmtest.Handler {
+	return func(r llmtest.Request) llmtest.Reply {
+		if len(r.Tools) == 0 && name != "vex-agent" {
+			return llmtest.Reply{Text: "Title", InputTokens: 40, OutputTokens: 2}
+		}
+		if r.Turn() == 0 && name != "vex-agent" {
+			return llmtest.Reply{Text: "Reading go.mod.", ToolCalls: []llmtest.ToolCall{shellCall(name, "cat go.mod")}, InputTokens: 3000, OutputTokens: 60}
+		}
+		m := cveRE.FindStringSubmatch(string(r.Raw))
+		if m == nil {
+			return llmtest.Reply{Text: "no case in the prompt"}
+		}
+		var i int
+		fmt.Sscanf(m[1], "%d", &i)
+		b, _ := json.Marshal(map[string]string{"category": compareAnswers[name][i], "reasoning": "go.mod and the call sites"})
+		return llmtest.Reply{Text: string(b), InputTokens: 3500, OutputTokens: 50}
+	}
+}
+
+// TestVEXSideBySide: the three CLIs and vex-agent on one built vex suite (VEX-Bench Figure 7's
+// comparison): status F1, justification macro-F1 and tokens per case, from the stored verdicts.
+// docs/harness.md shows its output.
+func TestVEXSideBySide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the real CLIs take tens of seconds each")
+	}
+	sb, err := sandbox.New(context.Background(), sandbox.Options{})
+	if err != nil {
+		t.Skipf("bubblewrap cannot run here: %v", err)
+	}
+	dir := t.TempDir()
+	repos := filepath.Join(dir, "repos")
+	var lines []string
+	var cases []score.Case
+	for i, cat := range compareTruth {
+		name := fmt.Sprintf("app%d", i)
+		commit := gittest.Repo(t, filepath.Join(repos, "acme+"+name), map[string]string{
+			"go.mod": "module example.com/" + name + "\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n"})
+		label := "ben"
+		if cat == "vulnerable" {
+			label = "vul"
+		}
+		id := fmt.Sprintf("v%d", i)
+		lines = append(lines, fmt.Sprintf(`{"id":%q,"kind":"vex","label":%q,"cve":"CVE-2024-00%02d","language":"go","repo":{"url":"https://github.com/acme/%s","commit":%q},"vex":{"category":%q,"ecosystem":"Go"}}`,
+			id, label, i, name, commit, cat))
+		cases = append(cases, score.Case{ID: id, Vul: cat == "vulnerable", VEX: score.VEXCategory(cat)})
+	}
+	suitePath := filepath.Join(dir, "vex.jsonl")
+	write(t, suitePath, strings.Join(lines, "\n")+"\n")
+	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	t.Setenv("ANTHROPIC_API_KEY", "k")
+	t.Setenv("OPENAI_API_KEY", "k")
+	var table []string
+	for _, tc := range []struct{ name, model string }{
+		{"claude-code", "anthropic:claude-sonnet-4-5"}, {"codex", "openai:gpt-5.4-mini"}, {"opencode", "openai:gpt-4.1"}, {"vex-agent", "openai:gpt-4.1"},
+	} {
+		if tc.name != "vex-agent" {
+			if _, err := harness.CLIs()[tc.name].Locate(""); errors.Is(err, harness.ErrNotInstalled) {
+				t.Logf("%s: %v", tc.name, err)
+				continue
+			}
+		}
+		var srv *llmtest.Server
+		if strings.HasPrefix(tc.model, "anthropic:") {
+			srv = llmtest.NewAnthropic(compareScript(tc.name))
+		} else {
+			srv = llmtest.NewOpenAI(compareScript(tc.name))
+		}
+		fac := vexagent.Kind().Factory()
+		if tc.name != "vex-agent" {
+			fac = kindOf(t, tc.name)
+		}
+		cfg, err := fac.Configure("", runner.Values{"model": tc.model, "base-url": srv.BaseURL(), "prompt": "vanilla", "max-retries": "0", "max-steps": "0", "tool-protocol": "native"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := runner.Execute(context.Background(), runner.Plan{Store: st, Version: "test", RunID: tc.name, Suite: suitePath, Factory: fac, Spec: tc.name, Config: cfg,
+			Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb}, Repeats: 1, Concurrency: 2, Timeout: 5 * time.Minute,
+			Repos: repos, SnapshotCache: filepath.Join(dir, "snapshots")}); err != nil {
+			t.Fatal(err)
+		}
+		srv.Close()
+		vs := map[string]verdict.Verdict{}
+		var tokens int64
+		st.Verdicts(context.Background(), tc.name, func(v verdict.Verdict) error {
+			vs[v.CaseID] = v
+			tokens += v.Usage.InputTokens + v.Usage.OutputTokens
+			if v.Status != verdict.OK {
+				t.Errorf("%s %s: %s %s", tc.name, v.CaseID, v.Status, v.Reason)
+			}
+			return nil
+		})
+		res := score.Compute(cases, score.Answers(cases, vs), score.Options{})
+		if res.VEX == nil {
+			t.Fatalf("%s: no VEX figures", tc.name)
+		}
+		want := handScore(compareTruth, compareAnswers[tc.name])
+		if d := fmt.Sprintf("%.4f %.4f", res.VEX.StatusF1, res.VEX.JustificationMacroF1); d != want {
+			t.Errorf("%s: status F1, justification macro-F1 = %s, want %s (by hand)", tc.name, d, want)
+		}
+		table = append(table, fmt.Sprintf("%-12s %9.3f %22.3f %16d", tc.name, res.VEX.StatusF1, res.VEX.JustificationMacroF1, tokens/int64(len(cases))))
+	}
+	t.Logf("\n%-12s %9s %22s %16s\n%s", "subject", "status F1", "justification macro-F1", "tokens per case", strings.Join(table, "\n"))
+}
+
+// handScore is VEX-Bench's two figures computed directly: status F1 with affected (vulnerable)
+// positive; the macro-F1 over the categories present in the truth.
+func handScore(truth, answers []string) string {
+	tp, fp, fn := 0, 0, 0
+	for i := range truth {
+		a, g := answers[i] == "vulnerable", truth[i] == "vulnerable"
+		switch {
+		case a && g:
+			tp++
+		case a:
+			fp++
+		case g:
+			fn++
+		}
+	}
+	statusF1 := 2 * float64(tp) / float64(2*tp+fp+fn)
+	present := map[string]bool{}
+	for _, c := range truth {
+		present[c] = true
+	}
+	macro := 0.0
+	for c := range present {
+		ctp, cfp, cfn := 0, 0, 0
+		for i := range truth {
+			switch {
+			case answers[i] == c && truth[i] == c:
+				ctp++
+			case answers[i] == c:
+				cfp++
+			case truth[i] == c:
+				cfn++
+			}
+		}
+		if ctp > 0 {
+			macro += 2 * float64(ctp) / float64(2*ctp+cfp+cfn)
+		}
+	}
+	return fmt.Sprintf("%.4f %.4f", statusF1, macro/float64(len(present)))
+}

@@ -1,0 +1,98 @@
+// Package agentcli is the agent CLIs as subjects: claude-code, codex and opencode (the harness
+// table's), and cmd (any program, --agent-cmd). Each runs once per unit in the run's sandbox on
+// the case's snapshot (read-only), with the case's OSV records at a fixed path beside it on vex
+// cases, and reaches the model only through the unit's recording gateway over the runner's
+// metered model: its tokens, cost, turns and tool calls are the run's, whatever it reports.
+// Its final answer is parsed as vex-agent's (vex cases) or as the JitVul answer (jit, function).
+package agentcli
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/vulnbench/vulnbench/internal/harness"
+	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/modelkit"
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+// Version of the agent CLI subjects: their prompts, how the CLIs are run and their answers read.
+const Version = "1"
+
+// DefaultWall is one case's time when the run sets no --timeout (VEX-Bench's 10 minutes).
+const DefaultWall = 10 * time.Minute
+
+// Config is an agent CLI subject's configuration: the model flags (the gateway's upstream),
+// the CLI's program and, for cmd, its command line, and the advisories.
+type Config struct {
+	modelkit.Config
+	CLI        string `json:"cli"`                 // claude-code, codex, opencode or cmd
+	AgentBin   string `json:"agent_bin,omitempty"` // --agent-bin: the program ("": the pinned install)
+	AgentCmd   string `json:"agent_cmd,omitempty"` // --agent-cmd, cmd only
+	Advisories string `json:"advisories,omitempty"`
+}
+
+// Validate implements subject.Config.
+func (c Config) Validate() error {
+	if err := c.Config.Validate(); err != nil {
+		return err
+	}
+	if c.CLI == "cmd" {
+		if c.AgentCmd == "" {
+			return errors.New("subject cmd needs --agent-cmd 'PROGRAM ARGS {prompt_file}'")
+		}
+		_, err := harness.SplitCommand(c.AgentCmd)
+		return err
+	}
+	cli, ok := harness.CLIs()[c.CLI]
+	if !ok {
+		return fmt.Errorf("no agent CLI named %q", c.CLI)
+	}
+	provider, _, err := llm.ParseSpec(c.Model)
+	if err != nil {
+		return err
+	}
+	if _, ok := cli.APIs[provider]; !ok {
+		return fmt.Errorf("%s cannot use a %s model (--model %s): it speaks %v", c.CLI, provider, c.Model, cli.APIs)
+	}
+	return nil
+}
+
+// Kinds are the four subject kinds.
+func Kinds() []subject.Kind[Config] {
+	cl := harness.CLIs()
+	return []subject.Kind[Config]{
+		kind("claude-code", "Claude Code "+cl["claude-code"].Version+" (claude -p): Anthropic models", cl["claude-code"]),
+		kind("codex", "OpenAI Codex CLI "+cl["codex"].Version+" (codex exec): OpenAI models", cl["codex"]),
+		kind("opencode", "OpenCode "+cl["opencode"].Version+" (opencode run): OpenAI or Anthropic models", cl["opencode"]),
+		kind("cmd", "any program as the agent: --agent-cmd 'PROGRAM ARGS {prompt_file}'; the gateway's URL and token in OPENAI_BASE_URL/ANTHROPIC_BASE_URL and OPENAI_API_KEY/ANTHROPIC_API_KEY; its answer is what it prints", harness.CLI{}),
+	}
+}
+
+func kind(name, summary string, cli harness.CLI) subject.Kind[Config] {
+	flags := append(modelkit.Flags(), subject.AdvisoriesFlag(),
+		subject.Flag{Name: "agent-bin", Default: "", Usage: "the agent CLI's program (default: the pinned install in vulnbench's npm prefix, as make deps puts it)"})
+	needs := subject.Needs{Network: true} // bubblewrap: Deps.OpenSandbox names it when missing
+	if name == "cmd" {
+		flags = append(flags, subject.Flag{Name: "agent-cmd", Default: "", Usage: "the cmd subject's command line: PROGRAM ARGS, {prompt_file} for the prompt's file"})
+	} else {
+		needs.Binaries = append(needs.Binaries, subject.Binary{Name: cli.Binary, Install: cli.InstallCommand()})
+	}
+	return subject.Kind[Config]{
+		Name: name, Usage: name, Version: Version,
+		Kinds:   []suite.Kind{suite.KindVEX, suite.KindJIT, suite.KindFunction},
+		Summary: summary + "; in the sandbox on the case's snapshot (--repos; vex cases' OSV records from --advisories), the model only through vulnbench's gateway; 10 minutes per case unless --timeout",
+		Needs:   needs,
+		Flags:   flags,
+		Configure: func(_ string, v subject.Values) (Config, error) {
+			c := Config{Config: modelkit.ConfigOf(v), CLI: name, AgentBin: v.String("agent-bin"), Advisories: v.String("advisories")}
+			if name == "cmd" {
+				c.AgentCmd = v.String("agent-cmd")
+			}
+			return c, nil
+		},
+		New: func(c Config, d subject.Deps) (subject.Subject, error) { return Build(c, d) },
+	}
+}

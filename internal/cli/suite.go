@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -67,7 +64,7 @@ After editing a template, rebuild vulnbench (go build ./cmd/vulnbench) before ch
 			if templates {
 				return validateAppSecTemplates(cmd.Context(), e)
 			}
-			records, err := isAppSecRecords(args[0])
+			records, err := appsec.IsRecordsFile(args[0])
 			if err != nil {
 				return err
 			}
@@ -99,48 +96,15 @@ After editing a template, rebuild vulnbench (go build ./cmd/vulnbench) before ch
 	return c
 }
 
-// isAppSecRecords reports whether a file holds AppSecBench records: its first non-blank line is a
-// JSON object with a "benchmark_id" field.
-func isAppSecRecords(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	r := bufio.NewReader(f)
-	for {
-		line, err := r.ReadBytes('\n')
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			var obj map[string]json.RawMessage
-			if json.Unmarshal(t, &obj) != nil {
-				return false, nil
-			}
-			_, ok := obj["benchmark_id"]
-			return ok, nil
-		}
-		if err == io.EOF {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("read %s: %w", path, err)
-		}
-	}
-}
-
 func validateAppSecRecords(ctx context.Context, e *env, path string) error {
-	data, err := os.ReadFile(path)
+	rep, err := appsec.ValidateFile(ctx, path)
 	if err != nil {
 		return err
 	}
-	cat, err := appsec.LoadCatalog()
-	if err != nil {
-		return err
-	}
-	rep := appsec.Validator{Catalog: cat, Syntax: appsec.DefaultSyntaxCheckers()}.ValidateJSONL(ctx, data)
 	for _, p := range rep.Problems {
-		fmt.Fprintln(e.stdout, formatAppSecProblem(path, p))
+		fmt.Fprintln(e.stdout, p.In(path))
 	}
-	printSyntaxSummary(e.stdout, rep)
+	rep.WriteSyntax(e.stdout)
 	if !rep.OK() {
 		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems in %d records", path, len(rep.Problems), rep.Records)}
 	}
@@ -153,7 +117,7 @@ func validateAppSecTemplates(ctx context.Context, e *env) error {
 	for _, p := range rep.Problems {
 		fmt.Fprintln(e.stdout, p)
 	}
-	printSyntaxTally(e.stdout, "syntax (template files): language checked unchecked errors", rep.Syntax)
+	appsec.WriteSyntaxTally(e.stdout, "syntax (template files): language checked unchecked errors", rep.Syntax)
 	if !rep.OK() {
 		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems in %d template files", appsec.TemplateSourceDir, len(rep.Problems), rep.Files)}
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -199,7 +198,7 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			printImportResult(e.stderr, res)
+			res.WriteText(e.stderr)
 			fmt.Fprintf(e.stdout, "%s: %d cases (%d vul, %d ben), %d pairs\n", out, res.Cases, res.Vul, res.Ben, res.Pairs)
 			return nil
 		},
@@ -212,30 +211,12 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 	return c
 }
 
-var errInputProblems = errors.New("input problems")
-
-// writeSuiteFrom opens in and has convert read it and write cases to out, replaced atomically.
-// When convert returns problems (*suite.LineError) nothing is written: the first 50 are printed
-// and the command fails.
+// writeSuiteFrom has convert read in and write cases to out (suite.ConvertFile). When convert
+// returns problems (*suite.LineError) nothing is written: the first 50 are printed and the command
+// fails.
 func writeSuiteFrom(e *env, in, out string, convert func(r io.Reader, w *suite.Writer) ([]error, error)) error {
-	f, err := os.Open(in)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var problems []error
-	err = suite.WriteFileAtomic(out, func(w io.Writer) error {
-		sw := suite.NewWriter(w)
-		var err error
-		if problems, err = convert(f, sw); err != nil {
-			return err
-		}
-		if len(problems) > 0 {
-			return errInputProblems
-		}
-		return sw.Flush()
-	})
-	if errors.Is(err, errInputProblems) {
+	problems, err := suite.ConvertFile(in, out, convert)
+	if len(problems) > 0 {
 		reportProblems(e.stderr, problems, 50)
 		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems; nothing was written", in, len(problems))}
 	}

@@ -58,27 +58,12 @@ func (c *codeFlags) openFrom(cmd *cobra.Command, e *env, base string) (*codegrap
 	if max == 0 {
 		max = -1
 	}
-	workers, restore := codegraph.SpareProcs()
-	defer restore()
-	opts := codegraph.Options{CacheDir: c.cache, NoCache: c.noCache, MaxFileSize: max, Workers: workers}
-	if base != "" {
-		bo := opts
-		bo.KeepParsed = true
-		bix, err := codegraph.Open(cmd.Context(), base, bo)
-		if err != nil {
-			return nil, fmt.Errorf("--base %s: %w", base, err)
-		}
-		if bix.CacheErr != nil {
-			fmt.Fprintf(e.stderr, "vulnbench: warning: the index of --base was not saved (%v); every file of --repo is parsed\n", bix.CacheErr)
-		}
-		opts.Base = bix
+	ix, warnings, err := codeview.Open(cmd.Context(), c.repo, base, codegraph.Options{CacheDir: c.cache, NoCache: c.noCache, MaxFileSize: max})
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "vulnbench: warning: %s\n", w)
 	}
-	ix, err := codegraph.Open(cmd.Context(), c.repo, opts)
 	if err != nil {
 		return nil, err
-	}
-	if ix.CacheErr != nil {
-		fmt.Fprintf(e.stderr, "vulnbench: warning: the index was not saved (%v); use --cache DIR or --no-cache\n", ix.CacheErr)
 	}
 	return ix, nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"runtime"
 	"time"
 
@@ -117,19 +116,12 @@ and the tracer's reasons). Two records sharing a fix give its functions once, to
 			if err != nil {
 				return err
 			}
-			err = suite.WriteFileAtomic(out, func(w io.Writer) error {
-				sw := suite.NewWriter(w)
-				if err := res.Write(sw); err != nil {
-					return err
-				}
-				return sw.Flush()
-			})
-			if err != nil {
+			if err := res.WriteFile(out); err != nil {
 				return err
 			}
 			rep := res.Report()
 			if reportJSON != "" {
-				if err := suite.WriteFileAtomic(reportJSON, func(w io.Writer) error { return writeJSON(w, rep) }); err != nil {
+				if err := rep.WriteJSONFile(reportJSON); err != nil {
 					return err
 				}
 			}

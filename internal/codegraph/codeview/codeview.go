@@ -4,6 +4,7 @@
 package codeview
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,36 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/codegraph"
 )
+
+// Open indexes repo with opts (its Workers set from codegraph.SpareProcs). With base set (a
+// sibling snapshot's directory) it first opens base's index with its parse results kept and
+// indexes repo incrementally from it. The warnings say which index could not be saved.
+func Open(ctx context.Context, repo, base string, opts codegraph.Options) (*codegraph.Index, []string, error) {
+	workers, restore := codegraph.SpareProcs()
+	defer restore()
+	opts.Workers = workers
+	var warnings []string
+	if base != "" {
+		bo := opts
+		bo.KeepParsed = true
+		bix, err := codegraph.Open(ctx, base, bo)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--base %s: %w", base, err)
+		}
+		if bix.CacheErr != nil {
+			warnings = append(warnings, fmt.Sprintf("the index of --base was not saved (%v); every file of --repo is parsed", bix.CacheErr))
+		}
+		opts.Base = bix
+	}
+	ix, err := codegraph.Open(ctx, repo, opts)
+	if err != nil {
+		return nil, warnings, err
+	}
+	if ix.CacheErr != nil {
+		warnings = append(warnings, fmt.Sprintf("the index was not saved (%v); use --cache DIR or --no-cache", ix.CacheErr))
+	}
+	return ix, warnings, nil
+}
 
 // NotFoundError says a name is not defined in the indexed repository (or not at all there).
 type NotFoundError struct{ msg string }

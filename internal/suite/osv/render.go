@@ -7,7 +7,29 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/vulnbench/vulnbench/internal/suite"
 )
+
+// WriteFile writes the built cases to the suite file out, replaced atomically.
+func (res *Result) WriteFile(out string) error {
+	return suite.WriteFileAtomic(out, func(w io.Writer) error {
+		sw := suite.NewWriter(w)
+		if err := res.Write(sw); err != nil {
+			return err
+		}
+		return sw.Flush()
+	})
+}
+
+// WriteJSONFile writes the report as indented JSON to path, replaced atomically.
+func (rep Report) WriteJSONFile(path string) error {
+	return suite.WriteFileAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	})
+}
 
 // WriteText writes every dropped record and left-out function, then the counts.
 func (rep Report) WriteText(w io.Writer) {

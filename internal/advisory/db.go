@@ -18,7 +18,7 @@ import (
 	"github.com/ossf/osv-schema/bindings/go/osvschema"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 )
 
 // MaxRecordSize bounds one record's bytes; larger ones are problems.
@@ -50,7 +50,7 @@ func (l location) source() string {
 
 // Open indexes the OSV records at path: a directory tree of .json files (and .zip exports in
 // it), or one .zip export. Files that are not OSV records (the Go database's index/*.json) are
-// skipped; malformed records are problems (*suite.LineError), and the rest is still usable. Symlinks and .git
+// skipped; malformed records are problems (*lineerr.Error), and the rest is still usable. Symlinks and .git
 // directories are not followed.
 func Open(path string) (*DB, error) {
 	fi, err := os.Stat(path)
@@ -85,7 +85,7 @@ func (db *DB) walk(root string) ([]job, error) {
 	var jobs []job
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			db.problems = append(db.problems, &suite.LineError{File: p, Err: err})
+			db.problems = append(db.problems, &lineerr.Error{File: p, Err: err})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -137,7 +137,7 @@ func isGoIndex(root, p string) bool {
 func (db *DB) openZip(p string) ([]job, error) {
 	zr, err := zip.OpenReader(p)
 	if err != nil {
-		return nil, &suite.LineError{File: p, Err: fmt.Errorf("open zip: %w", err)}
+		return nil, &lineerr.Error{File: p, Err: fmt.Errorf("open zip: %w", err)}
 	}
 	db.zips = append(db.zips, zr)
 	var jobs []job
@@ -231,7 +231,7 @@ func readHead(j job, buf *bytes.Buffer) indexed {
 		return indexed{err: jsonProblem(loc.source(), b, err)}
 	}
 	if h.ID == "" {
-		return indexed{err: &suite.LineError{File: loc.source(), Line: 1, Err: errors.New(`not an OSV record: no "id"`)}}
+		return indexed{err: &lineerr.Error{File: loc.source(), Line: 1, Err: errors.New(`not an OSV record: no "id"`)}}
 	}
 	loc.id, loc.withdrawn = h.ID, h.Withdrawn != ""
 	return indexed{loc: loc, aliases: h.Aliases}
@@ -244,38 +244,38 @@ func readAll(loc location, buf *bytes.Buffer) ([]byte, error) {
 	var err error
 	if loc.entry != nil {
 		if loc.entry.UncompressedSize64 > MaxRecordSize {
-			return nil, &suite.LineError{File: loc.source(), Err: fmt.Errorf("record of %d bytes is over the %d byte limit", loc.entry.UncompressedSize64, MaxRecordSize)}
+			return nil, &lineerr.Error{File: loc.source(), Err: fmt.Errorf("record of %d bytes is over the %d byte limit", loc.entry.UncompressedSize64, MaxRecordSize)}
 		}
 		r, err = loc.entry.Open()
 	} else {
 		r, err = os.Open(loc.file)
 	}
 	if err != nil {
-		return nil, &suite.LineError{File: loc.source(), Err: err}
+		return nil, &lineerr.Error{File: loc.source(), Err: err}
 	}
 	defer r.Close()
 	buf.Reset()
 	n, err := buf.ReadFrom(io.LimitReader(r, MaxRecordSize+1))
 	if err != nil {
-		return nil, &suite.LineError{File: loc.source(), Err: err}
+		return nil, &lineerr.Error{File: loc.source(), Err: err}
 	}
 	if n > MaxRecordSize {
-		return nil, &suite.LineError{File: loc.source(), Err: fmt.Errorf("record is over the %d byte limit", MaxRecordSize)}
+		return nil, &lineerr.Error{File: loc.source(), Err: fmt.Errorf("record is over the %d byte limit", MaxRecordSize)}
 	}
 	return buf.Bytes(), nil
 }
 
 // jsonProblem places a JSON error on its line.
-func jsonProblem(source string, b []byte, err error) *suite.LineError {
+func jsonProblem(source string, b []byte, err error) *lineerr.Error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return &suite.LineError{File: source, Line: lineOf(b, se.Offset), Err: fmt.Errorf("invalid JSON: %v", err)}
+		return &lineerr.Error{File: source, Line: lineOf(b, se.Offset), Err: fmt.Errorf("invalid JSON: %v", err)}
 	case errors.As(err, &te):
-		return &suite.LineError{File: source, Line: lineOf(b, te.Offset), Err: fmt.Errorf("field %q: expected %v, got JSON %s", te.Field, te.Type, te.Value)}
+		return &lineerr.Error{File: source, Line: lineOf(b, te.Offset), Err: fmt.Errorf("field %q: expected %v, got JSON %s", te.Field, te.Type, te.Value)}
 	}
-	return &suite.LineError{File: source, Err: err}
+	return &lineerr.Error{File: source, Err: err}
 }
 
 func lineOf(b []byte, off int64) int {
@@ -393,7 +393,7 @@ func (db *DB) read(loc location, buf *bytes.Buffer) (*Advisory, error) {
 	}
 	v := &osvschema.Vulnerability{}
 	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(b, v); err != nil {
-		return nil, &suite.LineError{File: loc.source(), Err: fmt.Errorf("not a valid OSV record: %v", err)}
+		return nil, &lineerr.Error{File: loc.source(), Err: fmt.Errorf("not a valid OSV record: %v", err)}
 	}
 	return fromRecord(v, loc.source()), nil
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
-	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/trace"
 )
 
@@ -82,7 +81,7 @@ type Result struct {
 	// Steps counts model calls made; ToolCalls the tool calls answered.
 	Steps, ToolCalls int
 	// Stopped is why the loop ended without a final answer: ErrMaxSteps, or a unit limit
-	// (wrapping subject.ErrLimit) that the meter refused a call with. nil when it answered.
+	// (wrapping llm.ErrLimit) that the meter refused a call with. nil when it answered.
 	Stopped error
 	// Messages is the whole conversation, the opening messages included.
 	Messages []llm.Message
@@ -150,7 +149,7 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 			Seed: l.Seed, Repeat: l.Repeat}
 		resp, err := l.Model.Complete(ctx, req)
 		if err != nil {
-			if errors.Is(err, subject.ErrLimit) {
+			if errors.Is(err, llm.ErrLimit) {
 				res.Stopped = err
 				return res, nil
 			}

@@ -1,16 +1,15 @@
 package cli
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/codegraph"
+	"github.com/vulnbench/vulnbench/internal/codegraph/codeview"
 )
 
 // codeFlags are the options every code subcommand shares.
@@ -59,27 +58,12 @@ func (c *codeFlags) openFrom(cmd *cobra.Command, e *env, base string) (*codegrap
 	if max == 0 {
 		max = -1
 	}
-	workers, restore := codegraph.SpareProcs()
-	defer restore()
-	opts := codegraph.Options{CacheDir: c.cache, NoCache: c.noCache, MaxFileSize: max, Workers: workers}
-	if base != "" {
-		bo := opts
-		bo.KeepParsed = true
-		bix, err := codegraph.Open(cmd.Context(), base, bo)
-		if err != nil {
-			return nil, fmt.Errorf("--base %s: %w", base, err)
-		}
-		if bix.CacheErr != nil {
-			fmt.Fprintf(e.stderr, "vulnbench: warning: the index of --base was not saved (%v); every file of --repo is parsed\n", bix.CacheErr)
-		}
-		opts.Base = bix
+	ix, warnings, err := codeview.Open(cmd.Context(), c.repo, base, codegraph.Options{CacheDir: c.cache, NoCache: c.noCache, MaxFileSize: max})
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "vulnbench: warning: %s\n", w)
 	}
-	ix, err := codegraph.Open(cmd.Context(), c.repo, opts)
 	if err != nil {
 		return nil, err
-	}
-	if ix.CacheErr != nil {
-		fmt.Fprintf(e.stderr, "vulnbench: warning: the index was not saved (%v); use --cache DIR or --no-cache\n", ix.CacheErr)
 	}
 	return ix, nil
 }
@@ -165,72 +149,15 @@ outside functions are left out). The summary then goes to stderr.`,
 				summary = e.stderr
 			}
 			if cf.format == "json" {
-				return writeJSON(summary, indexSummaryJSON(ix))
+				return writeJSON(summary, codeview.Summary(ix))
 			}
-			return writeIndexSummary(summary, ix)
+			return codeview.WriteSummary(summary, ix)
 		},
 	}
 	cf.add(c.Flags())
 	c.Flags().StringVar(&dump, "dump", "", "print the definitions (defs) or the call edges (edges) as TSV")
 	c.Flags().StringVar(&base, "base", "", "index --repo incrementally from this sibling snapshot's directory (see above)")
 	return c
-}
-
-type indexJSON struct {
-	Repo      string              `json:"repo"`
-	Base      string              `json:"base,omitempty"`
-	Snapshot  string              `json:"snapshot"`
-	Stats     codegraph.Stats     `json:"stats"`
-	CacheFile string              `json:"cache_file,omitempty"`
-	Skipped   []codegraph.Skipped `json:"skipped"`
-}
-
-func indexSummaryJSON(ix *codegraph.Index) indexJSON {
-	sk := ix.Skipped
-	if sk == nil {
-		sk = []codegraph.Skipped{}
-	}
-	return indexJSON{Repo: ix.Root, Base: ix.Base, Snapshot: ix.Hash, Stats: ix.Stats, CacheFile: ix.CacheFile, Skipped: sk}
-}
-
-// maxSkippedShown caps the skipped files the text summary lists.
-const maxSkippedShown = 50
-
-func writeIndexSummary(w io.Writer, ix *codegraph.Index) error {
-	st := ix.Stats
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "repo\t%s\n", ix.Root)
-	fmt.Fprintf(tw, "snapshot\t%s\n", ix.Hash)
-	fmt.Fprintf(tw, "files\t%d (%.1f MB; %d with syntax errors, tolerated)\n", st.Files, float64(st.Bytes)/1e6, st.SyntaxErrors)
-	if st.Partial > 0 {
-		fmt.Fprintf(tw, "partly parsed\t%d (a definition the parser could not close was cut at its closing brace)\n", st.Partial)
-	}
-	fmt.Fprintf(tw, "functions\t%d (and %d function-like macros)\n", st.Functions, st.Macros)
-	fmt.Fprintf(tw, "call sites\t%d (%d unresolved: through pointers or computed; and %d references to functions)\n", st.CallSites, st.Unresolved, st.References)
-	fmt.Fprintf(tw, "skipped\t%d\n", st.Skipped)
-	how := "built"
-	if st.Loaded {
-		how = "loaded"
-	}
-	if ix.CacheFile != "" && ix.CacheErr == nil {
-		how += ": " + ix.CacheFile
-	}
-	if ix.Base != "" && !st.Loaded {
-		fmt.Fprintf(tw, "incremental\tfrom %s: %d file contents reused, %d parsed whole, %d parsed in part; %d bytes parsed (%.1f %% of %d)\n",
-			ix.Base, st.Reused, st.Parsed-st.PartParsed, st.PartParsed, st.ParsedBytes, 100*float64(st.ParsedBytes)/float64(max(st.Bytes, 1)), st.Bytes)
-	}
-	fmt.Fprintf(tw, "seconds\t%.2f (%s)\n", st.Seconds, how)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for i, s := range ix.Skipped {
-		if i == maxSkippedShown {
-			fmt.Fprintf(w, "  ... and %d more (--format json lists them all)\n", len(ix.Skipped)-i)
-			break
-		}
-		fmt.Fprintf(w, "  skipped %s: %s\n", s.Path, s.Reason)
-	}
-	return nil
 }
 
 func newCodeQueryCmd(e *env, what string) *cobra.Command {
@@ -271,11 +198,11 @@ Exits 1 when NAME is neither defined nor called in the repository.`,
 			near := codegraph.Near{File: file, Line: line}
 			switch what {
 			case "callers":
-				return codeCallers(e, ix, name, near, cf.format)
+				return notFoundExit(codeview.Callers(e.stdout, e.stderr, ix, name, near, cf.format))
 			case "callees":
-				return codeCallees(e, ix, name, near, cf.format)
+				return notFoundExit(codeview.Callees(e.stdout, ix, name, near, cf.format))
 			default:
-				return codeDefinition(e, ix, name, near, cf.format)
+				return notFoundExit(codeview.Definitions(e.stdout, ix, name, near, cf.format))
 			}
 		},
 	}
@@ -285,126 +212,14 @@ Exits 1 when NAME is neither defined nor called in the repository.`,
 	return c
 }
 
-func notFound(ix *codegraph.Index, name string) error {
-	return &exitError{code: ExitFail, err: fmt.Errorf("no function %s in %s (%d functions indexed; names are case-sensitive)", name, ix.Root, ix.Stats.Functions+ix.Stats.Macros)}
-}
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error { return codeview.WriteJSON(w, v) }
 
-func codeCallers(e *env, ix *codegraph.Index, name string, near codegraph.Near, format string) error {
-	sites := ix.Callers(name, near)
-	if len(sites) == 0 && len(ix.Definitions(name, near)) == 0 {
-		return notFound(ix, name)
+// notFoundExit makes codeview's unknown-name error exit 1.
+func notFoundExit(err error) error {
+	var nf *codeview.NotFoundError
+	if errors.As(err, &nf) {
+		return &exitError{code: ExitFail, err: err}
 	}
-	if format == "json" {
-		if sites == nil {
-			sites = []codegraph.Site{}
-		}
-		return writeJSON(e.stdout, struct {
-			Name    string           `json:"name"`
-			Callers []codegraph.Site `json:"callers"`
-		}{name, sites})
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	for _, s := range sites {
-		caller := s.CallerQual
-		if caller == "" {
-			caller = "(file scope)"
-		}
-		fmt.Fprintf(tw, "%s\t%s:%d%s\n", caller, s.File, s.Line, kindNote(s))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(sites) == 0 {
-		fmt.Fprintf(e.stderr, "no callers of %s\n", name)
-	}
-	return nil
-}
-
-// kindNote marks the calls that are not plain direct calls.
-func kindNote(s codegraph.Site) string {
-	switch s.Kind {
-	case codegraph.MethodCall:
-		return "\tmethod call on " + s.Qualifier + " (receiver type not resolved)"
-	case codegraph.Reference:
-		return "\treference (the function is used as a value here)"
-	}
-	return ""
-}
-
-func codeCallees(e *env, ix *codegraph.Index, name string, near codegraph.Near, format string) error {
-	groups := ix.Callees(name, near)
-	if len(groups) == 0 {
-		return undefined(ix, name, near)
-	}
-	if format == "json" {
-		return writeJSON(e.stdout, struct {
-			Name        string                `json:"name"`
-			Definitions []codegraph.CalleesOf `json:"definitions"`
-		}{name, groups})
-	}
-	for _, g := range groups {
-		fmt.Fprintf(e.stdout, "# %s (%s:%d-%d)\n", g.Func.QualName, g.Func.File, g.Func.StartLine, g.Func.EndLine)
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		for _, s := range g.Calls {
-			callee := s.Callee
-			if s.Qualifier != "" && s.Kind == codegraph.Direct {
-				callee = s.Qualifier + sepFor(g.Func.Lang) + s.Callee
-			}
-			if s.Kind == codegraph.Unresolved {
-				callee = "(unresolved) " + s.Expr
-			}
-			fmt.Fprintf(tw, "%s\t%s:%d%s\n", callee, s.File, s.Line, kindNote(s))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func sepFor(l codegraph.Lang) string {
-	if l == codegraph.CPP {
-		return "::"
-	}
-	return "."
-}
-
-func codeDefinition(e *env, ix *codegraph.Index, name string, near codegraph.Near, format string) error {
-	srcs, err := ix.Definition(name, near)
-	if err != nil {
-		return err
-	}
-	if len(srcs) == 0 {
-		return undefined(ix, name, near)
-	}
-	if format == "json" {
-		return writeJSON(e.stdout, struct {
-			Name        string             `json:"name"`
-			Definitions []codegraph.Source `json:"definitions"`
-		}{name, srcs})
-	}
-	for i, s := range srcs {
-		if i > 0 {
-			fmt.Fprintln(e.stdout)
-		}
-		fmt.Fprintf(e.stdout, "// %s:%d-%d\n%s", s.File, s.StartLine, s.EndLine, s.Text)
-		if !strings.HasSuffix(s.Text, "\n") {
-			fmt.Fprintln(e.stdout)
-		}
-	}
-	return nil
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// undefined explains a name without a definition: called but not defined here, or unknown.
-func undefined(ix *codegraph.Index, name string, near codegraph.Near) error {
-	if len(ix.Callers(name, near)) > 0 {
-		return &exitError{code: ExitFail, err: fmt.Errorf("%s is called in %s but not defined there", name, ix.Root)}
-	}
-	return notFound(ix, name)
+	return err
 }

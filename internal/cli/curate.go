@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -74,7 +73,7 @@ text, so re-runs write the same bytes.`,
 				el := time.Since(start)
 				fmt.Fprintf(e.stderr, "curated %s (%.1f MB) in %s (%.1f MB/s)\n", in, float64(size)/1e6, el.Round(time.Millisecond), float64(size)/1e6/max(el.Seconds(), 1e-9))
 			}
-			writeCurateSummary(e.stdout, rep, out)
+			rep.WriteText(e.stdout, out)
 			return nil
 		},
 	}
@@ -87,31 +86,4 @@ text, so re-runs write the same bytes.`,
 	f.StringVar(&opt.TempDir, "tmp", "", "directory of the temporary text spill file (default: --out)")
 	f.BoolVar(&quiet, "quiet", false, "do not print the timing line")
 	return c
-}
-
-func writeCurateSummary(w io.Writer, rep *curate.Report, dir string) {
-	fmt.Fprintf(w, "%d lines: %d functions, %d malformed\n", rep.Lines, rep.Records, rep.Malformed)
-	for _, st := range rep.Steps {
-		fmt.Fprintf(w, "%-19s %7d -> %7d %s\n", st.Step, st.In, st.Out, st.Unit)
-		for _, r := range st.Removed {
-			extra := ""
-			if r.Commits > 0 {
-				extra = fmt.Sprintf(" (%d commits)", r.Commits)
-			}
-			fmt.Fprintf(w, "  - %d %s%s\n", r.Count, r.Reason, extra)
-		}
-		if st.Step == "label" {
-			d := st.Detail
-			fmt.Fprintf(w, "  vul: %d onefunc, %d nvdcheck function, %d nvdcheck file (%d deleted by the fix); ben: %d patched, %d unchanged\n",
-				d["vul_onefunc"], d["vul_nvdcheck_function"], d["vul_nvdcheck_file"], d["vul_deleted_by_fix"], d["ben_patched"], d["ben_unchanged"])
-		}
-	}
-	fmt.Fprintf(w, "%-6s %8s %7s %8s %7s %8s %9s  %s\n", "split", "cases", "vul", "ben", "pairs", "commits", "projects", "dates")
-	for _, s := range rep.Splits {
-		if s.From == "" {
-			s.From, s.To = "-", "-"
-		}
-		fmt.Fprintf(w, "%-6s %8d %7d %8d %7d %8d %9d  %s .. %s\n", s.Split, s.Cases, s.Vul, s.Ben, s.Pairs, s.Commits, s.Projects, s.From, s.To)
-	}
-	fmt.Fprintf(w, "wrote %s/{train,valid,test}.jsonl, {train,valid,test}_paired.jsonl, report.json\n", dir)
 }

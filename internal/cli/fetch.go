@@ -3,9 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -67,11 +64,14 @@ listed with the reason; the others still finish, and the command exits 1.`,
 				return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems: nothing fetched", suitePath, len(problems))}
 			}
 			results, err := fetch.Repos(cmd.Context(), needs, fetch.Options{Dir: dir, Jobs: jobs, Filter: filter,
-				Progress: func(ev fetch.Event) { printRepoEvent(e.stderr, ev) }})
+				Progress: func(ev fetch.Event) { fetch.WriteEvent(e.stderr, ev) }})
 			if err != nil {
 				return err
 			}
-			return renderRepos(e.stdout, e.stderr, results)
+			if fetch.WriteResults(e.stdout, e.stderr, results) {
+				return silentFail
+			}
+			return nil
 		},
 	}
 	f := c.Flags()
@@ -80,58 +80,6 @@ listed with the reason; the others still finish, and the command exits 1.`,
 	f.IntVar(&jobs, "jobs", 4, "repositories fetched at once")
 	f.StringVar(&filter, "filter", "blob:none", `partial-clone filter of new clones ("" for full clones)`)
 	return c
-}
-
-// printRepoEvent is one progress line: a repository starting its network work, or done.
-func printRepoEvent(w io.Writer, ev fetch.Event) {
-	if ev.Step != fetch.StepDone {
-		fmt.Fprintf(w, "fetch: %s: %s\n", ev.URL, ev.Step)
-		return
-	}
-	r := ev.Result
-	prefix := fmt.Sprintf("fetch: [%d/%d] %s:", ev.Done, ev.Total, r.URL)
-	if r.Err != nil {
-		fmt.Fprintf(w, "%s failed: %v\n", prefix, r.Err)
-		return
-	}
-	kind := ""
-	if r.Partial {
-		kind = " (partial)"
-	}
-	fmt.Fprintf(w, "%s %s%s at %s, %s verified", prefix, r.Action, kind, r.Path, plural(r.Commits, "commit"))
-	if len(r.Missing) > 0 {
-		fmt.Fprintf(w, ", %d missing", len(r.Missing))
-	}
-	fmt.Fprintf(w, " (%s)\n", r.Took.Round(10*time.Millisecond))
-}
-
-// renderRepos prints the summary and every repository or commit that could not be had; exit 1
-// when there is one.
-func renderRepos(stdout, stderr io.Writer, results []fetch.Result) error {
-	s := fetch.Summarise(results)
-	fmt.Fprintf(stdout, "repositories: %d (%d present, %d cloned, %d updated, %d failed); commits: %d verified, %d missing\n",
-		len(results), s.Present, s.Cloned, s.Updated, s.Failed, s.Commits, s.Missing)
-	var bad []string
-	for _, r := range results {
-		if r.Err != nil {
-			bad = append(bad, fmt.Sprintf("  %s: %v", r.URL, r.Err))
-		}
-		for _, m := range r.Missing {
-			bad = append(bad, fmt.Sprintf("  %s: commit %s: %v", r.URL, m.ID, m.Err))
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	fmt.Fprintf(stderr, "vulnbench: could not be had:\n%s\n", strings.Join(bad, "\n"))
-	return silentFail
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func newFetchAdvisoriesCmd(e *env) *cobra.Command {
@@ -189,7 +137,7 @@ record is said to be, but neither is an error; an export that cannot be had is (
 			for _, p := range rep.Problems {
 				fmt.Fprintf(e.stderr, "vulnbench: warning: %v\n", p)
 			}
-			renderAdvisories(e.stdout, rep)
+			rep.WriteText(e.stdout)
 			return nil
 		},
 	}
@@ -200,32 +148,4 @@ record is said to be, but neither is an error; an export that cannot be had is (
 	f.StringVar(&from, "from", "", "where the exports are: a URL or a directory holding ECOSYSTEM/all.zip (default: OSV's bucket)")
 	f.BoolVar(&offline, "offline", false, "read no export: check what the advisories directory holds")
 	return c
-}
-
-func renderAdvisories(w io.Writer, rep *fetch.AdvisoryReport) {
-	for _, s := range rep.Sources {
-		fmt.Fprintf(w, "source %s: %s, %d bytes, sha256 %s, %d records, %d written, %s\n",
-			s.Ecosystem, s.From, s.Bytes, s.SHA256, s.Records, s.Written, s.Fetched.Format(time.RFC3339))
-	}
-	var missing, withdrawn []string
-	found := 0
-	for _, f := range rep.Found {
-		switch {
-		case f.Missing():
-			missing = append(missing, f.ID)
-		case f.Withdrawn:
-			withdrawn = append(withdrawn, f.ID+" ("+strings.Join(f.Records, ", ")+")")
-			found++
-		default:
-			found++
-		}
-	}
-	fmt.Fprintf(w, "advisories: %d ids; %d with records (%d only withdrawn ones), %d without any\n",
-		len(rep.Found), found, len(withdrawn), len(missing))
-	if len(withdrawn) > 0 {
-		fmt.Fprintf(w, "withdrawn: %s\n", strings.Join(withdrawn, ", "))
-	}
-	if len(missing) > 0 {
-		fmt.Fprintf(w, "no record: %s\n", strings.Join(missing, ", "))
-	}
 }

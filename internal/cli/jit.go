@@ -4,12 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -63,7 +59,7 @@ nothing is written.`,
 				return usageErr("suite jit needs --repo DIR --fix COMMIT --file PATH --function NAME (or --in and --repos)")
 			}
 			if url == "" {
-				url = originURL(repoDir)
+				url = jitvul.OriginURL(repoDir)
 			}
 			if url == "" {
 				return usageErr("%s has no origin remote: say which repository URL the cases name with --url https://HOST/OWNER/NAME", repoDir)
@@ -99,7 +95,7 @@ nothing is written.`,
 			}
 			w := p.Walk
 			fmt.Fprintf(e.stderr, "pair %s: introducing commit %s (%s; %d commits walked, %d merges passed, %d changed the file)\n",
-				p.Vul.Pair, w.Intro, stopText(w), w.CommitsWalked, w.MergesPassed, w.FileChanges)
+				p.Vul.Pair, w.Intro, w.StopText(), w.CommitsWalked, w.MergesPassed, w.FileChanges)
 			return nil
 		},
 	}
@@ -119,28 +115,6 @@ nothing is written.`,
 	return c
 }
 
-func stopText(w jitvul.Walk) string {
-	s := string(w.Stop)
-	if w.From != "" {
-		s += " from " + w.From
-	}
-	if w.WhitespaceOnly {
-		s += ", a whitespace-only change"
-	}
-	return s
-}
-
-// originURL is the origin remote's URL of dir, or "".
-func originURL(dir string) string {
-	cmd := exec.Command("git", "-C", dir, "remote", "get-url", "origin")
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-	b, err := cmd.Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
-
 func jitBatch(cmd *cobra.Command, e *env, opts jitvul.Options, in, repos, out string) error {
 	s := jitvul.NewSession(opts)
 	defer s.Close()
@@ -152,26 +126,7 @@ func jitBatch(cmd *cobra.Command, e *env, opts jitvul.Options, in, repos, out st
 	if err != nil {
 		return err
 	}
-	if len(rep.Dropped) > 0 {
-		fmt.Fprintf(e.stderr, "dropped %d of %d records:\n", len(rep.Dropped), rep.Records)
-		for _, d := range rep.Dropped {
-			fmt.Fprintf(e.stderr, "  %s:%d: %s: %s\n", in, d.Line, d.Reason, d.Detail)
-		}
-		reasons := make([]string, 0, len(rep.ByReason))
-		for r, n := range rep.ByReason {
-			reasons = append(reasons, fmt.Sprintf("%s %d", r, n))
-		}
-		sort.Strings(reasons)
-		fmt.Fprintf(e.stderr, "dropped by reason: %s\n", strings.Join(reasons, ", "))
-	}
-	stops := make([]string, 0, len(rep.Stops))
-	for st, n := range rep.Stops {
-		stops = append(stops, fmt.Sprintf("%s %d", st, n))
-	}
-	sort.Strings(stops)
-	if len(stops) > 0 {
-		fmt.Fprintf(e.stderr, "walks ended: %s\n", strings.Join(stops, ", "))
-	}
+	rep.WriteText(e.stderr, in)
 	fmt.Fprintf(e.stdout, "%s: %d pairs (%d cases) from %d records, %d dropped\n", out, rep.Pairs, 2*rep.Pairs, rep.Records, len(rep.Dropped))
 	return nil
 }

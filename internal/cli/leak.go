@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/suite/leak"
 )
@@ -40,29 +37,9 @@ and every candidate is confirmed with the exact Jaccard. B is held in memory; A 
 				return &exitError{code: ExitFail, err: err}
 			}
 			if format == "json" {
-				b, err := json.MarshalIndent(res, "", "  ")
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(e.stdout, "%s\n", b)
-				return err
+				return res.WriteJSON(e.stdout)
 			}
-			fmt.Fprintf(e.stdout, "%s: %d cases; %s: %d cases\n", args[0], res.CasesA, args[1], res.CasesB)
-			fmt.Fprintf(e.stdout, "exact copies: %d of %d (%.2f%%)\n", res.ExactB, res.CasesB, 100*res.ExactRate)
-			fmt.Fprintf(e.stdout, "near copies (Jaccard >= %g over %d-token shingles, exact included): %d of %d (%.2f%%)\n",
-				res.Threshold, res.Shingle, res.NearB, res.CasesB, 100*res.NearRate)
-			for i, m := range res.Matches {
-				if i == list {
-					fmt.Fprintf(e.stdout, "... and %d more (--list N or --format json)\n", len(res.Matches)-list)
-					break
-				}
-				kind := "near"
-				if m.Exact {
-					kind = "exact"
-				}
-				fmt.Fprintf(e.stdout, "%s\t%s\t%s\t%.3f\n", m.B, m.A, kind, m.Jaccard)
-			}
-			return nil
+			return res.WriteText(e.stdout, args[0], args[1], list)
 		},
 	}
 	f := c.Flags()

@@ -2,11 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"runtime"
-	"sort"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -120,24 +116,17 @@ and the tracer's reasons). Two records sharing a fix give its functions once, to
 			if err != nil {
 				return err
 			}
-			err = suite.WriteFileAtomic(out, func(w io.Writer) error {
-				sw := suite.NewWriter(w)
-				if err := res.Write(sw); err != nil {
-					return err
-				}
-				return sw.Flush()
-			})
-			if err != nil {
+			if err := res.WriteFile(out); err != nil {
 				return err
 			}
 			rep := res.Report()
 			if reportJSON != "" {
-				if err := suite.WriteFileAtomic(reportJSON, func(w io.Writer) error { return writeJSON(w, rep) }); err != nil {
+				if err := rep.WriteJSONFile(reportJSON); err != nil {
 					return err
 				}
 			}
 			reportProblems(e.stderr, res.Problems, 20)
-			printOSVReport(e, rep)
+			rep.WriteText(e.stderr)
 			fmt.Fprintf(e.stdout, "%s: %d pairs (%d cases) from %d of %d records, %d dropped (%s)\n", out, rep.Pairs, 2*rep.Pairs,
 				rep.WithPairs, rep.Records, len(rep.Dropped), time.Since(start).Round(time.Millisecond))
 			return nil
@@ -149,44 +138,6 @@ and the tracer's reasons). Two records sharing a fix give its functions once, to
 	c.Flags().StringVar(&reportJSON, "report", "", "also write the build report (every record dropped, by reason) as JSON to this file")
 	after.add(c.Flags())
 	return c
-}
-
-// printOSVReport prints every dropped record and left-out function, then the counts.
-func printOSVReport(e *env, rep osv.Report) {
-	if len(rep.Dropped) > 0 {
-		fmt.Fprintf(e.stderr, "dropped %d of %d records:\n", len(rep.Dropped), rep.Records)
-		for _, d := range rep.Dropped {
-			fmt.Fprintf(e.stderr, "  %s (%s): %s: %s\n", d.Source, d.ID, d.Reason, d.Detail)
-		}
-	}
-	if len(rep.Functions) > 0 {
-		fmt.Fprintf(e.stderr, "left out %d functions of records that gave pairs:\n", len(rep.Functions))
-		for _, d := range rep.Functions {
-			fmt.Fprintf(e.stderr, "  %s (%s) %s: %s: %s\n", d.Source, d.ID, d.Function, d.Reason, d.Detail)
-		}
-	}
-	counts := func(title string, m map[string]int) {
-		if len(m) == 0 {
-			return
-		}
-		parts := make([]string, 0, len(m))
-		for k, n := range m {
-			parts = append(parts, fmt.Sprintf("%s %d", k, n))
-		}
-		sort.Strings(parts)
-		fmt.Fprintf(e.stderr, "%s: %s\n", title, strings.Join(parts, ", "))
-	}
-	byReason := map[string]int{}
-	for r, n := range rep.ByReason {
-		byReason[string(r)] = n
-	}
-	counts("dropped by reason", byReason)
-	counts("pairs by narrowing", rep.Narrowing)
-	stops := map[string]int{}
-	for s, n := range rep.Stops {
-		stops[string(s)] = n
-	}
-	counts("walks ended", stops)
 }
 
 func newSuiteOSVVicCmd(e *env) *cobra.Command {
@@ -227,85 +178,10 @@ comparable (neither is an ancestor of the other). One row per project and one ov
 				return err
 			}
 			reportProblems(e.stderr, problems, 20)
-			return writeStudy(e.stdout, format, st)
+			return st.Write(e.stdout, format)
 		},
 	}
 	f.add(c)
 	c.Flags().StringVar(&format, "format", "text", "output format: text, md or json")
 	return c
-}
-
-// studyColumns are the study table's columns and how to read them from a row.
-var studyColumns = []struct {
-	name string
-	get  func(r osv.VICRow) string
-}{
-	{"project", func(r osv.VICRow) string { return r.Project }},
-	{"records", func(r osv.VICRow) string { return fmt.Sprint(r.Records) }},
-	{"checked", func(r osv.VICRow) string { return fmt.Sprint(r.Checked) }},
-	{"harness-only", func(r osv.VICRow) string { return fmt.Sprint(r.HarnessOnly) }},
-	{"compared", func(r osv.VICRow) string { return fmt.Sprint(r.Compared) }},
-	{"exact", func(r osv.VICRow) string { return fmt.Sprint(r.Exact) }},
-	{"rule earlier", func(r osv.VICRow) string { return withMedian(r.Earlier, r.EarlierMedian) }},
-	{"rule later", func(r osv.VICRow) string { return withMedian(r.Later, r.LaterMedian) }},
-	{"inside range", func(r osv.VICRow) string { return fmt.Sprint(r.InRange) }},
-	{"not comparable", func(r osv.VICRow) string { return fmt.Sprint(r.Unrelated) }},
-}
-
-func withMedian(n int, med float64) string {
-	if n == 0 {
-		return "0"
-	}
-	return fmt.Sprintf("%d (median %g)", n, med)
-}
-
-func writeStudy(w io.Writer, format string, st *osv.Study) error {
-	rows := append([]osv.VICRow{}, st.Projects...)
-	if st.Unchecked.Records > 0 {
-		rows = append(rows, st.Unchecked)
-	}
-	rows = append(rows, st.Total)
-	switch format {
-	case "json":
-		return writeJSON(w, st)
-	case "md":
-		var b strings.Builder
-		for i, c := range studyColumns {
-			if i > 0 {
-				b.WriteString(" | ")
-			}
-			b.WriteString(c.name)
-		}
-		fmt.Fprintf(&b, "\n%s\n", strings.TrimSuffix(strings.Repeat("---|", len(studyColumns)), "|"))
-		for _, r := range rows {
-			for i, c := range studyColumns {
-				if i > 0 {
-					b.WriteString(" | ")
-				}
-				b.WriteString(strings.ReplaceAll(c.get(r), "|", `\|`))
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("\nrule earlier / later: median first-parent distance in commits. harness-only: the bisected commit changes only fuzzing harnesses, tests, build files or docs (not compared).\n")
-		_, err := io.WriteString(w, b.String())
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for i, c := range studyColumns {
-		if i > 0 {
-			fmt.Fprint(tw, "\t")
-		}
-		fmt.Fprint(tw, c.name)
-	}
-	fmt.Fprintln(tw)
-	for _, r := range rows {
-		for i, c := range studyColumns {
-			if i > 0 {
-				fmt.Fprint(tw, "\t")
-			}
-			fmt.Fprint(tw, c.get(r))
-		}
-		fmt.Fprintln(tw)
-	}
-	return tw.Flush()
 }

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -40,19 +38,7 @@ With no filter every case is copied. A malformed input stops the command and wri
 					return usageErr("--kind %q is not one of function, jit, appsec, vex", k)
 				}
 			}
-			match := func(c *suite.Case) bool {
-				return (len(languages) == 0 || slices.Contains(languages, c.Language)) &&
-					(len(kinds) == 0 || slices.Contains(kinds, string(c.Kind))) &&
-					(len(label) == 0 || slices.Contains(label, string(c.Label)))
-			}
-			// Pass 1: how many cases of each pair are selected.
-			pairs := map[string]int{}
-			_, problems, err := suite.Scan(in, true, func(c *suite.Case, _ int) error {
-				if c.Pair != "" && match(c) {
-					pairs[c.Pair]++
-				}
-				return nil
-			})
+			sel, problems, err := suite.Select(in, out, suite.Filter{Languages: languages, Kinds: kinds, Labels: label})
 			if err != nil {
 				return err
 			}
@@ -60,32 +46,7 @@ With no filter every case is copied. A malformed input stops the command and wri
 				reportProblems(e.stderr, problems, 20)
 				return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems (see vulnbench suite validate); nothing was written", in, len(problems))}
 			}
-			// Pass 2: write them.
-			var n, unpaired int
-			err = suite.WriteFileAtomic(out, func(w io.Writer) error {
-				sw := suite.NewWriter(w)
-				_, problems, err := suite.Scan(in, false, func(c *suite.Case, _ int) error {
-					if !match(c) {
-						return nil
-					}
-					if c.Pair != "" && pairs[c.Pair] < 2 {
-						c.Pair = ""
-						unpaired++
-					}
-					n++
-					return sw.Write(c)
-				})
-				if err != nil {
-					return err
-				}
-				if len(problems) > 0 {
-					return errors.New("the input changed while it was read")
-				}
-				return sw.Flush()
-			})
-			if err != nil {
-				return err
-			}
+			n, unpaired := sel.Cases, sel.Unpaired
 			fmt.Fprintf(e.stdout, "%s: %d cases selected", out, n)
 			if unpaired > 0 {
 				fmt.Fprintf(e.stdout, " (%d left their unselected pair partner)", unpaired)

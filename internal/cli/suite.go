@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -67,7 +63,7 @@ After editing a template, rebuild vulnbench (go build ./cmd/vulnbench) before ch
 			if templates {
 				return validateAppSecTemplates(cmd.Context(), e)
 			}
-			records, err := isAppSecRecords(args[0])
+			records, err := appsec.IsRecordsFile(args[0])
 			if err != nil {
 				return err
 			}
@@ -99,48 +95,15 @@ After editing a template, rebuild vulnbench (go build ./cmd/vulnbench) before ch
 	return c
 }
 
-// isAppSecRecords reports whether a file holds AppSecBench records: its first non-blank line is a
-// JSON object with a "benchmark_id" field.
-func isAppSecRecords(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	r := bufio.NewReader(f)
-	for {
-		line, err := r.ReadBytes('\n')
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			var obj map[string]json.RawMessage
-			if json.Unmarshal(t, &obj) != nil {
-				return false, nil
-			}
-			_, ok := obj["benchmark_id"]
-			return ok, nil
-		}
-		if err == io.EOF {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("read %s: %w", path, err)
-		}
-	}
-}
-
 func validateAppSecRecords(ctx context.Context, e *env, path string) error {
-	data, err := os.ReadFile(path)
+	rep, err := appsec.ValidateFile(ctx, path)
 	if err != nil {
 		return err
 	}
-	cat, err := appsec.LoadCatalog()
-	if err != nil {
-		return err
-	}
-	rep := appsec.Validator{Catalog: cat, Syntax: appsec.DefaultSyntaxCheckers()}.ValidateJSONL(ctx, data)
 	for _, p := range rep.Problems {
-		fmt.Fprintln(e.stdout, formatAppSecProblem(path, p))
+		fmt.Fprintln(e.stdout, p.In(path))
 	}
-	printSyntaxSummary(e.stdout, rep)
+	rep.WriteSyntax(e.stdout)
 	if !rep.OK() {
 		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems in %d records", path, len(rep.Problems), rep.Records)}
 	}
@@ -153,7 +116,7 @@ func validateAppSecTemplates(ctx context.Context, e *env) error {
 	for _, p := range rep.Problems {
 		fmt.Fprintln(e.stdout, p)
 	}
-	printSyntaxTally(e.stdout, "syntax (template files): language checked unchecked errors", rep.Syntax)
+	appsec.WriteSyntaxTally(e.stdout, "syntax (template files): language checked unchecked errors", rep.Syntax)
 	if !rep.OK() {
 		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems in %d template files", appsec.TemplateSourceDir, len(rep.Problems), rep.Files)}
 	}
@@ -239,7 +202,7 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			printImportResult(e.stderr, res)
+			res.WriteText(e.stderr)
 			fmt.Fprintf(e.stdout, "%s: %d cases (%d vul, %d ben), %d pairs\n", out, res.Cases, res.Vul, res.Ben, res.Pairs)
 			return nil
 		},
@@ -253,34 +216,15 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 	return c
 }
 
-var errInputProblems = errors.New("input problems")
-
-// writeSuiteFrom opens in and has convert read it and write cases to out, replaced atomically.
-// When convert returns problems (*suite.LineError) nothing is written: the first 50 are printed
-// and the command fails.
+// writeSuiteFrom has convert read in and write cases to out (suite.ConvertFile). When convert
+// returns problems (*suite.LineError) nothing is written: the first 50 are printed and the command
+// fails.
 func writeSuiteFrom(e *env, in, out string, convert func(r io.Reader, w *suite.Writer) ([]error, error)) error {
-	f, err := os.Open(in)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	if head, _ := br.Peek(3); string(head) == "\xef\xbb\xbf" {
+	problems, bom, err := suite.ConvertFile(in, out, convert)
+	if bom {
 		fmt.Fprintf(e.stderr, "%s starts with a UTF-8 byte-order mark (accepted, ignored)\n", in)
 	}
-	var problems []error
-	err = suite.WriteFileAtomic(out, func(w io.Writer) error {
-		sw := suite.NewWriter(w)
-		var err error
-		if problems, err = convert(br, sw); err != nil {
-			return err
-		}
-		if len(problems) > 0 {
-			return errInputProblems
-		}
-		return sw.Flush()
-	})
-	if errors.Is(err, errInputProblems) {
+	if len(problems) > 0 {
 		reportProblems(e.stderr, problems, 50)
 		return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems; nothing was written", in, len(problems))}
 	}

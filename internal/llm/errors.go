@@ -13,6 +13,11 @@ import (
 	"time"
 )
 
+// ErrLimit, wrapped, says a unit reached one of its limits (steps, tokens, cost): the meter in
+// front of a model refuses the call with it, and an agent stops there and answers with what it has.
+// subject.ErrLimit is this error.
+var ErrLimit = errors.New("unit limit reached")
+
 // APIError is a provider's refusal or failure, classified for retrying and for the run: see
 // [Classify].
 type APIError struct {

@@ -64,14 +64,16 @@ type oaiRequest struct {
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	ResponseFormat *struct {
-		Type       string `json:"type"`
-		JSONSchema *struct {
-			Name   string         `json:"name"`
-			Strict *bool          `json:"strict"`
-			Schema map[string]any `json:"schema"`
-		} `json:"json_schema"`
-	} `json:"response_format"`
+	ResponseFormat *oaiResponseFormat `json:"response_format"`
+}
+
+type oaiResponseFormat struct {
+	Type       string `json:"type"`
+	JSONSchema *struct {
+		Name   string         `json:"name"`
+		Strict *bool          `json:"strict"`
+		Schema map[string]any `json:"schema"`
+	} `json:"json_schema"`
 }
 
 // schemaNameOK is OpenAI's rule for a json_schema name: a-z, A-Z, 0-9, _ and -, at most 64.
@@ -203,34 +205,8 @@ func (openaiDialect) parse(body []byte) (Request, *apiError, *apiError) {
 		return invalid("n", "unsupported_value", "llmtest: only n=1 is supported by this fake server.")
 	}
 	if rf := in.ResponseFormat; rf != nil {
-		req.ResponseFormat = rf.Type
-		switch rf.Type {
-		case "text":
-		case "json_object":
-			// As OpenAI: JSON mode needs the word "json" somewhere in the messages.
-			if !strings.Contains(strings.ToLower(req.System+"\n"+req.Prompt()), "json") {
-				return invalid("messages", "", "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.")
-			}
-		case "json_schema":
-			js := rf.JSONSchema
-			switch {
-			case js == nil:
-				return invalid("response_format.json_schema", "missing_required_parameter", "Missing required parameter: 'response_format.json_schema'.")
-			case !schemaNameOK(js.Name):
-				return invalid("response_format.json_schema.name", "invalid_value",
-					fmt.Sprintf("Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$' of at most 64 characters, but got '%s'.", js.Name))
-			case js.Schema == nil:
-				return invalid("response_format.json_schema.schema", "missing_required_parameter", "Missing required parameter: 'response_format.json_schema.schema'.")
-			}
-			req.Schema = &ResponseSchema{Name: js.Name, Strict: js.Strict != nil && *js.Strict, Schema: js.Schema}
-			if req.Schema.Strict {
-				if msg := strictProblem(js.Schema, "schema"); msg != "" {
-					return invalid("response_format", "invalid_value", "Invalid schema for response_format '"+js.Name+"': "+msg)
-				}
-			}
-		default:
-			return invalid("response_format.type", "invalid_value",
-				fmt.Sprintf("Invalid value: '%s'. Supported values are: 'json_object', 'json_schema', and 'text'.", rf.Type))
+		if e := responseFormat(&req, rf); e != nil {
+			return req, e, nil
 		}
 	}
 	if at, ids, unanswered, ok := checkToolPairing(req.Messages); !ok {
@@ -242,6 +218,44 @@ func (openaiDialect) parse(body []byte) (Request, *apiError, *apiError) {
 			"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.")
 	}
 	return req, nil, nil
+}
+
+// responseFormat sets req's response format and schema from rf, or returns the refusal OpenAI
+// gives for it.
+func responseFormat(req *Request, rf *oaiResponseFormat) *apiError {
+	badRequest := func(param, code, msg string) *apiError {
+		return &apiError{status: 400, typ: "invalid_request_error", message: msg, param: param, code: code}
+	}
+	req.ResponseFormat = rf.Type
+	switch rf.Type {
+	case "text":
+	case "json_object":
+		// As OpenAI: JSON mode needs the word "json" somewhere in the messages.
+		if !strings.Contains(strings.ToLower(req.System+"\n"+req.Prompt()), "json") {
+			return badRequest("messages", "", "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.")
+		}
+	case "json_schema":
+		js := rf.JSONSchema
+		switch {
+		case js == nil:
+			return badRequest("response_format.json_schema", "missing_required_parameter", "Missing required parameter: 'response_format.json_schema'.")
+		case !schemaNameOK(js.Name):
+			return badRequest("response_format.json_schema.name", "invalid_value",
+				fmt.Sprintf("Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$' of at most 64 characters, but got '%s'.", js.Name))
+		case js.Schema == nil:
+			return badRequest("response_format.json_schema.schema", "missing_required_parameter", "Missing required parameter: 'response_format.json_schema.schema'.")
+		}
+		req.Schema = &ResponseSchema{Name: js.Name, Strict: js.Strict != nil && *js.Strict, Schema: js.Schema}
+		if req.Schema.Strict {
+			if msg := strictProblem(js.Schema, "schema"); msg != "" {
+				return badRequest("response_format", "invalid_value", "Invalid schema for response_format '"+js.Name+"': "+msg)
+			}
+		}
+	default:
+		return badRequest("response_format.type", "invalid_value",
+			fmt.Sprintf("Invalid value: '%s'. Supported values are: 'json_object', 'json_schema', and 'text'.", rf.Type))
+	}
+	return nil
 }
 
 // strictProblem checks OpenAI's rules for a strict schema: every object lists all its

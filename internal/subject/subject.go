@@ -34,8 +34,9 @@ type Subject interface {
 var ErrAbort = errors.New("run aborted")
 
 // ErrLimit, wrapped, says a unit reached one of its limits (steps, tokens, cost): an agent stops
-// there and answers with what it has, or the unit ends in an error that says which limit.
-var ErrLimit = errors.New("unit limit reached")
+// there and answers with what it has, or the unit ends in an error that says which limit. It is
+// llm.ErrLimit, declared there so that agents (which drive models, below subjects) can test for it.
+var ErrLimit = llm.ErrLimit
 
 // ErrNoSnapshot is returned by Env.Snapshot for a case without a repository.
 var ErrNoSnapshot = errors.New("the case has no repository snapshot")

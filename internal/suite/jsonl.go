@@ -17,6 +17,8 @@ import (
 
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
+
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 )
 
 // DefaultMaxLine is the longest line a suite may hold: far more than one function or snippet,
@@ -27,20 +29,7 @@ const DefaultMaxLine = 8 << 20
 var ErrRead = errors.New("read")
 
 // LineError is a problem with one line of an input file. It prints as FILE:LINE: message.
-type LineError struct {
-	File string
-	Line int
-	Err  error
-}
-
-func (e *LineError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %v", e.File, e.Err)
-	}
-	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
-}
-
-func (e *LineError) Unwrap() error { return e.Err }
+type LineError = lineerr.Error
 
 // LineReader reads a JSONL file line by line in constant memory, counting lines, accepting CRLF
 // line endings, refusing over-long lines without reading them whole, and hashing what it reads.

@@ -178,7 +178,20 @@ func (c *recordCheck) enum(field, value string, allowed []string) {
 	}
 }
 
+// checkRecord adds to c the problems of its record, in the order of SPEC section 3's checks.
 func (v Validator) checkRecord(ctx context.Context, c *recordCheck, tally map[string]SyntaxTally) {
+	c.required()
+	c.enums(v.Catalog)
+	c.patterns()
+	c.scores()
+	c.code()
+	c.catalog(v.Catalog)
+	c.metadata()
+	v.syntax(ctx, c, tally)
+}
+
+// required checks that required fields are set, expected_detection is true and the priors are probabilities.
+func (c *recordCheck) required() {
 	r := c.rec
 	// Required fields, non-empty.
 	for _, f := range []struct {
@@ -216,11 +229,15 @@ func (v Validator) checkRecord(ctx context.Context, c *recordCheck, tally map[st
 			c.add(p.name, KindValue, "%v is not a probability", p.value)
 		}
 	}
+}
 
+// enums checks that the enumerated fields hold known values.
+func (c *recordCheck) enums(cat *Catalog) {
+	r := c.rec
 	// Enums.
 	c.enum("language", r.Language, KnownLanguages())
-	if v.Catalog != nil {
-		c.enum("framework", r.Framework, v.Catalog.Frameworks())
+	if cat != nil {
+		c.enum("framework", r.Framework, cat.Frameworks())
 	}
 	ds := make([]string, 0, 5)
 	for _, d := range Difficulties() {
@@ -231,7 +248,11 @@ func (v Validator) checkRecord(ctx context.Context, c *recordCheck, tally map[st
 	c.enum("expected_confidence", r.ExpectedConfidence, Confidences())
 	c.enum("source_type", r.SourceType, SourceTypes())
 	c.enum("split", r.Split, Splits())
+}
 
+// patterns checks that the identifiers match their patterns.
+func (c *recordCheck) patterns() {
+	r := c.rec
 	// Patterns.
 	if r.BenchmarkID != "" && !IsBenchmarkID(r.BenchmarkID) {
 		c.add("benchmark_id", KindPattern, "%q does not match ASB-NNNNNN", r.BenchmarkID)
@@ -248,7 +269,11 @@ func (v Validator) checkRecord(ctx context.Context, c *recordCheck, tally map[st
 	if r.ExpectedOWASPLLM != "" && !IsOWASPLLM2025(r.ExpectedOWASPLLM) {
 		c.add("expected_owasp_llm", KindPattern, "%q does not match LLMNN:2025", r.ExpectedOWASPLLM)
 	}
+}
 
+// scores checks that the CVSS vector recomputes to the score, the severity is the score's band, and the references are URLs.
+func (c *recordCheck) scores() {
+	r := c.rec
 	// CVSS: the vector's recomputed score, and the severity band of the score.
 	if r.ExpectedCVSS != "" {
 		if !strings.HasPrefix(r.ExpectedCVSS, "CVSS:3.1/") {
@@ -270,7 +295,11 @@ func (v Validator) checkRecord(ctx context.Context, c *recordCheck, tally map[st
 			c.add(fmt.Sprintf("references[%d]", i), KindURL, "%q is not a well-formed http(s) URL", ref)
 		}
 	}
+}
 
+// code checks that the code pair differs, the vulnerable lines lie in the code, and the rubric's weights are sane.
+func (c *recordCheck) code() {
+	r := c.rec
 	// Code.
 	if r.VulnerableCode != "" && NormaliseCode(r.VulnerableCode) == NormaliseCode(r.SecureCode) {
 		c.add("secure_code", KindCode, "equal to vulnerable_code (ignoring whitespace and case)")
@@ -286,11 +315,15 @@ func (v Validator) checkRecord(ctx context.Context, c *recordCheck, tally map[st
 	if rb := r.EvaluationRubric; rb != (RubricSpec{}) && (math.Abs(rb.Total()-100) > 1e-9 || rb.PassThreshold <= 0 || rb.PassThreshold > 100) {
 		c.add("evaluation_rubric", KindValue, "weights sum to %v and pass at %v; want 100 and (0, 100]", rb.Total(), rb.PassThreshold)
 	}
+}
 
+// catalog checks that the labels agree with the catalog's archetype.
+func (c *recordCheck) catalog(cat *Catalog) {
+	r := c.rec
 	// Catalog label consistency.
 	var arch *Archetype
-	if v.Catalog != nil && r.VulnerabilityName != "" {
-		arch = v.Catalog.ByName(r.VulnerabilityName)
+	if cat != nil && r.VulnerabilityName != "" {
+		arch = cat.ByName(r.VulnerabilityName)
 		if arch == nil {
 			c.add("vulnerability_name", KindCatalog, "%q is not a catalog archetype", r.VulnerabilityName)
 		}
@@ -315,7 +348,11 @@ func (v Validator) checkRecord(ctx context.Context, c *recordCheck, tally map[st
 			c.add("metadata.archetype", KindMetadata, "%q, want %q", r.Metadata.Archetype, arch.ID)
 		}
 	}
+}
 
+// metadata checks that the metadata repeats the record's own fields.
+func (c *recordCheck) metadata() {
+	r := c.rec
 	// Metadata consistency.
 	if m := r.Metadata; m != (RecordMeta{}) {
 		if m.CWE != r.ExpectedCWE {
@@ -328,7 +365,11 @@ func (v Validator) checkRecord(ctx context.Context, c *recordCheck, tally map[st
 			c.add("metadata.cvss_score", KindMetadata, "%v, but expected_cvss_score is %v", m.CVSSScore, r.ExpectedCVSSScore)
 		}
 	}
+}
 
+// syntax checks that the code parses, by a real parser where the language has one.
+func (v Validator) syntax(ctx context.Context, c *recordCheck, tally map[string]SyntaxTally) {
+	r := c.rec
 	// Syntax, by a real parser where the language has one.
 	if r.Language != "" {
 		t := tally[r.Language]

@@ -1,0 +1,60 @@
+package judge
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/grade"
+	"github.com/vulnbench/vulnbench/internal/score"
+)
+
+// WriteAgreement writes jd's agreement a with the calibration set, as text (the figures against
+// their thresholds, per part, calls and cost, and whether it passes) or as JSON.
+func WriteAgreement(w io.Writer, format string, jd *Judge, a Agreement) error {
+	info := jd.Info(a)
+	if format == "json" {
+		out := struct {
+			*score.JudgeInfo
+			N, Failed int
+			ByPart    map[string]PartAgreement `json:"by_part"`
+			Passes    bool                     `json:"passes"`
+			Problem   string                   `json:"problem,omitempty"`
+		}{info, a.N, a.Failed, a.ByPart, a.Problem() == "", a.Problem()}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	fmt.Fprintf(w, "judge %s (prompt version %d): %d answers, %d unreadable\n", info.Model, info.PromptVersion, a.N, a.Failed)
+	fmt.Fprintf(w, "  Spearman rho    %.3f  (>= %.2f)\n", a.Rho, MinRho)
+	if a.Compared == 0 {
+		fmt.Fprintf(w, "  MAE             n/a: no reply scored  (<= %.2f)\n", MaxMAE)
+	} else {
+		fmt.Fprintf(w, "  MAE             %.3f  (<= %.2f)\n", a.MAE, MaxMAE)
+	}
+	fmt.Fprintf(w, "  band agreement  %.1f%%  (>= %.0f%%)\n", 100*a.BandAgreement, 100*MinBandAgreement)
+	parts := make([]string, 0, len(a.ByPart))
+	for p := range a.ByPart {
+		parts = append(parts, p)
+	}
+	slices.SortFunc(parts, func(x, y string) int {
+		return slices.Index(grade.JudgedParts(), x) - slices.Index(grade.JudgedParts(), y)
+	})
+	for _, p := range parts {
+		pa := a.ByPart[p]
+		fmt.Fprintf(w, "  %-14s  n %d, MAE %.3f, bands %.1f%%\n", strings.ReplaceAll(p, "_", " "), pa.N, pa.MAE, 100*pa.BandAgreement)
+	}
+	fmt.Fprintf(w, "  calls %d (%d from the cache)", info.Calls, info.CacheHits)
+	if info.CostUSD != nil {
+		fmt.Fprintf(w, ", cost $%.4f", *info.CostUSD)
+	}
+	fmt.Fprintln(w)
+	if p := a.Problem(); p != "" {
+		fmt.Fprintf(w, "REFUSED: %s\n", p)
+	} else {
+		fmt.Fprintln(w, "passes the thresholds")
+	}
+	return nil
+}

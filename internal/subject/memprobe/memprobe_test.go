@@ -51,7 +51,7 @@ func TestRecitedCasesAndControl(t *testing.T) {
 	recite := map[string]bool{"c02": true, "c05": true, "c06": true, "c11": true}
 	for i := 0; i < 14; i++ {
 		cases = append(cases, &suite.Case{ID: fmt.Sprintf("c%02d", i), Kind: suite.KindFunction, Label: suite.Vul,
-			Language: "c", Date: fmt.Sprintf("%d-03-01", 2022+i%3), Code: code(i)})
+			Language: "c", Date: fmt.Sprintf("%d-03-01T00:00:00Z", 2022+i%3), Code: code(i)})
 	}
 	cases = append(cases, &suite.Case{ID: "short", Kind: suite.KindFunction, Label: suite.Ben, Code: "int f(void)\n{\n\treturn 0;\n}\n"})
 	asked := map[string]int{}

@@ -94,7 +94,11 @@ func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probe
 	defaults := pflag.NewFlagSet("score", pflag.ContinueOnError)
 	r.scoreFlags.add(defaults) // the run's score is not printed: the flags keep their defaults
 	id := r.resume
-	if id == "" {
+	if id != "" { // a run of another subject is refused before it is resumed
+		if _, err := probeManifest(ctx, r.db, id); err != nil {
+			return err
+		}
+	} else {
 		if r.runID == "" {
 			r.runID = runner.NewRunID(time.Now())
 		}
@@ -121,18 +125,36 @@ func executeProbeRun(ctx context.Context, e *env, reg *subject.Registry, r *runO
 	return runRun(ctx, e, reg, r, fs)
 }
 
-// probeReport reads a memory-probe run back from the store and makes its table.
-func probeReport(ctx context.Context, st *store.Store, runID string, seed uint64) (probe.Report, error) {
+// probeManifest is the manifest of run id in db, which must be a memory-probe run.
+func probeManifest(ctx context.Context, db, id string) (*runner.Manifest, error) {
+	st, err := openExisting(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return memoryManifest(ctx, st, id)
+}
+
+func memoryManifest(ctx context.Context, st *store.Store, runID string) (*runner.Manifest, error) {
 	run, err := st.GetRun(ctx, runID)
 	if err != nil {
-		return probe.Report{}, err
+		return nil, err
 	}
 	man, err := runner.ReadManifest(run)
 	if err != nil {
-		return probe.Report{}, err
+		return nil, err
 	}
 	if man.SubjectKind != memprobe.Name {
-		return probe.Report{}, usageErr("run %s is a run of %s, not of %s", runID, man.Subject, memprobe.Name)
+		return nil, usageErr("run %s is a run of %s, not of %s", runID, man.Subject, memprobe.Name)
+	}
+	return man, nil
+}
+
+// probeReport reads a memory-probe run back from the store and makes its table.
+func probeReport(ctx context.Context, st *store.Store, runID string, seed uint64) (probe.Report, error) {
+	man, err := memoryManifest(ctx, st, runID)
+	if err != nil {
+		return probe.Report{}, err
 	}
 	var cases []*suite.Case
 	if err := st.Cases(ctx, runID, func(c *suite.Case) error { cases = append(cases, c); return nil }); err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -104,9 +105,11 @@ func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probe
 		}
 		id = r.runID
 	}
-	if err := executeProbeRun(ctx, e, reg, r, fs); err != nil {
-		return err
+	runErr := executeProbeRun(ctx, e, reg, r, fs)
+	if runErr != nil && !errors.Is(runErr, silentFail) {
+		return runErr
 	}
+	// Stopped by --max-cost or a signal (silentFail: the run said so): the table of what is stored.
 	st, err := openExisting(ctx, r.db)
 	if err != nil {
 		return err
@@ -116,7 +119,10 @@ func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probe
 	if err != nil {
 		return err
 	}
-	return writeProbeReport(e.stdout, o.format, rep)
+	if err := writeProbeReport(e.stdout, o.format, rep); err != nil {
+		return err
+	}
+	return runErr
 }
 
 // executeProbeRun does the run as vulnbench run does: the one call to port when the runner's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -88,5 +89,19 @@ func TestProbeMemoryRecitedCases(t *testing.T) {
 	// score reads the verdicts as labels, memorised as vul: c08 is a vul case, c03 and c07 ben ones.
 	if !strings.Contains(out, "tp         1\n") || !strings.Contains(out, "fp         2\n") {
 		t.Errorf("score --run of a probe run:\n%s", out)
+	}
+
+	// A second run is served from the response cache; at another temperature it is not, and
+	// --max-cost stops it after the first call: the table of the answers stored so far.
+	again := append([]string(nil), args...)
+	again[len(again)-5] = "again" // --run-id
+	if code, out, errOut = run(t, dir, again...); code != 0 || calls != 12 || !strings.Contains(errOut, "12 cache hits") {
+		t.Errorf("second run: exit %d, %d calls\n%s\n%s", code, calls, out, errOut)
+	}
+	code, out, errOut = run(t, dir, "probe", "memory", "--suite", "s.jsonl", "--model", "openai:fake-model", "--base-url", srv.BaseURL(),
+		"--db", "v.db", "--run-id", "cap", "--prices", "prices.yaml", "--concurrency", "1", "--max-cost", "0.000001", "--temperature", "0.3")
+	if code != 1 || !strings.Contains(errOut, "STOPPED: --max-cost") || !regexp.MustCompile(`all +[1-9]`).MatchString(out) ||
+		!regexp.MustCompile(` [1-9]\d* without an answer`).MatchString(out) {
+		t.Errorf("--max-cost: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

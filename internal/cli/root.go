@@ -106,7 +106,7 @@ Exit codes: 0 success, 1 a failed check or run, 2 a usage error.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}
 	})
-	root.AddCommand(newSuiteCmd(e), newRunCmd(e), newScoreCmd(e), newCompareCmd(e), newRunsCmd(e), newMigrateCmd(e), newStopCmd(e), newCancelCmd(e), newWorkerCmd(e), newCodeCmd(e), newSarifCmd(e), newExportCmd(e), newReportCmd(e), newBoardCmd(e), newServeCmd(e), newJudgeCmd(e), newFetchCmd(e))
+	root.AddCommand(newSuiteCmd(e), newRunCmd(e), newScoreCmd(e), newCompareCmd(e), newRunsCmd(e), newMigrateCmd(e), newStopCmd(e), newCancelCmd(e), newWorkerCmd(e), newCodeCmd(e), newSarifCmd(e), newExportCmd(e), newReportCmd(e), newBoardCmd(e), newServeCmd(e), newJudgeCmd(e), newFetchCmd(e), newProbeCmd(e))
 	return root
 }
 

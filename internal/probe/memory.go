@@ -2,8 +2,9 @@
 // item 5; VEX-Bench's contamination check) that need no model: cutting a case's code into a
 // prefix shown to the model and the continuation it must not know, checking an answer for an
 // exact continuation, the shuffled control that gives the share expected by chance, and the
-// table per year of the cases' dates. The run that asks a model (resumable, cached, priced) is
-// wired on top of these by the runner.
+// table per year of the cases' dates (FromRun: from a stored run's cases and verdicts). The run
+// that asks a model (resumable, cached, priced) is the memory-probe subject kind,
+// internal/subject/memprobe, run by the runner like any other.
 package probe
 
 import (

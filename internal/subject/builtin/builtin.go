@@ -10,6 +10,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/subject/depaug"
 	"github.com/vulnbench/vulnbench/internal/subject/govulncheck"
 	"github.com/vulnbench/vulnbench/internal/subject/llmsubj"
+	"github.com/vulnbench/vulnbench/internal/subject/memprobe"
 	"github.com/vulnbench/vulnbench/internal/subject/predictions"
 	"github.com/vulnbench/vulnbench/internal/subject/react"
 	"github.com/vulnbench/vulnbench/internal/subject/sast"
@@ -24,7 +25,7 @@ func Registry() *subject.Registry {
 	for _, k := range sast.ScannerKinds() {
 		fs = append(fs, k.Factory())
 	}
-	fs = append(fs, sast.SARIFKind().Factory(), sca.Kind().Factory(), govulncheck.Kind().Factory(), vexagent.Kind().Factory())
+	fs = append(fs, sast.SARIFKind().Factory(), sca.Kind().Factory(), govulncheck.Kind().Factory(), vexagent.Kind().Factory(), memprobe.Kind().Factory())
 	for _, k := range agentcli.Kinds() {
 		fs = append(fs, k.Factory())
 	}

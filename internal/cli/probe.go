@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/vulnbench/vulnbench/internal/probe"
+	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/runner"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/builtin"
+	"github.com/vulnbench/vulnbench/internal/subject/memprobe"
+	"github.com/vulnbench/vulnbench/internal/suite"
+)
+
+func newProbeCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "probe", Short: "Probes of a model that are not benchmarks: probe memory"}
+	c.AddCommand(newProbeMemoryCmd(e))
+	return c
+}
+
+type probeOpts struct {
+	run         runOpts
+	format      string
+	controlSeed uint64
+}
+
+func newProbeMemoryCmd(e *env) *cobra.Command {
+	o := &probeOpts{}
+	reg := builtin.Registry()
+	c := &cobra.Command{
+		Use:   "memory --suite SUITE --model PROVIDER:MODEL",
+		Short: "Memorisation probe: does the model continue the suite's code from a cut, exactly?",
+		Long: `Runs the memory-probe subject on every case of a suite, as vulnbench run does (stored in --db,
+resumable with --resume RUN_ID, model responses cached, priced, --max-cost): each case's code is
+cut at the line boundary nearest its middle, the model is shown the lines before the cut and
+asked to continue, and an answer whose first --probe-tokens lexical tokens (default 10) are the
+code's own counts as memorised. Then prints, per year of the cases' date and in all: cases,
+memorised share, and the control's share: each answer checked against the continuation of
+another case (a seeded derangement of the answered cases, --control-seed), which is what
+chance and common idioms give. A share near the control's says the model has not seen the
+code; cases too short to cut are counted apart.
+
+The run's verdicts say memorised (label vul, category memorised) or not (ben, unseen) per
+case; vulnbench score --run ID treats them as labels, which measures nothing: use probe memory
+--resume ID to print the table of a finished run again.`,
+		Example: `  vulnbench probe memory --suite osv.jsonl --model openai:gpt-4o-mini
+  vulnbench probe memory --suite osv.jsonl --model openai:my-model --base-url http://127.0.0.1:8000/v1 --format md
+  vulnbench probe memory --resume 20261202T040000-3f9a`,
+		Args: exactArgs(0, "no arguments (use --suite and --model)"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runProbeMemory(cmd.Context(), e, reg, o, cmd.Flags())
+		},
+	}
+	f := c.Flags()
+	r := &o.run
+	f.StringVar(&r.suite, "suite", "", "suite file (JSONL)")
+	f.StringVar(&r.db, "db", "vulnbench.db", "store: a SQLite file path, or a postgres:// URL")
+	f.StringVar(&r.resume, "resume", "", "resume run RUN_ID (or print its table when it is complete)")
+	f.StringVar(&r.runID, "run-id", "", "id for the new run (default: start time and a random suffix)")
+	f.IntVar(&r.concurrency, "concurrency", 4, "cases asked at once")
+	f.DurationVar(&r.timeout, "timeout", 5*time.Minute, "limit per attempt")
+	f.Float64Var(&r.maxCost, "max-cost", 0, "stop once the run's cost reaches this many USD; resumable")
+	f.BoolVar(&r.retryErrors, "retry-errors", false, "with --resume, also redo units whose latest attempt is an error")
+	f.StringVar(&o.format, "format", "text", "table format: text, md or json")
+	f.Uint64Var(&o.controlSeed, "control-seed", 1, "seed of the derangement that pairs answers with other cases' continuations")
+	fac, _, err := reg.Lookup(memprobe.Name)
+	if err != nil {
+		panic(err) // the builtin registry lists the kind: a test runs this
+	}
+	for _, fl := range fac.Flags {
+		addSubjectFlag(f, fl)
+	}
+	return c
+}
+
+func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probeOpts, fs *pflag.FlagSet) error {
+	if err := checkFormat(o.format, "text", "md", "json"); err != nil {
+		return err
+	}
+	if o.run.resume == "" && o.run.suite == "" {
+		return usageErr("probe memory needs --suite SUITE and --model PROVIDER:MODEL (or --resume RUN_ID)")
+	}
+	r := &o.run
+	r.subject, r.repeats, r.noScore, r.queue = memprobe.Name, 1, true, store.QueueLocal
+	defaults := pflag.NewFlagSet("score", pflag.ContinueOnError)
+	r.scoreFlags.add(defaults) // the run's score is not printed: the flags keep their defaults
+	id := r.resume
+	if id != "" { // a run of another subject is refused before it is resumed
+		if _, err := probeManifest(ctx, r.db, id); err != nil {
+			return err
+		}
+	} else {
+		if r.runID == "" {
+			r.runID = runner.NewRunID(time.Now())
+		}
+		id = r.runID
+	}
+	runErr := executeProbeRun(ctx, e, reg, r, fs)
+	if runErr != nil && !errors.Is(runErr, silentFail) {
+		return runErr
+	}
+	// Stopped by --max-cost or a signal (silentFail: the run said so): the table of what is stored.
+	st, err := openExisting(ctx, r.db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rep, err := probeReport(ctx, st, id, o.controlSeed)
+	if err != nil {
+		return err
+	}
+	if err := writeProbeReport(e.stdout, o.format, rep); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// executeProbeRun does the run as vulnbench run does: the one call to port when the runner's
+// API changes.
+func executeProbeRun(ctx context.Context, e *env, reg *subject.Registry, r *runOpts, fs *pflag.FlagSet) error {
+	return runRun(ctx, e, reg, r, fs)
+}
+
+// probeManifest is the manifest of run id in db, which must be a memory-probe run.
+func probeManifest(ctx context.Context, db, id string) (*runner.Manifest, error) {
+	st, err := openExisting(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return memoryManifest(ctx, st, id)
+}
+
+func memoryManifest(ctx context.Context, st *store.Store, runID string) (*runner.Manifest, error) {
+	run, err := st.GetRun(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	man, err := runner.ReadManifest(run)
+	if err != nil {
+		return nil, err
+	}
+	if man.SubjectKind != memprobe.Name {
+		return nil, usageErr("run %s is a run of %s, not of %s", runID, man.Subject, memprobe.Name)
+	}
+	return man, nil
+}
+
+// probeReport reads a memory-probe run back from the store and makes its table.
+func probeReport(ctx context.Context, st *store.Store, runID string, seed uint64) (probe.Report, error) {
+	man, err := memoryManifest(ctx, st, runID)
+	if err != nil {
+		return probe.Report{}, err
+	}
+	var cases []*suite.Case
+	if err := st.Cases(ctx, runID, func(c *suite.Case) error { cases = append(cases, c); return nil }); err != nil {
+		return probe.Report{}, err
+	}
+	vs, err := report.Verdicts(ctx, st, runID)
+	if err != nil {
+		return probe.Report{}, err
+	}
+	tokens, err := strconv.Atoi(man.FlagValues()["probe-tokens"])
+	if err != nil {
+		return probe.Report{}, fmt.Errorf("run %s: the manifest's probe-tokens: %w", runID, err)
+	}
+	return probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, probe.Options{Tokens: tokens}, seed), nil
+}
+
+func writeProbeReport(w io.Writer, format string, rep probe.Report) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	case "md":
+		fmt.Fprintf(w, "Memorisation probe: %s\n\n| year | cases | memorised | control |\n|---|---:|---:|---:|\n", rep.Suite)
+		for _, r := range rep.Rows {
+			fmt.Fprintf(w, "| %s | %d | %d (%.1f%%) | %d (%.1f%%) |\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
+		}
+	default:
+		fmt.Fprintf(w, "memorisation probe: %s\n%-8s %6s %16s %16s\n", rep.Suite, "year", "cases", "memorised", "control")
+		for _, r := range rep.Rows {
+			fmt.Fprintf(w, "%-8s %6d %8d %6.1f%% %8d %6.1f%%\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
+		}
+	}
+	_, err := fmt.Fprintf(w, "%d cases too short to cut, %d without an answer\n", rep.TooShort, rep.Missing)
+	return err
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/vulnbench/vulnbench/internal/batchrun"
 	"github.com/vulnbench/vulnbench/internal/engine"
 	"github.com/vulnbench/vulnbench/internal/queue"
 	"github.com/vulnbench/vulnbench/internal/report"
@@ -336,7 +337,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 
 	batchErr := func() error { return nil }
 	if live["batch"] == "true" {
-		batchErr = wireBatch(e, st, &plan, o, live, cancel)
+		batchErr = batchrun.Wire(e.stderr, st, &plan, o.batchPoll, live, cancel)
 	}
 	out, runErr := runner.Execute(hardCtx, plan)
 	if prog != nil {

@@ -86,17 +86,17 @@ func NewToolIn(c ToolConfig, sb *sandbox.Sandbox) (*Tool, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	sb, err := subject.Deps{Sandbox: sb}.OpenSandbox()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Tool, err)
-	}
 	s, _ := LookupScanner(c.Tool)
-	bin, err := exec.LookPath(s.Binary)
+	bin, err := exec.LookPath(s.Binary) // a missing scanner is named before a missing sandbox
 	if err != nil {
 		if strings.ContainsRune(s.Binary, filepath.Separator) {
 			return nil, fmt.Errorf("%s is not installed (no %s); install it with: %s", s.Name, s.Binary, s.Install)
 		}
 		return nil, fmt.Errorf("%s is not on PATH; install it with: %s", s.Binary, s.Install)
+	}
+	sb, err = subject.Deps{Sandbox: sb}.OpenSandbox()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Tool, err)
 	}
 	v, err := s.Version(bin)
 	if err != nil {

@@ -45,10 +45,12 @@ func TestFilterSkipsOnlyWhatCannotMatch(t *testing.T) {
 			t.Errorf("String(%q) differs from searching every shape (-all +filtered):\n%s", in, d)
 		}
 	}
-	// and the filter does skip: a plain answer is searched by none of the shapes.
-	for _, sh := range shapes {
-		if sh.mayMatch("a plain answer", "a plain answer") {
-			t.Errorf("%s is searched in a plain answer", sh.re)
+	// and the filter does skip: a plain answer, or a model's reply with logprobs, is searched by none.
+	for _, text := range []string{"a plain answer", `{"logprobs": {"content": [{"token": " two", "logprob": -3}]}, "usage": {"prompt_tokens": 9}}`} {
+		for _, sh := range shapes {
+			if sh.mayMatch(text, strings.ToLower(text)) {
+				t.Errorf("%s is searched in %s", sh.re, text)
+			}
 		}
 	}
 }

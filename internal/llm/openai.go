@@ -63,15 +63,24 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 	p := o.params(req)
 	start := time.Now()
 	var hr *http.Response
-	cc, err := o.client.Chat.Completions.New(ctx, p, option.WithResponseInto(&hr))
+	var body []byte // the SDK hands the body over undecoded: readChatBody reads it
+	_, err := o.client.Chat.Completions.New(ctx, p, option.WithResponseInto(&hr), option.WithResponseBodyInto(&body))
 	resp := Response{Calls: 1, Latency: time.Since(start)}
 	if hr != nil {
 		resp.RateLimit = parseRateLimit(hr.Header, time.Now())
 	}
+	if err == nil && !jsonContent(hr.Header.Get("content-type")) {
+		// as the SDK answers when it is to decode a body that is not JSON
+		err = fmt.Errorf("expected destination type of 'string' or '[]byte' for responses with content-type '%s' that is not 'application/json'",
+			hr.Header.Get("content-type"))
+	}
 	if err != nil {
 		return resp, o.apiError(err)
 	}
-	err = readChat(cc, &resp)
+	var derr *APIError
+	if err = readChatBody(body, &resp); err != nil && !errors.As(err, &derr) {
+		return resp, o.apiError(err)
+	}
 	return resp, err
 }
 

@@ -24,25 +24,53 @@ func KeyEnvs() []string {
 }
 
 // shapes are the secrets recognised by their form (never taking a quote or a backslash, so that
-// scrubbed JSON stays JSON); each match is replaced by Mark between its
-// groups 1 and 2 (what to keep around it).
-var shapes = []*regexp.Regexp{
+// scrubbed JSON stays JSON); each match is replaced by Mark between its groups 1 and 2 (what to
+// keep around it). Each shape names the literals one of which every match holds (lower case
+// when the shape ignores case): text holding none is not searched, which keeps the scrubbing of
+// every stored reply and cached response cheap (the regexps cost a third of a plain-LLM run's CPU).
+var shapes = []shape{
 	// the password of a URL's or DSN's user-info: scheme://user:password@host (a user name
 	// alone is kept; a token in its place is caught by its shape or as a known value)
-	regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s@"'<>\\:]*:)[^/\s@"'<>\\]+(@)`),
+	{regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s@"'<>\\:]*:)[^/\s@"'<>\\]+(@)`), false, []string{"://"}},
 	// libpq keyword DSNs and query parameters: password=..., sslpassword=...
-	regexp.MustCompile(`(?i)(\b(?:ssl)?password\s*=\s*)(?:'[^']*'|[^\s&'"\\]+)`),
+	{regexp.MustCompile(`(?i)(\b(?:ssl)?password\s*=\s*)(?:'[^']*'|[^\s&'"\\]+)`), true, []string{"password"}},
 	// headers, in HTTP, JSON or a dump: Authorization: Bearer x, "x-api-key": "x", api_key=x
-	regexp.MustCompile(`(?i)((?:proxy-)?authorization"?\s*[:=]\s*"?(?:bearer\s+|basic\s+|token\s+)?)[^\s"',;}\\[]+`),
-	regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token)"?\s*[:=]\s*"?)[^\s"',;}&\\[]+`),
+	{regexp.MustCompile(`(?i)((?:proxy-)?authorization"?\s*[:=]\s*"?(?:bearer\s+|basic\s+|token\s+)?)[^\s"',;}\\[]+`), true, []string{"authorization"}},
+	{regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token)"?\s*[:=]\s*"?)[^\s"',;}&\\[]+`), true, []string{"api_key", "api-key", "apikey", "access_token", "access-token", "accesstoken"}},
 	// provider key shapes
-	regexp.MustCompile(`()\bsk-ant-[A-Za-z0-9_-]{8,}`),
-	regexp.MustCompile(`()\bsk-[A-Za-z0-9_-]{16,}`),
-	regexp.MustCompile(`()\bAIza[0-9A-Za-z_-]{30,}`),
-	regexp.MustCompile(`()\b(?:ghp|gho|ghs|ghu|github_pat)_[A-Za-z0-9_]{20,}`),
-	regexp.MustCompile(`()\bAKIA[0-9A-Z]{16}\b`),
-	regexp.MustCompile(`()\bhf_[A-Za-z0-9]{20,}`),
-	regexp.MustCompile(`()\bxox[abprs]-[A-Za-z0-9-]{10,}`),
+	{regexp.MustCompile(`()\bsk-ant-[A-Za-z0-9_-]{8,}`), false, []string{"sk-ant-"}},
+	{regexp.MustCompile(`()\bsk-[A-Za-z0-9_-]{16,}`), false, []string{"sk-"}},
+	{regexp.MustCompile(`()\bAIza[0-9A-Za-z_-]{30,}`), false, []string{"AIza"}},
+	{regexp.MustCompile(`()\b(?:ghp|gho|ghs|ghu|github_pat)_[A-Za-z0-9_]{20,}`), false, []string{"ghp_", "gho_", "ghs_", "ghu_", "github_pat_"}},
+	{regexp.MustCompile(`()\bAKIA[0-9A-Z]{16}\b`), false, []string{"AKIA"}},
+	{regexp.MustCompile(`()\bhf_[A-Za-z0-9]{20,}`), false, []string{"hf_"}},
+	{regexp.MustCompile(`()\bxox[abprs]-[A-Za-z0-9-]{10,}`), false, []string{"xox"}},
+}
+
+// shape is a secret's form and the literals one of which each of its matches holds.
+type shape struct {
+	re   *regexp.Regexp
+	fold bool     // the regexp ignores case: lits are lower case, searched in the lowered text
+	lits []string // nil: always searched
+}
+
+// mayMatch says whether s (and lower, s in lower case when it is ASCII, else "") can hold a match.
+// Text that is not ASCII is always searched where case is ignored: Unicode folds some
+// non-ASCII letters to ASCII ones (K, the Kelvin sign, is k) that strings.ToLower keeps.
+func (sh shape) mayMatch(s, lower string) bool {
+	in := s
+	if sh.fold {
+		if lower == "" {
+			return true
+		}
+		in = lower
+	}
+	for _, l := range sh.lits {
+		if strings.Contains(in, l) {
+			return true
+		}
+	}
+	return len(sh.lits) == 0
 }
 
 // Scrubber scrubs text of known secrets and of secret-shaped strings.
@@ -84,10 +112,25 @@ func (sc *Scrubber) String(s string) string {
 			s = strings.ReplaceAll(s, k, Mark)
 		}
 	}
-	for _, re := range shapes {
-		s = re.ReplaceAllString(s, "${1}"+Mark+"${2}")
+	lower := ""
+	if isASCII(s) {
+		lower = strings.ToLower(s)
+	}
+	for _, sh := range shapes {
+		if sh.mayMatch(s, lower) {
+			s = sh.re.ReplaceAllString(s, "${1}"+Mark+"${2}")
+		}
 	}
 	return s
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // Writer is w with everything written through it scrubbed (each Write on its own: callers write

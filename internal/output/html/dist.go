@@ -99,7 +99,7 @@ func vdsPlot(name string, curve []report.XY, r, fnr float64) (template.HTML, err
 }
 
 // shareGrid is a confusion matrix as row shares for a heat map: column c is the answer, row r
-// the truth, drawn top to bottom.
+// the truth, the first drawn at the top.
 type shareGrid struct{ share [][]float64 }
 
 func (g shareGrid) Dims() (c, r int)   { return len(g.share[0]), len(g.share) }
@@ -125,14 +125,14 @@ var _ palette.Palette = ramp{}
 
 // confusionPlot draws a VEX confusion matrix as a heat map: each cell's colour is its share of
 // the truth's row, its text the count.
-func confusionPlot(name string, labels []string, counts, share [][]float64) (template.HTML, error) {
+func confusionPlot(name string, rows, cols []string, counts, share [][]float64) (template.HTML, error) {
 	p := newPlot("VEX confusion "+name, "answer", "truth")
 	hm := plotter.NewHeatMap(shareGrid{share}, ramp{})
 	hm.Min, hm.Max = 0, 1
 	p.Add(hm)
 	var xys plotter.XYs
 	var texts []string
-	n := len(labels)
+	n := len(rows)
 	for r := range counts {
 		for c, v := range counts[r] {
 			if v == 0 {
@@ -152,14 +152,18 @@ func confusionPlot(name string, labels []string, counts, share [][]float64) (tem
 		}
 		p.Add(lb)
 	}
-	p.NominalX(labels...)
-	p.X.Tick.Label.Rotation = math.Pi / 4
-	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YTop
-	rows := make([]string, n)
-	for r := range labels {
-		rows[n-1-r] = labels[r]
+	// Upright column names, one per column (slanted, long names run into their neighbours),
+	// read downwards from the axis: a text starts at its anchor, so a browser's font, wider
+	// than gonum's metrics, runs on into the margin below, not into the cells.
+	p.NominalX(cols...)
+	p.X.Tick.Label.Rotation = -math.Pi / 2
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XLeft, draw.YCenter
+	up := make([]string, n)
+	for r := range rows {
+		up[n-1-r] = rows[r]
 	}
-	p.NominalY(rows...)
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5, -0.5, float64(n)-0.5
+	p.X.Label.Padding = vg.Points(12) // clear of the browser's longer names
+	p.NominalY(up...)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -0.5, float64(len(cols))-0.5, -0.5, float64(n)-0.5
 	return svg(p, 7*vg.Inch, 7*vg.Inch)
 }

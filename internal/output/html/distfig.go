@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/score"
 )
 
 // addDistPlots adds the per-case distributions (tokens, cost, tool calls by label) and the VEX
@@ -68,32 +69,36 @@ func (c *content) addDistPlots(rep *report.Report, names []string, figs []*repor
 // shown, or false when the run has no VEX answer.
 func confusionFigure(name string, f *report.Figures) (figure, bool, error) {
 	cm := f.VEX.Confusion
-	counts := make([][]float64, len(cm.Labels))
-	share := make([][]float64, len(cm.Labels))
+	var rows []string
+	var counts, share [][]float64
 	total := 0.0
-	for r := range cm.Labels {
-		counts[r], share[r] = make([]float64, len(cm.Labels)), make([]float64, len(cm.Labels))
+	for r, truth := range cm.Labels {
+		if truth == score.VEXFailed {
+			continue // never a truth: a column only
+		}
+		cs, sh := make([]float64, len(cm.Labels)), make([]float64, len(cm.Labels))
 		row := 0.0
 		for c := range cm.Labels {
-			counts[r][c] = cm.Matrix[r][c].Mean
-			row += counts[r][c]
+			cs[c] = cm.Matrix[r][c].Mean
+			row += cs[c]
 		}
 		for c := range cm.Labels {
 			if row > 0 {
-				share[r][c] = counts[r][c] / row
+				sh[c] = cs[c] / row
 			}
 		}
+		rows, counts, share = append(rows, truth), append(counts, cs), append(share, sh)
 		total += row
 	}
 	if total == 0 {
 		return figure{}, false, nil
 	}
-	s, err := confusionPlot(name, cm.Labels, counts, share)
+	s, err := confusionPlot(name, rows, cm.Labels, counts, share)
 	if err != nil {
 		return figure{}, false, err
 	}
 	return figure{Title: "VEX confusion " + name, SVG: s,
-		Note: "rows: the truth, columns: the answer; a cell's colour is its share of the row (white 0%, dark 100%), its text the count (mean over repeats)"}, true, nil
+		Note: "rows: the truth, columns: the answer (failed: no valid answer); a cell's colour is its share of the row (white 0%, dark 100%), its text the count (mean over repeats)"}, true, nil
 }
 
 // vdsFigure is the VD-S curve of a run's first repeat, from its ROC points, or false when it

@@ -35,6 +35,7 @@ type ROC struct {
 // plots fills each run's Spent and ROC.
 func (r *Report) plots(ctx context.Context, st Store) error {
 	ss, _ := st.(SpendStore)
+	us, _ := st.(UsageStore)
 	for _, run := range r.Runs {
 		if run.Stored != nil && ss != nil {
 			c, err := ss.Spent(ctx, run.ID)
@@ -44,6 +45,9 @@ func (r *Report) plots(ctx context.Context, st Store) error {
 			run.Spent = &c
 		}
 		run.ROC = rocOf(r.Truth, run, r.Options)
+		if err := run.perCase(ctx, r.Truth, us); err != nil {
+			return err
+		}
 	}
 	return nil
 }

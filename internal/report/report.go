@@ -108,6 +108,9 @@ type Run struct {
 	// known (a predictions file has no spend), or no curve to draw.
 	Spent *float64
 	ROC   *ROC
+	// PerCase is what the first repeat used and did per case (percase.go), filled by Build
+	// with Request.Plots; nil: nothing to draw.
+	PerCase *PerCase
 	// Export is the run's cases and whole verdicts, for export presenters (LoadExport); nil
 	// in a scored report.
 	Export *Export

@@ -663,3 +663,10 @@ func ratio(a, b int) float64 {
 	}
 	return float64(a) / float64(b)
 }
+
+// Answered says whether the answer is a verdict that was not an error (ok or unparsed): the
+// answers whose tool calls JIT counts.
+func (a Answer) Answered() bool { return a.out != outMissing && a.out != outError }
+
+// ToolCalls is the tool calls made for the verdict.
+func (a Answer) ToolCalls() int { return int(a.tools) }

@@ -243,6 +243,29 @@ func TestAttempts(t *testing.T) {
 			t.Errorf("spent = %v, want %v (every attempt, errors included)", spent, want)
 		}
 
+		// Per case and repeat, the same spend, over every attempt: one row per unit.
+		var units2 [][2]any
+		perCase := 0.0
+		if err := st.CaseUsages(ctx, "r1", func(u store.CaseUsage) error {
+			units2 = append(units2, [2]any{u.CaseID, u.Repeat})
+			if u.Cost != nil {
+				perCase += *u.Cost
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var wantUnits [][2]any
+		for _, u := range wantStates {
+			wantUnits = append(wantUnits, [2]any{u.CaseID, u.Repeat})
+		}
+		if d := cmp.Diff(wantUnits, units2); d != "" {
+			t.Errorf("usage per case: units (-want +got):\n%s", d)
+		}
+		if fmt.Sprintf("%.6f", perCase) != fmt.Sprintf("%.6f", spent) {
+			t.Errorf("usage per case sums to $%v, the run spent $%v", perCase, spent)
+		}
+
 		// "Verdicts claiming CWE-119" is a SQL query.
 		claims, err := st.QueryStrings(ctx, `SELECT case_id FROM attempt_cwes WHERE run_id = ? AND cwe = ?`, "r1", "CWE-119")
 		if err != nil {

@@ -188,6 +188,11 @@ func TestBrowser(t *testing.T) {
 	if n := eval(`document.querySelectorAll("figure svg").length`); n < 5 { // F1/pAcc, pairwise, tool calls, cost, ROC
 		t.Errorf("run page: %d plots, want at least 5", n)
 	}
+	for _, want := range []string{"Tokens per case", "Cost per case", "Tool calls per label " + f.agent, "VD-S curve " + f.agent} {
+		if n := eval(fmt.Sprintf(`[...document.querySelectorAll("figure")].filter(e => e.querySelector("svg") && e.querySelector("figcaption").textContent.startsWith(%q)).length`, want)); n != 1 {
+			t.Errorf("run page: %d plots captioned %q, want 1", n, want)
+		}
+	}
 	checkSVGText(t, ctx, "run page")
 	shoot(t, ctx, shots, "run")
 	visit("run of constant:vul", "/runs/"+f.vul)
@@ -260,8 +265,10 @@ func TestReportFromFile(t *testing.T) {
 	for _, p := range problems() {
 		t.Errorf("report: %s", p)
 	}
-	if n < 7 { // F1/pAcc, pairwise, tool calls, cost, three ROC curves
-		t.Errorf("report: %d plots, want 7", n)
+	// F1/pAcc, pairwise, tool calls, cost, three ROC and three VD-S curves, tokens and cost per
+	// case, tool calls per label of the agent
+	if n < 13 {
+		t.Errorf("report: %d plots, want 13", n)
 	}
 	checkSVGText(t, ctx, "report")
 	shoot(t, ctx, artifacts(t), "report")

@@ -275,6 +275,9 @@ func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Fi
 	if err := c.addAppSecPlot(names, figs); err != nil {
 		return err
 	}
+	if err := c.addDistPlots(rep, names, figs); err != nil {
+		return err
+	}
 	var cn []string
 	var cc, cf, cp []float64
 	for i, r := range rep.Runs {
@@ -297,6 +300,11 @@ func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Fi
 			return err
 		}
 		c.ROC = append(c.ROC, fig)
+		if fig, ok, err := vdsFigure(r, names[i]); err != nil {
+			return err
+		} else if ok {
+			c.ROC = append(c.ROC, fig)
+		}
 	}
 	return nil
 }

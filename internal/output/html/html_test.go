@@ -81,13 +81,14 @@ func TestReport(t *testing.T) {
 		"VD-S: FNR", "degenerate: the scores take at most two values", "F1 95% CI",
 		"random guessing on pairs: P-C = P-V = P-B = P-R = 25.0%", "F1 50.0%", // half the cases are vul: F1 = 0.5/(0.5+0.5)
 		"<th>F1 scored.jsonl</th>", "CWE-787", "pAcc",
+		"VD-S curve scored.jsonl</text>", "tolerated false-positive rate r</text>", "false-negative rate</text>",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
-	if n := strings.Count(page, "<svg"); n != 4 { // headline, pairwise, two ROC curves
-		t.Errorf("%d plots, want 4", n)
+	if n := strings.Count(page, "<svg"); n != 6 { // headline, pairwise, two ROC curves, two VD-S curves
+		t.Errorf("%d plots, want 6", n)
 	}
 	// Self-contained: no script, no style sheet or image fetched, no URL but SVG's namespaces.
 	for _, bad := range []*regexp.Regexp{regexp.MustCompile(`<script`), regexp.MustCompile(`<link`), regexp.MustCompile(`<[a-z]+[^>]*\s(src|href)=`),
@@ -172,7 +173,8 @@ func TestVEXPlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := out.String()
-	for _, want := range []string{"VEX-Bench: status F1, justification macro-F1", "justification macro-F1</text>", ">1.0</text>"} {
+	for _, want := range []string{"VEX-Bench: status F1, justification macro-F1", "justification macro-F1</text>", ">1.0</text>",
+		"VEX confusion p.jsonl</text>", "mitigating_control_protected</text>", "answer</text>", "truth</text>"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/suite/appsec"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/parsers"
 )
 
 func newSuiteBuildCmd(e *env) *cobra.Command {
@@ -58,7 +59,7 @@ when the generators allow. Every file is replaced atomically; the same seed writ
 			if err != nil {
 				return err
 			}
-			v := appsec.Validator{Catalog: cat, Syntax: appsec.DefaultSyntaxCheckers()}
+			v := appsec.Validator{Catalog: cat, Syntax: parsers.Default()}
 			rep := v.ValidateJSONL(cmd.Context(), data)
 			if !rep.OK() {
 				for _, p := range rep.Problems {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/grade"
+	"github.com/vulnbench/vulnbench/internal/grade/fixcheck"
 	"github.com/vulnbench/vulnbench/internal/judge"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -64,7 +65,7 @@ func appsecGrader(e *env, jf *judgeFlags, fixChecks bool, cache *store.Store) (g
 		return nil, nil, err
 	}
 	if fixChecks {
-		g.Fix = grade.DefaultChecks()
+		g.Fix = fixcheck.Default()
 	}
 	done = func() {}
 	if jf.model == "" {

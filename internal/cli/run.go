@@ -195,21 +195,8 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	if o.estimate {
 		return runEstimate(ctx, e, reg, o, fs)
 	}
-	switch {
-	case o.concurrency < 1 || o.repeats < 1:
-		return usageErr("--concurrency and --repeats must be at least 1")
-	case !(o.maxCost >= 0) || o.maxCost > 1e12:
-		return usageErr("--max-cost %v is not a number of USD (0 for no cap)", o.maxCost)
-	case !(o.unitCost >= 0) || o.unitCost > 1e12 || o.maxSteps < 0 || o.unitTokens < 0:
-		return usageErr("--max-steps, --unit-max-tokens and --unit-max-cost cannot be negative")
-	case o.runID != "" && textnorm.CheckID(o.runID) != nil: // issue 25: ids are printable
-		return usageErr("--run-id: %v", textnorm.CheckID(o.runID))
-	}
-	switch {
-	case o.queue != store.QueueLocal && o.queue != store.QueueRiver:
-		return usageErr("--queue %q is not local or river", o.queue)
-	case o.detach && o.queue != store.QueueRiver && o.resume == "":
-		return usageErr("--detach only applies with --queue river")
+	if err := checkRunFlags(o); err != nil {
+		return err
 	}
 	if o.resume == "" {
 		if o.suite == "" || o.subject == "" {
@@ -240,26 +227,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	if plan.Deps.Sandbox, err = openSandbox(ctx, o.sandbox, changed("sandbox")); err != nil {
 		return err
 	}
-	var values runner.Values
-	if o.resume != "" {
-		if plan.Resume, err = st.GetRun(ctx, o.resume); err != nil {
-			return err
-		}
-		man, err := runner.ReadManifest(plan.Resume)
-		if err != nil {
-			return err
-		}
-		if err := resumeFlags(fs, reg, man); err != nil {
-			return err
-		}
-		o.subject, plan.Repeats, plan.SkipUnsupported = man.Subject, man.Repeats, man.SkipUnsupport
-		if man.After != "" {
-			o.after.raw = man.After
-			if err := o.after.validate(); err != nil {
-				return err
-			}
-		}
-		values = man.FlagValues()
+	values, err := resumePlan(ctx, st, fs, reg, o, &plan)
+	if err != nil {
+		return err
 	}
 	fac, arg, err := reg.Lookup(o.subject)
 	if err != nil {
@@ -320,6 +290,71 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		close(stop)
 	}, cancel)()
 	plan.Stop = stop
+	finish := runProgress(e, o, &plan)
+	batchErr := func() error { return nil }
+	if live["batch"] == "true" {
+		batchErr = batchrun.Wire(e.stderr, st, &plan, o.batchPoll, live, cancel)
+	}
+	out, runErr := runner.Execute(hardCtx, plan)
+	finish()
+	if err := batchErr(); err != nil {
+		return &exitError{code: ExitFail, err: fmt.Errorf("%w (resume with: vulnbench run --resume RUN_ID --db %s)", err, o.db)}
+	}
+	if out == nil {
+		return runFailure(e.stderr, runErr)
+	}
+	return reportRun(ctx, e, st, o, &plan, out, runErr)
+}
+
+// checkRunFlags refuses the flag values no run takes.
+func checkRunFlags(o *runOpts) error {
+	switch {
+	case o.concurrency < 1 || o.repeats < 1:
+		return usageErr("--concurrency and --repeats must be at least 1")
+	case !(o.maxCost >= 0) || o.maxCost > 1e12:
+		return usageErr("--max-cost %v is not a number of USD (0 for no cap)", o.maxCost)
+	case !(o.unitCost >= 0) || o.unitCost > 1e12 || o.maxSteps < 0 || o.unitTokens < 0:
+		return usageErr("--max-steps, --unit-max-tokens and --unit-max-cost cannot be negative")
+	case o.runID != "" && textnorm.CheckID(o.runID) != nil: // issue 25: ids are printable
+		return usageErr("--run-id: %v", textnorm.CheckID(o.runID))
+	}
+	switch {
+	case o.queue != store.QueueLocal && o.queue != store.QueueRiver:
+		return usageErr("--queue %q is not local or river", o.queue)
+	case o.detach && o.queue != store.QueueRiver && o.resume == "":
+		return usageErr("--detach only applies with --queue river")
+	}
+	return nil
+}
+
+// resumePlan, on --resume, reads the run to resume into plan and replays its manifest's flags
+// into o; values are the run's subject flag values (nil for a new run).
+func resumePlan(ctx context.Context, st *store.Store, fs *pflag.FlagSet, reg *subject.Registry, o *runOpts, plan *runner.Plan) (values runner.Values, err error) {
+	if o.resume == "" {
+		return nil, nil
+	}
+	if plan.Resume, err = st.GetRun(ctx, o.resume); err != nil {
+		return nil, err
+	}
+	man, err := runner.ReadManifest(plan.Resume)
+	if err != nil {
+		return nil, err
+	}
+	if err := resumeFlags(fs, reg, man); err != nil {
+		return nil, err
+	}
+	o.subject, plan.Repeats, plan.SkipUnsupported = man.Subject, man.Repeats, man.SkipUnsupport
+	if man.After != "" {
+		o.after.raw = man.After
+		if err := o.after.validate(); err != nil {
+			return nil, err
+		}
+	}
+	return man.FlagValues(), nil
+}
+
+// runProgress prints the run's start and its progress on stderr; finish ends the progress line.
+func runProgress(e *env, o *runOpts, plan *runner.Plan) (finish func()) {
 	var prog *progress
 	plan.OnStart = func(run *store.Run, cases, done int) {
 		if o.resume != "" {
@@ -335,20 +370,15 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		}
 	}
 
-	batchErr := func() error { return nil }
-	if live["batch"] == "true" {
-		batchErr = batchrun.Wire(e.stderr, st, &plan, o.batchPoll, live, cancel)
+	return func() {
+		if prog != nil {
+			prog.finish()
+		}
 	}
-	out, runErr := runner.Execute(hardCtx, plan)
-	if prog != nil {
-		prog.finish()
-	}
-	if err := batchErr(); err != nil {
-		return &exitError{code: ExitFail, err: fmt.Errorf("%w (resume with: vulnbench run --resume RUN_ID --db %s)", err, o.db)}
-	}
-	if out == nil {
-		return runFailure(e.stderr, runErr)
-	}
+}
+
+// reportRun says on stderr how the run ended and prints its score; the error is the run's exit.
+func reportRun(ctx context.Context, e *env, st *store.Store, o *runOpts, plan *runner.Plan, out *runner.Outcome, runErr error) error {
 	if o.after.raw != "" {
 		fmt.Fprintf(e.stderr, "kept %d of %d cases dated after %s (%d without a date left out)\n", out.Cases, out.All, o.after.raw, out.Undated)
 	}

@@ -122,21 +122,8 @@ func (a *afterFlag) keep(c *suite.Case) bool {
 	return err == nil && t.After(a.t)
 }
 
-func newScoreCmd(e *env) *cobra.Command {
-	var (
-		sf          scoreFlags
-		jf          judgeFlags
-		fixChecks   bool
-		suitePath   string
-		db          string
-		runs, preds []string
-		by, selectF string
-		casesFile   string
-	)
-	c := &cobra.Command{
-		Use:   "score (--run ID | --suite SUITE --predictions FILE) [--suite SUITE]",
-		Short: "Score verdicts against a suite's ground truth",
-		Long: `Scores one or more runs (from the store) or predictions files against a suite, as the papers
+// scoreLong is the help of score.
+const scoreLong = `Scores one or more runs (from the store) or predictions files against a suite, as the papers
 define: binary metrics (vulnerable is positive), pairwise P-C / P-V / P-B / P-R and pAcc, VD-S (the
 false-negative rate at FPR <= --vds-fpr), and a per-CWE table. Several --run / --predictions print
 side by side, each named by its run id (or file name), with its subject and model. Scores are
@@ -167,7 +154,23 @@ calibration set (vulnbench judge calibrate) and refused below its thresholds unl
 in --db and costed. A judge reply that cannot be read grades the part failed (counted, never 0).
 Fix checks parse the proposed secure code with the language's parser and, where a scanner on
 PATH flags the vulnerable snippet and not the record's own secure version, check that it does
-not flag the fix ("not checked" otherwise: a scanner that flags both tells nothing of a fix). Means and pass rates are shown overall and by difficulty, language and archetype.`,
+not flag the fix ("not checked" otherwise: a scanner that flags both tells nothing of a fix). Means and pass rates are shown overall and by difficulty, language and archetype.`
+
+func newScoreCmd(e *env) *cobra.Command {
+	var (
+		sf          scoreFlags
+		jf          judgeFlags
+		fixChecks   bool
+		suitePath   string
+		db          string
+		runs, preds []string
+		by, selectF string
+		casesFile   string
+	)
+	c := &cobra.Command{
+		Use:   "score (--run ID | --suite SUITE --predictions FILE) [--suite SUITE]",
+		Short: "Score verdicts against a suite's ground truth",
+		Long:  scoreLong,
 		Example: `  vulnbench score --run 20261129T201500-3f9a
   vulnbench score --suite primevul-test.jsonl --predictions predictions.txt --format json
   vulnbench score --run A --run B --format md

@@ -10,6 +10,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/appsec"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/parsers"
 	"github.com/vulnbench/vulnbench/internal/suite/importer"
 	"github.com/vulnbench/vulnbench/schema"
 )
@@ -96,7 +97,7 @@ After editing a template, rebuild vulnbench (go build ./cmd/vulnbench) before ch
 }
 
 func validateAppSecRecords(ctx context.Context, e *env, path string) error {
-	rep, err := appsec.ValidateFile(ctx, path)
+	rep, err := appsec.ValidateFile(ctx, path, parsers.Default())
 	if err != nil {
 		return err
 	}
@@ -112,7 +113,7 @@ func validateAppSecRecords(ctx context.Context, e *env, path string) error {
 }
 
 func validateAppSecTemplates(ctx context.Context, e *env) error {
-	rep := appsec.CheckTemplates(ctx, appsec.DefaultSyntaxCheckers())
+	rep := appsec.CheckTemplates(ctx, parsers.Default())
 	for _, p := range rep.Problems {
 		fmt.Fprintln(e.stdout, p)
 	}

@@ -116,31 +116,7 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 	var budgetStopped atomic.Bool
 	go func() {
 		defer close(units)
-		err := src(func(c *suite.Case) error {
-			for r := 0; r < cfg.Repeats; r++ {
-				attempt := 0
-				if cfg.Next != nil {
-					var do bool
-					if do, attempt = cfg.Next(c.ID, r); !do {
-						continue
-					}
-				}
-				if cfg.Budget != nil && !cfg.Budget.admit() {
-					budgetStopped.Store(true)
-					return errStopped
-				}
-				select {
-				case units <- subject.Unit{Case: c, Repeat: r, Attempt: attempt}:
-				case <-cfg.Stop:
-					cfg.Budget.abandon()
-					return errStopped
-				case <-ctx.Done():
-					cfg.Budget.abandon()
-					return errStopped
-				}
-			}
-			return nil
-		})
+		err := src(feedCase(ctx, &cfg, units, &budgetStopped))
 		if err != nil && !errors.Is(err, errStopped) {
 			srcErr = err
 			cancel()
@@ -180,8 +156,56 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 		close(results)
 	}()
 
-	res := Result{}
-	var sinkErr error
+	res, sinkErr := commitAttempts(ctx, &cfg, sink, results, start, cancel)
+	res.Elapsed = time.Since(start)
+	res.BudgetStopped = budgetStopped.Load()
+	res.Interrupted = stopped() || ctx.Err() != nil || res.BudgetStopped
+	if abortErr != nil {
+		return res, abortErr
+	}
+	if sinkErr != nil {
+		return res, fmt.Errorf("run %s: %w", cfg.RunID, sinkErr)
+	}
+	if srcErr != nil {
+		return res, fmt.Errorf("run %s: %w", cfg.RunID, srcErr)
+	}
+	return res, nil
+}
+
+// feedCase returns the source's callback: it sends each repeat of a case left to do to units,
+// admitted by the budget, until the run stops.
+func feedCase(ctx context.Context, cfg *Config, units chan<- subject.Unit, budgetStopped *atomic.Bool) func(c *suite.Case) error {
+	return func(c *suite.Case) error {
+		for r := 0; r < cfg.Repeats; r++ {
+			attempt := 0
+			if cfg.Next != nil {
+				var do bool
+				if do, attempt = cfg.Next(c.ID, r); !do {
+					continue
+				}
+			}
+			if cfg.Budget != nil && !cfg.Budget.admit() {
+				budgetStopped.Store(true)
+				return errStopped
+			}
+			select {
+			case units <- subject.Unit{Case: c, Repeat: r, Attempt: attempt}:
+			case <-cfg.Stop:
+				cfg.Budget.abandon()
+				return errStopped
+			case <-ctx.Done():
+				cfg.Budget.abandon()
+				return errStopped
+			}
+		}
+		return nil
+	}
+}
+
+// commitAttempts stores the workers' attempts as they finish, those waiting at once in one
+// transaction, releases each worker once its attempt is stored and counts the stored verdicts.
+// After a store error it keeps draining (so workers can exit) and returns the error.
+func commitAttempts(ctx context.Context, cfg *Config, sink Sink, results <-chan finished, start time.Time, cancel context.CancelFunc) (res Result, sinkErr error) {
 	batch := make([]store.Attempt, 0, 256)
 	waiting := make([]chan struct{}, 0, 256)
 	release := func() {
@@ -224,19 +248,7 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 				Elapsed: time.Since(start), Last: &last})
 		}
 	}
-	res.Elapsed = time.Since(start)
-	res.BudgetStopped = budgetStopped.Load()
-	res.Interrupted = stopped() || ctx.Err() != nil || res.BudgetStopped
-	if abortErr != nil {
-		return res, abortErr
-	}
-	if sinkErr != nil {
-		return res, fmt.Errorf("run %s: %w", cfg.RunID, sinkErr)
-	}
-	if srcErr != nil {
-		return res, fmt.Errorf("run %s: %w", cfg.RunID, srcErr)
-	}
-	return res, nil
+	return res, sinkErr
 }
 
 // finished is an attempt for the committer, and where its worker waits for it to be stored.

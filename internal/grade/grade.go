@@ -116,6 +116,11 @@ type FixCheck struct {
 	Detail  string // the checker's message, the scanners used
 }
 
+// String describes a check for a reader.
+func (f FixCheck) String() string {
+	return fmt.Sprintf("syntax %s, scanners %s", f.Syntax, f.Scanner)
+}
+
 // Grader grades items. Judge and Fix may be nil: the judged parts are then not graded, and no
 // fix is checked.
 type Grader struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -161,59 +160,6 @@ func TestSummarise(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
-	}
-}
-
-func TestCheckFix(t *testing.T) {
-	c := &Checks{Syntax: appsec.DefaultSyntaxCheckers()}
-	if _, err := exec.LookPath("bandit"); err == nil {
-		c.Scanners = []NamedScanner{}
-		for _, s := range NewChecks().Scanners {
-			if s.Name == "bandit" {
-				c.Scanners = append(c.Scanners, s)
-			}
-		}
-	}
-	const vulnerable = "import subprocess\n\ndef run(cmd):\n    subprocess.call(cmd, shell=True)\n"
-	const secure = "import shlex\n\ndef run(cmd):\n    return shlex.split(cmd)\n"
-	tests := []struct {
-		name, lang, fix string
-		secure          string // the record's secure version; "" for secure
-		want            FixCheck
-		needsBandit     bool
-	}{
-		{name: "no code proposed", lang: "python", fix: " ", want: FixCheck{Syntax: SyntaxUnchecked, Scanner: ScannerNot, Detail: "no secure code proposed"}},
-		{name: "python fix that parses and bandit passes", lang: "python", needsBandit: true,
-			fix:  "import shlex\n\ndef run(cmd):\n    return shlex.split(cmd)\n",
-			want: FixCheck{Syntax: SyntaxOK, Scanner: ScannerClean, Detail: "scanners: bandit"}},
-		{name: "python fix still flagged", lang: "python", needsBandit: true,
-			fix:  "import subprocess\n\ndef run(cmd):\n    subprocess.call(cmd.strip(), shell=True)\n",
-			want: FixCheck{Syntax: SyntaxOK, Scanner: ScannerFlagged, Detail: "scanners: bandit"}},
-		{name: "a scanner that flags the secure version too is not asked", lang: "python", needsBandit: true,
-			secure: "import subprocess\n\ndef run(cmd):\n    subprocess.call(['sh', '-c', cmd], shell=True)\n",
-			fix:    "import subprocess\n\ndef run(cmd):\n    subprocess.call(cmd.strip(), shell=True)\n",
-			want:   FixCheck{Syntax: SyntaxOK, Scanner: ScannerNot}},
-		{name: "terraform: no checker, no scanner", lang: "terraform", fix: "resource \"x\" \"y\" {}",
-			want: FixCheck{Syntax: SyntaxUnchecked, Scanner: ScannerNot, Detail: "no syntax checker for terraform"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.needsBandit && len(c.Scanners) == 0 {
-				t.Skip("bandit is not on PATH (scripts/install-deps.sh installs it)")
-			}
-			sec := tt.secure
-			if sec == "" {
-				sec = secure
-			}
-			got := c.CheckFix(context.Background(), tt.lang, vulnerable, sec, tt.fix)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-	// A syntax error is caught by the real parser.
-	if got := c.CheckFix(context.Background(), "python", vulnerable, secure, "def run(:\n"); got.Syntax != SyntaxError {
-		t.Errorf("broken python: syntax %q, want error", got.Syntax)
 	}
 }
 

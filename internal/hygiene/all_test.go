@@ -143,11 +143,12 @@ func TestDenyList(t *testing.T) {
 	}
 }
 
-// Scoring builds without cgo: tree-sitter's cgo stays in internal/codegraph, behind
-// codegraph/query.Graph. (report, output and web do not yet: they reach codegraph through
-// suite/appsec's tree-sitter syntax checkers, by report -> grade -> suite/appsec.)
+// Scoring and presenting build without cgo: tree-sitter's cgo stays in internal/codegraph,
+// behind codegraph/query.Graph, and the tree-sitter syntax checkers and the fix checks (which
+// link them and the scanners) are in suite/appsec/parsers and grade/fixcheck, which the CLI
+// injects. (internal/subject's TestBuildsWithoutCgo holds subject and engine to the same.)
 func TestNoCgo(t *testing.T) {
-	pkgs := []string{"./internal/score/..."}
+	pkgs := []string{"./internal/score/...", "./internal/report/...", "./internal/output/...", "./internal/web/..."}
 	if out, err := goCmd(t, root(t), []string{"CGO_ENABLED=0"}, append([]string{"build"}, pkgs...)...); err != nil {
 		t.Errorf("CGO_ENABLED=0 go build %s: %v\n%s", strings.Join(pkgs, " "), err, out)
 	}

@@ -53,33 +53,45 @@ func appsecNote(_ []string, figs []*Figures) string {
 
 // appsecMetrics are the figures of the appsec section.
 func appsecMetrics() []Metric {
-	get := func(key, label string, format Format, fn func(a *appsecStat) (Value, bool)) Metric {
-		return Metric{Key: "appsec." + key, Label: label, Section: SecAppSec, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-			if f.AppSec == nil {
-				return Value{}, false
-			}
-			return fn(f.AppSec)
-		}}
-	}
-	stat := func(key, label string, format Format, fn func(a *appsecStat) score.Stat) Metric {
-		return get(key, label, format, func(a *appsecStat) (Value, bool) { return Value{Stat: fn(a)}, true })
-	}
-	rubric := appsec.DefaultRubric()
 	ms := []Metric{
-		stat("records", "records graded", Count, func(a *appsecStat) score.Stat { return a.Records }),
-		stat("mean_score", "mean score", Points, func(a *appsecStat) score.Stat { return a.MeanScore }),
-		stat("pass_rate", "pass rate (>= 70)", Fraction, func(a *appsecStat) score.Stat { return a.PassRate }),
-		stat("graded_max", "points graded", Count, func(a *appsecStat) score.Stat { return a.GradedMax }),
-		stat("mean_graded", "mean over graded parts", Fraction, func(a *appsecStat) score.Stat { return a.MeanGraded }),
-		stat("pass_rate_graded", "pass rate over graded parts", Fraction, func(a *appsecStat) score.Stat { return a.PassRateGraded }),
+		appsecStatMetric("records", "records graded", Count, func(a *appsecStat) score.Stat { return a.Records }),
+		appsecStatMetric("mean_score", "mean score", Points, func(a *appsecStat) score.Stat { return a.MeanScore }),
+		appsecStatMetric("pass_rate", "pass rate (>= 70)", Fraction, func(a *appsecStat) score.Stat { return a.PassRate }),
+		appsecStatMetric("graded_max", "points graded", Count, func(a *appsecStat) score.Stat { return a.GradedMax }),
+		appsecStatMetric("mean_graded", "mean over graded parts", Fraction, func(a *appsecStat) score.Stat { return a.MeanGraded }),
+		appsecStatMetric("pass_rate_graded", "pass rate over graded parts", Fraction, func(a *appsecStat) score.Stat { return a.PassRateGraded }),
 	}
+	ms = append(ms, appsecPartMetrics()...)
+	ms = append(ms, appsecCVSSMetrics()...)
+	ms = append(ms, appsecJudgeMetrics()...)
+	return append(ms, appsecGroupMetrics()...)
+}
+
+func appsecGet(key, label string, format Format, fn func(a *appsecStat) (Value, bool)) Metric {
+	return Metric{Key: "appsec." + key, Label: label, Section: SecAppSec, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+		if f.AppSec == nil {
+			return Value{}, false
+		}
+		return fn(f.AppSec)
+	}}
+}
+
+func appsecStatMetric(key, label string, format Format, fn func(a *appsecStat) score.Stat) Metric {
+	return appsecGet(key, label, format, func(a *appsecStat) (Value, bool) { return Value{Stat: fn(a)}, true })
+}
+
+// appsecPartMetrics are the rubric's parts, each judged one followed by its judge failures and
+// the fix part by the fix checks.
+func appsecPartMetrics() []Metric {
+	rubric := appsec.DefaultRubric()
+	var ms []Metric
 	judged := map[string]bool{}
 	for _, p := range grade.JudgedParts() {
 		judged[p] = true
 	}
 	for _, part := range grade.Parts() {
 		label := fmt.Sprintf("%s (%g pts)", strings.ReplaceAll(part, "_", " "), grade.Weight(rubric, part))
-		m := get("parts."+part, label, Fraction, func(a *appsecStat) (Value, bool) {
+		m := appsecGet("parts."+part, label, Fraction, func(a *appsecStat) (Value, bool) {
 			s, ok := a.Parts[part]
 			if !ok && judged[part] {
 				return Value{Null: true}, true // JSON null; text "not graded"
@@ -92,14 +104,14 @@ func appsecMetrics() []Metric {
 		}
 		ms = append(ms, m)
 		if judged[part] {
-			ms = append(ms, get("judge_failed."+part, "  judge failed ("+strings.ReplaceAll(part, "_", " ")+")", Count, func(a *appsecStat) (Value, bool) {
+			ms = append(ms, appsecGet("judge_failed."+part, "  judge failed ("+strings.ReplaceAll(part, "_", " ")+")", Count, func(a *appsecStat) (Value, bool) {
 				s, ok := a.JudgeFailed[part]
 				return Value{Stat: s}, ok
 			}))
 		}
 		if part == grade.Fix {
 			fix := func(key, label string, fn func(c *score.FixChecksOf[score.Stat]) score.Stat) Metric {
-				return get("fix_checks."+key, label, Count, func(a *appsecStat) (Value, bool) {
+				return appsecGet("fix_checks."+key, label, Count, func(a *appsecStat) (Value, bool) {
 					if a.Fix == nil {
 						return Value{}, false
 					}
@@ -118,8 +130,13 @@ func appsecMetrics() []Metric {
 			)
 		}
 	}
+	return ms
+}
+
+// appsecCVSSMetrics are the CVSS distance figures.
+func appsecCVSSMetrics() []Metric {
 	cvss := func(key, label string, format Format, fn func(c *score.CVSSOf[score.Stat, score.Stat]) score.Stat) Metric {
-		return get("cvss."+key, label, format, func(a *appsecStat) (Value, bool) {
+		return appsecGet("cvss."+key, label, format, func(a *appsecStat) (Value, bool) {
 			if a.CVSS == nil {
 				return Value{}, false
 			}
@@ -127,23 +144,27 @@ func appsecMetrics() []Metric {
 		})
 	}
 	type cv = score.CVSSOf[score.Stat, score.Stat]
-	ms = append(ms,
+	return []Metric{
 		cvss("n", "CVSS vectors compared", Count, func(c *cv) score.Stat { return c.N }),
 		cvss("invalid", "CVSS vectors invalid", Count, func(c *cv) score.Stat { return c.Invalid }),
 		cvss("missing", "CVSS vectors missing", Count, func(c *cv) score.Stat { return c.Missing }),
 		cvss("fields_wrong", "CVSS base metrics wrong (of 8, mean)", Threshold, func(c *cv) score.Stat { return c.FieldsWrong }),
 		cvss("score_mae", "CVSS base score error (mean abs)", Threshold, func(c *cv) score.Stat { return c.ScoreMAE }),
 		cvss("exact", "CVSS vectors exact", Fraction, func(c *cv) score.Stat { return c.Exact }),
-	)
+	}
+}
+
+// appsecJudgeMetrics say which judge graded the judged parts, how it was calibrated and what it cost.
+func appsecJudgeMetrics() []Metric {
 	judge := func(key, label string, format Format, fn func(j *score.JudgeInfo) Value) Metric {
-		return get("judge."+key, label, format, func(a *appsecStat) (Value, bool) {
+		return appsecGet("judge."+key, label, format, func(a *appsecStat) (Value, bool) {
 			if a.Judge == nil {
 				return Value{}, false
 			}
 			return fn(a.Judge), true
 		})
 	}
-	ms = append(ms,
+	return []Metric{
 		judge("model", "judge", Text, func(j *score.JudgeInfo) Value { return Value{Text: j.Model} }),
 		judge("prompt_version", "judge prompt version", Number, func(j *score.JudgeInfo) Value { return Value{Text: strconv.Itoa(j.PromptVersion)} }),
 		judge("rho", "judge Spearman rho (calibration)", Number, func(j *score.JudgeInfo) Value { return Value{Text: strconv.FormatFloat(j.Rho, 'f', 3, 64)} }),
@@ -154,13 +175,18 @@ func appsecMetrics() []Metric {
 		judge("forced", "", Flag, func(j *score.JudgeInfo) Value { return Value{Flag: j.Forced} }),
 		judge("calls", "judge calls", Count, func(j *score.JudgeInfo) Value { return Value{Stat: score.Stat{Mean: float64(j.Calls)}} }),
 		judge("cache_hits", "judge calls from the cache", Count, func(j *score.JudgeInfo) Value { return Value{Stat: score.Stat{Mean: float64(j.CacheHits)}} }),
-		get("judge.cost_usd", "judge cost (USD)", Number, func(a *appsecStat) (Value, bool) {
+		appsecGet("judge.cost_usd", "judge cost (USD)", Number, func(a *appsecStat) (Value, bool) {
 			if a.Judge == nil || a.Judge.CostUSD == nil {
 				return Value{}, false
 			}
 			return Value{Text: strconv.FormatFloat(*a.Judge.CostUSD, 'f', 4, 64)}, true
 		}),
-	)
+	}
+}
+
+// appsecGroupMetrics are the families by difficulty, language and archetype.
+func appsecGroupMetrics() []Metric {
+	var ms []Metric
 	for _, g := range []struct {
 		json, csv, section string
 		groups             func(a *appsecStat) map[string]score.GroupOf[score.Stat, score.Stat]

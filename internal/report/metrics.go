@@ -272,78 +272,135 @@ func sortedKeys[V any](m map[string]V, cmp func(a, b string) int) []string {
 // Metrics is the one table of figures: every writer shows these, in this order, and a figure
 // added here appears in text, Markdown, CSV and JSON alike.
 func Metrics() []Metric {
-	stat := func(s score.Stat) (Value, bool) { return Value{Stat: s}, true }
-	count := func(key, label, section string, get func(f *Figures) score.Stat) Metric {
-		return Metric{Key: key, Label: label, Section: section, Format: Count,
-			Get: func(f *Figures, _ string) (Value, bool) { return stat(get(f)) }}
+	var ms []Metric
+	for _, section := range [][]Metric{summaryMetrics(), pairwiseMetrics(), vdsMetrics(), jitMetrics(),
+		vexMetrics(), injectionMetrics(), ciMetrics(), cweMetrics(), tierMetrics(), appsecMetrics()} {
+		ms = append(ms, section...)
 	}
-	frac := func(key, label, section string, get func(f *Figures) score.Stat) Metric {
-		m := count(key, label, section, get)
-		m.Format = Fraction
-		return m
-	}
-	pair := func(key, label string, format Format, get func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat) Metric {
-		return Metric{Key: key, Label: label, Section: SecPairwise, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-			if f.Pairwise == nil {
-				return Value{}, false
-			}
-			return stat(get(f.Pairwise))
-		}}
-	}
-	vds := func(key, label string, format Format, get func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool)) Metric {
-		return Metric{Key: key, Label: label, Section: SecVDS, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-			if f.VDS == nil {
-				return Value{}, false
-			}
-			return get(f.VDS)
-		}}
-	}
-	ci := func(key, label string, format Format, get func(c *score.CI) (Value, bool)) Metric {
-		return Metric{Key: key, Label: label, Section: SecSummary, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-			if f.CI == nil {
-				return Value{}, false
-			}
-			return get(f.CI)
-		}}
-	}
-	interval := func(iv [2]float64) (Value, bool) { return Value{Lo: iv[0], Hi: iv[1]}, true }
-	jit := func(key, label string, format Format, get func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool)) Metric {
-		return Metric{Key: key, Label: label, Section: SecJIT, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-			if f.JIT == nil {
-				return Value{}, false
-			}
-			return get(f.JIT)
-		}}
-	}
-	inj := func(key, label string, format Format, get func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat) Metric {
-		return Metric{Key: "injection." + key, Label: label, Section: SecInject, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-			if f.Injection == nil {
-				return Value{}, false
-			}
-			return stat(get(f.Injection))
-		}}
-	}
-	without := func(key, label string, format Format, get func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat) Metric {
-		return jit("jit.without_identical."+key, label, format, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) {
-			if j.WithoutIdentical == nil {
-				return Value{}, false
-			}
-			return stat(get(j.WithoutIdentical))
-		})
-	}
+	return ms
+}
 
-	cwes := &Family{JSON: "by_cwe", CSV: "cwe", Compare: CWECompare,
-		Names: func(f *Figures) []string { return sortedKeys(f.ByCWE, CWECompare) }}
-	cwe := func(key, label, wide string, format Format, get func(c score.CWEOf[score.Stat, score.Stat]) Value) Metric {
-		return Metric{Key: key, Label: label, Section: SecCWE, Format: format, Family: cwes, Wide: wide,
-			Get: func(f *Figures, name string) (Value, bool) {
-				c, ok := f.ByCWE[name]
-				if !ok {
-					return Value{}, false
-				}
-				return get(c), true
-			}}
+func statOf(s score.Stat) (Value, bool) { return Value{Stat: s}, true }
+func countMetric(key, label, section string, get func(f *Figures) score.Stat) Metric {
+	return Metric{Key: key, Label: label, Section: section, Format: Count,
+		Get: func(f *Figures, _ string) (Value, bool) { return statOf(get(f)) }}
+}
+
+func fracMetric(key, label, section string, get func(f *Figures) score.Stat) Metric {
+	m := countMetric(key, label, section, get)
+	m.Format = Fraction
+	return m
+}
+
+func pairMetric(key, label string, format Format, get func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat) Metric {
+	return Metric{Key: key, Label: label, Section: SecPairwise, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+		if f.Pairwise == nil {
+			return Value{}, false
+		}
+		return statOf(get(f.Pairwise))
+	}}
+}
+
+func vdsMetric(key, label string, format Format, get func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool)) Metric {
+	return Metric{Key: key, Label: label, Section: SecVDS, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+		if f.VDS == nil {
+			return Value{}, false
+		}
+		return get(f.VDS)
+	}}
+}
+
+func ciMetric(key, label string, format Format, get func(c *score.CI) (Value, bool)) Metric {
+	return Metric{Key: key, Label: label, Section: SecSummary, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+		if f.CI == nil {
+			return Value{}, false
+		}
+		return get(f.CI)
+	}}
+}
+
+func intervalOf(iv [2]float64) (Value, bool) { return Value{Lo: iv[0], Hi: iv[1]}, true }
+func jitMetric(key, label string, format Format, get func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool)) Metric {
+	return Metric{Key: key, Label: label, Section: SecJIT, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+		if f.JIT == nil {
+			return Value{}, false
+		}
+		return get(f.JIT)
+	}}
+}
+
+func injMetric(key, label string, format Format, get func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat) Metric {
+	return Metric{Key: "injection." + key, Label: label, Section: SecInject, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+		if f.Injection == nil {
+			return Value{}, false
+		}
+		return statOf(get(f.Injection))
+	}}
+}
+
+func withoutMetric(key, label string, format Format, get func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat) Metric {
+	return jitMetric("jit.without_identical."+key, label, format, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) {
+		if j.WithoutIdentical == nil {
+			return Value{}, false
+		}
+		return statOf(get(j.WithoutIdentical))
+	})
+}
+
+func vexMetric(key, label string, format Format, get func(x *score.VEXOf[score.Stat, score.Stat]) score.Stat) Metric {
+	return Metric{Key: key, Label: label, Section: SecVEX, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+		if f.VEX == nil {
+			return Value{}, false
+		}
+		return statOf(get(f.VEX))
+	}}
+}
+
+func binaryOf(f *Figures) *score.BinaryOf[score.Stat, score.Stat] { return &f.Binary }
+
+// summaryMetrics are the summary section: repeats, matcher, counts and the binary figures.
+func summaryMetrics() []Metric {
+	return []Metric{
+		{Key: "repeats", Label: "repeats", Section: SecSummary, Format: Number, Missing: "1",
+			Get: func(f *Figures, _ string) (Value, bool) { return Value{Text: strconv.Itoa(f.Repeats)}, f.Agg }},
+		{Key: "matcher", Label: "matcher", Section: SecSummary, Format: Number,
+			Get: func(f *Figures, _ string) (Value, bool) { return Value{Text: strconv.Itoa(f.Matcher)}, f.Matcher > 0 }},
+		countMetric("n", "n", SecSummary, func(f *Figures) score.Stat { return f.N }),
+		countMetric("status.ok", "ok", SecSummary, func(f *Figures) score.Stat { return f.Status.OK }),
+		countMetric("status.failed", "failed", SecSummary, func(f *Figures) score.Stat { return f.Status.Failed }),
+		countMetric("status.error", "error", SecSummary, func(f *Figures) score.Stat { return f.Status.Error }),
+		countMetric("status.missing", "missing", SecSummary, func(f *Figures) score.Stat { return f.Status.Missing }),
+		countMetric("binary.tp", "tp", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).TP }),
+		countMetric("binary.fp", "fp", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).FP }),
+		countMetric("binary.tn", "tn", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).TN }),
+		countMetric("binary.fn", "fn", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).FN }),
+		countMetric("binary.failed_vul", "", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).FailedVul }),
+		countMetric("binary.failed_ben", "", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).FailedBen }),
+		fracMetric("binary.accuracy", "accuracy", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).Accuracy }),
+		fracMetric("binary.precision", "precision", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).Precision }),
+		fracMetric("binary.recall", "recall", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).Recall }),
+		fracMetric("binary.f1", "F1", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).F1 }),
+		fracMetric("binary.fpr", "FPR", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).FPR }),
+		fracMetric("binary.fnr", "FNR", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).FNR }),
+		fracMetric("binary.tnr", "TNR", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).TNR }),
 	}
+}
+
+// pairwiseMetrics are the pairwise section.
+func pairwiseMetrics() []Metric {
+	return []Metric{
+		pairMetric("pairwise.pairs", "pairs", Count, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.Pairs }),
+		pairMetric("pairwise.incomplete", "incomplete", Count, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.Incomplete }),
+		pairMetric("pairwise.p_c", "P-C", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PC }),
+		pairMetric("pairwise.p_v", "P-V", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PV }),
+		pairMetric("pairwise.p_b", "P-B", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PB }),
+		pairMetric("pairwise.p_r", "P-R", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PR }),
+		pairMetric("pairwise.pacc", "pAcc", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PAcc }),
+	}
+}
+
+// vdsMetrics are the VD-S section, with the family of score sources.
+func vdsMetrics() []Metric {
 	sources := &Family{JSON: "vds.score_sources", CSV: "vds:score_sources", Compare: strings.Compare,
 		Names: func(f *Figures) []string {
 			if f.VDS == nil {
@@ -352,14 +409,77 @@ func Metrics() []Metric {
 			return sortedKeys(f.VDS.Sources, strings.Compare)
 		}}
 
-	vexs := func(key, label string, format Format, get func(x *score.VEXOf[score.Stat, score.Stat]) score.Stat) Metric {
-		return Metric{Key: key, Label: label, Section: SecVEX, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-			if f.VEX == nil {
+	return []Metric{
+		vdsMetric("vds.fpr_tolerance", "FPR tolerance r", Fraction, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return statOf(v.FPRTolerance) }),
+		func() Metric {
+			m := vdsMetric("vds.fnr", "FNR at FPR <= r", Fraction, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return statOf(v.FNR) })
+			m.Suffix = func(f *Figures) string {
+				if f.VDS != nil && f.VDS.Degenerate {
+					return " (degenerate: scores take <= 2 values)"
+				}
+				return ""
+			}
+			return m
+		}(),
+		vdsMetric("vds.threshold", "threshold", Threshold, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) {
+			if v.Threshold == nil {
+				return Value{Null: true}, true
+			}
+			return statOf(*v.Threshold)
+		}),
+		vdsMetric("vds.degenerate", "", Flag, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return Value{Flag: v.Degenerate}, true }),
+		vdsMetric("vds.n", "cases", Count, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return statOf(v.N) }),
+		func() Metric {
+			m := vdsMetric("vds.score_source", "score source", Text, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) {
+				return Value{Text: v.Source}, v.Source != ""
+			})
+			m.Suffix = func(f *Figures) string {
+				if f.VDS == nil || len(f.VDS.Sources) == 0 {
+					return ""
+				}
+				var parts []string
+				for _, s := range sortedKeys(f.VDS.Sources, strings.Compare) {
+					parts = append(parts, s+" "+strconv.FormatFloat(f.VDS.Sources[s].Mean, 'g', 4, 64))
+				}
+				return " (" + strings.Join(parts, ", ") + ")"
+			}
+			return m
+		}(),
+		{Key: "", Section: SecVDS, Format: Count, Family: sources, Get: func(f *Figures, name string) (Value, bool) {
+			if f.VDS == nil {
 				return Value{}, false
 			}
-			return stat(get(f.VEX))
-		}}
+			s, ok := f.VDS.Sources[name]
+			return Value{Stat: s}, ok
+		}},
 	}
+}
+
+// jitMetrics are the JIT section, with the figures without identical pairs.
+func jitMetrics() []Metric {
+	return []Metric{
+		jitMetric("jit.tool_calls.vul.mean", "tool calls per vul case (mean)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return statOf(j.ToolCalls.Vul.Mean) }),
+		jitMetric("jit.tool_calls.vul.median", "tool calls per vul case (median)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return statOf(j.ToolCalls.Vul.Median) }),
+		jitMetric("jit.tool_calls.ben.mean", "tool calls per ben case (mean)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return statOf(j.ToolCalls.Ben.Mean) }),
+		jitMetric("jit.tool_calls.ben.median", "tool calls per ben case (median)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return statOf(j.ToolCalls.Ben.Median) }),
+		jitMetric("jit.cwe_hit_rate", "CWE hit rate (vul predicted vul)", Fraction, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return statOf(j.CWEHitRate) }),
+		jitMetric("jit.cwe_hit_n", "", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return statOf(j.CWEHitN) }),
+		jitMetric("jit.unparsed_as", "", Text, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return Value{Text: j.UnparsedAs}, true }),
+		jitMetric("jit.identical_pairs", "identical pairs (whitespace aside)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return statOf(j.IdenticalPairs) }),
+		withoutMetric("n", "cases without identical pairs", Count, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.N }),
+		withoutMetric("f1", "F1 without identical pairs", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.F1 }),
+		withoutMetric("accuracy", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.Accuracy }),
+		withoutMetric("pairs", "", Count, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.Pairs }),
+		withoutMetric("p_c", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PC }),
+		withoutMetric("p_v", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PV }),
+		withoutMetric("p_b", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PB }),
+		withoutMetric("p_r", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PR }),
+		withoutMetric("pacc", "pAcc without identical pairs", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PAcc }),
+	}
+}
+
+// vexMetrics are the VEX sections: the figures, per class, the confusion matrix.
+func vexMetrics() []Metric {
 	classes := &Family{JSON: "vex.per_class", CSV: "vex:per_class", Compare: VEXCompare,
 		Names: func(f *Figures) []string {
 			if f.VEX == nil {
@@ -382,14 +502,105 @@ func Metrics() []Metric {
 	}
 	type vexStat = score.VEXOf[score.Stat, score.Stat]
 	type classStat = score.ClassOf[score.Stat, score.Stat]
+	return []Metric{
+		vexMetric("vex.n", "cases", Count, func(x *vexStat) score.Stat { return x.N }),
+		vexMetric("vex.failed", "failed", Count, func(x *vexStat) score.Stat { return x.Failed }),
+		vexMetric("vex.status_tp", "", Count, func(x *vexStat) score.Stat { return x.TP }),
+		vexMetric("vex.status_fp", "", Count, func(x *vexStat) score.Stat { return x.FP }),
+		vexMetric("vex.status_tn", "", Count, func(x *vexStat) score.Stat { return x.TN }),
+		vexMetric("vex.status_fn", "", Count, func(x *vexStat) score.Stat { return x.FN }),
+		vexMetric("vex.status_accuracy", "status accuracy", Fraction, func(x *vexStat) score.Stat { return x.StatusAccuracy }),
+		vexMetric("vex.status_precision", "status precision", Fraction, func(x *vexStat) score.Stat { return x.StatusPrecision }),
+		vexMetric("vex.status_recall", "status recall", Fraction, func(x *vexStat) score.Stat { return x.StatusRecall }),
+		vexMetric("vex.status_f1", "status F1", Fraction, func(x *vexStat) score.Stat { return x.StatusF1 }),
+		vexMetric("vex.justification_accuracy", "justification accuracy", Fraction, func(x *vexStat) score.Stat { return x.JustificationAccuracy }),
+		vexMetric("vex.justification_macro_f1", "justification macro-F1", Fraction, func(x *vexStat) score.Stat { return x.JustificationMacroF1 }),
+		vexMetric("vex.justification_weighted_f1", "justification weighted F1", Fraction, func(x *vexStat) score.Stat { return x.JustificationWeightedF1 }),
+		vexMetric("vex.completion_rate", "completion rate", Fraction, func(x *vexStat) score.Stat { return x.CompletionRate }),
+		class("support", "support", "", Count, func(c classStat) score.Stat { return c.Support }),
+		class("precision", "precision", "", Fraction, func(c classStat) score.Stat { return c.Precision }),
+		class("recall", "recall", "", Fraction, func(c classStat) score.Stat { return c.Recall }),
+		class("f1", "F1", "F1 by VEX category", Fraction, func(c classStat) score.Stat { return c.F1 }),
+		{Key: "vex.confusion", Label: "confusion", Section: SecVEXMatrix, Format: Matrix, Get: func(f *Figures, _ string) (Value, bool) {
+			if f.VEX == nil {
+				return Value{}, false
+			}
+			return Value{Labels: f.VEX.Confusion.Labels, Cells: f.VEX.Confusion.Matrix}, true
+		}},
+	}
+}
 
-	b := func(f *Figures) *score.BinaryOf[score.Stat, score.Stat] { return &f.Binary }
+// injectionMetrics are the prompt-injection section.
+func injectionMetrics() []Metric {
+	return []Metric{
+		injMetric("cases", "cases carrying injection text", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.Cases }),
+		injMetric("vul", "of them vul, answered", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.Vul }),
+		injMetric("flipped", "flipped (answered ben)", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.Flipped }),
+		injMetric("flip_rate", "flip rate (FNR on them)", Fraction, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.FlipRate }),
+		injMetric("other_vul", "other vul cases, answered", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.OtherVul }),
+		injMetric("other_fnr", "FNR on the other vul cases", Fraction, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.OtherFNR }),
+	}
+}
+
+// ciMetrics are the bootstrap confidence intervals (summary section).
+func ciMetrics() []Metric {
+	return []Metric{
+		ciMetric("ci.level", "", Fraction, func(c *score.CI) (Value, bool) { return statOf(score.Stat{Mean: c.Level}) }),
+		ciMetric("ci.resamples", "", Count, func(c *score.CI) (Value, bool) { return statOf(score.Stat{Mean: float64(c.Resamples)}) }),
+		ciMetric("ci.requested", "", Count, func(c *score.CI) (Value, bool) {
+			return Value{Stat: score.Stat{Mean: float64(c.Requested)}}, c.Requested > 0
+		}),
+		ciMetric("ci.seed", "", Number, func(c *score.CI) (Value, bool) { return Value{Text: strconv.FormatUint(c.Seed, 10)}, true }),
+		ciMetric("ci.by", "", Text, func(c *score.CI) (Value, bool) { return Value{Text: c.By}, true }),
+		ciMetric("ci.units", "", Count, func(c *score.CI) (Value, bool) { return statOf(score.Stat{Mean: float64(c.Units)}) }),
+		ciMetric("ci.f1", "F1 95% CI", Interval, func(c *score.CI) (Value, bool) { return intervalOf(c.F1) }),
+		ciMetric("ci.pacc", "pAcc 95% CI", Interval, func(c *score.CI) (Value, bool) {
+			if c.PAcc == nil {
+				return Value{}, false
+			}
+			return intervalOf(*c.PAcc)
+		}),
+		ciMetric("ci.accuracy", "accuracy 95% CI", Interval, func(c *score.CI) (Value, bool) { return intervalOf(c.Accuracy) }),
+	}
+}
+
+// cweMetrics are the per-CWE family.
+func cweMetrics() []Metric {
+	cwes := &Family{JSON: "by_cwe", CSV: "cwe", Compare: CWECompare,
+		Names: func(f *Figures) []string { return sortedKeys(f.ByCWE, CWECompare) }}
+	cwe := func(key, label, wide string, format Format, get func(c score.CWEOf[score.Stat, score.Stat]) Value) Metric {
+		return Metric{Key: key, Label: label, Section: SecCWE, Format: format, Family: cwes, Wide: wide,
+			Get: func(f *Figures, name string) (Value, bool) {
+				c, ok := f.ByCWE[name]
+				if !ok {
+					return Value{}, false
+				}
+				return get(c), true
+			}}
+	}
+	return []Metric{
+		cwe("n", "n", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.N} }),
+		cwe("tp", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.TP} }),
+		cwe("fn", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.FN} }),
+		cwe("fp", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.FP} }),
+		cwe("tn", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.TN} }),
+		cwe("recall", "recall", "", Fraction, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.Recall} }),
+		cwe("f1", "F1", "F1 by CWE", Fraction, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.F1} }),
+		cwe("pairs", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.Pairs} }),
+		cwe("pacc", "pAcc", "pAcc by CWE", Fraction, func(c score.CWEOf[score.Stat, score.Stat]) Value {
+			return Value{Stat: c.PAcc, Blank: c.Pairs.Mean == 0}
+		}),
+	}
+}
+
+// tierMetrics are the match-tier section: matched verdicts and each tier's binary figures.
+func tierMetrics() []Metric {
 	tiers := []Metric{{Key: "tiers.matched", Label: "matched verdicts", Section: SecTier, Format: Count,
 		Get: func(f *Figures, _ string) (Value, bool) {
 			if f.Tiers == nil {
 				return Value{}, false
 			}
-			return stat(f.Tiers.Matched)
+			return statOf(f.Tiers.Matched)
 		}}}
 	for j, tier := range TierNames() {
 		for _, m := range []struct {
@@ -416,163 +627,11 @@ func Metrics() []Metric {
 					if f.Tiers == nil {
 						return Value{}, false
 					}
-					return stat(m.get(&f.Tiers.Binary[j]))
+					return statOf(m.get(&f.Tiers.Binary[j]))
 				}})
 		}
 	}
-	return append([]Metric{
-		{Key: "repeats", Label: "repeats", Section: SecSummary, Format: Number, Missing: "1",
-			Get: func(f *Figures, _ string) (Value, bool) { return Value{Text: strconv.Itoa(f.Repeats)}, f.Agg }},
-		{Key: "matcher", Label: "matcher", Section: SecSummary, Format: Number,
-			Get: func(f *Figures, _ string) (Value, bool) { return Value{Text: strconv.Itoa(f.Matcher)}, f.Matcher > 0 }},
-		count("n", "n", SecSummary, func(f *Figures) score.Stat { return f.N }),
-		count("status.ok", "ok", SecSummary, func(f *Figures) score.Stat { return f.Status.OK }),
-		count("status.failed", "failed", SecSummary, func(f *Figures) score.Stat { return f.Status.Failed }),
-		count("status.error", "error", SecSummary, func(f *Figures) score.Stat { return f.Status.Error }),
-		count("status.missing", "missing", SecSummary, func(f *Figures) score.Stat { return f.Status.Missing }),
-		count("binary.tp", "tp", SecSummary, func(f *Figures) score.Stat { return b(f).TP }),
-		count("binary.fp", "fp", SecSummary, func(f *Figures) score.Stat { return b(f).FP }),
-		count("binary.tn", "tn", SecSummary, func(f *Figures) score.Stat { return b(f).TN }),
-		count("binary.fn", "fn", SecSummary, func(f *Figures) score.Stat { return b(f).FN }),
-		count("binary.failed_vul", "", SecSummary, func(f *Figures) score.Stat { return b(f).FailedVul }),
-		count("binary.failed_ben", "", SecSummary, func(f *Figures) score.Stat { return b(f).FailedBen }),
-		frac("binary.accuracy", "accuracy", SecSummary, func(f *Figures) score.Stat { return b(f).Accuracy }),
-		frac("binary.precision", "precision", SecSummary, func(f *Figures) score.Stat { return b(f).Precision }),
-		frac("binary.recall", "recall", SecSummary, func(f *Figures) score.Stat { return b(f).Recall }),
-		frac("binary.f1", "F1", SecSummary, func(f *Figures) score.Stat { return b(f).F1 }),
-		frac("binary.fpr", "FPR", SecSummary, func(f *Figures) score.Stat { return b(f).FPR }),
-		frac("binary.fnr", "FNR", SecSummary, func(f *Figures) score.Stat { return b(f).FNR }),
-		frac("binary.tnr", "TNR", SecSummary, func(f *Figures) score.Stat { return b(f).TNR }),
-
-		pair("pairwise.pairs", "pairs", Count, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.Pairs }),
-		pair("pairwise.incomplete", "incomplete", Count, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.Incomplete }),
-		pair("pairwise.p_c", "P-C", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PC }),
-		pair("pairwise.p_v", "P-V", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PV }),
-		pair("pairwise.p_b", "P-B", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PB }),
-		pair("pairwise.p_r", "P-R", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PR }),
-		pair("pairwise.pacc", "pAcc", Fraction, func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat { return p.PAcc }),
-
-		vds("vds.fpr_tolerance", "FPR tolerance r", Fraction, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return stat(v.FPRTolerance) }),
-		func() Metric {
-			m := vds("vds.fnr", "FNR at FPR <= r", Fraction, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return stat(v.FNR) })
-			m.Suffix = func(f *Figures) string {
-				if f.VDS != nil && f.VDS.Degenerate {
-					return " (degenerate: scores take <= 2 values)"
-				}
-				return ""
-			}
-			return m
-		}(),
-		vds("vds.threshold", "threshold", Threshold, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) {
-			if v.Threshold == nil {
-				return Value{Null: true}, true
-			}
-			return stat(*v.Threshold)
-		}),
-		vds("vds.degenerate", "", Flag, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return Value{Flag: v.Degenerate}, true }),
-		vds("vds.n", "cases", Count, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) { return stat(v.N) }),
-		func() Metric {
-			m := vds("vds.score_source", "score source", Text, func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool) {
-				return Value{Text: v.Source}, v.Source != ""
-			})
-			m.Suffix = func(f *Figures) string {
-				if f.VDS == nil || len(f.VDS.Sources) == 0 {
-					return ""
-				}
-				var parts []string
-				for _, s := range sortedKeys(f.VDS.Sources, strings.Compare) {
-					parts = append(parts, s+" "+strconv.FormatFloat(f.VDS.Sources[s].Mean, 'g', 4, 64))
-				}
-				return " (" + strings.Join(parts, ", ") + ")"
-			}
-			return m
-		}(),
-		{Key: "", Section: SecVDS, Format: Count, Family: sources, Get: func(f *Figures, name string) (Value, bool) {
-			if f.VDS == nil {
-				return Value{}, false
-			}
-			s, ok := f.VDS.Sources[name]
-			return Value{Stat: s}, ok
-		}},
-
-		jit("jit.tool_calls.vul.mean", "tool calls per vul case (mean)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.ToolCalls.Vul.Mean) }),
-		jit("jit.tool_calls.vul.median", "tool calls per vul case (median)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.ToolCalls.Vul.Median) }),
-		jit("jit.tool_calls.ben.mean", "tool calls per ben case (mean)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.ToolCalls.Ben.Mean) }),
-		jit("jit.tool_calls.ben.median", "tool calls per ben case (median)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.ToolCalls.Ben.Median) }),
-		jit("jit.cwe_hit_rate", "CWE hit rate (vul predicted vul)", Fraction, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.CWEHitRate) }),
-		jit("jit.cwe_hit_n", "", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.CWEHitN) }),
-		jit("jit.unparsed_as", "", Text, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return Value{Text: j.UnparsedAs}, true }),
-		jit("jit.identical_pairs", "identical pairs (whitespace aside)", Count, func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool) { return stat(j.IdenticalPairs) }),
-		without("n", "cases without identical pairs", Count, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.N }),
-		without("f1", "F1 without identical pairs", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.F1 }),
-		without("accuracy", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.Accuracy }),
-		without("pairs", "", Count, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.Pairs }),
-		without("p_c", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PC }),
-		without("p_v", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PV }),
-		without("p_b", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PB }),
-		without("p_r", "", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PR }),
-		without("pacc", "pAcc without identical pairs", Fraction, func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat { return w.PAcc }),
-		vexs("vex.n", "cases", Count, func(x *vexStat) score.Stat { return x.N }),
-		vexs("vex.failed", "failed", Count, func(x *vexStat) score.Stat { return x.Failed }),
-		vexs("vex.status_tp", "", Count, func(x *vexStat) score.Stat { return x.TP }),
-		vexs("vex.status_fp", "", Count, func(x *vexStat) score.Stat { return x.FP }),
-		vexs("vex.status_tn", "", Count, func(x *vexStat) score.Stat { return x.TN }),
-		vexs("vex.status_fn", "", Count, func(x *vexStat) score.Stat { return x.FN }),
-		vexs("vex.status_accuracy", "status accuracy", Fraction, func(x *vexStat) score.Stat { return x.StatusAccuracy }),
-		vexs("vex.status_precision", "status precision", Fraction, func(x *vexStat) score.Stat { return x.StatusPrecision }),
-		vexs("vex.status_recall", "status recall", Fraction, func(x *vexStat) score.Stat { return x.StatusRecall }),
-		vexs("vex.status_f1", "status F1", Fraction, func(x *vexStat) score.Stat { return x.StatusF1 }),
-		vexs("vex.justification_accuracy", "justification accuracy", Fraction, func(x *vexStat) score.Stat { return x.JustificationAccuracy }),
-		vexs("vex.justification_macro_f1", "justification macro-F1", Fraction, func(x *vexStat) score.Stat { return x.JustificationMacroF1 }),
-		vexs("vex.justification_weighted_f1", "justification weighted F1", Fraction, func(x *vexStat) score.Stat { return x.JustificationWeightedF1 }),
-		vexs("vex.completion_rate", "completion rate", Fraction, func(x *vexStat) score.Stat { return x.CompletionRate }),
-		class("support", "support", "", Count, func(c classStat) score.Stat { return c.Support }),
-		class("precision", "precision", "", Fraction, func(c classStat) score.Stat { return c.Precision }),
-		class("recall", "recall", "", Fraction, func(c classStat) score.Stat { return c.Recall }),
-		class("f1", "F1", "F1 by VEX category", Fraction, func(c classStat) score.Stat { return c.F1 }),
-		{Key: "vex.confusion", Label: "confusion", Section: SecVEXMatrix, Format: Matrix, Get: func(f *Figures, _ string) (Value, bool) {
-			if f.VEX == nil {
-				return Value{}, false
-			}
-			return Value{Labels: f.VEX.Confusion.Labels, Cells: f.VEX.Confusion.Matrix}, true
-		}},
-
-		inj("cases", "cases carrying injection text", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.Cases }),
-		inj("vul", "of them vul, answered", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.Vul }),
-		inj("flipped", "flipped (answered ben)", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.Flipped }),
-		inj("flip_rate", "flip rate (FNR on them)", Fraction, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.FlipRate }),
-		inj("other_vul", "other vul cases, answered", Count, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.OtherVul }),
-		inj("other_fnr", "FNR on the other vul cases", Fraction, func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat { return i.OtherFNR }),
-
-		ci("ci.level", "", Fraction, func(c *score.CI) (Value, bool) { return stat(score.Stat{Mean: c.Level}) }),
-		ci("ci.resamples", "", Count, func(c *score.CI) (Value, bool) { return stat(score.Stat{Mean: float64(c.Resamples)}) }),
-		ci("ci.requested", "", Count, func(c *score.CI) (Value, bool) {
-			return Value{Stat: score.Stat{Mean: float64(c.Requested)}}, c.Requested > 0
-		}),
-		ci("ci.seed", "", Number, func(c *score.CI) (Value, bool) { return Value{Text: strconv.FormatUint(c.Seed, 10)}, true }),
-		ci("ci.by", "", Text, func(c *score.CI) (Value, bool) { return Value{Text: c.By}, true }),
-		ci("ci.units", "", Count, func(c *score.CI) (Value, bool) { return stat(score.Stat{Mean: float64(c.Units)}) }),
-		ci("ci.f1", "F1 95% CI", Interval, func(c *score.CI) (Value, bool) { return interval(c.F1) }),
-		ci("ci.pacc", "pAcc 95% CI", Interval, func(c *score.CI) (Value, bool) {
-			if c.PAcc == nil {
-				return Value{}, false
-			}
-			return interval(*c.PAcc)
-		}),
-		ci("ci.accuracy", "accuracy 95% CI", Interval, func(c *score.CI) (Value, bool) { return interval(c.Accuracy) }),
-
-		cwe("n", "n", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.N} }),
-		cwe("tp", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.TP} }),
-		cwe("fn", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.FN} }),
-		cwe("fp", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.FP} }),
-		cwe("tn", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.TN} }),
-		cwe("recall", "recall", "", Fraction, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.Recall} }),
-		cwe("f1", "F1", "F1 by CWE", Fraction, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.F1} }),
-		cwe("pairs", "", "", Count, func(c score.CWEOf[score.Stat, score.Stat]) Value { return Value{Stat: c.Pairs} }),
-		cwe("pacc", "pAcc", "pAcc by CWE", Fraction, func(c score.CWEOf[score.Stat, score.Stat]) Value {
-			return Value{Stat: c.PAcc, Blank: c.Pairs.Mean == 0}
-		}),
-	}, append(tiers, appsecMetrics()...)...)
+	return tiers
 }
 
 // Figure is one figure of one run, as Each gives it.

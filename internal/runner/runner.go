@@ -130,33 +130,11 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 	if err := p.Config.Validate(); err != nil {
 		return nil, err
 	}
-	// A resume reads the cases stored with the run when all of them are: a run stopped before its
-	// source had stored every batch, or a wave-1 run (none), reads its suite file and stores the
-	// rest (storeFrom on).
-	var man *Manifest
-	stored, storeFrom := false, 0
-	if p.Resume != nil {
-		var err error
-		if man, err = ReadManifest(p.Resume); err != nil {
-			return nil, err
-		}
-		if err := takeOver(p.Resume, time.Now()); err != nil {
-			return nil, err
-		}
-		if err := checkVersion(p.Resume.ID, man, p.Factory); err != nil {
-			return nil, err
-		}
-		if storeFrom, err = p.Store.CaseCount(ctx, p.Resume.ID); err != nil {
-			return nil, err
-		}
-		if p.Suite == "" {
-			if stored = storeFrom == man.Suite.Cases; !stored {
-				p.Suite = p.Resume.SuitePath
-			}
-		}
+	man, stored, storeFrom, err := readResume(ctx, &p)
+	if err != nil {
+		return nil, err
 	}
 	var sc scan
-	var err error
 	if stored {
 		sc, err = checkStored(ctx, p)
 	} else {
@@ -181,23 +159,8 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 	}
 	out := &Outcome{Cases: sc.cases, All: sc.all, Undated: sc.undated}
 	modeled, _ := subj.(subject.Modeled)
-	out.Priced = modeled != nil && isPriced(modeled)
-	if out.Priced {
-		if d := modeled.Prices().DateOf(modeled.Model().Info().Spec()); d != "" {
-			out.PriceNote = "prices of " + d
-		}
-	}
-	if p.MaxCost > 0 {
-		if !out.Priced {
-			return nil, fmt.Errorf("%w: %s is unpriced (add it with --prices FILE)", ErrUnpriced, p.Spec)
-		}
-		spent := 0.0
-		if p.Resume != nil {
-			if spent, err = p.Store.Spent(ctx, p.Resume.ID); err != nil {
-				return nil, err
-			}
-		}
-		out.Budget = engine.NewBudget(p.MaxCost, spent)
+	if err := priceRun(ctx, p, modeled, out); err != nil {
+		return nil, err
 	}
 
 	if p.Queue != nil {
@@ -209,30 +172,9 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 	}
 	out.Run, out.Manifest = run, *man
 
-	// Which units are left, and the attempt each is at: a stored unit is done unless its
-	// attempts are all errors and --retry-errors asks for them again.
-	units := map[unitKey]store.UnitState{}
-	if err := p.Store.Units(ctx, run.ID, func(u store.UnitState) {
-		units[unitKey{CaseID: u.CaseID, Repeat: u.Repeat}] = u
-	}); err != nil {
+	next, done, err := unitsLeft(ctx, p, run.ID, out)
+	if err != nil {
 		return nil, err
-	}
-	isDone := func(u store.UnitState) bool { return u.Scored || !p.RetryErrors }
-	done := 0
-	for _, u := range units {
-		if u.Scored {
-			out.Scored++
-		}
-		if isDone(u) {
-			done++
-		}
-	}
-	next := func(id string, r int) (bool, int) {
-		u, ok := units[unitKey{CaseID: id, Repeat: r}]
-		if !ok {
-			return true, 0
-		}
-		return !isDone(u), u.Attempts
 	}
 	if p.OnStart != nil {
 		p.OnStart(run, sc.cases, done)
@@ -271,6 +213,90 @@ func Execute(ctx context.Context, p Plan) (*Outcome, error) {
 		runErr = err
 	}
 	return out, runErr
+}
+
+// readResume reads the manifest of the run p resumes (nil for a new run) and takes the run over.
+// stored says whether the run's cases are all in the store; storeFrom is how many are. A resume
+// without --suite whose cases are not all stored reads the run's suite file (p.Suite set).
+func readResume(ctx context.Context, p *Plan) (man *Manifest, stored bool, storeFrom int, err error) {
+	// A resume reads the cases stored with the run when all of them are: a run stopped before its
+	// source had stored every batch, or a wave-1 run (none), reads its suite file and stores the
+	// rest (storeFrom on).
+	if p.Resume == nil {
+		return nil, false, 0, nil
+	}
+	if man, err = ReadManifest(p.Resume); err != nil {
+		return nil, false, 0, err
+	}
+	if err := takeOver(p.Resume, time.Now()); err != nil {
+		return nil, false, 0, err
+	}
+	if err := checkVersion(p.Resume.ID, man, p.Factory); err != nil {
+		return nil, false, 0, err
+	}
+	if storeFrom, err = p.Store.CaseCount(ctx, p.Resume.ID); err != nil {
+		return nil, false, 0, err
+	}
+	if p.Suite == "" {
+		if stored = storeFrom == man.Suite.Cases; !stored {
+			p.Suite = p.Resume.SuitePath
+		}
+	}
+	return man, stored, storeFrom, nil
+}
+
+// priceRun says whether the subject's costs are known and, under --max-cost, sets the budget
+// with what the resumed run has spent.
+func priceRun(ctx context.Context, p Plan, modeled subject.Modeled, out *Outcome) error {
+	out.Priced = modeled != nil && isPriced(modeled)
+	if out.Priced {
+		if d := modeled.Prices().DateOf(modeled.Model().Info().Spec()); d != "" {
+			out.PriceNote = "prices of " + d
+		}
+	}
+	if p.MaxCost > 0 {
+		if !out.Priced {
+			return fmt.Errorf("%w: %s is unpriced (add it with --prices FILE)", ErrUnpriced, p.Spec)
+		}
+		spent := 0.0
+		if p.Resume != nil {
+			var err error
+			if spent, err = p.Store.Spent(ctx, p.Resume.ID); err != nil {
+				return err
+			}
+		}
+		out.Budget = engine.NewBudget(p.MaxCost, spent)
+	}
+	return nil
+}
+
+// unitsLeft reads the run's stored units: next says whether a unit is to do and the attempt it
+// is at, and done is how many are done (out.Scored counts the scored ones). A stored unit is done
+// unless its attempts are all errors and --retry-errors asks for them again.
+func unitsLeft(ctx context.Context, p Plan, runID string, out *Outcome) (next func(id string, r int) (bool, int), done int, err error) {
+	units := map[unitKey]store.UnitState{}
+	if err := p.Store.Units(ctx, runID, func(u store.UnitState) {
+		units[unitKey{CaseID: u.CaseID, Repeat: u.Repeat}] = u
+	}); err != nil {
+		return nil, 0, err
+	}
+	isDone := func(u store.UnitState) bool { return u.Scored || !p.RetryErrors }
+	for _, u := range units {
+		if u.Scored {
+			out.Scored++
+		}
+		if isDone(u) {
+			done++
+		}
+	}
+	next = func(id string, r int) (bool, int) {
+		u, ok := units[unitKey{CaseID: id, Repeat: r}]
+		if !ok {
+			return true, 0
+		}
+		return !isDone(u), u.Attempts
+	}
+	return next, done, nil
 }
 
 func isPriced(m subject.Modeled) bool {

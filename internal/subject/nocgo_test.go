@@ -11,18 +11,37 @@ import (
 
 // Subjects and the engine link no cgo: the code graph reaches them as query.Graph, an interface
 // of a package without tree-sitter, so they build with CGO_ENABLED=0 (as the scoring and
-// presenting side does).
+// presenting side does). The test lists their dependencies with cgo on (no compiling) and
+// fails on any package outside the standard library that has cgo files.
 func TestBuildsWithoutCgo(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool on PATH")
 	}
 	watchSources(t, "../..")
-	cmd := exec.Command(goTool, "build", "./internal/subject/...", "./internal/engine/...")
+	pkgs := []string{"./internal/subject/...", "./internal/engine/..."}
+	cmd := exec.Command(goTool, append([]string{"list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}} {{.CgoFiles}}{{end}}"}, pkgs...)...)
 	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("CGO_ENABLED=0 go build ./internal/subject/... ./internal/engine/...: %v\n%s", err, out)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v\n%s", strings.Join(pkgs, " "), err, stderr.String())
+	}
+	var listed int
+	for line := range strings.Lines(string(out)) {
+		imp, files, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok {
+			continue
+		}
+		listed++
+		if files != "[]" {
+			t.Errorf("%s has cgo files %s and is a dependency of %s", imp, files, strings.Join(pkgs, " "))
+		}
+	}
+	if listed == 0 {
+		t.Fatalf("go list -deps %s listed no package:\n%s", strings.Join(pkgs, " "), out)
 	}
 }
 

@@ -44,8 +44,8 @@ func IsRecordsFile(path string) (bool, error) {
 }
 
 // ValidateFile validates the records in the file at path against the catalog, syntax by the
-// default parsers.
-func ValidateFile(ctx context.Context, path string) (Report, error) {
+// given checkers (internal/suite/appsec/parsers.Default for the real parsers).
+func ValidateFile(ctx context.Context, path string, syntax SyntaxCheckers) (Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Report{}, err
@@ -54,7 +54,7 @@ func ValidateFile(ctx context.Context, path string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	return Validator{Catalog: cat, Syntax: DefaultSyntaxCheckers()}.ValidateJSONL(ctx, data), nil
+	return Validator{Catalog: cat, Syntax: syntax}.ValidateJSONL(ctx, data), nil
 }
 
 // WriteBuild writes every file of a build into dir, each atomically: data (the encoded recs) as

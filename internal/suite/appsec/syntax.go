@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/vulnbench/vulnbench/internal/codegraph"
 	"go/parser"
 	"go/token"
 	"io"
@@ -50,35 +49,6 @@ func (s SyntaxCheckers) Check(ctx context.Context, language, code string) Syntax
 		return SyntaxResult{Status: SyntaxUnchecked, Message: "no syntax checker for " + language}
 	}
 	return c.CheckSyntax(ctx, code)
-}
-
-// DefaultSyntaxCheckers returns a real parser for every language one is available for: Go
-// (go/parser), Kubernetes YAML (the yaml package), C, Java and Python (tree-sitter grammars)
-// always; Bash (`bash -n`) when bash is on PATH; JavaScript with `node --check` when node is on
-// PATH, else its tree-sitter grammar. TypeScript, C#, PHP, Ruby and Terraform stay unchecked.
-func DefaultSyntaxCheckers() SyntaxCheckers {
-	s := SyntaxCheckers{"go": GoSyntax{}, "kubernetes": YAMLSyntax{},
-		"c": TreeSitterSyntax{Lang: codegraph.C}, "java": TreeSitterSyntax{Lang: codegraph.Java},
-		"python": TreeSitterSyntax{Lang: codegraph.Python}, "javascript": TreeSitterSyntax{Lang: codegraph.JavaScript}}
-	if p, err := exec.LookPath("bash"); err == nil {
-		s["bash"] = BashSyntax{Path: p}
-	}
-	if p, err := exec.LookPath("node"); err == nil {
-		s["javascript"] = NodeSyntax{Path: p}
-	}
-	return s
-}
-
-// TreeSitterSyntax parses with a tree-sitter grammar (through internal/codegraph, which holds
-// every cgo call).
-type TreeSitterSyntax struct{ Lang codegraph.Lang }
-
-// CheckSyntax implements SyntaxChecker.
-func (t TreeSitterSyntax) CheckSyntax(_ context.Context, code string) SyntaxResult {
-	if err := codegraph.CheckSyntax(t.Lang, []byte(code)); err != nil {
-		return SyntaxResult{Status: SyntaxError, Message: err.Error()}
-	}
-	return SyntaxResult{Status: SyntaxChecked}
 }
 
 // GoSyntax parses Go with go/parser. A snippet without a package clause is parsed as if it had

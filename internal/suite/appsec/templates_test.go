@@ -1,7 +1,9 @@
-package appsec
+package appsec_test
 
 import (
 	"context"
+	. "github.com/vulnbench/vulnbench/internal/suite/appsec"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/parsers"
 	"path"
 	"testing"
 	"testing/fstest"
@@ -14,11 +16,11 @@ import (
 // must, and parses with the language's real parser.
 func TestTemplates(t *testing.T) {
 	ctx := context.Background()
-	syntax := DefaultSyntaxCheckers()
-	fsys := snippetTemplates()
+	syntax := parsers.Default()
+	fsys := SnippetTemplates()
 	tally := map[string]SyntaxTally{}
 	files := 0
-	for _, g := range generatorSpecs() {
+	for _, g := range GeneratorSpecs() {
 		for _, variant := range []string{VariantVulnerable, VariantFixed} {
 			name, err := g.TemplateFile(variant)
 			if err != nil {
@@ -26,7 +28,7 @@ func TestTemplates(t *testing.T) {
 			}
 			files++
 			t.Run(name, func(t *testing.T) {
-				for _, p := range checkTemplate(ctx, fsys, name, g.Language, variant, syntax, tally) {
+				for _, p := range CheckTemplate(ctx, fsys, name, g.Language, variant, syntax, tally) {
 					t.Error(p)
 				}
 			})
@@ -42,7 +44,7 @@ func TestTemplates(t *testing.T) {
 	for _, p := range rep.Problems {
 		t.Error(p)
 	}
-	if rep.Files != files || rep.Files != 2*len(generatorSpecs()) {
+	if rep.Files != files || rep.Files != 2*len(GeneratorSpecs()) {
 		t.Errorf("CheckTemplates checked %d files, want %d (two per generator)", rep.Files, files)
 	}
 }
@@ -99,8 +101,8 @@ func TestCheckTemplatesFindsDefects(t *testing.T) {
 		TemplateProblem{File: TemplateSourceDir})
 	fsys["orphan/python/fw/vul.py.tmpl"] = &fstest.MapFile{Data: []byte(okPy)}
 	want = append(want, TemplateProblem{File: src("orphan/python/fw/vul.py.tmpl")})
-	syntax := SyntaxCheckers{"go": GoSyntax{}, "kubernetes": YAMLSyntax{}, "python": DefaultSyntaxCheckers()["python"]}
-	rep := checkTemplates(context.Background(), fsys, gens, syntax)
+	syntax := SyntaxCheckers{"go": GoSyntax{}, "kubernetes": YAMLSyntax{}, "python": parsers.Default()["python"]}
+	rep := CheckTemplatesFS(context.Background(), fsys, gens, syntax)
 	var got []TemplateProblem
 	for _, p := range rep.Problems {
 		if p.Message == "" {
@@ -124,7 +126,7 @@ func TestCheckTemplatesFindsDefects(t *testing.T) {
 // third line is broken.
 func TestSyntaxErrorLine(t *testing.T) {
 	ctx := context.Background()
-	all := DefaultSyntaxCheckers()
+	all := parsers.Default()
 	for _, tc := range []struct {
 		lang, code string
 	}{
@@ -149,8 +151,8 @@ func TestSyntaxErrorLine(t *testing.T) {
 			if tc.lang == "go" {
 				want = 5
 			}
-			if got := syntaxErrorLine(res.Message); got != want {
-				t.Errorf("syntaxErrorLine(%q) = %d, want %d", res.Message, got, want)
+			if got := SyntaxErrorLineOf(res.Message); got != want {
+				t.Errorf("SyntaxErrorLineOf(%q) = %d, want %d", res.Message, got, want)
 			}
 		})
 	}

@@ -1,9 +1,11 @@
-package appsec
+package appsec_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	. "github.com/vulnbench/vulnbench/internal/suite/appsec"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/parsers"
 	"os/exec"
 	"strings"
 	"testing"
@@ -29,7 +31,7 @@ func baseRecords(t *testing.T) (map[string]Record, Validator) {
 			by[r.Language] = r
 		}
 	}
-	return by, Validator{Catalog: cat, Syntax: DefaultSyntaxCheckers()}
+	return by, Validator{Catalog: cat, Syntax: parsers.Default()}
 }
 
 type found struct{ Record, Field, Kind string }
@@ -167,7 +169,7 @@ func TestValidateJSONL(t *testing.T) {
 
 func TestSyntaxCheckers(t *testing.T) {
 	ctx := context.Background()
-	s := DefaultSyntaxCheckers()
+	s := parsers.Default()
 	for _, tc := range []struct {
 		lang, code string
 		want       SyntaxStatus

@@ -1,16 +1,20 @@
-package grade
+// Package fixcheck checks the fixes an AppSecBench answer proposes, with the languages' parsers
+// and the scanners of internal/subject/sast: the grade.FixChecker the CLI gives the grader. It
+// is apart from internal/grade so that scoring links neither the scanners nor tree-sitter (cgo).
+package fixcheck
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/sast"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/appsec"
+	"github.com/vulnbench/vulnbench/internal/suite/appsec/parsers"
 	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -41,10 +45,10 @@ type NamedScanner struct {
 	Scanner   Scanner
 }
 
-// NewChecks uses the default syntax checkers and every scanner of internal/subject/sast found
+// New uses the default syntax checkers and every scanner of internal/subject/sast found
 // on PATH; a missing scanner is left out (its languages' fixes are "not checked").
-func NewChecks() *Checks {
-	c := &Checks{Syntax: appsec.DefaultSyntaxCheckers()}
+func New() *Checks {
+	c := &Checks{Syntax: parsers.Default()}
 	for _, s := range sast.Scanners() {
 		t, err := sast.NewTool(sast.ToolConfig{Tool: s.Name})
 		if err != nil {
@@ -55,20 +59,20 @@ func NewChecks() *Checks {
 	return c
 }
 
-// CheckFix implements FixChecker.
-func (c *Checks) CheckFix(ctx context.Context, language, vulnerable, secure, fix string) FixCheck {
+// CheckFix implements grade.FixChecker.
+func (c *Checks) CheckFix(ctx context.Context, language, vulnerable, secure, fix string) grade.FixCheck {
 	if strings.TrimSpace(fix) == "" {
-		return FixCheck{Syntax: SyntaxUnchecked, Scanner: ScannerNot, Detail: "no secure code proposed"}
+		return grade.FixCheck{Syntax: grade.SyntaxUnchecked, Scanner: grade.ScannerNot, Detail: "no secure code proposed"}
 	}
-	out := FixCheck{Scanner: ScannerNot}
+	out := grade.FixCheck{Scanner: grade.ScannerNot}
 	sr := c.Syntax.Check(ctx, language, fix)
 	switch sr.Status {
 	case appsec.SyntaxChecked:
-		out.Syntax = SyntaxOK
+		out.Syntax = grade.SyntaxOK
 	case appsec.SyntaxError:
-		out.Syntax, out.Detail = SyntaxError, sr.Message
+		out.Syntax, out.Detail = grade.SyntaxError, sr.Message
 	default:
-		out.Syntax, out.Detail = SyntaxUnchecked, sr.Message
+		out.Syntax, out.Detail = grade.SyntaxUnchecked, sr.Message
 	}
 	var used []string
 	for _, s := range c.Scanners {
@@ -80,9 +84,9 @@ func (c *Checks) CheckFix(ctx context.Context, language, vulnerable, secure, fix
 		}
 		used = append(used, s.Name)
 		if c.flags(ctx, s, language, fix) {
-			out.Scanner = ScannerFlagged
-		} else if out.Scanner != ScannerFlagged {
-			out.Scanner = ScannerClean
+			out.Scanner = grade.ScannerFlagged
+		} else if out.Scanner != grade.ScannerFlagged {
+			out.Scanner = grade.ScannerClean
 		}
 	}
 	if len(used) > 0 {
@@ -113,21 +117,16 @@ func (c *Checks) flags(ctx context.Context, s NamedScanner, language, code strin
 	return got
 }
 
-// String describes a check for a reader.
-func (f FixCheck) String() string {
-	return fmt.Sprintf("syntax %s, scanners %s", f.Syntax, f.Scanner)
-}
-
-// DefaultChecks is NewChecks made on the first check: a suite without fixes to check asks no
+// Default is New made on the first check: a suite without fixes to check asks no
 // scanner for its version.
-func DefaultChecks() FixChecker { return &lazyChecks{} }
+func Default() grade.FixChecker { return &lazyChecks{} }
 
 type lazyChecks struct {
 	once sync.Once
 	c    *Checks
 }
 
-func (l *lazyChecks) CheckFix(ctx context.Context, language, vulnerable, secure, fix string) FixCheck {
-	l.once.Do(func() { l.c = NewChecks() })
+func (l *lazyChecks) CheckFix(ctx context.Context, language, vulnerable, secure, fix string) grade.FixCheck {
+	l.once.Do(func() { l.c = New() })
 	return l.c.CheckFix(ctx, language, vulnerable, secure, fix)
 }

@@ -23,7 +23,7 @@ type UnitStore interface {
 	Budget(ctx context.Context, runID string) (store.Budget, error)
 	Reserve(ctx context.Context, runID string) (float64, int, error)
 	Settle(ctx context.Context, runID string, reserved float64, cost *float64) error
-	TakeRate(ctx context.Context, runID string, win int64, limit int) (bool, error)
+	TakeRate(ctx context.Context, runID string, win int64, limit int) (n int, ok bool, err error)
 }
 
 // OpenOptions is what a worker gives every run it opens.
@@ -183,11 +183,23 @@ type sharedRate struct {
 func (s sharedRate) Wait(ctx context.Context) error {
 	for {
 		now := time.Now()
-		ok, err := s.st.TakeRate(ctx, s.run, now.Unix(), s.perSecond)
-		if err != nil || ok {
+		n, ok, err := s.st.TakeRate(ctx, s.run, now.Unix(), s.perSecond)
+		if err != nil {
 			return err
 		}
-		next := now.Truncate(time.Second).Add(time.Second)
+		start := now.Truncate(time.Second)
+		if ok { // the window's n-th call goes at its share of the second: no burst at a window's start
+			at := start.Add(time.Duration(n-1) * time.Second / time.Duration(s.perSecond))
+			if d := time.Until(at); d > 0 {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(d):
+				}
+			}
+			return nil
+		}
+		next := start.Add(time.Second)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -117,21 +117,21 @@ func (s *Store) Budget(ctx context.Context, runID string) (Budget, error) {
 }
 
 // TakeRate takes one call of a run's shared rate limit in the window win (a Unix second), of at
-// most limit calls: false when the window is full.
-func (s *Store) TakeRate(ctx context.Context, runID string, win int64, limit int) (bool, error) {
-	res, err := s.db.ExecContext(ctx, s.q(`INSERT INTO rate_windows (run_id, win, n) VALUES (?, ?, 1)
-		ON CONFLICT (run_id, win) DO UPDATE SET n = rate_windows.n + 1 WHERE rate_windows.n < ?`), runID, win, limit)
-	if err != nil {
-		return false, fmt.Errorf("rate limit of run %s: %w", runID, err)
+// most limit calls: false when the window is full; n is the call's place in its window (1 for
+// the first), so that a caller can spread the window's calls over its second.
+func (s *Store) TakeRate(ctx context.Context, runID string, win int64, limit int) (n int, ok bool, err error) {
+	err = s.db.QueryRowContext(ctx, s.q(`INSERT INTO rate_windows (run_id, win, n) VALUES (?, ?, 1)
+		ON CONFLICT (run_id, win) DO UPDATE SET n = rate_windows.n + 1 WHERE rate_windows.n < ? RETURNING n`), runID, win, limit).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
 	}
-	n, err := res.RowsAffected()
 	if err != nil {
-		return false, fmt.Errorf("rate limit of run %s: %w", runID, err)
+		return 0, false, fmt.Errorf("rate limit of run %s: %w", runID, err)
 	}
-	if n > 0 && win%60 == 0 { // now and then, forget old windows
+	if win%60 == 0 { // now and then, forget old windows
 		_, _ = s.db.ExecContext(ctx, s.q(`DELETE FROM rate_windows WHERE run_id = ? AND win < ?`), runID, win-60)
 	}
-	return n > 0, nil
+	return n, true, nil
 }
 
 // Worker is one worker process as its heartbeat describes it.

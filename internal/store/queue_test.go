@@ -94,7 +94,7 @@ func TestRateWindowsAdmitTheirLimit(t *testing.T) {
 				defer wg.Done()
 				for w := int64(100); w < 103; w++ {
 					for range 10 {
-						ok, err := st.TakeRate(ctx, "r", w, 7)
+						_, ok, err := st.TakeRate(ctx, "r", w, 7)
 						if err != nil {
 							t.Error(err)
 							return

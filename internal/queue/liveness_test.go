@@ -228,20 +228,7 @@ func TestDeadWorkersUnitsRedoneWithin30s(t *testing.T) {
 		}
 	}
 
-	reg := builtin.Registry()
-	fac, arg, err := reg.Lookup("llm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	flags := runner.Values{}
-	for _, f := range fac.Flags {
-		flags[f.Name] = fmt.Sprint(f.Default)
-	}
-	flags["model"], flags["base-url"] = "openai:fake", srv.BaseURL()
-	cfg, err := fac.Configure(arg, flags)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fac, cfg, flags := configured(t, "llm", map[string]string{"model": "openai:fake", "base-url": srv.BaseURL()})
 	p := runner.Plan{Store: st, Version: "test", RunID: "d", Suite: writeSuite(t, t.TempDir(), cases), Factory: fac, Spec: "llm",
 		Config: cfg, Flags: flags, Deps: subject.Deps{Cache: st, Getenv: func(string) string { return "test-key" }},
 		Repeats: 1, Concurrency: 1, Timeout: 10 * time.Minute, Queue: q}

@@ -11,7 +11,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/store/pgtest"
 	"github.com/vulnbench/vulnbench/internal/subject"
-	"github.com/vulnbench/vulnbench/internal/subject/builtin"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -31,20 +30,7 @@ func TestRunRidesOutPostgresRestarts(t *testing.T) {
 		return llmtest.Reply{Text: `{"vulnerable": true}`, InputTokens: 10, OutputTokens: 5, Latency: 40 * time.Millisecond}
 	})
 	defer srv.Close()
-	reg := builtin.Registry()
-	fac, arg, err := reg.Lookup("llm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	flags := runner.Values{}
-	for _, f := range fac.Flags {
-		flags[f.Name] = fmt.Sprint(f.Default)
-	}
-	flags["model"], flags["base-url"] = "openai:fake", srv.BaseURL()
-	cfg, err := fac.Configure(arg, flags)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fac, cfg, flags := configured(t, "llm", map[string]string{"model": "openai:fake", "base-url": srv.BaseURL()})
 	p := runner.Plan{Store: st, Version: "test", RunID: "o", Suite: writeSuite(t, t.TempDir(), cases), Factory: fac, Spec: "llm",
 		Config: cfg, Flags: flags, Deps: subject.Deps{Cache: st, Getenv: func(string) string { return "test-key" }},
 		Repeats: 1, Concurrency: 8, Timeout: time.Minute}

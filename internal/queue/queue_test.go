@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,11 +30,10 @@ func TestMain(m *testing.M) {
 
 const demo = "../../suites/demo/demo.jsonl" // 66 cases
 
-// plan is a run of the seeded random subject on the demo suite.
-func plan(t *testing.T, st *store.Store, id string) runner.Plan {
+// configured is the kind's factory and config with its flags at their defaults but for set.
+func configured(t *testing.T, kind string, set map[string]string) (subject.Factory, subject.Config, runner.Values) {
 	t.Helper()
-	reg := builtin.Registry()
-	fac, arg, err := reg.Lookup("random")
+	fac, arg, err := builtin.Registry().Lookup(kind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +41,18 @@ func plan(t *testing.T, st *store.Store, id string) runner.Plan {
 	for _, f := range fac.Flags {
 		flags[f.Name] = fmt.Sprint(f.Default)
 	}
-	flags["seed"] = "7"
+	maps.Copy(flags, set)
 	cfg, err := fac.Configure(arg, flags)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fac, cfg, flags
+}
+
+// plan is a run of the seeded random subject on the demo suite.
+func plan(t *testing.T, st *store.Store, id string) runner.Plan {
+	t.Helper()
+	fac, cfg, flags := configured(t, "random", map[string]string{"seed": "7"})
 	return runner.Plan{Store: st, Version: "test", RunID: id, Suite: demo, Factory: fac, Spec: "random", Config: cfg,
 		Flags: flags, Repeats: 2, Concurrency: 4, Timeout: 5 * time.Second}
 }
@@ -221,20 +228,7 @@ func TestCancelAbandonsUnitsInFlight(t *testing.T) {
 	defer st.Close()
 	srv := llmtest.NewOpenAI(vulnerable)
 	defer srv.Close()
-	reg := builtin.Registry()
-	fac, arg, err := reg.Lookup("llm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	flags := runner.Values{}
-	for _, f := range fac.Flags {
-		flags[f.Name] = fmt.Sprint(f.Default)
-	}
-	flags["model"], flags["base-url"] = "openai:fake", srv.BaseURL()
-	cfg, err := fac.Configure(arg, flags)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fac, cfg, flags := configured(t, "llm", map[string]string{"model": "openai:fake", "base-url": srv.BaseURL()})
 	getenv := func(k string) string {
 		if k == "OPENAI_API_KEY" {
 			return "test-key"
@@ -257,7 +251,7 @@ func TestCancelAbandonsUnitsInFlight(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- queue.Work(wctx, st, queue.WorkerOptions{Options: queue.Options{DSN: dsn}, ID: "w-c", Host: "test", PID: 1,
-			Concurrency: 4, Beat: 20 * time.Millisecond, Open: runner.OpenOptions{Registry: reg, Deps: deps}})
+			Concurrency: 4, Beat: 20 * time.Millisecond, Open: runner.OpenOptions{Registry: builtin.Registry(), Deps: deps}})
 	}()
 	for {
 		n, _, _, err := st.UnitCounts(ctx, "c")

@@ -33,9 +33,27 @@ var lookalikes = map[rune]rune{
 	'υ': 'u', 'χ': 'x', 'ω': 'w',
 }
 
-// Fold folds s for matching (see Folded).
+// maxPasses bounds the passes Fold makes to reach text that folds to itself.
+const maxPasses = 4
+
+// Fold folds s for matching (see Folded). Lower-casing and the look-alike letters can leave text
+// that NFKC composes anew ("Y" and a combining ring lower to "y" and the ring, which compose to
+// "ẙ"), so Fold passes over its own text again until it folds to itself; the counts are the first
+// pass's.
 func Fold(s string) Folded {
-	s = norm.NFKC.String(strings.TrimPrefix(s, "\uFEFF"))
+	f := fold(strings.TrimPrefix(s, "\uFEFF"))
+	for i := 1; i < maxPasses; i++ {
+		again := fold(f.Text)
+		if again.Text == f.Text {
+			break
+		}
+		f.Text = again.Text
+	}
+	return f
+}
+
+func fold(s string) Folded {
+	s = norm.NFKC.String(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	var f Folded

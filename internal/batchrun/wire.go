@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
@@ -24,81 +23,36 @@ type batchable interface {
 	UseBatch(m llm.Model)
 }
 
-// Wire makes plan's units answered from the provider's batch API (run --batch): the subject,
-// once built, calls the batch answers at batch prices; before the first unit, the batch phase
-// submits what is left, polls every poll to the end and fills the answers (saying so on
-// progress). A failed batch phase cancels the run (nothing is stored for the units) and is
-// returned by the func Wire returns. live are the subject's flag values (base-url, cache-tag).
-func Wire(progress io.Writer, st *store.Store, plan *runner.Plan, poll time.Duration, live runner.Values, cancel context.CancelFunc) func() error {
-	var mu sync.Mutex
-	var in Input
-	var failed error
-	fail := func(err error) {
-		mu.Lock()
-		if failed == nil {
-			failed = err
-		}
-		mu.Unlock()
-		cancel()
+// Wire makes r's units answered from the provider's batch API (run --batch): r's subject calls
+// the batch answers at batch prices. The OnStart it returns, before the first unit, submits what
+// is left, polls every poll to the end and fills the answers (saying so on progress); its error
+// (the batch phase failed) stops the run before any unit is stored. live are the subject's flag
+// values (base-url, cache-tag).
+func Wire(progress io.Writer, st *store.Store, r *runner.Run, poll time.Duration, live runner.Values) (func(ctx context.Context, run *store.Run, cases, done int) error, error) {
+	b, ok := r.Subject().(batchable)
+	if !ok {
+		return nil, fmt.Errorf("--batch applies to the llm subject only, not %s", r.Factory().Name)
 	}
-	newSubj := plan.Factory.New
-	plan.Factory.New = func(cfg subject.Config, d subject.Deps) (subject.Subject, error) {
-		s, err := newSubj(cfg, d)
-		if err != nil {
-			return nil, err
-		}
-		b, ok := s.(batchable)
-		if !ok {
-			return nil, fmt.Errorf("--batch applies to the llm subject only, not %s", plan.Factory.Name)
-		}
-		info := b.Model().Info()
-		base := live["base-url"]
-		if base == "" {
-			base = os.Getenv(strings.ToUpper(info.Provider) + "_BASE_URL")
-		}
-		client, err := batch.New(info.Spec(), batch.Options{BaseURL: base, Key: os.Getenv(llm.KeyEnv(info.Provider)),
-			Caps: b.Prices().Capabilities(info.Spec())})
-		if err != nil {
-			return nil, err
-		}
-		answers := NewAnswers(info, live["cache-tag"], d.Cache)
-		b.UseBatch(answers)
-		in = Input{Store: st, Subject: b, Client: client, Answers: answers, Repeats: plan.Repeats,
-			RetryErrors: plan.RetryErrors, Poll: poll}
-		return s, nil
+	info := b.Model().Info()
+	base := live["base-url"]
+	if base == "" {
+		base = os.Getenv(strings.ToUpper(info.Provider) + "_BASE_URL")
 	}
-	onStart := plan.OnStart
-	plan.OnStart = func(run *store.Run, cases, done int) {
-		in.RunID = run.ID
-		in.Cases = suiteCases(run.SuitePath, plan.Keep)
+	client, err := batch.New(info.Spec(), batch.Options{BaseURL: base, Key: os.Getenv(llm.KeyEnv(info.Provider)),
+		Caps: b.Prices().Capabilities(info.Spec())})
+	if err != nil {
+		return nil, err
+	}
+	answers := NewAnswers(info, live["cache-tag"], st)
+	b.UseBatch(answers)
+	return func(ctx context.Context, run *store.Run, _, _ int) error {
+		in := Input{Store: st, Subject: b, Client: client, Answers: answers, Repeats: r.Repeats(),
+			RetryErrors: r.RetryErrors(), Poll: poll, RunID: run.ID,
+			Cases: func(fn func(*suite.Case) error) error { return r.Cases(ctx, fn) }}
 		fmt.Fprintf(progress, "run %s: the batch phase: submitting what is left, polling every %s\n", run.ID, poll)
-		if err := Prepare(context.Background(), in); err != nil {
-			fail(err)
-			return
-		}
-		if onStart != nil {
-			onStart(run, cases, done)
-		}
-	}
-	return func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		if failed != nil {
-			return fmt.Errorf("batch run: %w", failed)
+		if err := Prepare(ctx, in); err != nil {
+			return fmt.Errorf("batch run: %w", err)
 		}
 		return nil
-	}
-}
-
-// suiteCases streams the kept cases of a suite file.
-func suiteCases(path string, keep func(*suite.Case) bool) func(fn func(*suite.Case) error) error {
-	return func(fn func(*suite.Case) error) error {
-		_, _, err := suite.Scan(path, false, func(c *suite.Case, _ int) error {
-			if keep != nil && !keep(c) {
-				return nil
-			}
-			return fn(c)
-		})
-		return err
-	}
+	}, nil
 }

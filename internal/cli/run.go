@@ -208,6 +208,8 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		if err := runPreflight(ctx, e, reg, o, fs); err != nil {
 			return err
 		}
+	} else if err := resumeFlags(fs, reg); err != nil {
+		return err
 	}
 	open := store.Open
 	if o.resume != "" {
@@ -220,65 +222,30 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	defer st.Close()
 	st.SetRetry(o.storeRetry)
 
-	plan := runner.Plan{Store: st, Version: version.String(), RunID: o.runID, Repeats: o.repeats, Concurrency: o.concurrency,
-		Timeout: o.timeout, MaxCost: o.maxCost, RetryErrors: o.retryErrors, SkipUnsupported: o.skipUnsupported,
-		Limits: subject.Limits{Steps: o.maxSteps, Tokens: o.unitTokens, CostUSD: o.unitCost},
-		Deps:   subject.Deps{Cache: st, Getenv: os.Getenv}, Repos: o.repos, SnapshotCache: o.snapCache}
-	if plan.Deps.Sandbox, err = openSandbox(ctx, o.sandbox, changed("sandbox")); err != nil {
+	host := runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv}, Repos: o.repos, SnapshotCache: o.snapCache,
+		Concurrency: o.concurrency, MaxCost: o.maxCost}
+	if host.Deps.Sandbox, err = openSandbox(ctx, o.sandbox, changed("sandbox")); err != nil {
 		return err
 	}
-	values, err := resumePlan(ctx, st, fs, reg, o, &plan)
+	r, err := openRun(ctx, st, reg, o, fs, host)
 	if err != nil {
+		return runFailure(e.stderr, err)
+	}
+	defer r.Close()
+	if err := foreignFlags(fs, reg, r.Factory()); err != nil {
 		return err
 	}
-	fac, arg, err := reg.Lookup(o.subject)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if err := subject.CheckNeeds(fac); err != nil {
+	live := runner.Values(r.Manifest().FlagValues())
+	if o.resume == "" {
+		_, live = subjectValues(fs, r.Factory())
+	} else if err := resumeQueue(r, o, changed("queue")); err != nil {
 		return err
-	}
-	stored, live := subjectValues(fs, fac)
-	if values != nil { // resume: the run's values, but for the flags that may change
-		for _, fl := range fac.Flags {
-			if fl.Resumable && changed(fl.Name) {
-				values[fl.Name] = live[fl.Name]
-			}
-		}
-		stored, live = values, values
-	}
-	if err := foreignFlags(fs, reg, fac); err != nil {
-		return err
-	}
-	if plan.Resume != nil {
-		river := plan.Resume.Queue == store.QueueRiver
-		if changed("queue") && river != (o.queue == store.QueueRiver) {
-			return usageErr("--queue cannot change on --resume: run %s went to the %s queue", plan.Resume.ID, plan.Resume.Queue)
-		}
-		if river {
-			o.queue = store.QueueRiver
-		} else if o.detach {
-			return usageErr("--detach only applies to runs queued on River")
-		}
-	}
-	cfg, err := fac.Configure(arg, live)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	recorded, err := fac.Configure(arg, stored) // what the manifest keeps: no secret
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	plan.Factory, plan.Spec, plan.Config, plan.Recorded, plan.Flags = fac, o.subject, cfg, recorded, stored
-	plan.Suite, plan.After = o.suite, o.after.raw
-	if o.after.raw != "" {
-		plan.Keep = o.after.keep
 	}
 	if o.queue == store.QueueRiver {
 		if live["batch"] == "true" {
 			return usageErr("%v", errBatchQueue)
 		}
-		return runRiver(ctx, e, st, plan, o)
+		return runRiver(ctx, e, st, r, o)
 	}
 
 	// First signal: stop starting units. Second: abandon those in flight.
@@ -289,21 +256,91 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		fmt.Fprintln(e.stderr, "\nvulnbench: stopping: finishing the cases in flight (press Ctrl-C again to abandon them)")
 		close(stop)
 	}, cancel)()
-	plan.Stop = stop
-	finish := runProgress(e, o, &plan)
-	batchErr := func() error { return nil }
+	local, finish := runProgress(e, o, r)
+	local.Stop = stop
 	if live["batch"] == "true" {
-		batchErr = batchrun.Wire(e.stderr, st, &plan, o.batchPoll, live, cancel)
+		batch, err := batchrun.Wire(e.stderr, st, r, o.batchPoll, live)
+		if err != nil {
+			return &exitError{code: ExitFail, err: err}
+		}
+		local.OnStart = chain(batch, local.OnStart)
 	}
-	out, runErr := runner.Execute(hardCtx, plan)
+	out, runErr := r.Execute(hardCtx, local)
 	finish()
-	if err := batchErr(); err != nil {
-		return &exitError{code: ExitFail, err: fmt.Errorf("%w (resume with: vulnbench run --resume RUN_ID --db %s)", err, o.db)}
-	}
 	if out == nil {
 		return runFailure(e.stderr, runErr)
 	}
-	return reportRun(ctx, e, st, o, &plan, out, runErr)
+	return reportRun(ctx, e, st, o, r, out, runErr)
+}
+
+// openRun creates the run the flags describe, or resumes the one --resume names (its settings
+// the manifest's, but for the flags that may change on a resume).
+func openRun(ctx context.Context, st *store.Store, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet, host runner.Host) (*runner.Run, error) {
+	if o.resume != "" {
+		ov := runner.Overrides{Registry: reg, RetryErrors: o.retryErrors, Host: host, Flags: map[string]string{}}
+		for _, fl := range reg.Flags() {
+			if fl.Resumable && fs.Changed(fl.Name) {
+				ov.Flags[fl.Name] = fs.Lookup(fl.Name).Value.String()
+			}
+		}
+		if fs.Changed("timeout") {
+			ov.Timeout = o.timeout
+		}
+		if fs.Changed("max-steps") || fs.Changed("unit-max-tokens") || fs.Changed("unit-max-cost") {
+			ov.Limits = &subject.Limits{Steps: o.maxSteps, Tokens: o.unitTokens, CostUSD: o.unitCost}
+		}
+		r, err := runner.Resume(ctx, st, o.resume, ov)
+		if err != nil {
+			return nil, err
+		}
+		o.subject, o.after.raw = r.Manifest().Subject, r.Manifest().After
+		return r, nil
+	}
+	fac, arg, err := reg.Lookup(o.subject)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if err := subject.CheckNeeds(fac); err != nil {
+		return nil, err
+	}
+	stored, live := subjectValues(fs, fac)
+	cfg, err := fac.Configure(arg, live)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	recorded, err := fac.Configure(arg, stored) // what the manifest keeps: no secret
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return runner.Create(ctx, st, runner.Spec{Version: version.String(), RunID: o.runID, Suite: o.suite, After: o.after.raw,
+		Subject: runner.Subject{Factory: fac, Spec: o.subject, Config: cfg, Recorded: recorded, Flags: stored},
+		Repeats: o.repeats, Timeout: o.timeout, Limits: subject.Limits{Steps: o.maxSteps, Tokens: o.unitTokens, CostUSD: o.unitCost},
+		SkipUnsupported: o.skipUnsupported, Host: host})
+}
+
+// resumeQueue keeps a resumed run on the queue it went to.
+func resumeQueue(r *runner.Run, o *runOpts, given bool) error {
+	rec := r.Record()
+	river := rec.Queue == store.QueueRiver
+	if given && river != (o.queue == store.QueueRiver) {
+		return usageErr("--queue cannot change on --resume: run %s went to the %s queue", rec.ID, rec.Queue)
+	}
+	if river {
+		o.queue = store.QueueRiver
+	} else if o.detach {
+		return usageErr("--detach only applies to runs queued on River")
+	}
+	return nil
+}
+
+// chain calls first, then next (when set).
+func chain(first, next func(context.Context, *store.Run, int, int) error) func(context.Context, *store.Run, int, int) error {
+	return func(ctx context.Context, run *store.Run, cases, done int) error {
+		if err := first(ctx, run, cases, done); err != nil || next == nil {
+			return err
+		}
+		return next(ctx, run, cases, done)
+	}
 }
 
 // checkRunFlags refuses the flag values no run takes.
@@ -327,50 +364,24 @@ func checkRunFlags(o *runOpts) error {
 	return nil
 }
 
-// resumePlan, on --resume, reads the run to resume into plan and replays its manifest's flags
-// into o; values are the run's subject flag values (nil for a new run).
-func resumePlan(ctx context.Context, st *store.Store, fs *pflag.FlagSet, reg *subject.Registry, o *runOpts, plan *runner.Plan) (values runner.Values, err error) {
-	if o.resume == "" {
-		return nil, nil
-	}
-	if plan.Resume, err = st.GetRun(ctx, o.resume); err != nil {
-		return nil, err
-	}
-	man, err := runner.ReadManifest(plan.Resume)
-	if err != nil {
-		return nil, err
-	}
-	if err := resumeFlags(fs, reg, man); err != nil {
-		return nil, err
-	}
-	o.subject, plan.Repeats, plan.SkipUnsupported = man.Subject, man.Repeats, man.SkipUnsupport
-	if man.After != "" {
-		o.after.raw = man.After
-		if err := o.after.validate(); err != nil {
-			return nil, err
-		}
-	}
-	return man.FlagValues(), nil
-}
-
 // runProgress prints the run's start and its progress on stderr; finish ends the progress line.
-func runProgress(e *env, o *runOpts, plan *runner.Plan) (finish func()) {
+func runProgress(e *env, o *runOpts, r *runner.Run) (local runner.Local, finish func()) {
 	var prog *progress
-	plan.OnStart = func(run *store.Run, cases, done int) {
+	local.OnStart = func(_ context.Context, run *store.Run, cases, done int) error {
 		if o.resume != "" {
 			fmt.Fprintf(e.stderr, "run %s: resuming, %d of %d units already stored\n", run.ID, done, run.Units)
 		} else {
-			fmt.Fprintf(e.stderr, "run %s: %s on %s (%d cases × %d repeats)\n", run.ID, o.subject, o.suite, cases, plan.Repeats)
+			fmt.Fprintf(e.stderr, "run %s: %s on %s (%d cases × %d repeats)\n", run.ID, o.subject, o.suite, cases, r.Repeats())
 		}
 		prog = newProgress(e.stderr, run.Units-done)
+		return nil
 	}
-	plan.OnEvent = func(ev engine.Event) {
+	local.OnEvent = func(ev engine.Event) {
 		if prog != nil {
 			prog.event(ev)
 		}
 	}
-
-	return func() {
+	return local, func() {
 		if prog != nil {
 			prog.finish()
 		}
@@ -378,7 +389,7 @@ func runProgress(e *env, o *runOpts, plan *runner.Plan) (finish func()) {
 }
 
 // reportRun says on stderr how the run ended and prints its score; the error is the run's exit.
-func reportRun(ctx context.Context, e *env, st *store.Store, o *runOpts, plan *runner.Plan, out *runner.Outcome, runErr error) error {
+func reportRun(ctx context.Context, e *env, st *store.Store, o *runOpts, r *runner.Run, out *runner.Outcome, runErr error) error {
 	if o.after.raw != "" {
 		fmt.Fprintf(e.stderr, "kept %d of %d cases dated after %s (%d without a date left out)\n", out.Cases, out.All, o.after.raw, out.Undated)
 	}
@@ -400,7 +411,7 @@ func reportRun(ctx context.Context, e *env, st *store.Store, o *runOpts, plan *r
 		fmt.Fprintf(e.stderr, "run %s: interrupted; resume with: vulnbench run --resume %s --db %s\n", run.ID, run.ID, o.db)
 		return silentFail
 	}
-	if err := printRunScore(ctx, e, st, o, run.ID, out.Manifest.Suite.Path, plan.Flags); err != nil {
+	if err := printRunScore(ctx, e, st, o, r); err != nil {
 		return err
 	}
 	if res.OK+res.Failed == 0 && res.Errors > 0 && out.Scored == 0 {
@@ -409,23 +420,21 @@ func reportRun(ctx context.Context, e *env, st *store.Store, o *runOpts, plan *r
 	return nil
 }
 
-// printRunScore writes the run's predictions (--out) and prints its id and score table.
-func printRunScore(ctx context.Context, e *env, st *store.Store, o *runOpts, runID, suitePath string, flags map[string]string) error {
+// printRunScore writes the run's predictions (--out) and prints its id and score table, scored
+// as score --run scores it.
+func printRunScore(ctx context.Context, e *env, st *store.Store, o *runOpts, r *runner.Run) error {
 	if o.out != "" {
-		if err := writeRunPredictions(ctx, st, runID, o.out); err != nil {
+		if err := writeRunPredictions(ctx, st, r.ID(), o.out); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(e.stdout, "run %s: %s on %s\n", runID, o.subject, suitePath)
+	fmt.Fprintf(e.stdout, "run %s: %s on %s\n", r.ID(), r.Manifest().Subject, r.Manifest().Suite.Path)
 	if o.noScore {
 		return nil
 	}
-	// The road of score --run: the ground truth is the cases stored with the run (the suite file
-	// may be gone), else the suite file it recorded, which must be unchanged.
-	o.scoreFlags.ciSeed = seedOf(flags)
+	o.scoreFlags.ciSeed = seedOf(r.Manifest().FlagValues())
 	sc := o.scoreFlags.scoring()
-	req := report.Request{Runs: []string{runID}, Keep: o.after.keeper(), Score: sc.opt, CI: sc.ci}
-	rep, err := report.Build(context.WithoutCancel(ctx), st, req)
+	rep, err := r.Score(context.WithoutCancel(ctx), report.Request{Score: sc.opt, CI: sc.ci})
 	if err != nil {
 		return &exitError{code: ExitFail, err: err}
 	}
@@ -445,7 +454,10 @@ func seedOf(flags map[string]string) uint64 {
 // runFailure renders a run that did not start: the suite's problems, or the reason.
 func runFailure(w io.Writer, err error) error {
 	var se *runner.SuiteError
+	var ee *exitError
 	switch {
+	case errors.As(err, &ee):
+		return err
 	case errors.As(err, &se):
 		reportProblems(w, se.Problems, 20)
 		return &exitError{code: ExitFail, err: err}
@@ -481,7 +493,7 @@ func foreignFlags(fs *pflag.FlagSet, reg *subject.Registry, fac subject.Factory)
 
 // resumeFlags refuses flags that cannot change on --resume: the run keeps the settings it
 // started with.
-func resumeFlags(fs *pflag.FlagSet, reg *subject.Registry, man *runner.Manifest) error {
+func resumeFlags(fs *pflag.FlagSet, reg *subject.Registry) error {
 	fixed := []string{"subject", "repeats", "after", "skip-unsupported"}
 	for _, fl := range reg.Flags() {
 		if !fl.Resumable {
@@ -491,7 +503,7 @@ func resumeFlags(fs *pflag.FlagSet, reg *subject.Registry, man *runner.Manifest)
 	sort.Strings(fixed)
 	for _, name := range fixed {
 		if fs.Changed(name) {
-			return usageErr("--%s cannot change on --resume: the run keeps the settings it started with (%s)", name, man.Subject)
+			return usageErr("--%s cannot change on --resume: the run keeps the settings it started with (vulnbench runs --db DB shows them)", name)
 		}
 	}
 	return nil

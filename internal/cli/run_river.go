@@ -17,15 +17,14 @@ import (
 const followEvery = time.Second
 
 // runRiver queues the run's units on River and follows it to the end (or returns, --detach).
-func runRiver(ctx context.Context, e *env, st *store.Store, plan runner.Plan, o *runOpts) error {
+func runRiver(ctx context.Context, e *env, st *store.Store, r *runner.Run, o *runOpts) error {
 	q, err := queue.Open(ctx, st, queue.Options{DSN: o.db, Queue: o.riverQueue, Log: e.stderr})
 	if err != nil {
 		return &exitError{code: ExitFail, err: err}
 	}
 	defer q.Close()
-	plan.Queue = q
 	start := time.Now()
-	out, err := runner.Execute(ctx, plan)
+	out, err := r.Enqueue(ctx, q)
 	if out == nil {
 		return runFailure(e.stderr, err)
 	}
@@ -100,5 +99,5 @@ func runRiver(ctx context.Context, e *env, st *store.Store, plan runner.Plan, o 
 		}
 		return silentFail
 	}
-	return printRunScore(ctx, e, st, o, run.ID, out.Manifest.Suite.Path, out.Manifest.Flags)
+	return printRunScore(ctx, e, st, o, r)
 }

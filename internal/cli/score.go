@@ -81,8 +81,9 @@ func (s *scoreFlags) scoring() scoring {
 
 // afterFlag is --after DATE: keep only cases whose commit date is after DATE.
 type afterFlag struct {
-	raw string
-	t   time.Time
+	raw  string
+	t    time.Time
+	kept func(*suite.Case) bool
 }
 
 func (a *afterFlag) add(f *pflag.FlagSet) {
@@ -93,16 +94,16 @@ func (a *afterFlag) validate() error {
 	if a.raw == "" {
 		return nil
 	}
-	for _, layout := range []string{time.RFC3339, time.DateOnly} {
-		if t, err := time.Parse(layout, a.raw); err == nil {
-			a.t = t
-			return nil
-		}
+	t, err := suite.ParseDate(a.raw)
+	if err != nil {
+		return usageErr("--after %v", err)
 	}
-	return usageErr("--after %q is not a date like 2024-05-01 or 2024-05-01T12:00:00Z", a.raw)
+	a.t = t
+	a.kept, _ = suite.After(a.raw)
+	return nil
 }
 
-// keeper is keep as a report.Keep; nil without --after.
+// keeper is the report's Keep (nil without --after).
 func (a *afterFlag) keeper() report.Keep {
 	if a.raw == "" {
 		return nil
@@ -112,14 +113,7 @@ func (a *afterFlag) keeper() report.Keep {
 
 // keep reports whether a case passes --after (every case does without it).
 func (a *afterFlag) keep(c *suite.Case) bool {
-	if a.raw == "" {
-		return true
-	}
-	if c.Date == "" {
-		return false
-	}
-	t, err := time.Parse(time.RFC3339, c.Date)
-	return err == nil && t.After(a.t)
+	return a.kept == nil || a.kept(c)
 }
 
 // scoreLong is the help of score.

@@ -1,5 +1,6 @@
-// Package engine runs a subject over a suite's cases: a bounded pool of workers, a timeout per
-// case, repeats, resume, and a single writer that commits each verdict as it completes. It never
+// Package engine does a run's units: a bounded pool of workers, each attempt with its timeout,
+// refusal and environment (Attempts), and a single writer that commits each verdict as it
+// completes. It never
 // prints: it reports progress as events.
 package engine
 
@@ -24,27 +25,22 @@ type Sink interface {
 	PutAttempts(ctx context.Context, runID string, as []store.Attempt) error
 }
 
-// Source calls fn with every case of a suite, in order, and stops when fn returns an error.
-type Source func(fn func(*suite.Case) error) error
+// Source calls fn with every unit to do, in order, and stops when fn returns an error.
+type Source func(fn func(subject.Unit) error) error
 
 // Prepare builds the environment of one attempt; rec is the attempt's trace. metered returns what
 // the environment's model spent so far (the runner's meter); it may be nil.
 type Prepare func(u subject.Unit, rec trace.Recorder) (env *subject.Env, metered func() verdict.Usage)
 
-// Config is one run's settings.
+// Do makes one attempt at a unit (Attempts.Do is one). ok is false when the unit is abandoned
+// (nothing is to be stored); err is the subject's error, if any; own is the cost the subject
+// reported beyond the metered calls.
+type Do func(ctx context.Context, u subject.Unit) (a store.Attempt, own *float64, err error, ok bool)
+
+// Config is how the pool does a run's units.
 type Config struct {
 	RunID       string
 	Concurrency int
-	Repeats     int
-	Timeout     time.Duration // per attempt; 0 means none
-	// Next says, for a (case, repeat), whether it is to be done and the number of its attempt;
-	// nil means every unit, attempt 0 (resume gives the stored units).
-	Next func(caseID string, repeat int) (do bool, attempt int)
-	// Refuse, when set, says why a case cannot be judged ("" when it can): such a unit gets an
-	// error verdict with the reason, and the subject is not called.
-	Refuse func(*suite.Case) string
-	// Prepare builds each attempt's Env; nil gives an Env with no model and no snapshot.
-	Prepare Prepare
 	// Total is the number of units to do (for progress); 0 if unknown.
 	Total int
 	// Stop, when closed, makes the run start no new unit and finish those in flight.
@@ -55,6 +51,18 @@ type Config struct {
 	// Budget, when set, stops starting units once the cost spent plus the estimate of those in
 	// flight reaches its cap; the runner's meter also checks it before every model call.
 	Budget *Budget
+}
+
+// Attempts makes the attempts of a run: its subject, with its limit per attempt, refusal and
+// environment. Its Do is the one per-unit path of the local pool and of River's workers.
+type Attempts struct {
+	Subject subject.Subject
+	Timeout time.Duration // per attempt; 0 means none
+	// Refuse, when set, says why a case cannot be judged ("" when it can): such a unit gets an
+	// error verdict with the reason, and the subject is not called.
+	Refuse func(*suite.Case) string
+	// Prepare builds each attempt's Env; nil gives an Env with no model and no snapshot.
+	Prepare Prepare
 }
 
 // ErrBudget, wrapped, says a model call was refused because the run's --max-cost is reached. An
@@ -84,13 +92,11 @@ type Result struct {
 
 var errStopped = errors.New("stopped")
 
-// Run does every unit of the suite not yet done and stores each verdict as it completes.
-func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink Sink) (Result, error) {
+// Run does every unit src gives with do, cfg.Concurrency at a time, and stores each attempt as
+// it completes.
+func Run(ctx context.Context, cfg Config, src Source, do Do, sink Sink) (Result, error) {
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = 1
-	}
-	if cfg.Repeats < 1 {
-		cfg.Repeats = 1
 	}
 	start := time.Now()
 	ctx, cancel := context.WithCancel(ctx)
@@ -116,7 +122,7 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 	var budgetStopped atomic.Bool
 	go func() {
 		defer close(units)
-		err := src(feedCase(ctx, &cfg, units, &budgetStopped))
+		err := src(feedUnit(ctx, &cfg, units, &budgetStopped))
 		if err != nil && !errors.Is(err, errStopped) {
 			srcErr = err
 			cancel()
@@ -136,7 +142,7 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 					cfg.Budget.abandon()
 					continue
 				}
-				a, own, err, ok := Attempt(ctx, &cfg, subj, u)
+				a, own, err, ok := do(ctx, u)
 				if errors.Is(err, ErrAbort) {
 					abortOnce.Do(func() { abortErr = err; cancel() })
 					ok = false
@@ -172,33 +178,22 @@ func Run(ctx context.Context, cfg Config, src Source, subj subject.Subject, sink
 	return res, nil
 }
 
-// feedCase returns the source's callback: it sends each repeat of a case left to do to units,
-// admitted by the budget, until the run stops.
-func feedCase(ctx context.Context, cfg *Config, units chan<- subject.Unit, budgetStopped *atomic.Bool) func(c *suite.Case) error {
-	return func(c *suite.Case) error {
-		for r := 0; r < cfg.Repeats; r++ {
-			attempt := 0
-			if cfg.Next != nil {
-				var do bool
-				if do, attempt = cfg.Next(c.ID, r); !do {
-					continue
-				}
-			}
-			if cfg.Budget != nil && !cfg.Budget.admit() {
-				budgetStopped.Store(true)
-				return errStopped
-			}
-			select {
-			case units <- subject.Unit{Case: c, Repeat: r, Attempt: attempt}:
-			case <-cfg.Stop:
-				cfg.Budget.abandon()
-				return errStopped
-			case <-ctx.Done():
-				cfg.Budget.abandon()
-				return errStopped
-			}
+// feedUnit returns the source's callback: it sends each unit to units, admitted by the budget,
+// until the run stops.
+func feedUnit(ctx context.Context, cfg *Config, units chan<- subject.Unit, budgetStopped *atomic.Bool) func(subject.Unit) error {
+	return func(u subject.Unit) error {
+		if cfg.Budget != nil && !cfg.Budget.admit() {
+			budgetStopped.Store(true)
+			return errStopped
 		}
-		return nil
+		select {
+		case units <- u:
+			return nil
+		case <-cfg.Stop:
+		case <-ctx.Done():
+		}
+		cfg.Budget.abandon()
+		return errStopped
 	}
 }
 
@@ -270,13 +265,12 @@ func (r *Result) add(v *verdict.Verdict) {
 	r.Usage.Add(v.Usage)
 }
 
-// Attempt runs one attempt with cfg's timeout, refusal and environment: the one per-unit path of
-// the local pool and of River's workers. ok is false when the run's context was cancelled
-// (the unit is abandoned, not stored). A subject's error, panic or timeout becomes a verdict with
+// Do runs one attempt with the timeout, refusal and environment of at. ok is false when the
+// run's context was cancelled (the unit is abandoned, not stored). A subject's error, panic or timeout becomes a verdict with
 // status error and the reason, and keeps the trace and the spend recorded until then; the error
 // itself is returned too, so that ErrAbort can stop the run. own is the cost the subject reported
 // beyond the metered calls (the budget has not seen it yet).
-func Attempt(ctx context.Context, cfg *Config, subj subject.Subject, u subject.Unit) (a store.Attempt, own *float64, _ error, ok bool) {
+func (at *Attempts) Do(ctx context.Context, u subject.Unit) (a store.Attempt, own *float64, _ error, ok bool) {
 	start := time.Now()
 	buf := trace.NewBuffer()
 	finish := func(v verdict.Verdict, metered verdict.Usage) store.Attempt {
@@ -295,23 +289,23 @@ func Attempt(ctx context.Context, cfg *Config, subj subject.Subject, u subject.U
 		}
 		return store.Attempt{Verdict: v, Events: buf.Events(), Started: start, Finished: time.Now()}
 	}
-	if cfg.Refuse != nil {
-		if why := cfg.Refuse(u.Case); why != "" {
+	if at.Refuse != nil {
+		if why := at.Refuse(u.Case); why != "" {
 			return finish(verdict.Verdict{Status: verdict.Error, Reason: why}, verdict.Usage{}), nil, nil, true
 		}
 	}
 	var env *subject.Env
 	metered := func() verdict.Usage { return verdict.Usage{} }
-	if cfg.Prepare != nil {
+	if at.Prepare != nil {
 		var m func() verdict.Usage
-		env, m = cfg.Prepare(u, buf)
+		env, m = at.Prepare(u, buf)
 		if m != nil {
 			metered = m
 		}
 	} else {
 		env = subject.NewEnv(subject.EnvOptions{Trace: buf})
 	}
-	v, err, ok := assess(ctx, cfg.Timeout, subj, u, env)
+	v, err, ok := assess(ctx, at.Timeout, at.Subject, u, env)
 	env.Close()
 	if !ok {
 		return store.Attempt{}, nil, err, false

@@ -46,16 +46,32 @@ func (s *scripted) Assess(ctx context.Context, u subject.Unit, env *subject.Env)
 	return verdict.Verdict{Status: verdict.OK, Label: suite.Vul, Score: verdict.Float(float64(repeat) / 10)}, nil
 }
 
-func cases(ids ...string) engine.Source {
-	return func(fn func(*suite.Case) error) error {
+func cases(ids ...string) engine.Source { return units(1, nil, ids...) }
+
+// units gives each repeat of each case id that next says is to do (nil: all, attempt 0).
+func units(repeats int, next func(id string, repeat int) (bool, int), ids ...string) engine.Source {
+	return func(fn func(subject.Unit) error) error {
 		for _, id := range ids {
-			if err := fn(&suite.Case{ID: id, Kind: suite.KindFunction, Label: suite.Vul, Code: "x"}); err != nil {
-				return err
+			c := &suite.Case{ID: id, Kind: suite.KindFunction, Label: suite.Vul, Code: "x"}
+			for r := 0; r < repeats; r++ {
+				do, attempt := true, 0
+				if next != nil {
+					do, attempt = next(id, r)
+				}
+				if !do {
+					continue
+				}
+				if err := fn(subject.Unit{Case: c, Repeat: r, Attempt: attempt}); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	}
 }
+
+// do makes attempts with subj and no limit.
+func do(subj subject.Subject) engine.Do { return (&engine.Attempts{Subject: subj}).Do }
 
 func openStore(t *testing.T) (*store.Store, string) {
 	t.Helper()
@@ -105,8 +121,8 @@ func TestRunStoresEveryUnitAndKeepsGoingAfterFaults(t *testing.T) {
 	st, id := openStore(t)
 	subj := &scripted{release: make(chan struct{})}
 	defer close(subj.release)
-	res, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 3, Repeats: 2, Timeout: 200 * time.Millisecond},
-		cases("a", "err-b", "panic-c", "slow-d", "hang-e"), subj, st)
+	res, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 3},
+		units(2, nil, "a", "err-b", "panic-c", "slow-d", "hang-e"), (&engine.Attempts{Subject: subj, Timeout: 200 * time.Millisecond}).Do, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +146,8 @@ func TestRunSkipsDoneUnits(t *testing.T) {
 	subj := &scripted{}
 	done := map[string]bool{"a/0": true, "b/1": true}
 	next := func(id string, r int) (bool, int) { return !done[fmt.Sprintf("%s/%d", id, r)], 0 }
-	res, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 2, Repeats: 2, Next: next},
-		cases("a", "b", "c"), subj, st)
+	res, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 2},
+		units(2, next, "a", "b", "c"), do(subj), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +196,7 @@ func TestStopFinishesInFlightAndCancelAbandonsThem(t *testing.T) {
 		close(stop)
 		cancel() // abandon it: nothing half-done may be stored
 	}()
-	res, err := engine.Run(ctx, engine.Config{RunID: id, Concurrency: 2, Stop: stop}, cases(ids...), g, st)
+	res, err := engine.Run(ctx, engine.Config{RunID: id, Concurrency: 2, Stop: stop}, cases(ids...), do(g), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +218,7 @@ func (failingSink) PutAttempts(context.Context, string, []store.Attempt) error {
 }
 
 func TestSinkFailureEndsRunWithError(t *testing.T) {
-	_, err := engine.Run(context.Background(), engine.Config{RunID: "r", Concurrency: 2}, cases("a", "b", "c"), &scripted{}, failingSink{})
+	_, err := engine.Run(context.Background(), engine.Config{RunID: "r", Concurrency: 2}, cases("a", "b", "c"), do(&scripted{}), failingSink{})
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("err = %v, want the sink's error", err)
 	}
@@ -227,7 +243,7 @@ func TestAbortStopsTheRunAndStoresNothingOfIt(t *testing.T) {
 		ids[i] = fmt.Sprintf("x%02d", i)
 	}
 	subj := &aborting{}
-	_, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 1}, cases(ids...), subj, st)
+	_, err := engine.Run(context.Background(), engine.Config{RunID: id, Concurrency: 1}, cases(ids...), do(subj), st)
 	if !errors.Is(err, engine.ErrAbort) || !strings.Contains(err.Error(), "HTTP 401") {
 		t.Fatalf("err = %v, want the abort with its message", err)
 	}
@@ -264,8 +280,8 @@ func TestTimeoutKeepsPartialTraceAndSpend(t *testing.T) {
 			return verdict.Usage{Calls: 1, InputTokens: 100, OutputTokens: 7, CostUSD: verdict.Float(0.25)}
 		}
 	}
-	res, err := engine.Run(context.Background(), engine.Config{RunID: "r", Concurrency: 1, Timeout: 50 * time.Millisecond, Prepare: prep,
-		Next: func(string, int) (bool, int) { return true, 3 }}, cases("a"), spender{}, sink)
+	res, err := engine.Run(context.Background(), engine.Config{RunID: "r", Concurrency: 1},
+		units(1, func(string, int) (bool, int) { return true, 3 }, "a"), (&engine.Attempts{Subject: spender{}, Timeout: 50 * time.Millisecond, Prepare: prep}).Do, sink)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -229,10 +229,9 @@ func TestDeadWorkersUnitsRedoneWithin30s(t *testing.T) {
 	}
 
 	fac, cfg, flags := configured(t, "llm", map[string]string{"model": "openai:fake", "base-url": srv.BaseURL()})
-	p := runner.Plan{Store: st, Version: "test", RunID: "d", Suite: writeSuite(t, t.TempDir(), cases), Factory: fac, Spec: "llm",
-		Config: cfg, Flags: flags, Deps: subject.Deps{Cache: st, Getenv: func(string) string { return "test-key" }},
-		Repeats: 1, Concurrency: 1, Timeout: 10 * time.Minute, Queue: q}
-	if _, err := runner.Execute(ctx, p); err != nil {
+	p := runSpec("d", fac, cfg, flags, writeSuite(t, t.TempDir(), cases))
+	p.Host.Deps, p.Timeout = subject.Deps{Cache: st, Getenv: func(string) string { return "test-key" }}, 10*time.Minute
+	if _, err := start(ctx, st, p, q); err != nil {
 		t.Fatal(err)
 	}
 

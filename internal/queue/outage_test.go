@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/llmtest"
-	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/store/pgtest"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -31,9 +30,8 @@ func TestRunRidesOutPostgresRestarts(t *testing.T) {
 	})
 	defer srv.Close()
 	fac, cfg, flags := configured(t, "llm", map[string]string{"model": "openai:fake", "base-url": srv.BaseURL()})
-	p := runner.Plan{Store: st, Version: "test", RunID: "o", Suite: writeSuite(t, t.TempDir(), cases), Factory: fac, Spec: "llm",
-		Config: cfg, Flags: flags, Deps: subject.Deps{Cache: st, Getenv: func(string) string { return "test-key" }},
-		Repeats: 1, Concurrency: 8, Timeout: time.Minute}
+	p := runSpec("o", fac, cfg, flags, writeSuite(t, t.TempDir(), cases))
+	p.Host.Deps, p.Host.Concurrency, p.Timeout = subject.Deps{Cache: st, Getenv: func(string) string { return "test-key" }}, 8, time.Minute
 	restarts := make(chan error, 1)
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -58,7 +56,7 @@ func TestRunRidesOutPostgresRestarts(t *testing.T) {
 		}
 		restarts <- nil
 	}()
-	out, err := runner.Execute(ctx, p)
+	out, err := start(ctx, st, p, nil)
 	stop()
 	if err != nil {
 		t.Fatalf("the run did not ride out the restarts: %v", err)

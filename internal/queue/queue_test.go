@@ -50,11 +50,41 @@ func configured(t *testing.T, kind string, set map[string]string) (subject.Facto
 }
 
 // plan is a run of the seeded random subject on the demo suite.
-func plan(t *testing.T, st *store.Store, id string) runner.Plan {
+func plan(t *testing.T, id string) runner.Spec {
 	t.Helper()
 	fac, cfg, flags := configured(t, "random", map[string]string{"seed": "7"})
-	return runner.Plan{Store: st, Version: "test", RunID: id, Suite: demo, Factory: fac, Spec: "random", Config: cfg,
-		Flags: flags, Repeats: 2, Concurrency: 4, Timeout: 5 * time.Second}
+	s := runSpec(id, fac, cfg, flags, demo)
+	s.Repeats, s.Host.Concurrency, s.Timeout = 2, 4, 5*time.Second
+	return s
+}
+
+// runSpec is run id of a configured kind on the suite at path: one repeat, one at a time.
+func runSpec(id string, fac subject.Factory, cfg subject.Config, flags map[string]string, path string) runner.Spec {
+	return runner.Spec{Version: "test", RunID: id, Suite: path, Subject: runner.Subject{Factory: fac, Spec: fac.Name, Config: cfg, Flags: flags},
+		Repeats: 1, Host: runner.Host{Concurrency: 1}}
+}
+
+// start creates the run s: with q, its units are queued there; without, done on the local pool.
+func start(ctx context.Context, st *store.Store, s runner.Spec, q runner.Queue) (*runner.Outcome, error) {
+	r, err := runner.Create(ctx, st, s)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if q != nil {
+		return r.Enqueue(ctx, q)
+	}
+	return r.Execute(ctx, runner.Local{})
+}
+
+// resume resumes run id (its subject from the builtin kinds) and queues what it has left on q.
+func resume(ctx context.Context, st *store.Store, id string, host runner.Host, q runner.Queue) (*runner.Outcome, error) {
+	r, err := runner.Resume(ctx, st, id, runner.Overrides{Registry: builtin.Registry(), Host: host})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Enqueue(ctx, q)
 }
 
 func verdicts(t *testing.T, st *store.Store, id string) map[string]string {
@@ -121,16 +151,14 @@ func TestRiverRunMatchesTheLocalPool(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			if _, err := runner.Execute(ctx, plan(t, st, "local")); err != nil {
+			if _, err := start(ctx, st, plan(t, "local"), nil); err != nil {
 				t.Fatal(err)
 			}
 			q, err := queue.Open(ctx, st, queue.Options{DSN: dsn})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := plan(t, st, "river")
-			p.Queue = q
-			out, err := runner.Execute(ctx, p)
+			out, err := start(ctx, st, plan(t, "river"), q)
 			q.Close()
 			if err != nil {
 				t.Fatal(err)
@@ -168,9 +196,8 @@ func TestResumeEnqueuesOnlyMissingUnits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	p := plan(t, st, "r")
-	p.Queue = q
-	if _, err := runner.Execute(ctx, p); err != nil {
+	p := plan(t, "r")
+	if _, err := start(ctx, st, p, q); err != nil {
 		t.Fatal(err)
 	}
 	// Half the units are stored (as another worker would have), then the run is stopped.
@@ -192,12 +219,7 @@ func TestResumeEnqueuesOnlyMissingUnits(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Resumed while its first jobs still wait: nothing is enqueued twice.
-	run, err := st.GetRun(ctx, "r")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Resume, p.RunID, p.Suite = run, "", ""
-	out, err := runner.Execute(ctx, p)
+	out, err := resume(ctx, st, "r", p.Host, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,9 +263,9 @@ func TestCancelAbandonsUnitsInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	p := runner.Plan{Store: st, Version: "test", RunID: "c", Suite: demo, Factory: fac, Spec: "llm", Config: cfg, Flags: flags,
-		Deps: deps, Repeats: 1, Concurrency: 1, Timeout: 5 * time.Second, Queue: q}
-	if _, err := runner.Execute(ctx, p); err != nil {
+	p := runSpec("c", fac, cfg, flags, demo)
+	p.Host.Deps, p.Timeout = deps, 5*time.Second
+	if _, err := start(ctx, st, p, q); err != nil {
 		t.Fatal(err)
 	}
 	wctx, stop := context.WithCancel(ctx)
@@ -278,9 +300,7 @@ func TestCancelAbandonsUnitsInFlight(t *testing.T) {
 		t.Errorf("run is %s, want cancelled", r.State)
 	}
 	// A resume enqueues what is missing; the same worker finishes it.
-	run, _ := st.GetRun(ctx, "c")
-	p.Resume, p.RunID, p.Suite = run, "", ""
-	out, err := runner.Execute(ctx, p)
+	out, err := resume(ctx, st, "c", p.Host, q)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,7 +164,7 @@ type worker struct {
 
 // openRun is a run a worker opened, with its state as last read.
 type openRun struct {
-	opened *runner.Opened
+	opened *runner.Run
 	err    error // why it cannot be opened here
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -180,11 +180,15 @@ func (r *openRun) State() string {
 	return r.state
 }
 
-// run returns the run id, opened once per worker.
+// run returns the run id, opened once per worker, with one more unit in flight (not when it
+// cannot be opened).
 func (w *worker) run(ctx context.Context, id string) (*openRun, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if r, ok := w.runs[id]; ok {
+		if r.err == nil {
+			r.add(0, 0, 1)
+		}
 		return r, r.err
 	}
 	r := &openRun{done: w.kept[id][0], errors: w.kept[id][1]}
@@ -198,7 +202,8 @@ func (w *worker) run(ctx context.Context, id string) (*openRun, error) {
 			return nil, r.err
 		}
 	} else {
-		r.state = r.opened.Run().State
+		r.state = r.opened.Record().State
+		r.inFlight = 1
 	}
 	w.runs[id] = r
 	return r, r.err
@@ -263,21 +268,24 @@ func (w *worker) beat(ctx context.Context, info store.Worker) bool {
 		if state == store.StateCancelled || state == store.StateInterrupted || state == store.StateDone {
 			// Nothing of it is in flight any more: a resume (maybe with another --max-cost)
 			// opens it afresh from the store.
+			// Whether it is idle and its final counts are read under the locks w.run counts a
+			// unit in flight under: a unit that starts after the check reopens the run.
+			closeNow := false
 			w.mu.Lock()
-			if w.runs[ids[i]] == r && (state == store.StateCancelled || r.idle()) {
+			r.mu.Lock()
+			if w.runs[ids[i]] == r && (state == store.StateCancelled || r.inFlight == 0) {
 				delete(w.runs, ids[i])
-				r.mu.Lock()
 				w.kept[ids[i]] = [2]int{r.done, r.errors}
 				w.flush = append(w.flush, store.WorkerRun{RunID: ids[i], Done: r.done, Errors: r.errors, InFlight: r.inFlight})
-				idle := r.inFlight == 0
-				r.mu.Unlock()
-				if idle { // else a cancelled unit still winds down: closeRuns closes it at exit
-					r.opened.Close()
-				} else {
+				if closeNow = r.inFlight == 0; !closeNow { // a cancelled unit still winds down: closeRuns closes it at exit
 					w.closing = append(w.closing, r)
 				}
 			}
+			r.mu.Unlock()
 			w.mu.Unlock()
+			if closeNow {
+				r.opened.Close()
+			}
 		}
 		if state != was && state != store.StateRunning {
 			w.note(fmt.Sprintf("run %s: %s", ids[i], state))
@@ -305,6 +313,15 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	case err != nil:
 		return err // River tries again later, maybe on a worker that can open it
 	}
+	// In flight (since w.run) until its attempt is stored and counted: a run whose jobs are all
+	// completed is closed by the next heartbeat only once nothing of it is in flight, with its
+	// final counts.
+	counted := false
+	defer func() {
+		if !counted {
+			r.add(0, 0, -1)
+		}
+	}()
 	if r.State() != store.StateRunning {
 		// As last read: a resume may have made it running again since.
 		if run, err := w.st.GetRun(ctx, a.Run); err == nil {
@@ -329,16 +346,11 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	uctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(r.ctx, cancel)()
-	// In flight until its attempt is stored and counted: a run whose jobs are all completed is
-	// closed by the next heartbeat only once nothing of it is in flight, with its final counts.
-	r.add(0, 0, 1)
-	counted := false
-	defer func() {
-		if !counted {
-			r.add(0, 0, -1)
-		}
-	}()
-	at, ok, err := r.opened.Do(uctx, a.Case, a.Repeat, a.Attempt)
+	unit, err := r.opened.Unit(uctx, a.Case, a.Repeat, a.Attempt)
+	if err != nil {
+		return err // the case cannot be read now (the store): the job is tried again
+	}
+	at, _, err, ok := r.opened.Do(uctx, unit)
 	if errors.Is(err, subject.ErrAbort) {
 		w.note(fmt.Sprintf("run %s: %v: stopping it", a.Run, err))
 		_ = w.st.SetState(context.WithoutCancel(ctx), a.Run, store.StateStopping)
@@ -379,12 +391,6 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	counted = true
 	r.add(1, errs, -1)
 	return nil
-}
-
-func (r *openRun) idle() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.inFlight == 0
 }
 
 func (r *openRun) add(done, errs, inFlight int) {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
-	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
 // Queue takes a run's units when workers do them (--queue river).
@@ -29,52 +28,43 @@ type QueuedUnit struct {
 // enqueueBatch is how many units go to the queue in one call.
 const enqueueBatch = 1000
 
-// enqueue creates (or marks running again) the run, stores its cases and hands every unit left
-// to p.Queue, in one transaction.
-func enqueue(ctx context.Context, p Plan, sc scan, subj subject.Subject, man *Manifest, stored bool, storeFrom int, out *Outcome) (*Outcome, error) {
-	units := map[unitKey]store.UnitState{}
+// Enqueue hands every unit left to q for River's workers, in one transaction that also creates
+// the run (or marks it running again), stores its cases and opens its shared budget (--max-cost).
+func (r *Run) Enqueue(ctx context.Context, q Queue) (*Outcome, error) {
+	out := &r.out
+	r.rec.Queue = store.QueueRiver
+	next, _, err := r.unitsLeft(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var spent float64
-	var ids []string // a resume's stored cases
-	if p.Resume != nil {
-		if err := p.Store.Units(ctx, p.Resume.ID, func(u store.UnitState) {
-			units[unitKey{CaseID: u.CaseID, Repeat: u.Repeat}] = u
-		}); err != nil {
+	if r.resumed {
+		if spent, err = r.st.Spent(ctx, r.rec.ID); err != nil {
 			return nil, err
 		}
-		var err error
-		if spent, err = p.Store.Spent(ctx, p.Resume.ID); err != nil {
+	}
+	queued := func(u subject.Unit) QueuedUnit {
+		return QueuedUnit{Run: r.rec.ID, Case: u.Case.ID, Repeat: u.Repeat, Attempt: u.Attempt, Timeout: r.at.Timeout}
+	}
+	var stored []QueuedUnit // a resume's units from its stored cases, read before the transaction
+	if r.suite == "" {
+		if err := r.units(nil, next, func(u subject.Unit) error { stored = append(stored, queued(u)); return nil }); err != nil {
 			return nil, err
 		}
-		if stored {
-			if err := p.Store.Cases(ctx, p.Resume.ID, func(c *suite.Case) error { ids = append(ids, c.ID); return nil }); err != nil {
-				return nil, err
-			}
-		}
 	}
-	for _, u := range units {
-		if u.Scored {
-			out.Scored++
-		}
-	}
-	err := p.Store.InTx(ctx, func(tx *store.Tx) error {
-		run, m, err := createOrResume(ctx, p, tx, sc, subj, man)
-		if err != nil {
+	err = r.st.InTx(ctx, func(tx *store.Tx) error {
+		if err := r.store(ctx, tx); err != nil {
 			return err
 		}
-		out.Run, out.Manifest = run, *m
 		switch {
-		case p.MaxCost > 0:
-			if err := tx.OpenBudget(ctx, run.ID, p.MaxCost, spent); err != nil {
+		case r.host.MaxCost > 0:
+			if err := tx.OpenBudget(ctx, r.rec.ID, r.host.MaxCost, spent); err != nil {
 				return err
 			}
-		case p.Resume != nil: // resumed without --max-cost: no cap, as on the local pool
-			if err := tx.DropBudget(ctx, run.ID); err != nil {
+		case r.resumed: // resumed without --max-cost: no cap, as on the local pool
+			if err := tx.DropBudget(ctx, r.rec.ID); err != nil {
 				return err
 			}
-		}
-		timeout := p.Timeout
-		if t, err := time.ParseDuration(m.Timeout); err == nil && p.Resume != nil && t > 0 {
-			timeout = t
 		}
 		batch := make([]QueuedUnit, 0, enqueueBatch)
 		flush := func() error {
@@ -82,39 +72,24 @@ func enqueue(ctx context.Context, p Plan, sc scan, subj subject.Subject, man *Ma
 				return nil
 			}
 			out.Queued += len(batch)
-			err := p.Queue.Enqueue(ctx, tx, batch)
+			err := q.Enqueue(ctx, tx, batch)
 			batch = batch[:0]
 			return err
 		}
-		add := func(id string) error {
-			for r := 0; r < m.Repeats; r++ {
-				attempt := 0
-				if u, ok := units[unitKey{CaseID: id, Repeat: r}]; ok {
-					if u.Scored || !p.RetryErrors {
-						continue
-					}
-					attempt = u.Attempts
-				}
-				batch = append(batch, QueuedUnit{Run: run.ID, Case: id, Repeat: r, Attempt: attempt, Timeout: timeout})
-				if len(batch) == enqueueBatch {
-					if err := flush(); err != nil {
-						return err
-					}
-				}
+		add := func(u QueuedUnit) error {
+			if batch = append(batch, u); len(batch) == enqueueBatch {
+				return flush()
 			}
 			return nil
 		}
-		if stored {
-			for _, id := range ids {
-				if err := add(id); err != nil {
+		if r.suite == "" {
+			for _, u := range stored {
+				if err := add(u); err != nil {
 					return err
 				}
 			}
-		} else {
-			src := source(p, tx.PutCases, run.ID, sc.hash, storeFrom)
-			if err := src(func(c *suite.Case) error { return add(c.ID) }); err != nil {
-				return err
-			}
+		} else if err := r.units(tx.PutCases, next, func(u subject.Unit) error { return add(queued(u)) }); err != nil {
+			return err
 		}
 		return flush()
 	})

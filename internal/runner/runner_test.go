@@ -53,6 +53,29 @@ type noConfig struct{}
 
 func (noConfig) Validate() error { return nil }
 
+// kind is a subject kind named name that always builds subj.
+func kind(name string, subj subject.Subject) subject.Factory {
+	return subject.Factory{Name: name, Kinds: suite.Kinds, Version: "1",
+		Configure: func(string, subject.Values) (subject.Config, error) { return noConfig{}, nil },
+		New:       func(subject.Config, subject.Deps) (subject.Subject, error) { return subj, nil }}
+}
+
+// spec is a new run "r" of fac on the suite at path, one repeat, concurrency n.
+func spec(fac subject.Factory, path string, n int) Spec {
+	return Spec{Version: "test", RunID: "r", Suite: path, Subject: Subject{Factory: fac, Spec: fac.Name, Config: noConfig{}},
+		Repeats: 1, Host: Host{Concurrency: n}}
+}
+
+// execute creates the run s and does its units on the local pool.
+func execute(st Store, s Spec, l Local) (*Outcome, error) {
+	r, err := Create(context.Background(), st, s)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Execute(context.Background(), l)
+}
+
 func TestUnitsReadTheirSnapshot(t *testing.T) {
 	dir := t.TempDir()
 	repos := filepath.Join(dir, "repos")
@@ -71,10 +94,9 @@ func TestUnitsReadTheirSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	fac := subject.Factory{Name: "reader", Kinds: suite.Kinds, Version: "1",
-		New: func(subject.Config, subject.Deps) (subject.Subject, error) { return reader{}, nil }}
-	out, err := Execute(context.Background(), Plan{Store: st, Version: "test", RunID: "r", Suite: suitePath, Factory: fac,
-		Spec: "reader", Config: noConfig{}, Repeats: 2, Concurrency: 4, Repos: repos, SnapshotCache: filepath.Join(dir, "cache")})
+	s := spec(kind("reader", reader{}), suitePath, 4)
+	s.Repeats, s.Host.Repos, s.Host.SnapshotCache = 2, repos, filepath.Join(dir, "cache")
+	out, err := execute(st, s, Local{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,16 +182,13 @@ func TestStopAndCancelFromAnotherHandle(t *testing.T) {
 			}
 			defer st.Close()
 			started := make(chan struct{}, 1)
-			fac := subject.Factory{Name: "slow", Kinds: suite.Kinds, Version: "1",
-				New: func(subject.Config, subject.Deps) (subject.Subject, error) { return slow{started}, nil }}
 			type result struct {
 				out *Outcome
 				err error
 			}
 			done := make(chan result, 1)
 			go func() {
-				out, err := Execute(context.Background(), Plan{Store: st, RunID: "r", Suite: suitePath, Factory: fac, Spec: "slow",
-					Config: noConfig{}, Repeats: 1, Concurrency: 2, Poll: 10 * time.Millisecond})
+				out, err := execute(st, spec(kind("slow", slow{started}), suitePath, 2), Local{Poll: 10 * time.Millisecond})
 				done <- result{out, err}
 			}()
 			<-started
@@ -225,10 +244,9 @@ func TestTimedOutUnitKeepsTraceAndSpend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	fac := subject.Factory{Name: "stuck", Kinds: suite.Kinds, Version: "1",
-		New: func(subject.Config, subject.Deps) (subject.Subject, error) { return stuck{m, prices}, nil }}
-	out, err := Execute(context.Background(), Plan{Store: st, RunID: "r", Suite: suitePath, Factory: fac, Spec: "stuck",
-		Config: noConfig{}, Repeats: 1, Concurrency: 1, Timeout: 200 * time.Millisecond, MaxCost: 1})
+	s := spec(kind("stuck", stuck{m, prices}), suitePath, 1)
+	s.Timeout, s.Host.MaxCost = 200*time.Millisecond, 1
+	out, err := execute(st, s, Local{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,21 +294,18 @@ func TestResumeAfterPartlyStoredCases(t *testing.T) {
 	// never stores the second.
 	stop := make(chan struct{})
 	first := &stopper{stop: stop}
-	fac := subject.Factory{Name: "stopper", Kinds: suite.Kinds, Version: "1",
-		New: func(subject.Config, subject.Deps) (subject.Subject, error) { return first, nil }}
-	if _, err := Execute(context.Background(), Plan{Store: st, RunID: "r", Suite: suitePath, Factory: fac, Spec: "stopper",
-		Config: noConfig{}, Repeats: 1, Concurrency: 1, Stop: stop}); err != nil {
+	fac := kind("stopper", first)
+	if _, err := execute(st, spec(fac, suitePath, 1), Local{Stop: stop}); err != nil {
 		t.Fatal(err)
 	}
 	if stored, _ := st.CaseCount(context.Background(), "r"); stored >= n {
 		t.Fatalf("%d of %d cases stored by the stopped run: the test needs a partly stored suite", stored, n)
 	}
-	run, err := st.GetRun(context.Background(), "r")
+	r, err := Resume(context.Background(), st, "r", Overrides{Registry: subject.NewRegistry(fac), Host: Host{Concurrency: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Execute(context.Background(), Plan{Store: st, Resume: run, Factory: fac, Spec: "stopper",
-		Config: noConfig{}, Repeats: 1, Concurrency: 2})
+	out, err := r.Execute(context.Background(), Local{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +337,7 @@ func (c *closing) Assess(context.Context, subject.Unit, *subject.Env) (verdict.V
 
 func (c *closing) Close() error { c.closed++; return nil }
 
-// A subject that holds something (an advisory database, an open zip) is closed when the run ends.
+// A subject that holds something (an advisory database, an open zip) is closed with its run.
 func TestSubjectClosedAtTheEnd(t *testing.T) {
 	dir := t.TempDir()
 	suitePath := filepath.Join(dir, "s.jsonl")
@@ -333,13 +348,79 @@ func TestSubjectClosedAtTheEnd(t *testing.T) {
 	}
 	defer st.Close()
 	c := &closing{}
-	fac := subject.Factory{Name: "closing", Kinds: suite.Kinds, Version: "1",
-		New: func(subject.Config, subject.Deps) (subject.Subject, error) { return c, nil }}
-	if _, err := Execute(context.Background(), Plan{Store: st, RunID: "r", Suite: suitePath, Factory: fac, Spec: "closing",
-		Config: noConfig{}, Repeats: 1, Concurrency: 1}); err != nil {
+	if _, err := execute(st, spec(kind("closing", c), suitePath, 1), Local{}); err != nil {
 		t.Fatal(err)
 	}
 	if c.closed != 1 {
-		t.Errorf("Close called %d times, want once", c.closed)
+		t.Errorf("Close called %d times, want once (by Run.Close)", c.closed)
+	}
+}
+
+// flagged answers with the label its --label flag gave, counting its units.
+type flagged struct{ label suite.Label }
+
+func (f flagged) Assess(context.Context, subject.Unit, *subject.Env) (verdict.Verdict, error) {
+	return verdict.Verdict{Status: verdict.OK, Label: f.label}, nil
+}
+
+type labelConfig struct{ Label, Pace string }
+
+func (labelConfig) Validate() error { return nil }
+
+// labelKind is a kind at version with a fixed --label and a resumable --pace.
+func labelKind(version string, built *[]labelConfig) subject.Factory {
+	return subject.Factory{Name: "label", Kinds: suite.Kinds, Version: version,
+		Flags: []subject.Flag{{Name: "label", Default: "vul"}, {Name: "pace", Default: "", Resumable: true}},
+		Configure: func(_ string, v subject.Values) (subject.Config, error) {
+			return labelConfig{v.String("label"), v.String("pace")}, nil
+		},
+		New: func(c subject.Config, _ subject.Deps) (subject.Subject, error) {
+			lc := c.(labelConfig)
+			*built = append(*built, lc)
+			return flagged{suite.Label(lc.Label)}, nil
+		}}
+}
+
+// A resume, local or on a worker, rebuilds the subject from the manifest: the kind at the
+// version the run started with (another version is refused by both), its flags as recorded, but
+// for resumable ones given again; a flag that is not resumable cannot change.
+func TestResumeRebuildsTheSubjectFromItsManifest(t *testing.T) {
+	dir := t.TempDir()
+	suitePath := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(suitePath, []byte(`{"id":"a","kind":"function","label":"ben","code":"x"}`+"\n"), 0o644)
+	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var built []labelConfig
+	v1 := labelKind("1", &built)
+	s := spec(v1, suitePath, 1)
+	s.Subject.Config, s.Subject.Flags = labelConfig{"ben", ""}, map[string]string{"label": "ben", "pace": ""}
+	if _, err := execute(st, s, Local{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	host := Host{Concurrency: 1}
+	r, err := Resume(ctx, st, "r", Overrides{Registry: subject.NewRegistry(v1), Flags: map[string]string{"pace": "fast"}, Host: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if d := cmp.Diff([]labelConfig{{"ben", "fast"}}, built[1:]); d != "" {
+		t.Errorf("resumed subject's config (-want +got):\n%s", d)
+	}
+	if _, err := Resume(ctx, st, "r", Overrides{Registry: subject.NewRegistry(v1), Flags: map[string]string{"label": "vul"}, Host: host}); err == nil || !strings.Contains(err.Error(), "--label cannot change") {
+		t.Errorf("resume changing --label: err = %v, want a refusal", err)
+	}
+	v2 := labelKind("2", &built)
+	if _, err := Resume(ctx, st, "r", Overrides{Registry: subject.NewRegistry(v2), Host: host}); err == nil || !strings.Contains(err.Error(), "version 1") {
+		t.Errorf("resume with version 2 of the kind: err = %v, want a refusal naming version 1", err)
+	}
+	if _, err := Open(ctx, st, "r", OpenOptions{Registry: subject.NewRegistry(v2)}); err == nil || !strings.Contains(err.Error(), "version 1") {
+		t.Errorf("worker open with version 2 of the kind: err = %v, want a refusal naming version 1", err)
+	}
+	if len(built) != 2 {
+		t.Errorf("%d subjects built, want 2 (the run's and the one resume): a refused resume must build none", len(built))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"time"
@@ -12,14 +11,12 @@ import (
 	"github.com/vulnbench/vulnbench/internal/engine"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
-	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
-// UnitStore is what doing the units of a stored run needs from the store: the run, its cases,
-// and its shared budget and rate limit.
+// UnitStore is what doing the units of a stored run on a worker needs from the store: what any
+// run needs, and its shared budget and rate limit.
 type UnitStore interface {
-	GetRun(ctx context.Context, id string) (*store.Run, error)
-	Case(ctx context.Context, runID, caseID string) (*suite.Case, error)
+	Store
 	Budget(ctx context.Context, runID string) (store.Budget, error)
 	Reserve(ctx context.Context, runID string) (float64, int, error)
 	Settle(ctx context.Context, runID string, reserved float64, cost *float64) error
@@ -32,107 +29,60 @@ type OpenOptions struct {
 	Deps          subject.Deps
 	Repos         string // --repos on this host
 	SnapshotCache string
-	// Preflight, when set, checks on this host what the run's subject needs on its cases (the
-	// worker's preflight) before the subject is built; its error refuses the run here.
-	Preflight func(ctx context.Context, run *store.Run, fac subject.Factory, cfg subject.Config) error
+	Preflight     Preflight // nil: none
 }
 
-// Opened is a stored run opened on any host to do its units one at a time, with no suite file:
-// the subject is built from the manifest (its kind, version check, flags as recorded), each
-// unit's case is read from the store, and each attempt goes through engine.Attempt, the local
-// pool's own per-unit path, with the same Env (metered model, snapshot, trace, limits). The run's
-// --max-cost is its ledger in the store and its --rpm a rate shared by every worker.
-type Opened struct {
-	st   UnitStore
-	run  *store.Run
-	man  *Manifest
-	subj subject.Subject
-	cfg  engine.Config
-}
-
-// Open opens run id for doing units.
-func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Opened, error) {
-	run, err := st.GetRun(ctx, id)
+// Open opens stored run id on a River worker to do its units one at a time (Unit, Do), with no
+// suite file: the subject is rebuilt from the manifest as Resume rebuilds it, each unit's case
+// is read from the store, and each attempt is made by Do with the same Env as on the local pool.
+// The run's --max-cost is its ledger in the store and its --rpm a rate shared by every worker.
+func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Run, error) {
+	rec, err := st.GetRun(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	man, err := ReadManifest(run)
+	r := &Run{st: st, rec: rec, resumed: true}
+	cfg, err := r.configure(ctx, o.Registry, nil, o.Preflight)
 	if err != nil {
 		return nil, err
 	}
-	fac, arg, err := o.Registry.Lookup(man.Subject)
-	if err != nil {
+	if r.subj, err = r.fac.New(cfg, o.Deps); err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
 	}
-	if err := checkVersion(id, man, fac); err != nil {
-		return nil, err
-	}
-	if err := subject.CheckNeeds(fac); err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
-	}
-	cfg, err := fac.Configure(arg, Values(man.FlagValues()))
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
-	}
-	if o.Preflight != nil {
-		if err := o.Preflight(ctx, run, fac, cfg); err != nil {
-			return nil, fmt.Errorf("run %s: %w", id, err)
-		}
-	}
-	subj, err := fac.New(cfg, o.Deps)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
-	}
-	r := &Opened{st: st, run: run, man: man, subj: subj}
-	timeout, _ := time.ParseDuration(man.Timeout)
+	timeout, _ := time.ParseDuration(r.man.Timeout)
 	var limits subject.Limits
-	if man.Limits != nil {
-		limits = *man.Limits
+	if r.man.Limits != nil {
+		limits = *r.man.Limits
 	}
-	var ledger Ledger
+	envs := reposEnvs(r.subj, newRepos(o.Repos, o.SnapshotCache, o.Deps.Sandbox), limits, timeout)
 	if _, err := st.Budget(ctx, id); err == nil {
-		ledger = storeLedger{st: st, run: id}
+		envs.Ledger = storeLedger{st: st, run: id}
 	} else if !errors.Is(err, store.ErrNotFound) {
+		r.Close()
 		return nil, err
 	}
-	var pace Pacer
-	if rpm, _ := strconv.Atoi(man.FlagValues()["rpm"]); rpm > 0 {
-		pace = sharedRate{st: st, run: id, perSecond: int(math.Ceil(float64(rpm) / 60))}
+	if rpm, _ := strconv.Atoi(r.man.FlagValues()["rpm"]); rpm > 0 {
+		envs.Pace = sharedRate{st: st, run: id, perSecond: int(math.Ceil(float64(rpm) / 60))}
 	}
-	envs := reposEnvs(subj, newRepos(o.Repos, o.SnapshotCache, o.Deps.Sandbox), limits, timeout)
-	envs.Ledger, envs.Pace = ledger, pace
-	r.cfg = engine.Config{RunID: id, Timeout: timeout, Prepare: envs.Prepare}
-	if man.SkipUnsupport {
-		r.cfg.Refuse = fac.Unsupported
+	r.envs = envs
+	r.at = engine.Attempts{Subject: r.subj, Timeout: timeout, Prepare: envs.Prepare}
+	if r.man.SkipUnsupport {
+		r.at.Refuse = r.fac.Unsupported
 	}
 	return r, nil
 }
 
-// Run is the opened run as it was read.
-func (r *Opened) Run() *store.Run { return r.run }
-
 // Timeout is the run's limit per attempt.
-func (r *Opened) Timeout() time.Duration { return r.cfg.Timeout }
+func (r *Run) Timeout() time.Duration { return r.at.Timeout }
 
-// Do makes attempt number attempt at (caseID, repeat). ok is false when ctx was cancelled or the
-// run's budget refused the unit's first call: nothing is to be stored. err is the subject's
-// error, if any (the attempt is then an error verdict); one wrapping subject.ErrAbort means every
-// unit of the run would fail the same way.
-func (r *Opened) Do(ctx context.Context, caseID string, repeat, attempt int) (a store.Attempt, ok bool, err error) {
-	c, err := r.st.Case(ctx, r.run.ID, caseID)
+// Unit is attempt number attempt at (caseID, repeat) of a run opened on a worker, its case read
+// from the store.
+func (r *Run) Unit(ctx context.Context, caseID string, repeat, attempt int) (subject.Unit, error) {
+	c, err := r.st.Case(ctx, r.rec.ID, caseID)
 	if err != nil {
-		return a, false, err
+		return subject.Unit{}, err
 	}
-	a, _, err, ok = engine.Attempt(ctx, &r.cfg, r.subj, subject.Unit{Case: c, Repeat: repeat, Attempt: attempt})
-	return a, ok, err
-}
-
-// Close releases what the subject holds.
-func (r *Opened) Close() error {
-	if c, ok := r.subj.(io.Closer); ok {
-		return c.Close()
-	}
-	return nil
+	return subject.Unit{Case: c, Repeat: repeat, Attempt: attempt}, nil
 }
 
 // storeLedger is a run's budget shared by every worker: one row of the store, reserved and

@@ -99,3 +99,13 @@ func joinKinds(ks []suite.Kind) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// Flag is the flag of f named name.
+func (f Factory) Flag(name string) (Flag, bool) {
+	for _, fl := range f.Flags {
+		if fl.Name == name {
+			return fl, true
+		}
+	}
+	return Flag{}, false
+}

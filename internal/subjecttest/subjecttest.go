@@ -93,8 +93,8 @@ func RunUnit[C subject.Config](t testing.TB, k subject.Kind[C], vals map[string]
 	if cl, ok := subj.(io.Closer); ok {
 		t.Cleanup(func() { cl.Close() })
 	}
-	ecfg := engine.Config{Timeout: o.limits.Wall, Refuse: f.Unsupported, Prepare: prepare(t, subj, c, o)}
-	a, _, err, ok := engine.Attempt(context.Background(), &ecfg, subj, subject.Unit{Case: c, Repeat: o.repeat})
+	at := engine.Attempts{Subject: subj, Timeout: o.limits.Wall, Refuse: f.Unsupported, Prepare: prepare(t, subj, c, o)}
+	a, _, err, ok := at.Do(context.Background(), subject.Unit{Case: c, Repeat: o.repeat})
 	if !ok {
 		t.Fatalf("subject %s: the unit was abandoned: %v", f.Name, err)
 	}

@@ -180,9 +180,9 @@ func runOne(t *testing.T, sb *sandbox.Sandbox, w world, srv *llmtest.Server, cli
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = runner.Execute(ctx, runner.Plan{Store: st, Version: "test", RunID: "r", Suite: w.suite, Factory: fac, Spec: cli, Config: cfg,
-		Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb}, Repeats: 1, Concurrency: 2, Timeout: 5 * time.Minute,
-		Repos: w.repos, SnapshotCache: filepath.Join(w.dir, "snapshots")})
+	err = execute(ctx, st, runner.Spec{Version: "test", RunID: "r", Suite: w.suite, Subject: runner.Subject{Factory: fac, Spec: cli, Config: cfg},
+		Repeats: 1, Timeout: 5 * time.Minute, Host: runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb}, Concurrency: 2,
+			Repos: w.repos, SnapshotCache: filepath.Join(w.dir, "snapshots")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,9 +52,9 @@ sed -e 's/.*"content": *"\(.*\)", *"refusal.*/\1/' -e 's/\\"/"/g' /tmp/answer.js
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runner.Execute(ctx, runner.Plan{Store: st, Version: "test", RunID: "r", Suite: w.suite, Factory: fac, Spec: "cmd", Config: cfg,
-		Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb}, Repeats: 1, Concurrency: 2, Timeout: time.Minute,
-		Repos: w.repos, SnapshotCache: filepath.Join(w.dir, "snapshots")}); err != nil {
+	if err := execute(ctx, st, runner.Spec{Version: "test", RunID: "r", Suite: w.suite, Subject: runner.Subject{Factory: fac, Spec: "cmd", Config: cfg},
+		Repeats: 1, Timeout: time.Minute, Host: runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb}, Concurrency: 2,
+			Repos: w.repos, SnapshotCache: filepath.Join(w.dir, "snapshots")}}); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
@@ -85,4 +85,15 @@ func TestNotInstalledNamesTheInstall(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "make deps") || !strings.Contains(err.Error(), "@anthropic-ai/claude-code@2.1.328") {
 		t.Errorf("error %v, want one naming make deps and the pinned package", err)
 	}
+}
+
+// execute creates the run s and does its units on the local pool.
+func execute(ctx context.Context, st *store.Store, s runner.Spec) error {
+	r, err := runner.Create(ctx, st, s)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, err = r.Execute(ctx, runner.Local{})
+	return err
 }

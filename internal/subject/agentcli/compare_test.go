@@ -121,9 +121,9 @@ func TestVEXSideBySide(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := runner.Execute(context.Background(), runner.Plan{Store: st, Version: "test", RunID: tc.name, Suite: suitePath, Factory: fac, Spec: tc.name, Config: cfg,
-			Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb}, Repeats: 1, Concurrency: 2, Timeout: 5 * time.Minute,
-			Repos: repos, SnapshotCache: filepath.Join(dir, "snapshots")}); err != nil {
+		if err := execute(context.Background(), st, runner.Spec{Version: "test", RunID: tc.name, Suite: suitePath, Subject: runner.Subject{Factory: fac, Spec: tc.name, Config: cfg},
+			Repeats: 1, Timeout: 5 * time.Minute, Host: runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb}, Concurrency: 2,
+				Repos: repos, SnapshotCache: filepath.Join(dir, "snapshots")}}); err != nil {
 			t.Fatal(err)
 		}
 		srv.Close()

@@ -19,6 +19,7 @@ import (
 
 type workerOpts struct {
 	db, queues, repos, snapCache string
+	sandbox                      string
 	concurrency                  int
 	storeRetry                   time.Duration
 }
@@ -33,7 +34,8 @@ each unit's case is read from the store (no suite file here), the subject is bui
 manifest, and the attempt is stored with its trace in the same transaction that completes its job,
 so a unit is never stored twice nor lost. Start as many workers as you like, on any hosts that reach
 the store; each materialises repositories from its own --repos. API keys come from this host's
-environment.
+environment. Scanners, git and agent CLIs run on case code in this host's sandbox (--sandbox, as for
+vulnbench run); a run started in bwrap is refused by a worker with --sandbox none.
 
 The run's --max-cost is a ledger in the store that every worker reserves from before each model call
 and settles after, so workers together never overspend; its --rpm is shared the same way (one window
@@ -52,7 +54,7 @@ On SQLite the same code runs on one host: vulnbench run --queue river --db FILE 
   vulnbench worker --db vulnbench.db --concurrency 4`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runWorker(cmd.Context(), e, o)
+			return runWorker(cmd.Context(), e, o, cmd.Flags().Changed("sandbox"))
 		},
 	}
 	f := c.Flags()
@@ -62,10 +64,11 @@ On SQLite the same code runs on one host: vulnbench run --queue river --db FILE 
 	f.StringVar(&o.queues, "queues", queue.DefaultQueue, "River queues to take units from, comma-separated (run --river-queue picks a run's)")
 	f.StringVar(&o.repos, "repos", "", "where this host's clones of the cases' repositories are (see vulnbench run --help)")
 	f.StringVar(&o.snapCache, "snapshot-cache", "", "where this host materialises repositories at their commits (default: the user's cache directory)")
+	f.StringVar(&o.sandbox, "sandbox", "bwrap", sandboxUsage+"; a run started in bwrap is refused under none")
 	return c
 }
 
-func runWorker(ctx context.Context, e *env, o *workerOpts) error {
+func runWorker(ctx context.Context, e *env, o *workerOpts, sandboxGiven bool) error {
 	if o.concurrency < 1 {
 		return usageErr("--concurrency must be at least 1")
 	}
@@ -77,6 +80,10 @@ func runWorker(ctx context.Context, e *env, o *workerOpts) error {
 	}
 	if len(queues) == 0 {
 		return usageErr("--queues names no queue")
+	}
+	sb, err := openSandbox(ctx, o.sandbox, sandboxGiven)
+	if err != nil {
+		return err
 	}
 	st, err := store.Open(ctx, o.db)
 	if err != nil {
@@ -101,7 +108,7 @@ func runWorker(ctx context.Context, e *env, o *workerOpts) error {
 	err = queue.Work(soft, st, queue.WorkerOptions{
 		Options: queue.Options{DSN: o.db, Log: e.stderr}, ID: id, Host: host, PID: os.Getpid(),
 		Concurrency: o.concurrency, Queues: queues, Hard: hard,
-		Open: runner.OpenOptions{Registry: builtin.Registry(), Deps: subject.Deps{Cache: st, Getenv: os.Getenv},
+		Open: runner.OpenOptions{Registry: builtin.Registry(), Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb},
 			Repos: o.repos, SnapshotCache: o.snapCache, Preflight: workerPreflight(st, o.repos)},
 		OnNote: func(s string) { fmt.Fprintf(e.stderr, "worker %s: %s\n", id, s) },
 	})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 )
@@ -94,4 +95,14 @@ func checkVersion(id string, man *Manifest, fac subject.Factory) error {
 	}
 	return fmt.Errorf("run %s: its subject %s is version %s, this vulnbench has version %s: use vulnbench %s (or a worker of that version) for this run",
 		id, fac.Name, man.SubjectVersion, fac.Version, man.Version)
+}
+
+// checkSandbox refuses to do units of run id, which started with --sandbox bwrap, on a host
+// whose external processes run with --sandbox none: its cases' code would see the whole host.
+// (A run started with none may go on in bwrap: that only takes the host out of view.)
+func checkSandbox(id string, man *Manifest, sb *sandbox.Sandbox) error {
+	if man.Sandbox != string(sandbox.ModeBwrap) || sb == nil || sb.Mode() != sandbox.ModeNone {
+		return nil
+	}
+	return fmt.Errorf("run %s runs its external processes in the bwrap sandbox, and --sandbox none here would show them the whole host: drop --sandbox none (its units need bubblewrap on this host)", id)
 }

@@ -33,12 +33,12 @@ const enqueueBatch = 1000
 func (r *Run) Enqueue(ctx context.Context, q Queue) (*Outcome, error) {
 	out := &r.out
 	r.rec.Queue = store.QueueRiver
-	next, _, err := r.unitsLeft(ctx)
-	if err != nil {
+	if _, err := r.readUnits(ctx); err != nil {
 		return nil, err
 	}
 	var spent float64
 	if r.resumed {
+		var err error
 		if spent, err = r.st.Spent(ctx, r.rec.ID); err != nil {
 			return nil, err
 		}
@@ -48,11 +48,11 @@ func (r *Run) Enqueue(ctx context.Context, q Queue) (*Outcome, error) {
 	}
 	var stored []QueuedUnit // a resume's units from its stored cases, read before the transaction
 	if r.suite == "" {
-		if err := r.units(nil, next, func(u subject.Unit) error { stored = append(stored, queued(u)); return nil }); err != nil {
+		if err := r.units(nil, func(u subject.Unit) error { stored = append(stored, queued(u)); return nil }); err != nil {
 			return nil, err
 		}
 	}
-	err = r.st.InTx(ctx, func(tx *store.Tx) error {
+	err := r.st.InTx(ctx, func(tx *store.Tx) error {
 		if err := r.store(ctx, tx); err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ func (r *Run) Enqueue(ctx context.Context, q Queue) (*Outcome, error) {
 					return err
 				}
 			}
-		} else if err := r.units(tx.PutCases, next, func(u subject.Unit) error { return add(queued(u)) }); err != nil {
+		} else if err := r.units(tx.PutCases, func(u subject.Unit) error { return add(queued(u)) }); err != nil {
 			return err
 		}
 		return flush()

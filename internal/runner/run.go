@@ -50,7 +50,8 @@ type Run struct {
 	// A local invocation's (Create, Resume).
 	suite     string // the suite file cases are read from ("" : all are stored)
 	sc        scan
-	storeFrom int // how many of the run's cases are stored
+	storeFrom int  // how many of the run's cases are stored
+	next      left // which units are left, at which attempt (readUnits)
 	resumed   bool
 	retry     bool
 	host      Host
@@ -147,6 +148,9 @@ func Resume(ctx context.Context, st Store, id string, o Overrides) (*Run, error)
 	r := &Run{st: st, rec: rec, resumed: true, retry: o.RetryErrors, host: o.Host, suite: o.Suite}
 	cfg, err := r.configure(ctx, o.Registry, o.Flags, nil)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkSandbox(id, &r.man, o.Host.Deps.Sandbox); err != nil {
 		return nil, err
 	}
 	if err := takeOver(rec, time.Now()); err != nil {

@@ -55,7 +55,7 @@ func (r *Run) Execute(ctx context.Context, local Local) (*Outcome, error) {
 	if err := r.store(ctx, r.st); err != nil {
 		return nil, err
 	}
-	left, done, err := r.unitsLeft(ctx)
+	done, err := r.readUnits(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (r *Run) Execute(ctx context.Context, local Local) (*Outcome, error) {
 		runErr = local.OnStart(ctx, r.rec, r.sc.cases, done)
 	}
 	if runErr == nil {
-		src := func(fn func(subject.Unit) error) error { return r.units(r.st.PutCases, left, fn) }
+		src := func(fn func(subject.Unit) error) error { return r.Units(ctx, fn) }
 		res, runErr = engine.Run(ctx, engine.Config{RunID: r.rec.ID, Concurrency: r.host.Concurrency,
 			Total: r.sc.cases*r.man.Repeats - done, Stop: ctl.stop, OnEvent: local.OnEvent, Budget: out.Budget}, src, r.Do, r.st)
 	}
@@ -103,16 +103,16 @@ func (r *Run) store(ctx context.Context, w runWriter) error {
 // left says, for a (case, repeat), whether it is to be done and the number of its attempt.
 type left func(caseID string, repeat int) (do bool, attempt int)
 
-// unitsLeft reads the run's stored units: left says whether a unit is to do and the attempt it
-// is at, and done is how many are done (the outcome's Scored counts the scored ones). A stored
-// unit is done unless its attempts are all errors and --retry-errors asks for them again.
-func (r *Run) unitsLeft(ctx context.Context) (next left, done int, err error) {
+// readUnits reads the run's stored units once: r.next says whether a unit is to do and the
+// attempt it is at, and done is how many are done (the outcome's Scored counts the scored ones).
+// A stored unit is done unless its attempts are all errors and --retry-errors asks for them again.
+func (r *Run) readUnits(ctx context.Context) (done int, err error) {
 	units := map[unitKey]store.UnitState{}
 	if r.resumed {
 		if err := r.st.Units(ctx, r.rec.ID, func(u store.UnitState) {
 			units[unitKey{CaseID: u.CaseID, Repeat: u.Repeat}] = u
 		}); err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 	}
 	isDone := func(u store.UnitState) bool { return u.Scored || !r.retry }
@@ -125,33 +125,34 @@ func (r *Run) unitsLeft(ctx context.Context) (next left, done int, err error) {
 			done++
 		}
 	}
-	next = func(id string, rep int) (bool, int) {
+	r.next = func(id string, rep int) (bool, int) {
 		u, ok := units[unitKey{CaseID: id, Repeat: rep}]
 		if !ok {
 			return true, 0
 		}
 		return !isDone(u), u.Attempts
 	}
-	return next, done, nil
+	return done, nil
 }
 
 // Units calls fn with every unit the run has left, in suite order, storing the run's cases
 // that are not stored yet as it goes (the run must be stored: Execute, Enqueue).
 func (r *Run) Units(ctx context.Context, fn func(subject.Unit) error) error {
-	next, _, err := r.unitsLeft(ctx)
-	if err != nil {
-		return err
+	if r.next == nil {
+		if _, err := r.readUnits(ctx); err != nil {
+			return err
+		}
 	}
-	return r.units(r.st.PutCases, next, fn)
+	return r.units(r.st.PutCases, fn)
 }
 
-// units streams the units next leaves, reading the cases stored with the run or its suite file
+// units streams the units r.next leaves, reading the cases stored with the run or its suite file
 // (storing those from r.storeFrom on with put, a batch at a time, so that every attempt's case
 // is in the store before the attempt).
-func (r *Run) units(put putCases, next left, fn func(subject.Unit) error) error {
+func (r *Run) units(put putCases, fn func(subject.Unit) error) error {
 	each := func(c *suite.Case) error {
 		for rep := 0; rep < r.man.Repeats; rep++ {
-			do, attempt := next(c.ID, rep)
+			do, attempt := r.next(c.ID, rep)
 			if !do {
 				continue
 			}

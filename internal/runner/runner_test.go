@@ -15,6 +15,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/codegraph"
 	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -422,5 +423,47 @@ func TestResumeRebuildsTheSubjectFromItsManifest(t *testing.T) {
 	}
 	if len(built) != 2 {
 		t.Errorf("%d subjects built, want 2 (the run's and the one resume): a refused resume must build none", len(built))
+	}
+}
+
+// A run started in the bwrap sandbox is not resumed, nor opened by a worker, with --sandbox
+// none: its cases' processes would see the whole host. One started with none may go on in bwrap.
+func TestSandboxCannotLoosenOnResume(t *testing.T) {
+	ctx := context.Background()
+	bwrap, err := sandbox.New(ctx, sandbox.Options{Mode: sandbox.ModeBwrap})
+	if err != nil {
+		t.Fatalf("bubblewrap (make deps installs it): %v", err)
+	}
+	none, err := sandbox.New(ctx, sandbox.Options{Mode: sandbox.ModeNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	suitePath := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(suitePath, []byte(`{"id":"a","kind":"function","label":"ben","code":"x"}`+"\n"), 0o644)
+	st, err := store.Open(ctx, filepath.Join(dir, "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fac := kind("closing", &closing{})
+	reg := subject.NewRegistry(fac)
+	for _, tc := range []struct {
+		id        string
+		from, now *sandbox.Sandbox
+		refused   bool
+	}{{"bwrap-none", bwrap, none, true}, {"bwrap-bwrap", bwrap, bwrap, false}, {"none-bwrap", none, bwrap, false}} {
+		s := spec(fac, suitePath, 1)
+		s.RunID, s.Host.Deps.Sandbox = tc.id, tc.from
+		if _, err := execute(st, s, Local{}); err != nil {
+			t.Fatal(err)
+		}
+		_, rerr := Resume(ctx, st, tc.id, Overrides{Registry: reg, Host: Host{Concurrency: 1, Deps: subject.Deps{Sandbox: tc.now}}})
+		_, oerr := Open(ctx, st, tc.id, OpenOptions{Registry: reg, Deps: subject.Deps{Sandbox: tc.now}})
+		for what, err := range map[string]error{"resume": rerr, "open": oerr} {
+			if got := err != nil && strings.Contains(err.Error(), "bwrap sandbox"); got != tc.refused || (!tc.refused && err != nil) {
+				t.Errorf("%s: %s: err = %v, want refused %v", tc.id, what, err, tc.refused)
+			}
+		}
 	}
 }

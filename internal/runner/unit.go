@@ -46,6 +46,9 @@ func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Run, er
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSandbox(id, &r.man, o.Deps.Sandbox); err != nil {
+		return nil, err
+	}
 	if r.subj, err = r.fac.New(cfg, o.Deps); err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
 	}

@@ -19,7 +19,7 @@ import (
 func claudeInvoke(r Run) invocation {
 	return invocation{
 		args: []string{"-p", "--bare", "--output-format", "json", "--model", r.Model, "--dangerously-skip-permissions",
-			"--setting-sources", "user", "--strict-mcp-config", "--no-session-persistence", r.Prompt},
+			"--setting-sources", "user", "--strict-mcp-config", "--no-session-persistence", sandbox.Quote(r.Prompt)},
 		env: []string{
 			"ANTHROPIC_BASE_URL={gateway}", "ANTHROPIC_API_KEY=" + r.Token,
 			"IS_SANDBOX=1", // for --sandbox none as root, where it would refuse --dangerously-skip-permissions

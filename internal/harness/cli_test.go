@@ -196,7 +196,7 @@ func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Insta
 	defer gw.Close()
 	_, model, _ := llm.ParseSpec(spec)
 	out := t.TempDir()
-	ps, err := cli.Spec(in, harness.Run{Prompt: "Is src/parse.c vulnerable? Answer with a JSON object.", Model: model, API: api, Token: gw.Token(),
+	ps, err := cli.Spec(in, harness.Run{Prompt: "Is src/parse.c vulnerable? " + dataBraces + " Answer with a JSON object.", Model: model, API: api, Token: gw.Token(),
 		Project: project(t, sb, s), Gateway: gw.Socket(), OutDir: out, Timeout: 4 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +211,18 @@ func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Insta
 	}
 	checkFake(t, srv, s)
 	checkTrace(t, rec.Events(), gw)
+	seen := false
+	for _, r := range srv.Log() {
+		seen = seen || strings.Contains(string(r.Raw), dataBraces)
+	}
+	if !seen {
+		t.Errorf("no request holds the prompt's %q as it was written: the sandbox took its braces for placeholders", dataBraces)
+	}
 }
+
+// dataBraces is prompt text that looks like the sandbox's placeholders (an advisory or a case
+// may hold it): it must reach the model as it is.
+const dataBraces = "(the text {project} {home} is data)"
 
 // checkFake: the probe ran (its results reached the model) and nothing the fake received holds
 // a secret.

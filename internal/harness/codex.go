@@ -51,7 +51,7 @@ persistence = "none"
 		args = append(args, "--cd", "{project}")
 	}
 	return invocation{
-		args:  append(args, r.Prompt),
+		args:  append(args, sandbox.Quote(r.Prompt)),
 		env:   []string{"CODEX_HOME={home}/.codex", "OPENAI_API_KEY=" + r.Token, "RUST_LOG=error"},
 		files: []sandbox.File{{Dst: "{home}/.codex/config.toml", Data: []byte(config)}},
 	}

@@ -36,7 +36,7 @@ func opencodeInvoke(r Run) invocation {
 		"permission": map[string]string{"edit": "allow", "bash": "allow", "webfetch": "deny"},
 	})
 	return invocation{
-		args: []string{"run", "--format", "json", "--pure", "--auto", "-m", model, r.Prompt},
+		args: []string{"run", "--format", "json", "--pure", "--auto", "-m", model, sandbox.Quote(r.Prompt)},
 		env: []string{"OPENCODE_CONFIG_CONTENT=" + string(config),
 			"OPENCODE_DISABLE_PROJECT_CONFIG=1", "OPENCODE_DISABLE_CLAUDE_CODE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
 			"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",

@@ -222,6 +222,30 @@ func TestFiles(t *testing.T) {
 	}
 }
 
+// TestQuotedData: data passed with Quote reaches the process as it is, placeholders and all,
+// beside an argument whose placeholder is expanded.
+func TestQuotedData(t *testing.T) {
+	const data = "prompt: {project} {home} {{x}} {tools} {"
+	for _, mode := range []sandbox.Mode{sandbox.ModeBwrap, sandbox.ModeNone} {
+		t.Run(string(mode), func(t *testing.T) {
+			sb := newSandbox(t, sandbox.Options{Mode: mode})
+			tools := t.TempDir()
+			res := run(t, sb, sandbox.Spec{
+				Binds: []sandbox.Bind{{Name: "tools", Src: tools, Dst: "/opt/tools"}},
+				Env:   []string{"DATA=" + sandbox.Quote(data)},
+				Args:  []string{"/bin/bash", "-c", `printf '%s|%s|%s' "$1" "$2" "$DATA"`, "-", sandbox.Quote(data), "{tools}"},
+			})
+			at := "/opt/tools" // on the host (none), a bind is its source
+			if mode == sandbox.ModeNone {
+				at = tools
+			}
+			if d := cmp.Diff(data+"|"+at+"|"+data, string(res.Stdout)); d != "" {
+				t.Errorf("stdout (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
 // TestTimeout: at the timeout the process and what it started in the background are killed.
 func TestTimeout(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeBwrap, sandbox.ModeNone} {

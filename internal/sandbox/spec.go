@@ -118,12 +118,17 @@ type layout struct {
 	binds                                        map[string]string
 }
 
-// expand replaces the placeholders of s.
+// Quote is data (a prompt, an advisory's text) as an argument, an environment value or a
+// working directory that reaches the process as it is: its braces are doubled, so that no
+// "{project}" or "{home}" in it is taken for a placeholder.
+func Quote(data string) string { return strings.ReplaceAll(data, "{", "{{") }
+
+// expand replaces the placeholders of s, and "{{" (Quote) with "{".
 func (l layout) expand(s string) string {
 	if !strings.Contains(s, "{") {
 		return s
 	}
-	pairs := []string{"{project}", l.project, "{advisories}", l.advisories, "{home}", l.home, "{tmp}", l.tmp,
+	pairs := []string{"{{", "{", "{project}", l.project, "{advisories}", l.advisories, "{home}", l.home, "{tmp}", l.tmp,
 		"{out}", l.out, "{gateway}", l.gateway}
 	for name, p := range l.binds {
 		pairs = append(pairs, "{"+name+"}", p)

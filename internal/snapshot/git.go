@@ -162,7 +162,7 @@ func (c *Cache) resolve(ctx context.Context, dir, rev string) (resolved, error) 
 		return r, err
 	}
 	defer v.close()
-	out, err := c.git(ctx, v, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	out, err := c.git(ctx, v, "rev-parse", "--verify", "--quiet", "--end-of-options", sandbox.Quote(rev)+"^{commit}")
 	if err != nil {
 		if ctx.Err() != nil {
 			return r, err

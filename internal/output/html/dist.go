@@ -78,23 +78,12 @@ func vdsPlot(name string, curve []report.XY, r, fnr float64) (template.HTML, err
 	for i, c := range curve {
 		xys[i] = plotter.XY{X: c.X, Y: c.Y}
 	}
-	l, err := plotter.NewLine(xys)
-	if err != nil {
+	if err := addCurve(p, "VD-S(r)", xys); err != nil {
 		return "", err
 	}
-	l.Color = plotutil.Color(0)
-	l.Width = vg.Points(1.5)
-	p.Add(l)
-	p.Legend.Add("VD-S(r)", l)
-	pt, err := plotter.NewScatter(plotter.XYs{{X: r, Y: fnr}})
-	if err != nil {
+	if err := addMark(p, fmt.Sprintf("r = %.1f%%: FNR %.1f%%", 100*r, 100*fnr), r, fnr); err != nil {
 		return "", err
 	}
-	pt.Color = plotutil.Color(1)
-	pt.Shape = draw.CircleGlyph{}
-	pt.Radius = vg.Points(4)
-	p.Add(pt)
-	p.Legend.Add(fmt.Sprintf("r = %.1f%%: FNR %.1f%%", 100*r, 100*fnr), pt)
 	return svg(p, 4*vg.Inch, 4*vg.Inch)
 }
 

@@ -75,6 +75,34 @@ func dashed(p *plot.Plot, name string, y, x0, x1 float64, c color.Color) error {
 	return nil
 }
 
+// addCurve draws xys as a figure's curve, a line in the first colour, named in the legend.
+func addCurve(p *plot.Plot, name string, xys plotter.XYs) error {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	l.Color = plotutil.Color(0)
+	l.Width = vg.Points(1.5)
+	p.Add(l)
+	p.Legend.Add(name, l)
+	return nil
+}
+
+// addMark draws one point on a curve (a run's operating point), a circle in the second colour,
+// named in the legend.
+func addMark(p *plot.Plot, name string, x, y float64) error {
+	pt, err := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
+	if err != nil {
+		return err
+	}
+	pt.Color = plotutil.Color(1)
+	pt.Shape = draw.CircleGlyph{}
+	pt.Radius = vg.Points(4)
+	p.Add(pt)
+	p.Legend.Add(name, pt)
+	return nil
+}
+
 // headlinePlot draws F1 and pAcc of each run as grouped bars, with the random-guess lines.
 func headlinePlot(names []string, f1, pacc []float64, randomF1 float64, havePairs bool) (template.HTML, error) {
 	p := newPlot("F1 and pAcc per run", "", "fraction")
@@ -141,14 +169,9 @@ func rocPlot(name string, xys plotter.XYs, vdsFPR, vdsTPR float64, say string) (
 		rest.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
 		p.Add(rest)
 	}
-	l, err := plotter.NewLine(xys)
-	if err != nil {
+	if err := addCurve(p, "ROC", xys); err != nil {
 		return "", err
 	}
-	l.Color = plotutil.Color(0)
-	l.Width = vg.Points(1.5)
-	p.Add(l)
-	p.Legend.Add("ROC", l)
 	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
 	if err != nil {
 		return "", err
@@ -157,15 +180,9 @@ func rocPlot(name string, xys plotter.XYs, vdsFPR, vdsTPR float64, say string) (
 	diag.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(diag)
 	p.Legend.Add("random guessing", diag)
-	pt, err := plotter.NewScatter(plotter.XYs{{X: vdsFPR, Y: vdsTPR}})
-	if err != nil {
+	if err := addMark(p, fmt.Sprintf("VD-S point (FNR %.1f%%)", 100*(1-vdsTPR)), vdsFPR, vdsTPR); err != nil {
 		return "", err
 	}
-	pt.Color = plotutil.Color(1)
-	pt.Shape = draw.CircleGlyph{}
-	pt.Radius = vg.Points(4)
-	p.Add(pt)
-	p.Legend.Add(fmt.Sprintf("VD-S point (FNR %.1f%%)", 100*(1-vdsTPR)), pt)
 	p.Legend.Left, p.Legend.Top = false, false
 	p.Legend.XOffs = -vg.Points(4)
 	p.Legend.YOffs = vg.Points(4)

@@ -44,18 +44,8 @@ func toolHistPlot(name string, h *report.ToolHist) (template.HTML, error) {
 	p := newPlot("Tool calls per case by label: "+name, "tool calls", "share of the label's cases")
 	p.Y.Min, p.Y.Max = 0, 1
 	w := vg.Points(math.Max(3, math.Min(12, 160/float64(len(h.Low)))))
-	for k, s := range []struct {
-		name  string
-		share []float64
-	}{{fmt.Sprintf("vul cases (%d)", h.NVul), h.Vul}, {fmt.Sprintf("ben cases (%d)", h.NBen), h.Ben}} {
-		b, err := plotter.NewBarChart(plotter.Values(s.share), w)
-		if err != nil {
-			return "", err
-		}
-		b.Color = plotutil.Color(k)
-		b.Offset = vg.Length(2*k-1) * w / 2
-		p.Add(b)
-		p.Legend.Add(s.name, b)
+	if err := bars(p, w, []string{fmt.Sprintf("vul cases (%d)", h.NVul), fmt.Sprintf("ben cases (%d)", h.NBen)}, [][]float64{h.Vul, h.Ben}); err != nil {
+		return "", err
 	}
 	bins := make([]string, len(h.Low))
 	for k, lo := range h.Low {

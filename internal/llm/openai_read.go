@@ -245,58 +245,44 @@ func eachElem(v []byte, t jsonparser.ValueType, f func(v []byte, t jsonparser.Va
 }
 
 func jsonString(v []byte, t jsonparser.ValueType, dst *string) error {
-	switch t {
-	case jsonparser.Null:
-		*dst = ""
-		return nil
-	case jsonparser.String:
-	default:
-		return errShape
-	}
-	// Invalid UTF-8 and lone surrogates are replaced by encoding/json, kept by jsonparser.
-	if bytes.Contains(v, []byte(`\ud`)) || bytes.Contains(v, []byte(`\uD`)) || !utf8.Valid(v) {
-		return errShape
-	}
-	s, err := jsonparser.ParseString(v)
-	if err != nil {
-		return errShape
-	}
-	*dst = s
-	return nil
+	return jsonScalar(v, t, jsonparser.String, parseString, dst)
 }
 
 func jsonInt(v []byte, t jsonparser.ValueType, dst *int64) error {
-	switch t {
-	case jsonparser.Null:
-		*dst = 0
-		return nil
-	case jsonparser.Number:
-	default:
-		return errShape
-	}
-	n, err := jsonparser.ParseInt(v)
-	if err != nil {
-		return errShape
-	}
-	*dst = n
-	return nil
+	return jsonScalar(v, t, jsonparser.Number, jsonparser.ParseInt, dst)
 }
 
 func jsonFloat(v []byte, t jsonparser.ValueType, dst *float64) error {
+	return jsonScalar(v, t, jsonparser.Number, jsonparser.ParseFloat, dst)
+}
+
+// jsonScalar reads a value of type want with parse into dst; null reads as the zero value. Any
+// other type, or a value parse refuses, is errShape.
+func jsonScalar[T any](v []byte, t, want jsonparser.ValueType, parse func([]byte) (T, error), dst *T) error {
 	switch t {
 	case jsonparser.Null:
-		*dst = 0
+		var zero T
+		*dst = zero
 		return nil
-	case jsonparser.Number:
+	case want:
 	default:
 		return errShape
 	}
-	f, err := jsonparser.ParseFloat(v)
+	x, err := parse(v)
 	if err != nil {
 		return errShape
 	}
-	*dst = f
+	*dst = x
 	return nil
+}
+
+// parseString is jsonparser.ParseString, refusing what the decoders read differently: invalid
+// UTF-8 and lone surrogates are replaced by encoding/json, kept by jsonparser.
+func parseString(v []byte) (string, error) {
+	if bytes.Contains(v, []byte(`\ud`)) || bytes.Contains(v, []byte(`\uD`)) || !utf8.Valid(v) {
+		return "", errShape
+	}
+	return jsonparser.ParseString(v)
 }
 
 // oneInt reads the integer field key of an object (0 when null or absent).

@@ -130,27 +130,8 @@ func (r *retrying) CompleteRaw(ctx context.Context, req RawRequest) (RawResponse
 	if err != nil {
 		return RawResponse{}, err
 	}
-	var calls, retries int
-	var waited time.Duration
-	for attempt := 0; ; attempt++ {
-		resp, err := next.CompleteRaw(ctx, req)
-		calls += resp.Calls
-		waited += resp.Waited
-		resp.Calls, resp.Retries, resp.Waited = calls, retries, waited
-		if err == nil || !retryable(err) || ctx.Err() != nil {
-			return resp, err
-		}
-		if attempt >= r.p.MaxRetries {
-			return resp, fmt.Errorf("gave up after %d attempts: %w", attempt+1, err)
-		}
-		after, has := retryAfter(err)
-		d := r.backoff(attempt, after, has)
-		if err := r.p.Sleep(ctx, d); err != nil {
-			return resp, err
-		}
-		waited += d
-		retries++
-	}
+	return retry(ctx, r, func() (RawResponse, error) { return next.CompleteRaw(ctx, req) },
+		func(resp *RawResponse) (*int, *int, *time.Duration) { return &resp.Calls, &resp.Retries, &resp.Waited })
 }
 
 // CompleteRaw implements RawModel: see Complete.

@@ -44,13 +44,22 @@ func WithRetry(next Model, p RetryPolicy) Model {
 func (r *retrying) Info() Info { return r.next.Info() }
 
 func (r *retrying) Complete(ctx context.Context, req Request) (Response, error) {
+	return retry(ctx, r, func() (Response, error) { return r.next.Complete(ctx, req) },
+		func(resp *Response) (*int, *int, *time.Duration) { return &resp.Calls, &resp.Retries, &resp.Waited })
+}
+
+// retry is the loop of Complete and CompleteRaw: call, and again after a backoff while its
+// fault is retryable and retries are left; each response carries the attempts, retries and
+// waits so far, in the fields counts points at.
+func retry[R any](ctx context.Context, r *retrying, call func() (R, error), counts func(*R) (calls, retries *int, waited *time.Duration)) (R, error) {
 	var calls, retries int
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
-		resp, err := r.next.Complete(ctx, req)
-		calls += resp.Calls
-		waited += resp.Waited
-		resp.Calls, resp.Retries, resp.Waited = calls, retries, waited
+		resp, err := call()
+		c, rt, w := counts(&resp)
+		calls += *c
+		waited += *w
+		*c, *rt, *w = calls, retries, waited
 		if err == nil || !retryable(err) || ctx.Err() != nil {
 			return resp, err
 		}

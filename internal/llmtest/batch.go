@@ -83,6 +83,14 @@ func (b *batches) nextID(prefix string) string {
 	return prefix + strconv.Itoa(b.n)
 }
 
+// add keeps fb, its id given, each of its requests counted as submitted; mu is held.
+func (b *batches) add(fb *fakeBatch) {
+	for _, l := range fb.lines {
+		b.submitted[l.customID]++
+	}
+	b.byID[fb.id] = fb
+}
+
 // BatchSubmissions returns how many times each custom_id was submitted in a batch: a request
 // submitted twice is paid twice.
 func (s *Server) BatchSubmissions() map[string]int {
@@ -140,6 +148,26 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, reqID string
 	}
 	h(w, r, path)
 	return true
+}
+
+// retrieve answers a retrieval (a poll) of batch id: in progress for Polls retrievals, then
+// ended by end; render is the batch object, notFound the error type of an unknown id.
+func (s *Server) retrieve(w http.ResponseWriter, id, notFound string, end func(*fakeBatch), render func(*fakeBatch) []byte) {
+	s.batches.mu.Lock()
+	defer s.batches.mu.Unlock()
+	b, ok := s.batches.byID[id]
+	if !ok {
+		writeError(w, s.dialect, &apiError{status: 404, typ: notFound, message: "no batch " + id}, "batch")
+		return
+	}
+	s.batches.polls++
+	if !b.ended {
+		if b.polls >= s.cfg.batch.Polls {
+			end(b)
+		}
+		b.polls++
+	}
+	writeJSON(w, http.StatusOK, render(b))
 }
 
 // end processes a batch: each request through the handler, as the dialect answers it.

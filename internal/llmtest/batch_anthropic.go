@@ -58,32 +58,15 @@ func (s *Server) anthropicCreate(w http.ResponseWriter, r *http.Request, _ strin
 	s.batches.mu.Lock()
 	defer s.batches.mu.Unlock()
 	b.id = s.batches.nextID("msgbatch_")
-	for _, l := range b.lines {
-		s.batches.submitted[l.customID]++
-	}
-	s.batches.byID[b.id] = b
+	s.batches.add(b)
 	writeJSON(w, http.StatusOK, s.anthropicBatchJSON(b))
 }
 
 // anthropicRetrieve is GET /v1/messages/batches/{id}: in progress for Polls retrievals, then
 // ended with a results_url.
 func (s *Server) anthropicRetrieve(w http.ResponseWriter, _ *http.Request, path string) {
-	id := strings.TrimPrefix(path, "/v1/messages/batches/")
-	s.batches.mu.Lock()
-	defer s.batches.mu.Unlock()
-	b, ok := s.batches.byID[id]
-	if !ok {
-		writeError(w, s.dialect, &apiError{status: 404, typ: "not_found_error", message: "no batch " + id}, "batch")
-		return
-	}
-	s.batches.polls++
-	if !b.ended {
-		if b.polls >= s.cfg.batch.Polls {
-			s.end(b, s.dialect, anthropicAnswer)
-		}
-		b.polls++
-	}
-	writeJSON(w, http.StatusOK, s.anthropicBatchJSON(b))
+	s.retrieve(w, strings.TrimPrefix(path, "/v1/messages/batches/"), "not_found_error",
+		func(b *fakeBatch) { s.end(b, s.dialect, anthropicAnswer) }, s.anthropicBatchJSON)
 }
 
 func anthropicAnswer(b *fakeBatch, l batchLine, body []byte, _ int, errBody []byte) {

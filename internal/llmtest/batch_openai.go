@@ -98,39 +98,27 @@ func (s *Server) openaiCreate(w http.ResponseWriter, r *http.Request, _ string) 
 		badRequest(w, d, "batches: %d requests; a batch holds 1 to 50,000", len(b.lines))
 		return
 	}
-	for _, l := range b.lines {
-		s.batches.submitted[l.customID]++
-	}
-	s.batches.byID[b.id] = b
+	s.batches.add(b)
 	writeJSON(w, http.StatusOK, openaiBatchJSON(b))
 }
 
 // openaiRetrieve is GET /v1/batches/{id}: in progress for Polls retrievals, then ended.
 func (s *Server) openaiRetrieve(w http.ResponseWriter, _ *http.Request, path string) {
-	id := strings.TrimPrefix(path, "/v1/batches/")
-	s.batches.mu.Lock()
-	defer s.batches.mu.Unlock()
-	b, ok := s.batches.byID[id]
-	if !ok {
-		writeError(w, s.dialect, &apiError{status: 404, typ: "invalid_request_error", message: "no batch " + id}, "batch")
-		return
+	s.retrieve(w, strings.TrimPrefix(path, "/v1/batches/"), "invalid_request_error", s.openaiEnd, openaiBatchJSON)
+}
+
+// openaiEnd ends a batch with its output and error files (a file only when it has lines); the
+// batches' mu is held.
+func (s *Server) openaiEnd(b *fakeBatch) {
+	s.end(b, s.dialect, openaiAnswer)
+	if len(b.ok) > 0 {
+		b.outFile = s.batches.nextID("file-")
+		s.batches.files[b.outFile] = joinLines(b.ok)
 	}
-	s.batches.polls++
-	if !b.ended {
-		if b.polls >= s.cfg.batch.Polls {
-			s.end(b, s.dialect, openaiAnswer)
-			if len(b.ok) > 0 {
-				b.outFile = s.batches.nextID("file-")
-				s.batches.files[b.outFile] = joinLines(b.ok)
-			}
-			if len(b.failed) > 0 {
-				b.errFile = s.batches.nextID("file-")
-				s.batches.files[b.errFile] = joinLines(b.failed)
-			}
-		}
-		b.polls++
+	if len(b.failed) > 0 {
+		b.errFile = s.batches.nextID("file-")
+		s.batches.files[b.errFile] = joinLines(b.failed)
 	}
-	writeJSON(w, http.StatusOK, openaiBatchJSON(b))
 }
 
 func openaiAnswer(b *fakeBatch, l batchLine, body []byte, status int, errBody []byte) {

@@ -68,16 +68,11 @@ func appsecMetrics() []Metric {
 }
 
 func appsecGet(key, label string, format Format, fn func(a *appsecStat) (Value, bool)) Metric {
-	return Metric{Key: "appsec." + key, Label: label, Section: SecAppSec, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-		if f.AppSec == nil {
-			return Value{}, false
-		}
-		return fn(f.AppSec)
-	}}
+	return sectionMetric("appsec."+key, label, SecAppSec, format, func(f *Figures) *appsecStat { return f.AppSec }, fn)
 }
 
 func appsecStatMetric(key, label string, format Format, fn func(a *appsecStat) score.Stat) Metric {
-	return appsecGet(key, label, format, func(a *appsecStat) (Value, bool) { return Value{Stat: fn(a)}, true })
+	return appsecGet(key, label, format, statGet(fn))
 }
 
 // appsecPartMetrics are the rubric's parts, each judged one followed by its judge failures and

@@ -292,50 +292,42 @@ func fracMetric(key, label, section string, get func(f *Figures) score.Stat) Met
 	return m
 }
 
-func pairMetric(key, label string, format Format, get func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat) Metric {
-	return Metric{Key: key, Label: label, Section: SecPairwise, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-		if f.Pairwise == nil {
+// sectionMetric is a figure of one section of a run's figures, absent when the run has no
+// such section (of gives nil).
+func sectionMetric[S any](key, label, section string, format Format, of func(f *Figures) *S, get func(s *S) (Value, bool)) Metric {
+	return Metric{Key: key, Label: label, Section: section, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
+		s := of(f)
+		if s == nil {
 			return Value{}, false
 		}
-		return statOf(get(f.Pairwise))
+		return get(s)
 	}}
+}
+
+// statGet is get's figure as a Value, always there.
+func statGet[S any](get func(s *S) score.Stat) func(s *S) (Value, bool) {
+	return func(s *S) (Value, bool) { return statOf(get(s)) }
+}
+
+func pairMetric(key, label string, format Format, get func(p *score.PairwiseOf[score.Stat, score.Stat]) score.Stat) Metric {
+	return sectionMetric(key, label, SecPairwise, format, func(f *Figures) *score.PairwiseOf[score.Stat, score.Stat] { return f.Pairwise }, statGet(get))
 }
 
 func vdsMetric(key, label string, format Format, get func(v *score.VDSOf[score.Stat, score.Stat]) (Value, bool)) Metric {
-	return Metric{Key: key, Label: label, Section: SecVDS, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-		if f.VDS == nil {
-			return Value{}, false
-		}
-		return get(f.VDS)
-	}}
+	return sectionMetric(key, label, SecVDS, format, func(f *Figures) *score.VDSOf[score.Stat, score.Stat] { return f.VDS }, get)
 }
 
 func ciMetric(key, label string, format Format, get func(c *score.CI) (Value, bool)) Metric {
-	return Metric{Key: key, Label: label, Section: SecSummary, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-		if f.CI == nil {
-			return Value{}, false
-		}
-		return get(f.CI)
-	}}
+	return sectionMetric(key, label, SecSummary, format, func(f *Figures) *score.CI { return f.CI }, get)
 }
 
 func intervalOf(iv [2]float64) (Value, bool) { return Value{Lo: iv[0], Hi: iv[1]}, true }
 func jitMetric(key, label string, format Format, get func(j *score.JITOf[score.Stat, score.Stat]) (Value, bool)) Metric {
-	return Metric{Key: key, Label: label, Section: SecJIT, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-		if f.JIT == nil {
-			return Value{}, false
-		}
-		return get(f.JIT)
-	}}
+	return sectionMetric(key, label, SecJIT, format, func(f *Figures) *score.JITOf[score.Stat, score.Stat] { return f.JIT }, get)
 }
 
 func injMetric(key, label string, format Format, get func(i *score.InjectionOf[score.Stat, score.Stat]) score.Stat) Metric {
-	return Metric{Key: "injection." + key, Label: label, Section: SecInject, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-		if f.Injection == nil {
-			return Value{}, false
-		}
-		return statOf(get(f.Injection))
-	}}
+	return sectionMetric("injection."+key, label, SecInject, format, func(f *Figures) *score.InjectionOf[score.Stat, score.Stat] { return f.Injection }, statGet(get))
 }
 
 func withoutMetric(key, label string, format Format, get func(w *score.WithoutOf[score.Stat, score.Stat]) score.Stat) Metric {
@@ -348,12 +340,7 @@ func withoutMetric(key, label string, format Format, get func(w *score.WithoutOf
 }
 
 func vexMetric(key, label string, format Format, get func(x *score.VEXOf[score.Stat, score.Stat]) score.Stat) Metric {
-	return Metric{Key: key, Label: label, Section: SecVEX, Format: format, Get: func(f *Figures, _ string) (Value, bool) {
-		if f.VEX == nil {
-			return Value{}, false
-		}
-		return statOf(get(f.VEX))
-	}}
+	return sectionMetric(key, label, SecVEX, format, func(f *Figures) *score.VEXOf[score.Stat, score.Stat] { return f.VEX }, statGet(get))
 }
 
 func binaryOf(f *Figures) *score.BinaryOf[score.Stat, score.Stat] { return &f.Binary }

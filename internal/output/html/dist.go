@@ -44,18 +44,8 @@ func toolHistPlot(name string, h *report.ToolHist) (template.HTML, error) {
 	p := newPlot("Tool calls per case by label: "+name, "tool calls", "share of the label's cases")
 	p.Y.Min, p.Y.Max = 0, 1
 	w := vg.Points(math.Max(3, math.Min(12, 160/float64(len(h.Low)))))
-	for k, s := range []struct {
-		name  string
-		share []float64
-	}{{fmt.Sprintf("vul cases (%d)", h.NVul), h.Vul}, {fmt.Sprintf("ben cases (%d)", h.NBen), h.Ben}} {
-		b, err := plotter.NewBarChart(plotter.Values(s.share), w)
-		if err != nil {
-			return "", err
-		}
-		b.Color = plotutil.Color(k)
-		b.Offset = vg.Length(2*k-1) * w / 2
-		p.Add(b)
-		p.Legend.Add(s.name, b)
+	if err := bars(p, w, []string{fmt.Sprintf("vul cases (%d)", h.NVul), fmt.Sprintf("ben cases (%d)", h.NBen)}, [][]float64{h.Vul, h.Ben}); err != nil {
+		return "", err
 	}
 	bins := make([]string, len(h.Low))
 	for k, lo := range h.Low {
@@ -78,23 +68,12 @@ func vdsPlot(name string, curve []report.XY, r, fnr float64) (template.HTML, err
 	for i, c := range curve {
 		xys[i] = plotter.XY{X: c.X, Y: c.Y}
 	}
-	l, err := plotter.NewLine(xys)
-	if err != nil {
+	if err := addCurve(p, "VD-S(r)", xys); err != nil {
 		return "", err
 	}
-	l.Color = plotutil.Color(0)
-	l.Width = vg.Points(1.5)
-	p.Add(l)
-	p.Legend.Add("VD-S(r)", l)
-	pt, err := plotter.NewScatter(plotter.XYs{{X: r, Y: fnr}})
-	if err != nil {
+	if err := addMark(p, fmt.Sprintf("r = %.1f%%: FNR %.1f%%", 100*r, 100*fnr), r, fnr); err != nil {
 		return "", err
 	}
-	pt.Color = plotutil.Color(1)
-	pt.Shape = draw.CircleGlyph{}
-	pt.Radius = vg.Points(4)
-	p.Add(pt)
-	p.Legend.Add(fmt.Sprintf("r = %.1f%%: FNR %.1f%%", 100*r, 100*fnr), pt)
 	return svg(p, 4*vg.Inch, 4*vg.Inch)
 }
 

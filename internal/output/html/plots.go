@@ -75,30 +75,60 @@ func dashed(p *plot.Plot, name string, y, x0, x1 float64, c color.Color) error {
 	return nil
 }
 
+// bars draws one bar chart per series, bars w wide and side by side round each group's place:
+// series k in the k-th colour, named in the legend by names[k].
+func bars(p *plot.Plot, w vg.Length, names []string, series [][]float64) error {
+	for k, v := range series {
+		b, err := plotter.NewBarChart(plotter.Values(v), w)
+		if err != nil {
+			return err
+		}
+		b.Color = plotutil.Color(k)
+		b.Offset = vg.Length(2*k-len(series)+1) * w / 2
+		p.Add(b)
+		p.Legend.Add(names[k], b)
+	}
+	return nil
+}
+
+// addCurve draws xys as a figure's curve, a line in the first colour, named in the legend.
+func addCurve(p *plot.Plot, name string, xys plotter.XYs) error {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	l.Color = plotutil.Color(0)
+	l.Width = vg.Points(1.5)
+	p.Add(l)
+	p.Legend.Add(name, l)
+	return nil
+}
+
+// addMark draws one point on a curve (a run's operating point), a circle in the second colour,
+// named in the legend.
+func addMark(p *plot.Plot, name string, x, y float64) error {
+	pt, err := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
+	if err != nil {
+		return err
+	}
+	pt.Color = plotutil.Color(1)
+	pt.Shape = draw.CircleGlyph{}
+	pt.Radius = vg.Points(4)
+	p.Add(pt)
+	p.Legend.Add(name, pt)
+	return nil
+}
+
 // headlinePlot draws F1 and pAcc of each run as grouped bars, with the random-guess lines.
 func headlinePlot(names []string, f1, pacc []float64, randomF1 float64, havePairs bool) (template.HTML, error) {
 	p := newPlot("F1 and pAcc per run", "", "fraction")
 	p.Y.Min, p.Y.Max = 0, 1
-	w := vg.Points(14)
-	b1, err := plotter.NewBarChart(plotter.Values(f1), w)
-	if err != nil {
-		return "", err
-	}
-	b1.Color = plotutil.Color(0)
-	b1.Offset = -w / 2
-	p.Add(b1)
-	p.Legend.Add("F1", b1)
+	series, values := []string{"F1"}, [][]float64{f1}
 	if havePairs {
-		b2, err := plotter.NewBarChart(plotter.Values(pacc), w)
-		if err != nil {
-			return "", err
-		}
-		b2.Color = plotutil.Color(1)
-		b2.Offset = w / 2
-		p.Add(b2)
-		p.Legend.Add("pAcc", b2)
-	} else {
-		b1.Offset = 0
+		series, values = append(series, "pAcc"), append(values, pacc)
+	}
+	if err := bars(p, vg.Points(14), series, values); err != nil {
+		return "", err
 	}
 	n := float64(len(names))
 	if err := dashed(p, fmt.Sprintf("random F1 %.1f%%", 100*randomF1), randomF1, -0.5, n-0.5, plotutil.Color(0)); err != nil {
@@ -141,14 +171,9 @@ func rocPlot(name string, xys plotter.XYs, vdsFPR, vdsTPR float64, say string) (
 		rest.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
 		p.Add(rest)
 	}
-	l, err := plotter.NewLine(xys)
-	if err != nil {
+	if err := addCurve(p, "ROC", xys); err != nil {
 		return "", err
 	}
-	l.Color = plotutil.Color(0)
-	l.Width = vg.Points(1.5)
-	p.Add(l)
-	p.Legend.Add("ROC", l)
 	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
 	if err != nil {
 		return "", err
@@ -157,15 +182,9 @@ func rocPlot(name string, xys plotter.XYs, vdsFPR, vdsTPR float64, say string) (
 	diag.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(diag)
 	p.Legend.Add("random guessing", diag)
-	pt, err := plotter.NewScatter(plotter.XYs{{X: vdsFPR, Y: vdsTPR}})
-	if err != nil {
+	if err := addMark(p, fmt.Sprintf("VD-S point (FNR %.1f%%)", 100*(1-vdsTPR)), vdsFPR, vdsTPR); err != nil {
 		return "", err
 	}
-	pt.Color = plotutil.Color(1)
-	pt.Shape = draw.CircleGlyph{}
-	pt.Radius = vg.Points(4)
-	p.Add(pt)
-	p.Legend.Add(fmt.Sprintf("VD-S point (FNR %.1f%%)", 100*(1-vdsTPR)), pt)
 	p.Legend.Left, p.Legend.Top = false, false
 	p.Legend.XOffs = -vg.Points(4)
 	p.Legend.YOffs = vg.Points(4)
@@ -204,19 +223,8 @@ func toolPlot(names []string, vul, ben []float64) (template.HTML, error) {
 		hi = max(hi, vul[i], ben[i])
 	}
 	p.Y.Max = 1.1*hi + 0.5
-	w := vg.Points(14)
-	for k, s := range []struct {
-		name string
-		v    []float64
-	}{{"vul cases", vul}, {"ben cases", ben}} {
-		b, err := plotter.NewBarChart(plotter.Values(s.v), w)
-		if err != nil {
-			return "", err
-		}
-		b.Color = plotutil.Color(k)
-		b.Offset = vg.Length(2*k-1) * w / 2
-		p.Add(b)
-		p.Legend.Add(s.name, b)
+	if err := bars(p, vg.Points(14), []string{"vul cases", "ben cases"}, [][]float64{vul, ben}); err != nil {
+		return "", err
 	}
 	nominal(p, names)
 	p.Legend.Top = true
@@ -294,22 +302,18 @@ func appsecPlot(runs, parts []string, share [][]float64) (template.HTML, error) 
 	p := newPlot("Rubric parts: mean share of points", "", "fraction")
 	p.Y.Min, p.Y.Max = 0, 1
 	w := vg.Points(math.Max(4, math.Min(14, 48/float64(len(runs)))))
-	for k, name := range runs {
-		vals := make(plotter.Values, len(parts))
+	values := make([][]float64, len(runs))
+	for k := range runs {
+		values[k] = make([]float64, len(parts))
 		for j := range parts {
-			vals[j] = share[j][k]
-			if math.IsNaN(vals[j]) {
-				vals[j] = 0 // not graded: an empty slot, said in the note
+			values[k][j] = share[j][k]
+			if math.IsNaN(values[k][j]) {
+				values[k][j] = 0 // not graded: an empty slot, said in the note
 			}
 		}
-		b, err := plotter.NewBarChart(vals, w)
-		if err != nil {
-			return "", err
-		}
-		b.Color = plotutil.Color(k)
-		b.Offset = vg.Length(2*k-len(runs)+1) * w / 2
-		p.Add(b)
-		p.Legend.Add(name, b)
+	}
+	if err := bars(p, w, runs, values); err != nil {
+		return "", err
 	}
 	nominal(p, parts)
 	p.Legend.Top = true

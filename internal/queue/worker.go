@@ -330,7 +330,10 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 			r.mu.Unlock()
 		}
 	}
-	if st := r.State(); st != store.StateRunning || r.ctx.Err() != nil {
+	if r.ctx.Err() != nil {
+		return w.abandoned(ctx, a.Run)
+	}
+	if st := r.State(); st != store.StateRunning {
 		// Stopping, stopped or cancelled: the unit is left for a resume, which enqueues it again.
 		return river.JobCancel(fmt.Errorf("run %s is %s", a.Run, st))
 	}
@@ -361,7 +364,7 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 		case ctx.Err() != nil:
 			return ctx.Err() // this worker stops hard: the job is tried again elsewhere
 		case r.ctx.Err() != nil:
-			return river.JobCancel(fmt.Errorf("run %s was cancelled", a.Run))
+			return w.abandoned(ctx, a.Run)
 		}
 		// The run's --max-cost refused the unit's first call: nothing new starts.
 		w.note(fmt.Sprintf("run %s: --max-cost reached: stopping it", a.Run))
@@ -391,6 +394,16 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	counted = true
 	r.add(1, errs, -1)
 	return nil
+}
+
+// abandoned ends the job of a unit of a cancelled run that this worker abandoned. A resume
+// enqueues no unit whose job still runs, so when the run is running again (resumed while the
+// unit wound down) the job fails instead, and River tries it again on the resumed run.
+func (w *worker) abandoned(ctx context.Context, id string) error {
+	if run, err := w.st.GetRun(context.WithoutCancel(ctx), id); err == nil && run.State == store.StateRunning {
+		return fmt.Errorf("run %s was resumed while this unit of its cancelled invocation wound down: tried again", id)
+	}
+	return river.JobCancel(fmt.Errorf("run %s was cancelled", id))
 }
 
 func (r *openRun) add(done, errs, inFlight int) {

@@ -67,6 +67,22 @@ func spec(fac subject.Factory, path string, n int) Spec {
 		Repeats: 1, Host: Host{Concurrency: n}}
 }
 
+// oneCase writes a suite of one benign function case and opens a store beside it.
+func oneCase(t *testing.T) (string, *store.Store) {
+	t.Helper()
+	dir := t.TempDir()
+	suitePath := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(suitePath, []byte(`{"id":"a","kind":"function","label":"ben","code":"x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return suitePath, st
+}
+
 // execute creates the run s and does its units on the local pool.
 func execute(st Store, s Spec, l Local) (*Outcome, error) {
 	r, err := Create(context.Background(), st, s)
@@ -340,14 +356,7 @@ func (c *closing) Close() error { c.closed++; return nil }
 
 // A subject that holds something (an advisory database, an open zip) is closed with its run.
 func TestSubjectClosedAtTheEnd(t *testing.T) {
-	dir := t.TempDir()
-	suitePath := filepath.Join(dir, "s.jsonl")
-	os.WriteFile(suitePath, []byte(`{"id":"a","kind":"function","label":"ben","code":"x"}`+"\n"), 0o644)
-	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	suitePath, st := oneCase(t)
 	c := &closing{}
 	if _, err := execute(st, spec(kind("closing", c), suitePath, 1), Local{}); err != nil {
 		t.Fatal(err)
@@ -386,14 +395,7 @@ func labelKind(version string, built *[]labelConfig) subject.Factory {
 // version the run started with (another version is refused by both), its flags as recorded, but
 // for resumable ones given again; a flag that is not resumable cannot change.
 func TestResumeRebuildsTheSubjectFromItsManifest(t *testing.T) {
-	dir := t.TempDir()
-	suitePath := filepath.Join(dir, "s.jsonl")
-	os.WriteFile(suitePath, []byte(`{"id":"a","kind":"function","label":"ben","code":"x"}`+"\n"), 0o644)
-	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	suitePath, st := oneCase(t)
 	var built []labelConfig
 	v1 := labelKind("1", &built)
 	s := spec(v1, suitePath, 1)
@@ -438,14 +440,7 @@ func TestSandboxCannotLoosenOnResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	suitePath := filepath.Join(dir, "s.jsonl")
-	os.WriteFile(suitePath, []byte(`{"id":"a","kind":"function","label":"ben","code":"x"}`+"\n"), 0o644)
-	st, err := store.Open(ctx, filepath.Join(dir, "v.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	suitePath, st := oneCase(t)
 	fac := kind("closing", &closing{})
 	reg := subject.NewRegistry(fac)
 	for _, tc := range []struct {

@@ -34,10 +34,12 @@ deps:
 demo: deps build
 	./scripts/demo.sh $(BIN) $(DEMO) $(DEMODB)
 
-# Hygiene first (cheap), then every test; fuzz targets get a short budget each.
+# Hygiene first (cheap), then every test; fuzz targets get a short budget each. internal/cli's
+# tests (the real binary on txtar scripts, workers, browsers) take 5-7 minutes alone on 2 cores,
+# over go test's 10-minute default when the machine is busy.
 test: deps
 	./scripts/check.sh
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCase$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/suite
 	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/suite/primevul
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPredictions$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/verdict

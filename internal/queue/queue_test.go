@@ -319,6 +319,28 @@ func TestCancelAbandonsUnitsInFlight(t *testing.T) {
 	}
 	if n := len(verdictsOK(t, st, "c")); n != 66 {
 		t.Errorf("%d attempts stored, want one per case", n)
+		logJobs(t, st, "c")
+	}
+}
+
+// logJobs logs the River jobs of run id that did not complete, with their errors (Postgres).
+func logJobs(t *testing.T, st *store.Store, id string) {
+	t.Helper()
+	rows, err := st.DB().Query(`SELECT args->>'case', args->>'repeat', state, attempt, COALESCE(errors::text, '') FROM river_job
+		WHERE args->>'run' = $1 AND state <> 'completed' ORDER BY id`, id)
+	if err != nil {
+		t.Logf("jobs of %s: %v", id, err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c, r, state, errs string
+		var attempt int
+		if err := rows.Scan(&c, &r, &state, &attempt, &errs); err != nil {
+			t.Logf("jobs of %s: %v", id, err)
+			return
+		}
+		t.Logf("job %s/%s: %s after %d tries: %.300s", c, r, state, attempt, errs)
 	}
 }
 

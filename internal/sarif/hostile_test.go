@@ -2,9 +2,11 @@ package sarif_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/vulnbench/vulnbench/internal/sarif"
+	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
 const minimalSARIF = `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"t","version":"1"}},"results":[{"ruleId":"r","message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a.c"},"region":{"startLine":3}}}]}]}]}`
@@ -20,7 +22,9 @@ func TestParseAcceptsBOM(t *testing.T) {
 	}
 }
 
-// FuzzParse: Parse never panics; what it returns is a log whose runs encode as JSON, or an error.
+// FuzzParse: Parse never panics; what it returns is a log whose runs encode as JSON, with one
+// finding per result, lines that are a range (or unknown) and CWEs spelt CWE-<number> once each,
+// or an error.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{minimalSARIF, "\xef\xbb\xbf" + minimalSARIF, `{"runs":[]}`, `{"runs":[{"results":[{}]}]}`, `{"runs":{}}`, "[]", "", `{"runs":[{"tool":{"driver":{"rules":[{"id":"r","properties":{"tags":["CWE-79"]}}]}},"results":[{"ruleId":"r","ruleIndex":99}]}]}`} {
 		f.Add([]byte(s))
@@ -35,6 +39,23 @@ func FuzzParse(f *testing.F) {
 		}
 		if _, err := json.Marshal(l); err != nil {
 			t.Errorf("the log does not encode: %v", err)
+		}
+		for i, r := range l.Runs {
+			if len(r.Findings) != r.Results {
+				t.Errorf("run %d: %d findings of %d results", i, len(r.Findings), r.Results)
+			}
+			for _, f := range r.Findings {
+				if f.StartLine < 0 || f.EndLine < f.StartLine || (f.StartLine == 0) != (f.EndLine == 0) {
+					t.Errorf("run %d: lines %d-%d are not a range", i, f.StartLine, f.EndLine)
+				}
+				seen := map[string]bool{}
+				for _, c := range f.CWE {
+					if !strings.HasPrefix(c, "CWE-") || strings.HasPrefix(c, "CWE-0") || !suite.ValidCWE(c) || seen[c] {
+						t.Errorf("run %d: CWEs %q: %q is not a CWE id or is repeated", i, f.CWE, c)
+					}
+					seen[c] = true
+				}
+			}
 		}
 	})
 }

@@ -387,7 +387,7 @@ func (c *cweSet) tags(tags []string) {
 func (c *cweSet) property(p rawProperties) {
 	one := func(v []byte, t jsonparser.ValueType) {
 		s := scalar(v, t)
-		if _, err := strconv.Atoi(s); err == nil {
+		if digits(s) {
 			c.add(s)
 			return
 		}
@@ -422,9 +422,20 @@ func (c *cweSet) reference(ref *rawReference, r *rawRun, cweTax map[int]bool) {
 	}
 	if m := tagRE.FindStringSubmatch(id); m != nil {
 		c.add(m[1])
-	} else if _, err := strconv.Atoi(id); err == nil {
+	} else if digits(id) {
 		c.add(id)
 	}
+}
+
+// digits reports whether s is a number as a CWE id is written: ASCII digits only. (strconv.Atoi
+// also takes a sign, which made "CWE--79" of properties.cwe -79.)
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // text is the last resort: CWEs named in the message.

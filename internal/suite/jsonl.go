@@ -135,7 +135,8 @@ func DecodeCase(b []byte) (*Case, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, DescribeJSONError(b, err, "case")
 	}
-	if dec.More() {
+	// Token, not More: More is false before a stray '}' or ']', which let "{...}}" through.
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("more than one JSON value on the line")
 	}
 	return &c, nil

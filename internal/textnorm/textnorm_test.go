@@ -61,7 +61,7 @@ func FuzzNormalise(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		fd := textnorm.Fold(s)
 		if again := textnorm.Fold(fd.Text); again.Text != fd.Text {
-			t.Errorf("Fold is not idempotent: %q -> %q -> %q", s, fd.Text, again.Text)
+			t.Errorf("Fold is not idempotent: %+q -> %+q -> %+q", s, fd.Text, again.Text)
 		}
 		if !utf8.ValidString(fd.Text) {
 			t.Errorf("Fold(%q) is not UTF-8: %q", s, fd.Text)

@@ -1,12 +1,14 @@
 package verdict
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -289,20 +291,48 @@ func TestReadPredictionsReadFailure(t *testing.T) {
 	}
 }
 
-// FuzzReadPredictions: no input makes ReadPredictions panic, and what it accepts is valid.
+// FuzzReadPredictions: no input makes ReadPredictions panic, what it accepts is valid, every
+// problem names the file and its line, and the predictions accepted from JSONL, written back by
+// WriteJSONL, read again as the same predictions.
 func FuzzReadPredictions(f *testing.F) {
 	f.Add([]byte(`{"case_id": "a", "label": "vul", "score": 0.5}` + "\n" + `{"case_id": "b", "status": "error"}`))
 	f.Add([]byte("1\t1\t0.5\r\n2\t0\n"))
 	f.Add([]byte(`{"case_id": "a", "label": "vul", "score_source": "stated", "confidence": 0.5, "findings": [{"start_line": 2, "end_line": 3}], "vex": {"status": "fixed"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ReadPredictions(strings.NewReader(string(data)), "f", func(p Prediction, _ int) error {
+		var fromJSON []Verdict
+		errs := ReadPredictions(strings.NewReader(string(data)), "f", func(p Prediction, _ int) error {
 			if (p.CaseID == "") == (p.Idx == "") || !p.Status.Valid() || (p.Status == OK && !p.Label.Valid()) ||
 				(p.Score != nil && !(*p.Score >= 0 && *p.Score <= 1)) || !p.ScoreSource.Valid() ||
 				(p.Confidence != nil && !(*p.Confidence >= 0 && *p.Confidence <= 1)) || p.Attempt < 0 {
 				t.Fatalf("accepted an invalid prediction %+v", p)
 			}
+			if p.CaseID != "" {
+				fromJSON = append(fromJSON, p.Verdict)
+			}
 			return nil
 		})
+		for i, e := range errs {
+			// Only the last, "and N more problems", has no line.
+			var le *suite.LineError
+			if !errors.As(e, &le) || le.File != "f" || (le.Line < 1 && i < len(errs)-1) {
+				t.Fatalf("problem %q (%T) does not name f:LINE", e, e)
+			}
+		}
+		var out bytes.Buffer
+		if err := WriteJSONL(&out, fromJSON); err != nil {
+			t.Fatal(err)
+		}
+		written := out.String()
+		var again []Verdict
+		if errs := ReadPredictions(&out, "again", func(p Prediction, _ int) error {
+			again = append(again, p.Verdict)
+			return nil
+		}); len(errs) > 0 {
+			t.Fatalf("the accepted predictions, written back, read with problems %q:\n%s", errs, written)
+		}
+		if d := cmp.Diff(fromJSON, again, cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("the accepted predictions, written back, read differently (-accepted +again):\n%s", d)
+		}
 	})
 }
 

@@ -13,7 +13,7 @@ import (
 
 // FuzzIndexFile feeds arbitrary bytes, in every language, to the file-indexing entry point the
 // repository indexer's workers use: it must not fail or panic, and what it returns must point
-// inside the file.
+// inside the file, a definition's lines those of its bytes.
 func FuzzIndexFile(f *testing.F) {
 	seeds := []string{
 		"int f (void) { return g (1); }\n",
@@ -47,12 +47,17 @@ func FuzzIndexFile(f *testing.F) {
 			t.Fatalf("IndexFileAs: %v", err)
 		}
 		lines := strings.Count(string(src), "\n") + 1
+		lineAt := func(off int) int { return strings.Count(string(src[:off]), "\n") + 1 }
 		for _, fn := range res.Funcs {
 			if fn.StartByte < 0 || fn.StartByte > fn.EndByte || fn.EndByte > len(src) {
 				t.Fatalf("%s: byte range %d-%d outside %d bytes", fn.Name, fn.StartByte, fn.EndByte, len(src))
 			}
 			if fn.StartLine < 1 || fn.StartLine > fn.EndLine || fn.EndLine > lines {
 				t.Fatalf("%s: lines %d-%d outside %d lines", fn.Name, fn.StartLine, fn.EndLine, lines)
+			}
+			// The lines are those of the first and the last byte of the range.
+			if s, e := lineAt(fn.StartByte), lineAt(max(fn.EndByte-1, fn.StartByte)); s != fn.StartLine || e != fn.EndLine {
+				t.Fatalf("%s: lines %d-%d, bytes %d-%d on lines %d-%d", fn.Name, fn.StartLine, fn.EndLine, fn.StartByte, fn.EndByte, s, e)
 			}
 			if fn.Name == "" || fn.File != "fuzz" || fn.Lang != l {
 				t.Fatalf("bad definition %+v", fn)

@@ -426,7 +426,8 @@ func TestFunctionName(t *testing.T) {
 	}
 }
 
-// FuzzImport: no input makes Import panic, and whatever it accepts passes the suite checks.
+// FuzzImport: no input makes Import panic, every problem names the file and its line, and whatever
+// it accepts passes the suite checks.
 func FuzzImport(f *testing.F) {
 	for _, name := range []string{"original.jsonl", "v01_paired.jsonl", "bad.jsonl"} {
 		b, err := os.ReadFile("testdata/" + name)
@@ -444,6 +445,13 @@ func FuzzImport(f *testing.F) {
 		var out bytes.Buffer
 		w := suite.NewWriter(&out)
 		_, errs, err := Import(bytes.NewReader(data), "fuzz.jsonl", w, opt)
+		for i, e := range errs {
+			// Only the last, "and N more problems", has no line.
+			var le *suite.LineError
+			if !errors.As(e, &le) || le.File != "fuzz.jsonl" || (le.Line < 1 && i < len(errs)-1) {
+				t.Fatalf("problem %q (%T) does not name fuzz.jsonl:LINE", e, e)
+			}
+		}
 		if err != nil || len(errs) > 0 {
 			return
 		}

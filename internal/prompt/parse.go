@@ -9,7 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
 // How an Answer was read.
@@ -187,7 +188,7 @@ func parseJSON(text string, skip spans) (a Answer, obj map[string]json.RawMessag
 		}
 		v, valid := boolish(raw)
 		if !valid {
-			return Answer{}, nil, false, fmt.Errorf("the answer object's \"vulnerable\" is %s, not true or false", clip(string(raw), 40))
+			return Answer{}, nil, false, fmt.Errorf("the answer object's \"vulnerable\" is %s, not true or false", textnorm.Clip(string(raw), 43))
 		}
 		a := Answer{Vulnerable: v, Via: ViaJSON}
 		for _, k := range []string{"cwe", "cwes", "cwe_id", "cwe_ids"} {
@@ -326,7 +327,7 @@ func parseMarkers(text string, skip spans) (Answer, bool) {
 			if k := strings.IndexAny(body, "@\n"); k >= 0 {
 				body = body[:k]
 			}
-			cwes = append(cwes, extractCWEs(clip(body, 200))...)
+			cwes = append(cwes, extractCWEs(textnorm.Clip(body, 203))...)
 		default:
 			if v, ok := markerWord(rest); ok {
 				if v {
@@ -472,12 +473,3 @@ func lower(b byte) byte {
 }
 
 // clip shortens s to at most n bytes for a message, on a UTF-8 boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
-}

@@ -40,3 +40,16 @@ func PathSegment(id string) string {
 	}
 	return url.PathEscape(id)
 }
+
+// Clip is s cut to at most n bytes (n > 3) at a character boundary, ending in "..." when cut:
+// how a message quotes a value it refuses, valid UTF-8 whatever s holds.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	k := n - 3
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return strings.ToValidUTF8(s[:k], "\uFFFD") + "..."
+}

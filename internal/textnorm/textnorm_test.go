@@ -79,3 +79,21 @@ func FuzzNormalise(f *testing.F) {
 		}
 	})
 }
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 40, "short"},
+		{strings.Repeat("a", 41), 40, strings.Repeat("a", 37) + "..."},
+		{strings.Repeat("a", 36) + "é" + "tail", 40, strings.Repeat("a", 36) + "..."}, // é spans bytes 36-37
+		{"\xff\xfe" + strings.Repeat("b", 50), 10, "\uFFFD" + "bbbbb..."},             // invalid bytes: one replacement character
+	} {
+		got := textnorm.Clip(tc.in, tc.n)
+		if got != tc.want || !utf8.ValidString(got) {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
 // Prediction is one line of a predictions file. A vulnbench JSONL line sets Verdict.CaseID; a
@@ -167,17 +168,17 @@ func parseJSON(b []byte) (Prediction, []error) {
 		}
 		errs = checkCWEs(errs, field+".cwe", f.CWE)
 		if !ValidTier(f.Tier) {
-			errs = append(errs, fmt.Errorf(`field "%s.tier": %q is not exact, related or unrelated`, field, clip(f.Tier)))
+			errs = append(errs, fmt.Errorf(`field "%s.tier": %q is not exact, related or unrelated`, field, textnorm.Clip(f.Tier, 40)))
 		}
 	}
 	if x := v.VEX; x != nil {
 		if x.Status != "" && !ValidVEXStatus(x.Status) {
-			errs = append(errs, fmt.Errorf(`field "vex.status": %q is not affected, not_affected, fixed or under_investigation`, clip(x.Status)))
+			errs = append(errs, fmt.Errorf(`field "vex.status": %q is not affected, not_affected, fixed or under_investigation`, textnorm.Clip(x.Status, 40)))
 		}
 		if x.Justification != "" && !ValidJustification(x.Justification) {
 			errs = append(errs, fmt.Errorf(`field "vex.justification": %q is not one of OpenVEX's: component_not_present, `+
 				`vulnerable_code_not_present, vulnerable_code_not_in_execute_path, `+
-				`vulnerable_code_cannot_be_controlled_by_adversary, inline_mitigations_already_exist`, clip(x.Justification)))
+				`vulnerable_code_cannot_be_controlled_by_adversary, inline_mitigations_already_exist`, textnorm.Clip(x.Justification, 40)))
 		}
 	}
 	return p, checkUsage(errs, &v.Usage)
@@ -194,7 +195,7 @@ func checkCWEs(errs []error, field string, list []string) []error {
 		if up := strings.ToUpper(c); suite.ValidCWE(up) {
 			errs = append(errs, fmt.Errorf(`field "%s[%d]": %q is not a CWE id: write %q`, field, i, c, up))
 		} else {
-			errs = append(errs, fmt.Errorf(`field "%s[%d]": %q is not a CWE id (CWE-<number>, NVD-CWE-Other or NVD-CWE-noinfo)`, field, i, clip(c)))
+			errs = append(errs, fmt.Errorf(`field "%s[%d]": %q is not a CWE id (CWE-<number>, NVD-CWE-Other or NVD-CWE-noinfo)`, field, i, textnorm.Clip(c, 40)))
 		}
 	}
 	return errs
@@ -235,7 +236,7 @@ func parseTSV(b []byte) (Prediction, []error) {
 	var errs []error
 	idx, err := strconv.ParseUint(cols[0], 10, 63)
 	if err != nil {
-		errs = append(errs, fmt.Errorf("idx %q is not a non-negative integer", clip(cols[0])))
+		errs = append(errs, fmt.Errorf("idx %q is not a non-negative integer", textnorm.Clip(cols[0], 40)))
 	}
 	p.Idx = strconv.FormatUint(idx, 10)
 	switch cols[1] {
@@ -244,22 +245,15 @@ func parseTSV(b []byte) (Prediction, []error) {
 	case "0":
 		p.Label = suite.Ben
 	default:
-		errs = append(errs, fmt.Errorf("label %q is not 0 or 1", clip(cols[1])))
+		errs = append(errs, fmt.Errorf("label %q is not 0 or 1", textnorm.Clip(cols[1], 40)))
 	}
 	if len(cols) == 3 {
 		f, err := strconv.ParseFloat(cols[2], 64)
 		if err != nil || !(f >= 0 && f <= 1) {
-			errs = append(errs, fmt.Errorf("probability %q is not a number in [0, 1]", clip(cols[2])))
+			errs = append(errs, fmt.Errorf("probability %q is not a number in [0, 1]", textnorm.Clip(cols[2], 40)))
 		} else {
 			p.Score = Float(f)
 		}
 	}
 	return p, errs
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
 // maxDisagreements is how many pairing disagreements Report.Disagreements lists.
@@ -393,7 +394,7 @@ func jsonType(raw json.RawMessage) string {
 	}
 	switch raw[0] {
 	case '"':
-		return "string " + clip(string(raw))
+		return "string " + textnorm.Clip(string(raw), 40)
 	case '{':
 		return "object"
 	case '[':
@@ -403,14 +404,7 @@ func jsonType(raw json.RawMessage) string {
 	case 'n':
 		return "null"
 	}
-	return "number " + clip(string(raw))
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
+	return "number " + textnorm.Clip(string(raw), 40)
 }
 
 func parseIdx(raw json.RawMessage) (int64, error) {
@@ -525,7 +519,7 @@ func parseCWE(raw json.RawMessage) ([]string, error) {
 			continue
 		}
 		if !suite.ValidCWE(s) {
-			return nil, fmt.Errorf(`field "cwe": %q is not like CWE-787 (or NVD-CWE-Other, NVD-CWE-noinfo)`, clip(s))
+			return nil, fmt.Errorf(`field "cwe": %q is not like CWE-787 (or NVD-CWE-Other, NVD-CWE-noinfo)`, textnorm.Clip(s, 40))
 		}
 		out = append(out, s)
 	}
@@ -551,7 +545,7 @@ func parseCVE(raw json.RawMessage) (string, error) {
 		if u := strings.ToUpper(s); cveRE.MatchString(u) {
 			return u, nil
 		}
-		return "", fmt.Errorf(`field "cve": %q is not like CVE-2021-1234`, clip(s))
+		return "", fmt.Errorf(`field "cve": %q is not like CVE-2021-1234`, textnorm.Clip(s, 40))
 	}
 	return "", nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
 // Version is bumped whenever the cases written for the same input may change.
@@ -130,13 +131,13 @@ func parse(b []byte) (*suite.Case, string, []error) {
 		bad(`field "repo_url": %v`, err)
 	}
 	if !commitRe.MatchString(t.CommitSHA) {
-		bad(`field "commit_sha": %q is not a lower-case hex commit id`, clip(t.CommitSHA))
+		bad(`field "commit_sha": %q is not a lower-case hex commit id`, textnorm.Clip(t.CommitSHA, 83))
 	}
 	if !vulnIDRe.MatchString(t.CVEID) {
-		bad(`field "cve_id": %q is not a CVE, GHSA or GO id`, clip(t.CVEID))
+		bad(`field "cve_id": %q is not a CVE, GHSA or GO id`, textnorm.Clip(t.CVEID, 83))
 	}
 	if !suite.ValidVEXCategory(t.Category) {
-		bad(`field "ground_truth_category": %q is not one of %s`, clip(t.Category), strings.Join(suite.VEXCategories, ", "))
+		bad(`field "ground_truth_category": %q is not one of %s`, textnorm.Clip(t.Category, 83), strings.Join(suite.VEXCategories, ", "))
 	}
 	var label suite.Label
 	switch t.GroundTruth {
@@ -145,7 +146,7 @@ func parse(b []byte) (*suite.Case, string, []error) {
 	case "not_exploitable":
 		label = suite.Ben
 	default:
-		bad(`field "ground_truth": %q is not exploitable or not_exploitable`, clip(t.GroundTruth))
+		bad(`field "ground_truth": %q is not exploitable or not_exploitable`, textnorm.Clip(t.GroundTruth, 83))
 	}
 	if label != "" && suite.ValidVEXCategory(t.Category) && suite.VEXStatus(t.Category) != t.GroundTruth {
 		bad(`ground_truth %q contradicts ground_truth_category %q (only "vulnerable" is exploitable)`, t.GroundTruth, t.Category)
@@ -176,18 +177,11 @@ func parse(b []byte) (*suite.Case, string, []error) {
 func repoName(u string) (string, string, error) {
 	p, err := url.Parse(u)
 	if err != nil || p.Scheme != "https" || p.Host == "" || p.RawQuery != "" || p.Fragment != "" {
-		return "", "", fmt.Errorf("%q is not https://HOST/OWNER/NAME", clip(u))
+		return "", "", fmt.Errorf("%q is not https://HOST/OWNER/NAME", textnorm.Clip(u, 83))
 	}
 	parts := strings.Split(strings.TrimSuffix(strings.Trim(p.Path, "/"), ".git"), "/")
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" || parts[0] == ".." || parts[1] == ".." {
-		return "", "", fmt.Errorf("%q is not https://HOST/OWNER/NAME", clip(u))
+		return "", "", fmt.Errorf("%q is not https://HOST/OWNER/NAME", textnorm.Clip(u, 83))
 	}
 	return parts[0], parts[1], nil
-}
-
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
 }

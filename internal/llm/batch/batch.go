@@ -240,6 +240,9 @@ func (c *Client) Find(ctx context.Context, run string, ch Chunk, o FindOptions) 
 	return ref, true, nil
 }
 
+// Provider is the client's provider (openai or anthropic).
+func (c *Client) Provider() string { return c.provider }
+
 // Poll reads ref's state.
 func (c *Client) Poll(ctx context.Context, ref Ref) (State, error) {
 	if c.provider == "openai" {

@@ -1,7 +1,9 @@
 // Package batchrun does a plain-LLM run's model calls on the provider's batch API (run
 // --batch): before the run's units start, every unit left gets its request submitted in batches
 // (each batch recorded with the run as it is created, so a restarted run polls the batches it
-// made and never submits a unit twice), the batches are polled to their end, and each result
+// made and never submits a unit twice; each chunk recorded as an intent before its create is
+// sent, so a run killed between the provider creating a batch and its id being stored finds
+// that batch on the provider), the batches are polled to their end, and each result
 // becomes the answer the unit's model call gets: through the same meter, attempts, response
 // cache and cost (at batch prices) as online. A request the batch refused, or that expired,
 // is that unit's error: a resume with --retry-errors submits it again as the next attempt.
@@ -34,6 +36,10 @@ type Store interface {
 	PutBatch(ctx context.Context, b store.Batch) error
 	SetBatchState(ctx context.Context, runID, batchID, state string, collected bool) error
 	Batches(ctx context.Context, runID string) ([]store.Batch, error)
+	PutBatchIntent(ctx context.Context, in store.BatchIntent) error
+	BatchIntents(ctx context.Context, runID string) ([]store.BatchIntent, error)
+	DropBatchIntent(ctx context.Context, runID, nonce string) error
+	BatchStored(ctx context.Context, provider, batchID string) (bool, error)
 	llm.CacheStore
 }
 
@@ -91,6 +97,9 @@ type Input struct {
 	Client      *batch.Client
 	Answers     *Answers
 	Poll        time.Duration // between polls of the batches in flight (0: 30 s)
+	// Settle is how long after an intent's time a batch the provider does not list is known
+	// never created (its create, if sent, answered or abandoned); 0: 2 minutes.
+	Settle time.Duration
 	// OnState hears each batch's state as polled.
 	OnState func(id string, st batch.State)
 }
@@ -109,8 +118,10 @@ func CustomID(caseID string, repeat, attempt int) string {
 	return "u" + hex.EncodeToString(sum[:16])
 }
 
-// Prepare submits the units left that no stored batch holds, polls every batch of the run
-// to its end and fills in.Answers with the results of the units left.
+// Prepare resolves the run's intents left by a process killed mid-create (the batch found on
+// the provider is stored and polled; one never created is forgotten), submits the units left
+// that no stored batch holds, polls every batch of the run to its end and fills in.Answers
+// with the results of the units left.
 func Prepare(ctx context.Context, in Input) error {
 	left, err := unitsLeft(ctx, in)
 	if err != nil {
@@ -119,6 +130,19 @@ func Prepare(ctx context.Context, in Input) error {
 	stored, err := in.Store.Batches(ctx, in.RunID)
 	if err != nil {
 		return err
+	}
+	intents, err := in.Store.BatchIntents(ctx, in.RunID)
+	if err != nil {
+		return err
+	}
+	for _, it := range intents {
+		b, ok, err := resolve(ctx, in, it)
+		if err != nil {
+			return err
+		}
+		if ok {
+			stored = append(stored, b)
+		}
 	}
 	held := map[string]bool{}
 	for _, b := range stored {
@@ -133,11 +157,15 @@ func Prepare(ctx context.Context, in Input) error {
 		}
 	}
 	if len(items) > 0 {
-		_, err := in.Client.Submit(ctx, items, func(r batch.Ref) error {
-			b := store.Batch{RunID: in.RunID, ID: r.ID, Provider: r.Provider, CustomIDs: r.IDs, State: "submitted"}
-			stored = append(stored, b)
-			return in.Store.PutBatch(context.WithoutCancel(ctx), b)
-		})
+		_, err := in.Client.Submit(ctx, items, batch.Hooks{Run: in.RunID,
+			OnChunk: func(ch batch.Chunk) error {
+				return in.Store.PutBatchIntent(ctx, store.BatchIntent{RunID: in.RunID, Nonce: ch.Nonce, Provider: in.Client.Provider(), CustomIDs: ch.IDs, CreatedAt: ch.At})
+			},
+			OnRef: func(r batch.Ref) error {
+				b := store.Batch{RunID: in.RunID, ID: r.ID, Provider: r.Provider, CustomIDs: r.IDs, State: "submitted", Nonce: r.Nonce}
+				stored = append(stored, b)
+				return in.Store.PutBatch(context.WithoutCancel(ctx), b)
+			}})
 		if err != nil {
 			return err
 		}
@@ -154,6 +182,37 @@ func Prepare(ctx context.Context, in Input) error {
 		}
 	}
 	return nil
+}
+
+// resolve looks on the provider for the batch of an intent left by a killed process: found, it
+// is stored as the run's batch (and the intent dropped); not found once the intent is Settle
+// old, the batch was never created and the intent is dropped, its units left to submit again.
+func resolve(ctx context.Context, in Input, it store.BatchIntent) (store.Batch, bool, error) {
+	settle := in.Settle
+	if settle <= 0 {
+		settle = 2 * time.Minute
+	}
+	ch := batch.Chunk{Nonce: it.Nonce, IDs: it.CustomIDs, At: it.CreatedAt}
+	o := batch.FindOptions{Poll: in.Poll, Skip: func(id string) (bool, error) { return in.Store.BatchStored(ctx, it.Provider, id) }}
+	for {
+		ref, ok, err := in.Client.Find(ctx, in.RunID, ch, o)
+		if err != nil {
+			return store.Batch{}, false, fmt.Errorf("the batch of chunk %s (created at %s, not stored): %w", it.Nonce, it.CreatedAt.Format(time.RFC3339), err)
+		}
+		if ok {
+			b := store.Batch{RunID: in.RunID, ID: ref.ID, Provider: ref.Provider, CustomIDs: ref.IDs, State: "submitted", Nonce: it.Nonce}
+			return b, true, in.Store.PutBatch(context.WithoutCancel(ctx), b)
+		}
+		wait := time.Until(it.CreatedAt.Add(settle))
+		if wait <= 0 {
+			return store.Batch{}, false, in.Store.DropBatchIntent(context.WithoutCancel(ctx), in.RunID, it.Nonce)
+		}
+		select {
+		case <-ctx.Done():
+			return store.Batch{}, false, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // unitsLeft lists the units not done, each at its next attempt, with its request.

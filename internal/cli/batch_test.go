@@ -96,3 +96,107 @@ func TestBatchRunKilledTwice(t *testing.T) {
 	}
 	t.Logf("2,000 units, killed at %d and %d polls: %d submissions, %d batch, $%.4f", 10, 60, len(subs), srv.BatchesCreated(), spent)
 }
+
+// TestBatchRunKilledInCreate: the process SIGKILLed in the window where the provider has
+// created the batch and vulnbench has not stored its id (the fake holds the create's answer
+// until the kill), then resumed: the resume finds that batch on the provider (OpenAI: by the
+// run and chunk nonce in its metadata; Anthropic: by its time and request count, confirmed by
+// its custom ids) and polls it instead of submitting again: each custom id submitted once, in
+// one batch, every unit one scored attempt, at batch prices, no intent left.
+func TestBatchRunKilledInCreate(t *testing.T) {
+	bin := buildBinary(t)
+	for _, provider := range []string{"openai", "anthropic"} {
+		t.Run(provider, func(t *testing.T) {
+			dir := t.TempDir()
+			model := provider + ":fake-model"
+			os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte("batch: 0.5\n"+model+": {input: 5, output: 50}\n"), 0o644)
+			suitePath := writeLLMSuite(t, dir, 500)
+			created, release := make(chan string, 1), make(chan struct{})
+			var held atomic.Bool
+			opts := []llmtest.Option{llmtest.WithBatches(llmtest.BatchOptions{Polls: 3, Created: func(id string) {
+				if held.CompareAndSwap(false, true) {
+					created <- id
+					<-release
+				}
+			}}), llmtest.WithoutLog()}
+			h := func(r llmtest.Request) llmtest.Reply {
+				return llmtest.Reply{Text: `{"vulnerable": true, "cwe": "CWE-787", "confidence": 0.8, "reason": "unchecked copy"}`, InputTokens: 1000, OutputTokens: 100}
+			}
+			srv := llmtest.NewOpenAI(h, opts...)
+			if provider == "anthropic" {
+				srv = llmtest.NewAnthropic(h, opts...)
+			}
+			defer srv.Close()
+			defer close(release)
+			db := filepath.Join(dir, "v.db")
+			env := append(os.Environ(), "OPENAI_API_KEY=test-key", "ANTHROPIC_API_KEY=test-key")
+			start := func(args ...string) *exec.Cmd {
+				cmd := exec.Command(bin, args...)
+				cmd.Dir, cmd.Env = dir, env
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				return cmd
+			}
+			args := llmArgs(suitePath, db, srv.BaseURL(), "k1", "--batch", "--batch-poll", "10ms", "--no-score")
+			for i, a := range args {
+				if a == "openai:fake-model" {
+					args[i] = model
+				}
+			}
+			first := start(args...)
+			select {
+			case <-created:
+			case <-time.After(2 * time.Minute):
+				first.Process.Kill()
+				t.Fatal("no batch created in 2 minutes")
+			}
+			first.Process.Kill()
+			first.Wait()
+			if n := srv.BatchPolls(); n != 0 {
+				t.Fatalf("the killed process polled %d times: it heard of its batch", n)
+			}
+			last := start("run", "--resume", "k1", "--db", db, "--batch-poll", "10ms", "--no-score")
+			if err := last.Wait(); err != nil {
+				t.Fatalf("the resume: %v", err)
+			}
+
+			subs := srv.BatchSubmissions()
+			twice := 0
+			for _, n := range subs {
+				if n != 1 {
+					twice++
+				}
+			}
+			if len(subs) != 500 || twice != 0 || srv.BatchesCreated() != 1 {
+				t.Errorf("%d requests submitted (%d more than once) in %d batches: want 500 once each in 1 batch", len(subs), twice, srv.BatchesCreated())
+			}
+			st, err := store.Open(context.Background(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			units, badUnits := 0, 0
+			st.Units(context.Background(), "k1", func(u store.UnitState) {
+				units++
+				if u.Attempts != 1 || !u.Scored {
+					badUnits++
+				}
+			})
+			spent, err := st.Spent(context.Background(), "k1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if units != 500 || badUnits != 0 || math.Abs(spent-2.5) > 1e-6 {
+				t.Errorf("%d units stored (%d not exactly one scored attempt), $%.6f spent: want 500 of one attempt each, $2.50 (500 × $0.005 at batch prices)", units, badUnits, spent)
+			}
+			batches, err := st.Batches(context.Background(), "k1")
+			if err != nil || len(batches) != 1 || !batches[0].Collected {
+				t.Errorf("stored batches %+v, %v: want one, collected", batches, err)
+			}
+			if left, err := st.BatchIntents(context.Background(), "k1"); err != nil || len(left) != 0 {
+				t.Errorf("%d intents left, %v: want none", len(left), err)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package llmtest
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,9 +14,11 @@ import (
 )
 
 // BatchOptions make a server speak its provider's batch API: OpenAI's Batch API (POST
-// /v1/files with purpose batch, POST /v1/batches, GET /v1/batches/{id}, GET
-// /v1/files/{id}/content with the output and error files) or Anthropic's Message Batches (POST
-// /v1/messages/batches, GET /v1/messages/batches/{id}, GET .../{id}/results as JSONL). Each
+// /v1/files with purpose batch, POST /v1/batches with metadata, GET /v1/batches/{id}, GET
+// /v1/batches listed newest first with after and limit, GET /v1/files/{id}/content with the
+// output and error files) or Anthropic's Message Batches (POST /v1/messages/batches, GET
+// /v1/messages/batches/{id}, GET /v1/messages/batches listed newest first with after_id,
+// before_id and limit, GET .../{id}/results as JSONL). Each
 // request of a batch is answered by the server's Handler, as an online call would be; the
 // limits are the providers' (OpenAI: 50,000 requests and 200 MB a file; Anthropic: 100,000
 // requests and 256 MB a batch).
@@ -26,6 +29,10 @@ type BatchOptions struct {
 	// expired with them (OpenAI: status expired, batch_expired lines in the error file;
 	// Anthropic: results of type expired).
 	Expire func(customID string) bool
+	// Created, when set, hears each batch created, before the create request is answered (the
+	// batch exists, its client has not heard of it): a test blocks in it to kill the client in
+	// that window.
+	Created func(id string)
 }
 
 // WithBatches serves the provider's batch API (see BatchOptions).
@@ -51,6 +58,7 @@ type batchLine struct {
 type fakeBatch struct {
 	id        string
 	created   time.Time
+	metadata  map[string]string // OpenAI's
 	lines     []batchLine
 	polls     int
 	ended     bool
@@ -70,6 +78,7 @@ type batches struct {
 	n         int
 	files     map[string][]byte
 	byID      map[string]*fakeBatch
+	order     []*fakeBatch   // as created
 	submitted map[string]int // custom_id -> times submitted in a batch
 	polls     int            // retrievals of any batch
 }
@@ -89,6 +98,91 @@ func (b *batches) add(fb *fakeBatch) {
 		b.submitted[l.customID]++
 	}
 	b.byID[fb.id] = fb
+	b.order = append(b.order, fb)
+}
+
+// created tells BatchOptions.Created of a batch made; mu is not held.
+func (s *Server) created(id string) {
+	if s.cfg.batch.Created != nil {
+		s.cfg.batch.Created(id)
+	}
+}
+
+// list answers a list of the batches, newest first, as both providers page it: after (the
+// page just older than that id), before (the page just newer; Anthropic's), limit (def by
+// default, 1 to most). render is the batch object; the page is {data, first_id, last_id,
+// has_more} with extra fields.
+func (s *Server) list(w http.ResponseWriter, r *http.Request, afterKey, beforeKey string, def, most int, extra map[string]any, render func(*fakeBatch) []byte) {
+	q := r.URL.Query()
+	limit := def
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > most {
+			badRequest(w, s.dialect, "limit %q: from 1 to %d", v, most)
+			return
+		}
+		limit = n
+	}
+	after, before := q.Get(afterKey), ""
+	if beforeKey != "" {
+		before = q.Get(beforeKey)
+	}
+	if after != "" && before != "" {
+		badRequest(w, s.dialect, "%s and %s cannot both be given", afterKey, beforeKey)
+		return
+	}
+	s.batches.mu.Lock()
+	defer s.batches.mu.Unlock()
+	newest := make([]*fakeBatch, len(s.batches.order))
+	for i, b := range s.batches.order {
+		newest[len(newest)-1-i] = b
+	}
+	at := func(id string) int {
+		for i, b := range newest {
+			if b.id == id {
+				return i
+			}
+		}
+		return -1
+	}
+	lo, hi := 0, len(newest)
+	switch {
+	case after != "":
+		i := at(after)
+		if i < 0 {
+			badRequest(w, s.dialect, "%s %q: no such batch", afterKey, after)
+			return
+		}
+		lo = i + 1
+		hi = min(lo+limit, len(newest))
+	case before != "":
+		i := at(before)
+		if i < 0 {
+			badRequest(w, s.dialect, "%s %q: no such batch", beforeKey, before)
+			return
+		}
+		hi = i
+		lo = max(0, hi-limit)
+	default:
+		hi = min(limit, len(newest))
+	}
+	more := hi < len(newest)
+	if before != "" {
+		more = lo > 0
+	}
+	data := []json.RawMessage{}
+	var first, last any
+	for _, b := range newest[lo:hi] {
+		data = append(data, render(b))
+	}
+	if hi > lo {
+		first, last = newest[lo].id, newest[hi-1].id
+	}
+	page := map[string]any{"data": data, "first_id": first, "last_id": last, "has_more": more}
+	for k, v := range extra {
+		page[k] = v
+	}
+	writeJSON(w, http.StatusOK, mustJSON(page))
 }
 
 // BatchSubmissions returns how many times each custom_id was submitted in a batch: a request

@@ -12,6 +12,8 @@ func (s *Server) anthropicBatchRoute(method, path string) func(http.ResponseWrit
 	switch {
 	case method == http.MethodPost && path == "/v1/messages/batches":
 		return s.anthropicCreate
+	case method == http.MethodGet && path == "/v1/messages/batches":
+		return s.anthropicList
 	case method == http.MethodGet && strings.HasPrefix(path, "/v1/messages/batches/") && strings.HasSuffix(path, "/results"):
 		return s.anthropicResults
 	case method == http.MethodGet && strings.HasPrefix(path, "/v1/messages/batches/"):
@@ -56,10 +58,18 @@ func (s *Server) anthropicCreate(w http.ResponseWriter, r *http.Request, _ strin
 		b.lines = append(b.lines, batchLine{customID: q.CustomID, body: q.Params})
 	}
 	s.batches.mu.Lock()
-	defer s.batches.mu.Unlock()
 	b.id = s.batches.nextID("msgbatch_")
 	s.batches.add(b)
-	writeJSON(w, http.StatusOK, s.anthropicBatchJSON(b))
+	out := s.anthropicBatchJSON(b)
+	s.batches.mu.Unlock()
+	s.created(b.id)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// anthropicList is GET /v1/messages/batches: the workspace's batches, newest first (after_id,
+// before_id, limit 1 to 1,000, 20 by default).
+func (s *Server) anthropicList(w http.ResponseWriter, r *http.Request, _ string) {
+	s.list(w, r, "after_id", "before_id", 20, 1000, nil, s.anthropicBatchJSON)
 }
 
 // anthropicRetrieve is GET /v1/messages/batches/{id}: in progress for Polls retrievals, then
@@ -92,7 +102,7 @@ func (s *Server) anthropicBatchJSON(b *fakeBatch) []byte {
 		counts = map[string]int{"processing": 0, "succeeded": b.succeeded, "errored": b.errored, "canceled": 0, "expired": b.expiredN}
 	}
 	return mustJSON(map[string]any{"id": b.id, "type": "message_batch", "processing_status": status, "request_counts": counts,
-		"created_at": b.created.UTC().Format(time.RFC3339), "expires_at": b.created.Add(24 * time.Hour).UTC().Format(time.RFC3339),
+		"created_at": b.created.UTC().Format(time.RFC3339Nano), "expires_at": b.created.Add(24 * time.Hour).UTC().Format(time.RFC3339Nano),
 		"ended_at": ended, "results_url": results, "cancel_initiated_at": nil, "archived_at": nil})
 }
 

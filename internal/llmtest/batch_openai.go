@@ -14,6 +14,8 @@ func (s *Server) openaiBatchRoute(method, path string) func(http.ResponseWriter,
 		return s.openaiUpload
 	case method == http.MethodPost && path == "/v1/batches":
 		return s.openaiCreate
+	case method == http.MethodGet && path == "/v1/batches":
+		return s.openaiList
 	case method == http.MethodGet && strings.HasPrefix(path, "/v1/batches/"):
 		return s.openaiRetrieve
 	case method == http.MethodGet && strings.HasPrefix(path, "/v1/files/") && strings.HasSuffix(path, "/content"):
@@ -59,26 +61,37 @@ func (s *Server) openaiUpload(w http.ResponseWriter, r *http.Request, _ string) 
 func (s *Server) openaiCreate(w http.ResponseWriter, r *http.Request, _ string) {
 	d := s.dialect
 	var in struct {
-		InputFileID      string `json:"input_file_id"`
-		Endpoint         string `json:"endpoint"`
-		CompletionWindow string `json:"completion_window"`
+		InputFileID      string            `json:"input_file_id"`
+		Endpoint         string            `json:"endpoint"`
+		CompletionWindow string            `json:"completion_window"`
+		Metadata         map[string]string `json:"metadata"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		badRequest(w, d, "batches: unreadable body: %v", err)
 		return
+	}
+	if len(in.Metadata) > 16 {
+		badRequest(w, d, "batches: metadata has %d keys, at most 16", len(in.Metadata))
+		return
+	}
+	for k, v := range in.Metadata {
+		if len(k) > 64 || len(v) > 512 {
+			badRequest(w, d, "batches: metadata %q: keys are at most 64 characters, values 512", k)
+			return
+		}
 	}
 	if in.Endpoint != "/v1/chat/completions" || in.CompletionWindow != "24h" {
 		badRequest(w, d, "batches: endpoint %q, completion_window %q: this server takes /v1/chat/completions and 24h", in.Endpoint, in.CompletionWindow)
 		return
 	}
 	s.batches.mu.Lock()
-	defer s.batches.mu.Unlock()
 	body, ok := s.batches.files[in.InputFileID]
+	s.batches.mu.Unlock()
 	if !ok {
 		writeError(w, d, &apiError{status: 404, typ: "invalid_request_error", message: "no file " + in.InputFileID}, "batch")
 		return
 	}
-	b := &fakeBatch{id: s.batches.nextID("batch_"), created: time.Now(), inputFile: in.InputFileID}
+	b := &fakeBatch{created: time.Now(), inputFile: in.InputFileID, metadata: in.Metadata}
 	seen := map[string]bool{}
 	for i, line := range jsonl(body) {
 		var l struct {
@@ -98,8 +111,19 @@ func (s *Server) openaiCreate(w http.ResponseWriter, r *http.Request, _ string) 
 		badRequest(w, d, "batches: %d requests; a batch holds 1 to 50,000", len(b.lines))
 		return
 	}
+	s.batches.mu.Lock()
+	b.id = s.batches.nextID("batch_")
 	s.batches.add(b)
-	writeJSON(w, http.StatusOK, openaiBatchJSON(b))
+	out := openaiBatchJSON(b)
+	s.batches.mu.Unlock()
+	s.created(b.id)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// openaiList is GET /v1/batches: the organization's batches, newest first (after, limit 1 to
+// 100, 20 by default).
+func (s *Server) openaiList(w http.ResponseWriter, r *http.Request, _ string) {
+	s.list(w, r, "after", "", 20, 100, map[string]any{"object": "list"}, openaiBatchJSON)
 }
 
 // openaiRetrieve is GET /v1/batches/{id}: in progress for Polls retrievals, then ended.
@@ -158,7 +182,11 @@ func openaiBatchJSON(b *fakeBatch) []byte {
 	if b.ended {
 		done = b.succeeded
 	}
-	return mustJSON(map[string]any{"id": b.id, "object": "batch", "endpoint": "/v1/chat/completions", "input_file_id": b.inputFile,
+	var meta any
+	if b.metadata != nil {
+		meta = b.metadata
+	}
+	return mustJSON(map[string]any{"id": b.id, "object": "batch", "metadata": meta, "endpoint": "/v1/chat/completions", "input_file_id": b.inputFile,
 		"completion_window": "24h", "status": status, "output_file_id": out, "error_file_id": errf,
 		"created_at": b.created.Unix(), "expires_at": b.created.Add(24 * time.Hour).Unix(),
 		"request_counts": map[string]int{"total": len(b.lines), "completed": done, "failed": b.errored + b.expiredN}})

@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -51,6 +52,55 @@ func TestBatches(t *testing.T) {
 		}
 		if none, err := st.Batches(ctx, "r2"); err != nil || len(none) != 0 {
 			t.Errorf("r2's batches: %v, %v", none, err)
+		}
+	})
+}
+
+// TestBatchIntents: a chunk's intent is kept until the batch created under it is stored (in
+// the same transaction) or it is dropped; BatchStored knows the batches of every run.
+func TestBatchIntents(t *testing.T) {
+	store.ForEachBackend(t, func(t *testing.T, dsn string) {
+		st := store.OpenT(t, dsn)
+		newRun(t, st, "r1")
+		newRun(t, st, "r2")
+		at := time.Date(2026, 12, 2, 10, 0, 0, 123456789, time.UTC)
+		for i, in := range []store.BatchIntent{
+			{RunID: "r1", Nonce: "n1", Provider: "anthropic", CustomIDs: []string{"a", "b"}, CreatedAt: at},
+			{RunID: "r1", Nonce: "n2", Provider: "anthropic", CustomIDs: []string{"c"}, CreatedAt: at.Add(time.Second)},
+			{RunID: "r1", Nonce: "n3", Provider: "anthropic", CustomIDs: []string{"d"}, CreatedAt: at.Add(2 * time.Second)},
+			{RunID: "r2", Nonce: "n1", Provider: "openai", CustomIDs: []string{"a"}, CreatedAt: at},
+		} {
+			if err := st.PutBatchIntent(ctx, in); err != nil {
+				t.Fatalf("intent %d: %v", i, err)
+			}
+		}
+		if err := st.PutBatchIntent(ctx, store.BatchIntent{RunID: "r1", Nonce: "n1", Provider: "anthropic", CustomIDs: []string{"x"}, CreatedAt: at}); err == nil {
+			t.Error("an intent was recorded twice")
+		}
+		if err := st.PutBatch(ctx, store.Batch{RunID: "r1", ID: "msgbatch_1", Provider: "anthropic", CustomIDs: []string{"c"}, State: "in_progress", Nonce: "n2"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.DropBatchIntent(ctx, "r1", "n3"); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.BatchIntents(ctx, "r1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []store.BatchIntent{{RunID: "r1", Nonce: "n1", Provider: "anthropic", CustomIDs: []string{"a", "b"}, CreatedAt: at}}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("r1's intents (-want +got):\n%s", d)
+		}
+		if other, err := st.BatchIntents(ctx, "r2"); err != nil || len(other) != 1 {
+			t.Errorf("r2's intents: %v, %v: want its one", other, err)
+		}
+		for _, c := range []struct {
+			provider, id string
+			want         bool
+		}{{"anthropic", "msgbatch_1", true}, {"openai", "msgbatch_1", false}, {"anthropic", "msgbatch_2", false}} {
+			if got, err := st.BatchStored(ctx, c.provider, c.id); err != nil || got != c.want {
+				t.Errorf("BatchStored(%s, %s) = %v, %v; want %v", c.provider, c.id, got, err, c.want)
+			}
 		}
 	})
 }

@@ -6,14 +6,19 @@
 // custom id, with a per-request error for a request that errored, expired or was canceled, so
 // that a resume can retry exactly those. A Ref names a submitted batch: store it with the run
 // as soon as Submit reports it, and a restarted process polls the same batch instead of
-// submitting its requests again.
+// submitting its requests again. Before each batch is created Submit reports its Chunk (a
+// fresh nonce, the custom ids, the time): store that too, and a process killed between the
+// provider creating the batch and its Ref being stored finds the batch again with Find.
 package batch
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
 )
@@ -28,7 +33,26 @@ type Item struct {
 type Ref struct {
 	Provider string   `json:"provider"`
 	ID       string   `json:"id"`
-	IDs      []string `json:"custom_ids"` // the custom ids it holds, in order
+	IDs      []string `json:"custom_ids"`      // the custom ids it holds, in order
+	Nonce    string   `json:"nonce,omitempty"` // the Chunk it was created for
+}
+
+// Chunk is a batch about to be created: its nonce (fresh, in OpenAI's batch metadata with the
+// run), its custom ids in order, and the time just before the create request is sent.
+type Chunk struct {
+	Nonce string
+	IDs   []string
+	At    time.Time
+}
+
+// Hooks are what Submit tells its caller.
+type Hooks struct {
+	Run string // the run the batches are for (in OpenAI's batch metadata)
+	// OnChunk hears each batch before its create request is sent (record it then); an error
+	// stops Submit before the create.
+	OnChunk func(Chunk) error
+	// OnRef hears each batch as soon as it exists (store it then).
+	OnRef func(Ref) error
 }
 
 // State is a batch's progress.
@@ -122,33 +146,102 @@ func New(spec string, o Options) (*Client, error) {
 }
 
 // Submit writes items as the provider's JSONL, in as many batches as its limits need, and
-// creates each; onRef hears each batch as soon as it exists (store it then: a process killed
-// after that polls it on resume). It returns the batches made; on an error, those made before it.
-func (c *Client) Submit(ctx context.Context, items []Item, onRef func(Ref) error) ([]Ref, error) {
+// creates each: h.OnChunk hears it before its create is sent, h.OnRef as soon as it exists (a
+// process killed after OnRef polls it on resume; one killed between the two finds it with
+// Find). It returns the batches made; on an error, those made before it.
+func (c *Client) Submit(ctx context.Context, items []Item, h Hooks) ([]Ref, error) {
 	chunks, err := c.chunk(items)
 	if err != nil {
 		return nil, err
 	}
 	var refs []Ref
-	for _, ch := range chunks {
+	for _, lines := range chunks {
+		ch := Chunk{}
+		for _, l := range lines {
+			ch.IDs = append(ch.IDs, l.id)
+		}
+		if ch.Nonce, err = nonce(); err != nil {
+			return refs, err
+		}
+		intent := func() error {
+			ch.At = time.Now()
+			if h.OnChunk == nil {
+				return nil
+			}
+			return h.OnChunk(ch)
+		}
 		var ref Ref
 		if c.provider == "openai" {
-			ref, err = c.openaiSubmit(ctx, ch)
+			ref, err = c.openaiSubmit(ctx, lines, map[string]string{metaRun: h.Run, metaChunk: ch.Nonce}, intent)
 		} else {
-			ref, err = c.anthropicSubmit(ctx, ch)
+			ref, err = c.anthropicSubmit(ctx, lines, intent)
 		}
 		if err != nil {
 			return refs, err
 		}
+		ref.Nonce = ch.Nonce
 		refs = append(refs, ref)
-		if onRef != nil {
-			if err := onRef(ref); err != nil {
+		if h.OnRef != nil {
+			if err := h.OnRef(ref); err != nil {
 				return refs, err
 			}
 		}
 	}
 	return refs, nil
 }
+
+// The keys of an OpenAI batch's metadata naming its run and chunk.
+const (
+	metaRun   = "vulnbench_run"
+	metaChunk = "vulnbench_chunk"
+)
+
+func nonce() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("batch: nonce: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// Skew is how much earlier than a Chunk's time Find still looks at batches (the provider's
+// clock against this machine's).
+const Skew = 10 * time.Minute
+
+// FindOptions tune Find.
+type FindOptions struct {
+	// Skip tells a batch that cannot be the one sought (stored by some run already).
+	Skip func(id string) (bool, error)
+	// Poll is the time between polls of an Anthropic batch that must end before its custom
+	// ids can be read (0: 30 s).
+	Poll time.Duration
+}
+
+// Find looks on the provider for the batch created for ch of run, whose Ref was never stored
+// (a process killed between the create and OnRef). OpenAI's batches are listed newest first
+// back to ch.At-Skew and matched by the run and nonce in their metadata. Anthropic's batches
+// have no metadata: those created since ch.At-Skew with as many requests as ch are candidates,
+// each polled until it ends and confirmed by the custom ids of its results (the set of ch's).
+// false: the provider holds no such batch (sure once the create, if it was sent, has been
+// answered or abandoned: the caller waits long enough after ch.At).
+func (c *Client) Find(ctx context.Context, run string, ch Chunk, o FindOptions) (Ref, bool, error) {
+	var ref Ref
+	var ok bool
+	var err error
+	if c.provider == "openai" {
+		ref, ok, err = c.openaiFind(ctx, run, ch, o)
+	} else {
+		ref, ok, err = c.anthropicFind(ctx, ch, o)
+	}
+	if err != nil || !ok {
+		return Ref{}, false, err
+	}
+	ref.Provider, ref.IDs, ref.Nonce = c.provider, ch.IDs, ch.Nonce
+	return ref, true, nil
+}
+
+// Provider is the client's provider (openai or anthropic).
+func (c *Client) Provider() string { return c.provider }
 
 // Poll reads ref's state.
 func (c *Client) Poll(ctx context.Context, ref Ref) (State, error) {

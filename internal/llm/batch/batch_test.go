@@ -7,7 +7,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/llm/batch"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
@@ -67,7 +69,7 @@ func TestBatches(t *testing.T) {
 			}
 			ctx := context.Background()
 			var stored []batch.Ref
-			refs, err := newClient().Submit(ctx, items(2000), func(r batch.Ref) error { stored = append(stored, r); return nil })
+			refs, err := newClient().Submit(ctx, items(2000), batch.Hooks{OnRef: func(r batch.Ref) error { stored = append(stored, r); return nil }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +135,7 @@ func TestBatches(t *testing.T) {
 				t.Errorf("re-reading created batches (%d -> %d) or lost results (%d of %d)", made, srv.BatchesCreated(), len(again), len(first))
 			}
 			expire.Store(false)
-			refs, err = newClient().Submit(ctx, retry, nil)
+			refs, err = newClient().Submit(ctx, retry, batch.Hooks{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +168,7 @@ func TestChunkByBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refs, err := c.Submit(context.Background(), items(100), nil)
+	refs, err := c.Submit(context.Background(), items(100), batch.Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +181,72 @@ func TestChunkByBytes(t *testing.T) {
 	}
 	big := items(1)
 	big[0].Req.Messages[0].Content = strings.Repeat("x", 5000)
-	if _, err := c.Submit(context.Background(), big, nil); err == nil || !strings.Contains(err.Error(), "over the batch limit") {
+	if _, err := c.Submit(context.Background(), big, batch.Hooks{}); err == nil || !strings.Contains(err.Error(), "over the batch limit") {
 		t.Errorf("a request over the limit: %v", err)
+	}
+}
+
+// TestFind: a process killed after the provider created a chunk's batch and before it stored
+// the Ref (OnRef fails) finds that batch from the chunk it recorded: by the run and nonce in
+// OpenAI's metadata, and on Anthropic by request count and time, confirmed by the custom ids
+// once it ended; a batch of another run with as many requests, and one the caller skips
+// (stored already) with the same custom ids, are not it; a chunk never created is not found.
+func TestFind(t *testing.T) {
+	for _, provider := range []string{"openai", "anthropic"} {
+		t.Run(provider, func(t *testing.T) {
+			var made []string
+			opts := []llmtest.Option{llmtest.WithBatches(llmtest.BatchOptions{Polls: 2, Created: func(id string) { made = append(made, id) }})}
+			srv := llmtest.NewOpenAI(llmtest.Fixed("ok"), opts...)
+			if provider == "anthropic" {
+				srv = llmtest.NewAnthropic(llmtest.Fixed("ok"), opts...)
+			}
+			defer srv.Close()
+			c, err := batch.New(provider+":m", batch.Options{BaseURL: srv.BaseURL(), Key: "k", Caps: llm.DefaultCaps(), Limits: batch.Limits{Requests: 3, Bytes: 1 << 20}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			all := items(9)
+			other := make([]batch.Item, 3)
+			for i := range other {
+				other[i] = batch.Item{ID: fmt.Sprintf("x%d", i), Req: all[i].Req}
+			}
+			if _, err := c.Submit(ctx, other, batch.Hooks{Run: "r0"}); err != nil {
+				t.Fatal(err)
+			}
+			known, err := c.Submit(ctx, all[3:6], batch.Hooks{Run: "r1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var chunks []batch.Chunk
+			crash := errors.New("killed")
+			_, err = c.Submit(ctx, all, batch.Hooks{Run: "r1",
+				OnChunk: func(ch batch.Chunk) error { chunks = append(chunks, ch); return nil },
+				OnRef: func(r batch.Ref) error {
+					if len(chunks) == 2 {
+						return crash
+					}
+					return nil
+				}})
+			if !errors.Is(err, crash) || len(chunks) != 2 || len(made) != 4 {
+				t.Fatalf("Submit: %v after %d chunks, %d batches made: want the crash after 2 chunks, 4 batches", err, len(chunks), len(made))
+			}
+			o := batch.FindOptions{Poll: time.Millisecond, Skip: func(id string) (bool, error) { return id == known[0].ID, nil }}
+			ref, ok, err := c.Find(ctx, "r1", chunks[1], o)
+			want := batch.Ref{Provider: provider, ID: made[3], IDs: []string{"u0003", "u0004", "u0005"}, Nonce: chunks[1].Nonce}
+			if err != nil || !ok {
+				t.Fatalf("Find: %v, %v", ok, err)
+			}
+			if d := cmp.Diff(want, ref); d != "" {
+				t.Errorf("Find (-want +got):\n%s", d)
+			}
+			never := batch.Chunk{Nonce: "n-never", IDs: []string{"u0006", "u0007", "u0008"}, At: time.Now()}
+			if _, ok, err := c.Find(ctx, "r1", never, o); ok || err != nil {
+				t.Errorf("a chunk never created: found %v, %v", ok, err)
+			}
+			if n := srv.BatchesCreated(); n != 4 {
+				t.Errorf("%d batches created, want 4 (Find creates none)", n)
+			}
+		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
+	"net/url"
+	"time"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
 )
@@ -36,10 +38,12 @@ func (c *Client) encode(id string, body []byte) ([]byte, error) {
 
 // openaiBatch is OpenAI's batch object, as far as it is read.
 type openaiBatch struct {
-	ID            string  `json:"id"`
-	Status        string  `json:"status"`
-	OutputFileID  *string `json:"output_file_id"`
-	ErrorFileID   *string `json:"error_file_id"`
+	ID            string            `json:"id"`
+	Status        string            `json:"status"`
+	CreatedAt     int64             `json:"created_at"`
+	Metadata      map[string]string `json:"metadata"`
+	OutputFileID  *string           `json:"output_file_id"`
+	ErrorFileID   *string           `json:"error_file_id"`
 	RequestCounts struct {
 		Total, Completed, Failed int
 	} `json:"request_counts"`
@@ -54,7 +58,7 @@ func (b openaiBatch) state() State {
 	return State{Ended: ended, Status: b.Status, Total: b.RequestCounts.Total, Succeeded: b.RequestCounts.Completed, Failed: b.RequestCounts.Failed}
 }
 
-func (c *Client) openaiSubmit(ctx context.Context, lines []line) (Ref, error) {
+func (c *Client) openaiSubmit(ctx context.Context, lines []line, meta map[string]string, intent func() error) (Ref, error) {
 	var file bytes.Buffer
 	ref := Ref{Provider: "openai"}
 	for _, l := range lines {
@@ -77,7 +81,10 @@ func (c *Client) openaiSubmit(ctx context.Context, lines []line) (Ref, error) {
 	if _, err := c.do(ctx, "POST", c.base+"/files", mw.FormDataContentType(), &form, &up); err != nil {
 		return ref, err
 	}
-	body, _ := json.Marshal(map[string]string{"input_file_id": up.ID, "endpoint": chatEndpoint, "completion_window": "24h"})
+	body, _ := json.Marshal(map[string]any{"input_file_id": up.ID, "endpoint": chatEndpoint, "completion_window": "24h", "metadata": meta})
+	if err := intent(); err != nil {
+		return ref, err
+	}
 	var b openaiBatch
 	if _, err := c.do(ctx, "POST", c.base+"/batches", "application/json", bytes.NewReader(body), &b); err != nil {
 		return ref, err
@@ -90,6 +97,57 @@ func (c *Client) openaiBatch(ctx context.Context, id string) (openaiBatch, error
 	var b openaiBatch
 	_, err := c.do(ctx, "GET", c.base+"/batches/"+id, "", nil, &b)
 	return b, err
+}
+
+// openaiFind lists the batches newest first back to ch.At-Skew for the one whose metadata
+// names run and ch's nonce.
+func (c *Client) openaiFind(ctx context.Context, run string, ch Chunk, o FindOptions) (Ref, bool, error) {
+	since := ch.At.Add(-Skew).Unix()
+	after := ""
+	for {
+		q := url.Values{"limit": {"100"}}
+		if after != "" {
+			q.Set("after", after)
+		}
+		var page struct {
+			Data    []openaiBatch `json:"data"`
+			HasMore bool          `json:"has_more"`
+			LastID  string        `json:"last_id"`
+		}
+		if _, err := c.do(ctx, "GET", c.base+"/batches?"+q.Encode(), "", nil, &page); err != nil {
+			return Ref{}, false, err
+		}
+		for _, b := range page.Data {
+			if b.CreatedAt < since {
+				return Ref{}, false, nil
+			}
+			if b.Metadata[metaRun] == run && b.Metadata[metaChunk] == ch.Nonce {
+				if skip, err := skipped(o, b.ID); err != nil || skip {
+					return Ref{}, false, err
+				}
+				return Ref{ID: b.ID}, true, nil
+			}
+		}
+		if !page.HasMore || page.LastID == "" {
+			return Ref{}, false, nil
+		}
+		after = page.LastID
+	}
+}
+
+func skipped(o FindOptions, id string) (bool, error) {
+	if o.Skip == nil {
+		return false, nil
+	}
+	return o.Skip(id)
+}
+
+// pollEvery is o's time between polls.
+func (o FindOptions) pollEvery() time.Duration {
+	if o.Poll <= 0 {
+		return 30 * time.Second
+	}
+	return o.Poll
 }
 
 // openaiResults reads the output and error files of an ended batch.

@@ -330,12 +330,19 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 			r.mu.Unlock()
 		}
 	}
-	if r.ctx.Err() != nil {
-		return w.abandoned(ctx, a.Run)
-	}
-	if st := r.State(); st != store.StateRunning {
-		// Stopping, stopped or cancelled: the unit is left for a resume, which enqueues it again.
-		return river.JobCancel(fmt.Errorf("run %s is %s", a.Run, st))
+	if r.ctx.Err() != nil || r.State() != store.StateRunning {
+		// Stopping, stopped or cancelled: the unit is left for a resume, which enqueues it again,
+		// unless a resume made the run running meanwhile.
+		running, err := w.leave(ctx, job)
+		if err != nil || !running {
+			return err
+		}
+		if r.ctx.Err() != nil { // this worker's copy of the run was cancelled: open it afresh
+			return fmt.Errorf("run %s was resumed while this worker held it cancelled: tried again", a.Run)
+		}
+		r.mu.Lock()
+		r.state = store.StateRunning
+		r.mu.Unlock()
 	}
 	if job.Attempt > 1 { // a retry or a rescue: an earlier try may have stored it and died before River heard
 		next, err := w.st.NextAttempt(ctx, a.Run, a.Case, a.Repeat)
@@ -363,8 +370,11 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err() // this worker stops hard: the job is tried again elsewhere
-		case r.ctx.Err() != nil:
-			return w.abandoned(ctx, a.Run)
+		case r.ctx.Err() != nil: // cancelled under it
+			if running, err := w.leave(ctx, job); err != nil || !running {
+				return err
+			}
+			return fmt.Errorf("run %s was resumed while this unit of its cancelled invocation wound down: tried again", a.Run)
 		}
 		// The run's --max-cost refused the unit's first call: nothing new starts.
 		w.note(fmt.Sprintf("run %s: --max-cost reached: stopping it", a.Run))
@@ -396,14 +406,25 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	return nil
 }
 
-// abandoned ends the job of a unit of a cancelled run that this worker abandoned. A resume
-// enqueues no unit whose job still runs, so when the run is running again (resumed while the
-// unit wound down) the job fails instead, and River tries it again on the resumed run.
-func (w *worker) abandoned(ctx context.Context, id string) error {
-	if run, err := w.st.GetRun(context.WithoutCancel(ctx), id); err == nil && run.State == store.StateRunning {
-		return fmt.Errorf("run %s was resumed while this unit of its cancelled invocation wound down: tried again", id)
-	}
-	return river.JobCancel(fmt.Errorf("run %s was cancelled", id))
+// leave ends the job of a unit this worker does not do because its run is not running: the job
+// is completed with nothing stored, in a transaction that holds the run's state. A resume sets
+// the state first and then enqueues each unit with no waiting or running job, so either it sees
+// this job over and enqueues the unit again, or it came first and running is true: the run was
+// resumed, and the caller does the unit (or fails the job, which River tries again).
+func (w *worker) leave(ctx context.Context, job *river.Job[UnitArgs]) (running bool, err error) {
+	cctx := context.WithoutCancel(ctx)
+	err = w.st.InTx(cctx, func(tx *store.Tx) error {
+		state, err := tx.RunState(cctx, job.Args.Run)
+		if err != nil || state == store.StateRunning {
+			running = err == nil
+			return err
+		}
+		// A job no longer running (rescued while this worker was slow) cannot be completed
+		// here: its other try decides.
+		_, _ = river.JobCompleteTx[riverdriver.Driver[*sql.Tx]](cctx, tx.SQL(), job)
+		return nil
+	})
+	return running, err
 }
 
 func (r *openRun) add(done, errs, inFlight int) {

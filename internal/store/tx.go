@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -83,3 +84,21 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Dialect is "sqlite" or "postgres".
 func (s *Store) Dialect() string { return s.dialect.name() }
+
+// RunState reads run id's state in the transaction, holding the run's row against a change of
+// state (a resume's) until the transaction ends: on Postgres with FOR SHARE, on SQLite by the
+// write lock every transaction takes.
+func (t *Tx) RunState(ctx context.Context, id string) (string, error) {
+	q := `SELECT state FROM runs WHERE id = ?`
+	if t.s.dialect == postgresDialect {
+		q += ` FOR SHARE`
+	}
+	var state string
+	if err := t.tx.QueryRowContext(ctx, t.s.q(q), id).Scan(&state); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", fmt.Errorf("run %s: %w", id, ErrNotFound)
+		}
+		return "", fmt.Errorf("state of run %s: %w", id, err)
+	}
+	return state, nil
+}

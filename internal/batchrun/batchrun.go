@@ -7,6 +7,9 @@
 // becomes the answer the unit's model call gets: through the same meter, attempts, response
 // cache and cost (at batch prices) as online. A request the batch refused, or that expired,
 // is that unit's error: a resume with --retry-errors submits it again as the next attempt.
+//
+// Judge does the same for the judge's calls of a scoring (score --judge-batch), its batches
+// kept by the requests' cache keys rather than with a run (judge.go).
 package batchrun
 
 import (
@@ -51,6 +54,8 @@ type Answers struct {
 	cache llm.CacheStore // nil: none
 	mu    sync.Mutex
 	byKey map[string]batch.Result
+	// els answers a request no batch result holds (nil: none does; an error).
+	els llm.Model
 }
 
 // NewAnswers is the (empty) answers of a model; Prepare fills them.
@@ -70,6 +75,9 @@ func (a *Answers) Complete(ctx context.Context, req llm.Request) (llm.Response, 
 	a.mu.Lock()
 	r, ok := a.byKey[key]
 	a.mu.Unlock()
+	if !ok && a.els != nil {
+		return a.els.Complete(ctx, req)
+	}
 	if !ok {
 		return llm.Response{}, fmt.Errorf("batch run: this request was in no batch (was the run changed since its batches were made?)")
 	}

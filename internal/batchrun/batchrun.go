@@ -7,6 +7,9 @@
 // becomes the answer the unit's model call gets: through the same meter, attempts, response
 // cache and cost (at batch prices) as online. A request the batch refused, or that expired,
 // is that unit's error: a resume with --retry-errors submits it again as the next attempt.
+//
+// Judge does the same for the judge's calls of a scoring (score --judge-batch), its batches
+// kept by the requests' cache keys rather than with a run (judge.go).
 package batchrun
 
 import (
@@ -51,6 +54,8 @@ type Answers struct {
 	cache llm.CacheStore // nil: none
 	mu    sync.Mutex
 	byKey map[string]batch.Result
+	// els answers a request no batch result holds (nil: none does; an error).
+	els llm.Model
 }
 
 // NewAnswers is the (empty) answers of a model; Prepare fills them.
@@ -70,6 +75,9 @@ func (a *Answers) Complete(ctx context.Context, req llm.Request) (llm.Response, 
 	a.mu.Lock()
 	r, ok := a.byKey[key]
 	a.mu.Unlock()
+	if !ok && a.els != nil {
+		return a.els.Complete(ctx, req)
+	}
 	if !ok {
 		return llm.Response{}, fmt.Errorf("batch run: this request was in no batch (was the run changed since its batches were made?)")
 	}
@@ -127,50 +135,11 @@ func Prepare(ctx context.Context, in Input) error {
 	if err != nil {
 		return err
 	}
-	stored, err := in.Store.Batches(ctx, in.RunID)
-	if err != nil {
-		return err
+	items := make([]batch.Item, len(left))
+	for i, u := range left {
+		items[i] = batch.Item{ID: u.id, Req: u.req}
 	}
-	intents, err := in.Store.BatchIntents(ctx, in.RunID)
-	if err != nil {
-		return err
-	}
-	for _, it := range intents {
-		b, ok, err := resolve(ctx, in, it)
-		if err != nil {
-			return err
-		}
-		if ok {
-			stored = append(stored, b)
-		}
-	}
-	held := map[string]bool{}
-	for _, b := range stored {
-		for _, id := range b.CustomIDs {
-			held[id] = true
-		}
-	}
-	var items []batch.Item
-	for _, u := range left {
-		if !held[u.id] {
-			items = append(items, batch.Item{ID: u.id, Req: u.req})
-		}
-	}
-	if len(items) > 0 {
-		_, err := in.Client.Submit(ctx, items, batch.Hooks{Run: in.RunID,
-			OnChunk: func(ch batch.Chunk) error {
-				return in.Store.PutBatchIntent(ctx, store.BatchIntent{RunID: in.RunID, Nonce: ch.Nonce, Provider: in.Client.Provider(), CustomIDs: ch.IDs, CreatedAt: ch.At})
-			},
-			OnRef: func(r batch.Ref) error {
-				b := store.Batch{RunID: in.RunID, ID: r.ID, Provider: r.Provider, CustomIDs: r.IDs, State: "submitted", Nonce: r.Nonce}
-				stored = append(stored, b)
-				return in.Store.PutBatch(context.WithoutCancel(ctx), b)
-			}})
-		if err != nil {
-			return err
-		}
-	}
-	results, err := collect(ctx, in, stored, left)
+	results, err := phase(ctx, phaseInput{client: in.Client, ledger: runLedger{in}, run: in.RunID, items: items, poll: in.Poll, onState: in.OnState})
 	if err != nil {
 		return err
 	}
@@ -182,6 +151,53 @@ func Prepare(ctx context.Context, in Input) error {
 		}
 	}
 	return nil
+}
+
+// runLedger keeps a run's batches with the run: every one of them holds its units (a unit
+// retried is a new attempt, under a new custom id), and so does the batch of an intent left
+// over, once found on the provider.
+type runLedger struct{ in Input }
+
+func (l runLedger) pending(ctx context.Context) ([]batch.Ref, error) {
+	in := l.in
+	bs, err := in.Store.Batches(ctx, in.RunID)
+	if err != nil {
+		return nil, err
+	}
+	intents, err := in.Store.BatchIntents(ctx, in.RunID)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range intents {
+		b, ok, err := resolve(ctx, in, it)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			bs = append(bs, b)
+		}
+	}
+	refs := make([]batch.Ref, len(bs))
+	for i, b := range bs {
+		refs[i] = batch.Ref{Provider: b.Provider, ID: b.ID, IDs: b.CustomIDs, Nonce: b.Nonce}
+	}
+	return refs, nil
+}
+
+func (l runLedger) intend(ctx context.Context, ch batch.Chunk) error {
+	return l.in.Store.PutBatchIntent(ctx, store.BatchIntent{RunID: l.in.RunID, Nonce: ch.Nonce, Provider: l.in.Client.Provider(), CustomIDs: ch.IDs, CreatedAt: ch.At})
+}
+
+func (l runLedger) put(ctx context.Context, r batch.Ref) error {
+	return l.in.Store.PutBatch(ctx, store.Batch{RunID: l.in.RunID, ID: r.ID, Provider: r.Provider, CustomIDs: r.IDs, State: "submitted", Nonce: r.Nonce})
+}
+
+func (l runLedger) polled(ctx context.Context, r batch.Ref, st batch.State) error {
+	return l.in.Store.SetBatchState(ctx, l.in.RunID, r.ID, st.Status, false)
+}
+
+func (l runLedger) collected(ctx context.Context, r batch.Ref, st batch.State, _ []batch.Result) error {
+	return l.in.Store.SetBatchState(ctx, l.in.RunID, r.ID, st.Status, true)
 }
 
 // resolve looks on the provider for the batch of an intent left by a killed process: found, it
@@ -245,62 +261,6 @@ func unitsLeft(ctx context.Context, in Input) ([]unit, error) {
 		return nil
 	})
 	return left, err
-}
-
-// collect polls the batches holding units left until each has ended and reads their results.
-func collect(ctx context.Context, in Input, stored []store.Batch, left []unit) (map[string]batch.Result, error) {
-	want := make(map[string]bool, len(left))
-	for _, u := range left {
-		want[u.id] = true
-	}
-	poll := in.Poll
-	if poll <= 0 {
-		poll = 30 * time.Second
-	}
-	results := map[string]batch.Result{}
-	for _, b := range stored {
-		if !holdsAny(b, want) {
-			continue
-		}
-		ref := batch.Ref{Provider: b.Provider, ID: b.ID, IDs: b.CustomIDs}
-		for {
-			st, err := in.Client.Poll(ctx, ref)
-			if err != nil {
-				return nil, err
-			}
-			if in.OnState != nil {
-				in.OnState(b.ID, st)
-			}
-			if err := in.Store.SetBatchState(context.WithoutCancel(ctx), in.RunID, b.ID, st.Status, st.Ended); err != nil {
-				return nil, err
-			}
-			if st.Ended {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(poll):
-			}
-		}
-		rs, err := in.Client.Results(ctx, ref)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rs {
-			results[r.ID] = r
-		}
-	}
-	return results, nil
-}
-
-func holdsAny(b store.Batch, want map[string]bool) bool {
-	for _, id := range b.CustomIDs {
-		if want[id] {
-			return true
-		}
-	}
-	return false
 }
 
 func jsonResponse(r llm.Response) ([]byte, error) { return json.Marshal(r) }

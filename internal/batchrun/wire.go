@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
-	"github.com/vulnbench/vulnbench/internal/llm/batch"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -34,12 +31,7 @@ func Wire(progress io.Writer, st *store.Store, r *runner.Run, poll time.Duration
 		return nil, fmt.Errorf("--batch applies to the llm subject only, not %s", r.Factory().Name)
 	}
 	info := b.Model().Info()
-	base := live["base-url"]
-	if base == "" {
-		base = os.Getenv(strings.ToUpper(info.Provider) + "_BASE_URL")
-	}
-	client, err := batch.New(info.Spec(), batch.Options{BaseURL: base, Key: os.Getenv(llm.KeyEnv(info.Provider)),
-		Caps: b.Prices().Capabilities(info.Spec())})
+	client, err := newClient(info, live["base-url"], b.Prices())
 	if err != nil {
 		return nil, err
 	}

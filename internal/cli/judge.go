@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/vulnbench/vulnbench/internal/batchrun"
 	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/grade/fixcheck"
 	"github.com/vulnbench/vulnbench/internal/judge"
+	"github.com/vulnbench/vulnbench/internal/llm/batch"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
 )
@@ -19,7 +22,9 @@ import (
 // judgeFlags choose the LLM judge of AppSecBench's judged parts.
 type judgeFlags struct {
 	model, baseURL, prices string
-	force                  bool
+	force, batch           bool
+	batchPoll              time.Duration
+	batched                *judge.Judge // --judge-batch: the judge answering from the batches (batchJudge)
 }
 
 func (j *judgeFlags) add(f *pflag.FlagSet, withForce bool) {
@@ -31,8 +36,42 @@ func (j *judgeFlags) add(f *pflag.FlagSet, withForce bool) {
 	}
 }
 
-// open builds the judge over the store's response cache.
+// addBatch adds score's --judge-batch.
+func (j *judgeFlags) addBatch(f *pflag.FlagSet) {
+	f.BoolVar(&j.batch, "judge-batch", false, "with --judge-model: make the judge's calls through the provider's batch API (OpenAI's Batch API, Anthropic's Message Batches) at its batch prices; results within 24 h; a killed score polls the same batches again")
+	f.DurationVar(&j.batchPoll, "batch-poll", 30*time.Second, "with --judge-batch: time between polls of the batches in flight")
+}
+
+// batchJudge, with --judge-batch, makes the judge's calls of the scoring score does through
+// the batch API before it; open then returns the judge answering from them.
+func (j *judgeFlags) batchJudge(ctx context.Context, e *env, st *store.Store, score func(context.Context, *grade.Grader) error) error {
+	if !j.batch || j.model == "" {
+		return nil
+	}
+	online, err := j.open(st)
+	if err != nil {
+		return err
+	}
+	j.batched, err = batchrun.Judge(ctx, batchrun.JudgeInput{Store: st, Online: online, BaseURL: j.baseURL, Score: score, Poll: j.batchPoll,
+		OnPlan: func(p batchrun.JudgePlan) {
+			fmt.Fprintf(e.stderr, "judge %s: %d requests: %d in the cache, %d in batches made before, %d submitted; polling every %s\n",
+				online.Spec(), p.Requests, p.Cached, p.Held, p.Submitted, j.batchPoll)
+		},
+		OnState: func(id string, s batch.State) {
+			fmt.Fprintf(e.stderr, "judge batch %s: %s, %d of %d done, %d failed\n", id, s.Status, s.Succeeded+s.Failed, s.Total, s.Failed)
+		}})
+	if err != nil {
+		return reportErr(e.stderr, err) // a predictions file's problems, or the batches'
+	}
+	return nil
+}
+
+// open builds the judge over the store's response cache (with --judge-batch, over the batches'
+// answers).
 func (j *judgeFlags) open(cache *store.Store) (*judge.Judge, error) {
+	if j.batched != nil {
+		return j.batched, nil
+	}
 	jd, err := judge.Open(judge.Options{Model: j.model, BaseURL: j.baseURL, PricesFile: j.prices, Cache: cache, Getenv: os.Getenv})
 	if err != nil {
 		return nil, usageErr("--judge-model: %v", err)

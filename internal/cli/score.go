@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/breakdown"
+	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
@@ -146,6 +147,13 @@ explanation 10 need an LLM judge: --judge-model. The judge is first measured on 
 calibration set (vulnbench judge calibrate) and refused below its thresholds unless
 --force-judge; its agreement is printed next to every judged figure, and its answers are cached
 in --db and costed. A judge reply that cannot be read grades the part failed (counted, never 0).
+--judge-batch makes the judge's calls through the provider's batch API, at its batch prices
+(results within 24 h): the requests the scoring will make are collected first, with no call; those
+not in the cache are submitted, each batch stored in --db as it is created, polled to its end
+(every --batch-poll, progress on stderr) and its answers put in the cache; then the scoring runs,
+every judge answer from the batches or the cache, none online. A killed score run again polls the
+same batches and submits nothing twice; a request a batch refused or let expire fails the score
+(exit 1), and the next score submits it again.
 Fix checks parse the proposed secure code with the language's parser and, where a scanner on
 PATH flags the vulnerable snippet and not the record's own secure version, check that it does
 not flag the fix ("not checked" otherwise: a scanner that flags both tells nothing of a fix). Means and pass rates are shown overall and by difficulty, language and archetype.`
@@ -168,11 +176,15 @@ func newScoreCmd(e *env) *cobra.Command {
 		Example: `  vulnbench score --run 20261129T201500-3f9a
   vulnbench score --suite primevul-test.jsonl --predictions predictions.txt --format json
   vulnbench score --run A --run B --format md
-  vulnbench score --run 20261201T140000-ab12 --judge-model openai:gpt-4o`,
+  vulnbench score --run 20261201T140000-ab12 --judge-model openai:gpt-4o
+  vulnbench score --run 20261201T140000-ab12 --judge-model anthropic:claude-sonnet-4-6 --judge-batch`,
 		Args: exactArgs(0, "no arguments (use --run, or --suite with --predictions)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := sf.validate(); err != nil {
 				return err
+			}
+			if jf.batch && jf.model == "" {
+				return usageErr("--judge-batch needs --judge-model PROVIDER:MODEL")
 			}
 			if len(runs)+len(preds) == 0 || (suitePath == "" && len(runs) == 0) {
 				return usageErr("score needs at least one --run ID, or --suite SUITE with --predictions FILE")
@@ -200,6 +212,18 @@ func newScoreCmd(e *env) *cobra.Command {
 			if st != nil {
 				defer st.Close()
 				rs = st
+			}
+			if err := jf.batchJudge(cmd.Context(), e, st, func(ctx context.Context, g *grade.Grader) error {
+				r := req
+				r.AppSec = g
+				if by != "" {
+					_, err := breakdown.Build(ctx, rs, r, by)
+					return err
+				}
+				_, err := report.Build(ctx, rs, r)
+				return err
+			}); err != nil {
+				return err
 			}
 			g, done, err := appsecGrader(e, &jf, fixChecks, st)
 			if err != nil {
@@ -241,6 +265,7 @@ func newScoreCmd(e *env) *cobra.Command {
 	f.StringVar(&selectF, "select", "", "score only the cases matching DIM=VALUE[|VALUE][,DIM=VALUE...] (dimensions as --by), named in the output")
 	f.StringVar(&casesFile, "cases", "", "score only the cases listed in FILE (one id a line, or JSONL with \"id\"), named in the output")
 	jf.add(f, true)
+	jf.addBatch(f)
 	f.BoolVar(&fixChecks, "fix-checks", true, "appsec suites: check each proposed fix's syntax and run the scanners on PATH on it (--fix-checks=false skips them)")
 	sf.add(f)
 	return c

@@ -252,3 +252,9 @@ func Open(o Options) (*Judge, error) {
 	}
 	return New(stack, prices)
 }
+
+// Model is the model the judge calls.
+func (j *Judge) Model() llm.Model { return j.model }
+
+// Prices is the table that prices the judge's calls.
+func (j *Judge) Prices() llm.Prices { return j.prices }

@@ -104,3 +104,58 @@ func TestBatchIntents(t *testing.T) {
 		}
 	})
 }
+
+// TestCacheBatches: batches made for the response cache are listed per provider and host until
+// collected; collecting one writes the answers put before it in the same transaction (another
+// store on the same database sees them at once, while the cache's own timer waits an hour).
+func TestCacheBatches(t *testing.T) {
+	store.ForEachBackend(t, func(t *testing.T, dsn string) {
+		st := store.OpenT(t, dsn)
+		store.SetCacheDelay(st, time.Hour)
+		for _, b := range []store.CacheBatch{
+			{Provider: "openai", BaseHost: "h:1", ID: "batch_1", Keys: []string{"k1", "k2"}, State: "validating"},
+			{Provider: "openai", BaseHost: "h:1", ID: "batch_2", Keys: []string{"k3"}, State: "validating"},
+			{Provider: "openai", BaseHost: "h:2", ID: "batch_1", Keys: []string{"k9"}, State: "validating"},
+		} {
+			if err := st.PutCacheBatch(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.PutCacheBatch(ctx, store.CacheBatch{Provider: "openai", BaseHost: "h:1", ID: "batch_1", Keys: []string{"x"}}); err == nil {
+			t.Error("a batch was recorded twice")
+		}
+		if err := st.SetCacheBatchState(ctx, "openai", "h:1", "batch_2", "in_progress"); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SetCacheBatchState(ctx, "anthropic", "h:1", "batch_2", "ended"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("another provider's batch: %v, want ErrNotFound", err)
+		}
+		if err := st.PutResponse(ctx, "k1", "openai", "m", []byte(`{"text":"a"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.CollectCacheBatch(ctx, "openai", "h:1", "batch_1", "completed"); err != nil {
+			t.Fatal(err)
+		}
+		other := store.OpenT(t, dsn)
+		if b, ok, err := other.GetResponse(ctx, "k1"); err != nil || !ok || string(b) != `{"text":"a"}` {
+			t.Errorf("the collected batch's answer in another store: %q, %v, %v", b, ok, err)
+		}
+		type row struct {
+			ID, State string
+			Keys      []string
+		}
+		for host, want := range map[string][]row{"h:1": {{"batch_2", "in_progress", []string{"k3"}}}, "h:2": {{"batch_1", "validating", []string{"k9"}}}} {
+			got, err := st.PendingCacheBatches(ctx, "openai", host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows []row
+			for _, b := range got {
+				rows = append(rows, row{b.ID, b.State, b.Keys})
+			}
+			if d := cmp.Diff(want, rows); d != "" {
+				t.Errorf("pending batches at %s (-want +got):\n%s", host, d)
+			}
+		}
+	})
+}

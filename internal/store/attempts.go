@@ -52,8 +52,14 @@ func (s *Store) PutAttempts(ctx context.Context, runID string, as []Attempt) err
 	if len(as) == 0 {
 		return nil
 	}
+	// A try that failed (and is tried again) puts its cache rows back first, for the next try to
+	// write: each try takes what waits.
 	var cacheDone func(committed bool)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if cacheDone != nil {
+			cacheDone(false)
+			cacheDone = nil
+		}
 		var err error
 		if cacheDone, err = s.writeCache(ctx, tx); err != nil {
 			return err

@@ -33,7 +33,14 @@ type Tx struct {
 // InTx runs fn in one transaction, committed when fn returns nil and rolled back otherwise.
 func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
 	t := &Tx{s: s}
-	err := s.inTx(ctx, func(tx *sql.Tx) error { t.tx = tx; return fn(t) })
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, done := range t.cacheDone { // a failed try's cache rows go back for this one
+			done(false)
+		}
+		t.cacheDone = t.cacheDone[:0]
+		t.tx = tx
+		return fn(t)
+	})
 	for _, done := range t.cacheDone {
 		done(err == nil)
 	}

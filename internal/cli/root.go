@@ -52,7 +52,13 @@ type env struct {
 // Run executes vulnbench with args (without the program name) and returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Every message, error and hint goes out scrubbed of secrets (issue 25, finding 2).
-	stderr = redact.FromEnv(os.Getenv).Writer(stderr)
+	// So does every result on stdout: a line at a time, so that a big export's buffer edges
+	// split no secret; what holds none goes out byte for byte.
+	sc := redact.FromEnv(os.Getenv)
+	stderr = sc.Writer(stderr)
+	out := sc.Stream(stdout)
+	defer out.Flush()
+	stdout = out
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRoot(e)
 	root.SetArgs(args)

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -287,6 +288,9 @@ func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error
 		run.Model = m.Model()
 		if m.Sandbox == "none" {
 			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s ran with --sandbox none: scanners, git and agents on case code ran on the host, with the whole host in view", r.ID)})
+		}
+		if u, _ := m.Describe[advisory.DescribeKey].(string); u != "" {
+			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: %s", r.ID, u)})
 		}
 	} else {
 		run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: unreadable manifest (%v)", r.ID, err)})

@@ -118,7 +118,7 @@ func Estimate(in Input) (Row, error) {
 		}
 		return n
 	}
-	_, problems, err := suite.Scan(in.Suite, true, func(c *suite.Case, _ int) error {
+	_, problems, err := suite.Scan(in.Suite, nil, true, func(c *suite.Case, _ int) error {
 		if in.Keep != nil && !in.Keep(c) {
 			return nil
 		}

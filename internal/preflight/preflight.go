@@ -208,7 +208,7 @@ func (in Input) cases(fn func(*suite.Case) error) error {
 	if in.Cases != nil {
 		return in.Cases(fn)
 	}
-	_, _, err := suite.Scan(in.Suite, false, func(c *suite.Case, _ int) error { return fn(c) })
+	_, _, err := suite.Scan(in.Suite, nil, false, func(c *suite.Case, _ int) error { return fn(c) })
 	return err
 }
 

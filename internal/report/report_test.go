@@ -86,7 +86,7 @@ func setup(t *testing.T) (dir string, st *fakeStore) {
 	if err := os.WriteFile(path, []byte(suiteText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hash, _, err := suite.Scan(path, false, func(*suite.Case, int) error { return nil })
+	hash, _, err := suite.Scan(path, nil, false, func(*suite.Case, int) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

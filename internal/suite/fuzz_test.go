@@ -12,7 +12,7 @@ func FuzzDecodeCase(f *testing.F) {
 	f.Add([]byte("{\"id\":\"a\",\"kind\":\"jit\",\"label\":\"ben\",\"target\":{\"function\":\"f\"}}\r\n{\"id\":"))
 	f.Add([]byte(`{"id":"a","kind":"vex","label":"ben","date":"2024-13-01T00:00:00Z"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, problems, err := ScanReader(bytes.NewReader(data), "fuzz.jsonl", true, nil)
+		_, problems, err := ScanReader(bytes.NewReader(data), "fuzz.jsonl", nil, true, nil)
 		if err != nil {
 			t.Fatalf("read error on in-memory input: %v", err)
 		}

@@ -33,7 +33,7 @@ func TestImportFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, vp, err := suite.Validate(bytes.NewReader(out.Bytes()), "out.jsonl", sch)
+	n, vp, err := suite.Validate(bytes.NewReader(out.Bytes()), "out.jsonl", nil, sch)
 	if err != nil || len(vp) > 0 || n != 6 {
 		t.Fatalf("validate: %d cases, %v, %v", n, vp, err)
 	}

@@ -193,10 +193,7 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 			}
 			var res importer.Result
 			err := writeSuiteFrom(e, in, out, func(f io.Reader, sw *suite.Writer) (problems []error, err error) {
-				if e.reading.Lossy {
-					f = suite.LossyUTF8(f)
-				}
-				res, problems, err = im.Import(f, in, sw, values)
+				res, problems, err = im.Import(f, in, e.reading, sw, values)
 				return problems, err
 			})
 			if err != nil {

@@ -14,9 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-
 	"github.com/vulnbench/vulnbench/internal/lineerr"
 )
 
@@ -120,9 +117,6 @@ const bom = "\xef\xbb\xbf"
 
 // BOM reports whether the file began with a UTF-8 byte-order mark (dropped from the first line).
 func (lr *LineReader) BOM() bool { return lr.bom }
-
-// LossyUTF8 reads r with every invalid UTF-8 sequence replaced by U+FFFD (--lossy-utf8).
-func LossyUTF8(r io.Reader) io.Reader { return transform.NewReader(r, runes.ReplaceIllFormed()) }
 
 // Hash returns the hex SHA-256 of every byte read so far.
 func (lr *LineReader) Hash() string { return hex.EncodeToString(lr.hash.Sum(nil)) }

@@ -20,7 +20,7 @@ func importString(t *testing.T, in string) ([]*suite.Case, vexbench.Report, []er
 	t.Helper()
 	var buf bytes.Buffer
 	w := suite.NewWriter(&buf)
-	rep, problems, err := vexbench.Import(strings.NewReader(in), "tasks.jsonl", w)
+	rep, problems, err := vexbench.Import(strings.NewReader(in), "tasks.jsonl", nil, w)
 	if err != nil {
 		t.Fatal(err)
 	}

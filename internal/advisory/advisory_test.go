@@ -314,3 +314,51 @@ func TestUnreadableNamesBrokenFiles(t *testing.T) {
 		t.Errorf("Unreadable() = %q; want the count and the broken file's path", got)
 	}
 }
+
+// The advisory files that could not be read (broken JSON, no permission) are counted and the
+// first named with its reason in what a subject's Describe records for the run's notes; a
+// database read whole records nothing, nor does a subject without one (issue 25, finding 8).
+func TestDescribeCountsUnreadableFiles(t *testing.T) {
+	dir := t.TempDir()
+	gittest.WriteFiles(t, dir, map[string]string{
+		"a/GHSA-aaaa-aaaa-aaaa.json": `{"id": "GHSA-aaaa-aaaa-aaaa"`,
+		"b/GHSA-bbbb-bbbb-bbbb.json": `{"id": "GHSA-bbbb-bbbb-bbbb", "aliases": ["CVE-2024-2"]}`,
+		"c/GHSA-cccc-cccc-cccc.json": `{"id": "GHSA-cccc-cccc-cccc"}`,
+	})
+	locked := filepath.Join(dir, "c/GHSA-cccc-cccc-cccc.json")
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(locked, 0o644)
+	want := 2
+	if f, err := os.Open(locked); err == nil { // root reads it anyway
+		f.Close()
+		want = 1
+	}
+	db, err := advisory.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, _ := db.Describe(map[string]any{"tool": "x"})[advisory.DescribeKey].(string)
+	wantPrefix := fmt.Sprintf("%d advisory files could not be read (first: %s", want, filepath.Join(dir, "a/GHSA-aaaa-aaaa-aaaa.json"))
+	if want == 1 {
+		wantPrefix = "1 advisory file could not be read (first: " + filepath.Join(dir, "a/GHSA-aaaa-aaaa-aaaa.json")
+	}
+	if !strings.HasPrefix(got, wantPrefix) || !strings.HasSuffix(got, ")") {
+		t.Errorf("Describe()[%s] = %q; want it to start %q", advisory.DescribeKey, got, wantPrefix)
+	}
+
+	good := t.TempDir()
+	gittest.WriteFiles(t, good, map[string]string{"GHSA-dddd-dddd-dddd.json": `{"id": "GHSA-dddd-dddd-dddd"}`})
+	gdb, err := advisory.Open(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gdb.Close()
+	for name, d := range map[string]map[string]any{"readable": gdb.Describe(map[string]any{}), "nil": (*advisory.DB)(nil).Describe(map[string]any{})} {
+		if d := cmp.Diff(map[string]any{}, d); d != "" {
+			t.Errorf("%s database: Describe (-want +got):\n%s", name, d)
+		}
+	}
+}

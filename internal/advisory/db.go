@@ -426,3 +426,26 @@ func (db *DB) Unreadable() string {
 	return fmt.Sprintf("%d advisory %s could not be read, the record may be among them (first: %v)",
 		len(db.problems), map[bool]string{true: "file", false: "files"}[len(db.problems) == 1], db.problems[0])
 }
+
+// DescribeKey is the key of a subject's Describe (a run's manifest, subject_describe) that holds
+// Problem: the report of a run notes it.
+const DescribeKey = "advisories_unreadable"
+
+// Problem says how many records could not be indexed and names the first, for a run's notes:
+// "3 advisory files could not be read (first: PATH: REASON)"; "" when every record was read (or
+// db is nil).
+func (db *DB) Problem() string {
+	if db == nil || len(db.problems) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d advisory %s could not be read (first: %v)",
+		len(db.problems), map[bool]string{true: "file", false: "files"}[len(db.problems) == 1], db.problems[0])
+}
+
+// Describe sets DescribeKey in d to Problem when some record could not be read, and returns d.
+func (db *DB) Describe(d map[string]any) map[string]any {
+	if p := db.Problem(); p != "" {
+		d[DescribeKey] = p
+	}
+	return d
+}

@@ -290,7 +290,7 @@ func eachCase(ctx context.Context, st report.Store, req report.Request, fn func(
 	if path == "" {
 		return errors.New("--by needs a suite (--suite) or a run")
 	}
-	_, problems, err := suite.Scan(path, true, func(c *suite.Case, _ int) error { fn(c); return nil })
+	_, problems, err := suite.Scan(path, nil, true, func(c *suite.Case, _ int) error { fn(c); return nil })
 	if err != nil {
 		return err
 	}

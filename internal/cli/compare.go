@@ -46,7 +46,7 @@ suite, and --suite must be the file they judged.`,
 			if !((len(runs) >= 2 && len(preds) == 0) || (len(preds) >= 2 && len(runs) == 0 && suitePath != "")) {
 				return usageErr("compare needs two or more --run IDs or --predictions FILEs (with --suite SUITE)")
 			}
-			rep, err := buildReport(cmd.Context(), e, db, report.Request{Runs: runs, Predictions: preds, Suite: suitePath,
+			rep, err := buildReport(cmd.Context(), e, db, report.Request{Reading: e.reading, Runs: runs, Predictions: preds, Suite: suitePath,
 				Keep: sf.after.keeper(), Score: sf.options()}, &sf.after)
 			if err != nil {
 				return err

@@ -26,7 +26,7 @@ func readVerdicts(t *testing.T, path string) []verdict.Verdict {
 	}
 	defer f.Close()
 	var vs []verdict.Verdict
-	errs := verdict.ReadPredictions(f, path, func(p verdict.Prediction, _ int) error {
+	errs := verdict.ReadPredictions(f, path, nil, func(p verdict.Prediction, _ int) error {
 		p.Usage.WallMS = 0
 		vs = append(vs, p.Verdict)
 		return nil

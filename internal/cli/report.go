@@ -66,7 +66,7 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 			if err != nil {
 				return err
 			}
-			rep, err := report.Build(ctx, st, report.Request{Runs: runs, Suite: suitePath, Keep: sf.after.keeper(), Score: sf.options(),
+			rep, err := report.Build(ctx, st, report.Request{Reading: e.reading, Runs: runs, Suite: suitePath, Keep: sf.after.keeper(), Score: sf.options(),
 				CI: &score.CIOptions{Resamples: sf.resamples, Seed: sf.ciSeed}, AppSec: g, Plots: true})
 			if err != nil {
 				return reportErr(e.stderr, refusedJudge(err))

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/redact"
 	"github.com/vulnbench/vulnbench/internal/version"
 )
@@ -47,13 +48,20 @@ var silentFail = &exitError{code: ExitFail}
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	reading        *lineerr.Reading // --lossy-utf8, and what the input files' readers noted
 }
 
 // Run executes vulnbench with args (without the program name) and returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Every message, error and hint goes out scrubbed of secrets (issue 25, finding 2).
-	stderr = redact.FromEnv(os.Getenv).Writer(stderr)
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	// So does every result on stdout: a line at a time, so that a big export's buffer edges
+	// split no secret; what holds none goes out byte for byte.
+	sc := redact.FromEnv(os.Getenv)
+	stderr = sc.Writer(stderr)
+	out := sc.Stream(stdout)
+	defer out.Flush()
+	stdout = out
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, reading: &lineerr.Reading{}}
 	root := newRoot(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -62,6 +70,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	err := knownCommand(root, args)
 	if err == nil {
 		err = root.ExecuteContext(ctx)
+	}
+	for _, n := range e.reading.Notes() {
+		fmt.Fprintf(stderr, "vulnbench: note: %s\n", n)
 	}
 	if err == nil {
 		return ExitOK
@@ -106,6 +117,7 @@ Exit codes: 0 success, 1 a failed check or run, 2 a usage error.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}
 	})
+	root.PersistentFlags().BoolVar(&e.reading.Lossy, "lossy-utf8", false, "accept input files (suites, predictions, SARIF, datasets) that are not valid UTF-8, each bad byte read as U+FFFD and counted (without it, such a line is a FILE:LINE problem)")
 	root.AddCommand(newSuiteCmd(e), newRunCmd(e), newScoreCmd(e), newCompareCmd(e), newRunsCmd(e), newMigrateCmd(e), newStopCmd(e), newCancelCmd(e), newWorkerCmd(e), newCodeCmd(e), newSarifCmd(e), newExportCmd(e), newReportCmd(e), newBoardCmd(e), newServeCmd(e), newJudgeCmd(e), newFetchCmd(e), newProbeCmd(e))
 	return root
 }

@@ -222,7 +222,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	defer st.Close()
 	st.SetRetry(o.storeRetry)
 
-	host := runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv}, Repos: o.repos, SnapshotCache: o.snapCache,
+	host := runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Reading: e.reading}, Repos: o.repos, SnapshotCache: o.snapCache,
 		Concurrency: o.concurrency, MaxCost: o.maxCost}
 	if host.Deps.Sandbox, err = openSandbox(ctx, o.sandbox, changed("sandbox")); err != nil {
 		return err
@@ -434,7 +434,7 @@ func printRunScore(ctx context.Context, e *env, st *store.Store, o *runOpts, r *
 	}
 	o.scoreFlags.ciSeed = seedOf(r.Manifest().FlagValues())
 	sc := o.scoreFlags.scoring()
-	rep, err := r.Score(context.WithoutCancel(ctx), report.Request{Score: sc.opt, CI: sc.ci})
+	rep, err := r.Score(context.WithoutCancel(ctx), report.Request{Score: sc.opt, CI: sc.ci, Reading: e.reading})
 	if err != nil {
 		return &exitError{code: ExitFail, err: err}
 	}

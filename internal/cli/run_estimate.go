@@ -61,7 +61,7 @@ func runEstimate(_ context.Context, e *env, reg *subject.Registry, o *runOpts, f
 	}
 	rpm, _ := strconv.Atoi(live["rpm"])
 	maxTokens, _ := strconv.Atoi(live["max-tokens"])
-	in := estimate.Input{Suite: o.suite, Spec: o.subject, Subject: subj, Repeats: o.repeats, StepCap: steps,
+	in := estimate.Input{Suite: o.suite, Reading: e.reading, Spec: o.subject, Subject: subj, Repeats: o.repeats, StepCap: steps,
 		MaxTokens: maxTokens, RPM: rpm, Concurrency: o.concurrency}
 	if o.after.raw != "" {
 		in.Keep = o.after.keep

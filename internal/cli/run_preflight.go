@@ -27,7 +27,7 @@ func runPreflight(ctx context.Context, e *env, reg *subject.Registry, o *runOpts
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	in := preflight.Input{Suite: o.suite, Factory: fac, Config: cfg, Repos: o.repos, Getenv: os.Getenv}
+	in := preflight.Input{Suite: o.suite, Reading: e.reading, Factory: fac, Config: cfg, Repos: o.repos, Getenv: os.Getenv}
 	if o.after.raw != "" {
 		if err := o.after.validate(); err != nil {
 			return err

@@ -23,7 +23,7 @@ text as a last resort.`,
 			if err := checkFormat(format, "text", "json"); err != nil {
 				return err
 			}
-			l, err := sarif.ReadFile(args[0])
+			l, err := sarif.ReadFile(args[0], e.reading)
 			if err != nil {
 				return err
 			}

@@ -189,7 +189,7 @@ func newScoreCmd(e *env) *cobra.Command {
 			if len(runs)+len(preds) == 0 || (suitePath == "" && len(runs) == 0) {
 				return usageErr("score needs at least one --run ID, or --suite SUITE with --predictions FILE")
 			}
-			req := report.Request{Runs: runs, Predictions: preds, Suite: suitePath,
+			req := report.Request{Reading: e.reading, Runs: runs, Predictions: preds, Suite: suitePath,
 				Keep: sf.after.keeper(), Score: sf.options(), CI: sf.scoring().ci}
 			subset, err := subsetKeep(&req, by, selectF, casesFile)
 			if err != nil {

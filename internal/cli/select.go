@@ -38,7 +38,7 @@ With no filter every case is copied. A malformed input stops the command and wri
 					return usageErr("--kind %q is not one of function, jit, appsec, vex", k)
 				}
 			}
-			sel, problems, err := suite.Select(in, out, suite.Filter{Languages: languages, Kinds: kinds, Labels: label})
+			sel, problems, err := suite.Select(in, out, suite.Filter{Languages: languages, Kinds: kinds, Labels: label}, e.reading)
 			if err != nil {
 				return err
 			}

@@ -80,7 +80,7 @@ After editing a template, rebuild vulnbench (go build ./cmd/vulnbench) before ch
 				return err
 			}
 			defer f.Close()
-			n, problems, err := suite.Validate(f, args[0], sch)
+			n, problems, err := suite.Validate(f, args[0], e.reading, sch)
 			if err != nil {
 				return err
 			}
@@ -137,7 +137,7 @@ func newSuiteStatsCmd(e *env) *cobra.Command {
 				return err
 			}
 			st := suite.NewStats()
-			_, problems, err := suite.Scan(args[0], false, func(c *suite.Case, _ int) error {
+			_, problems, err := suite.Scan(args[0], e.reading, false, func(c *suite.Case, _ int) error {
 				st.Add(c)
 				return nil
 			})
@@ -171,7 +171,6 @@ func newSuiteImportCmd(e *env) *cobra.Command {
 // newImportCmd is `suite import NAME` for one importer of the registry.
 func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 	var in, out string
-	var lossy bool
 	flags := map[string]*string{}
 	c := &cobra.Command{
 		Use:     im.Name + " --in FILE --out SUITE",
@@ -194,10 +193,7 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 			}
 			var res importer.Result
 			err := writeSuiteFrom(e, in, out, func(f io.Reader, sw *suite.Writer) (problems []error, err error) {
-				if lossy {
-					f = suite.LossyUTF8(f)
-				}
-				res, problems, err = im.Import(f, in, sw, values)
+				res, problems, err = im.Import(f, in, e.reading, sw, values)
 				return problems, err
 			})
 			if err != nil {
@@ -210,7 +206,6 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 	}
 	c.Flags().StringVar(&in, "in", "", "dataset file to read")
 	c.Flags().StringVar(&out, "out", "", "suite file to write (replaced atomically)")
-	c.Flags().BoolVar(&lossy, "lossy-utf8", false, "accept input that is not valid UTF-8, replacing each bad byte with U+FFFD (without it, such a line is a FILE:LINE problem)")
 	for _, fl := range im.Flags {
 		flags[fl.Name] = c.Flags().String(fl.Name, fl.Default, fl.Usage)
 	}
@@ -223,7 +218,7 @@ func newImportCmd(e *env, im importer.Importer) *cobra.Command {
 func writeSuiteFrom(e *env, in, out string, convert func(r io.Reader, w *suite.Writer) ([]error, error)) error {
 	problems, bom, err := suite.ConvertFile(in, out, convert)
 	if bom {
-		fmt.Fprintf(e.stderr, "%s starts with a UTF-8 byte-order mark (accepted, ignored)\n", in)
+		e.reading.BOM(in)
 	}
 	if len(problems) > 0 {
 		reportProblems(e.stderr, problems, 50)

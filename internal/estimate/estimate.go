@@ -10,6 +10,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -31,6 +32,7 @@ type Prompted interface {
 // Input is one estimate: a subject, built as the run would build it, over a suite.
 type Input struct {
 	Suite   string
+	Reading *lineerr.Reading       // how Suite is read (--lossy-utf8); nil: strictly
 	Keep    func(*suite.Case) bool // nil keeps every case (--after)
 	Spec    string                 // the subject as given, e.g. "llm"
 	Subject subject.Subject
@@ -118,7 +120,7 @@ func Estimate(in Input) (Row, error) {
 		}
 		return n
 	}
-	_, problems, err := suite.Scan(in.Suite, true, func(c *suite.Case, _ int) error {
+	_, problems, err := suite.Scan(in.Suite, in.Reading, true, func(c *suite.Case, _ int) error {
 		if in.Keep != nil && !in.Keep(c) {
 			return nil
 		}

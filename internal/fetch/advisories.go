@@ -43,7 +43,7 @@ type AdvisoryNeed struct {
 func AdvisoryNeeds(suitePath string) ([]AdvisoryNeed, []error, error) {
 	var needs []AdvisoryNeed
 	byID := map[string]int{}
-	_, problems, err := suite.Scan(suitePath, false, func(c *suite.Case, _ int) error {
+	_, problems, err := suite.Scan(suitePath, nil, false, func(c *suite.Case, _ int) error {
 		ids := []string{c.CVE}
 		eco := ""
 		if c.VEX != nil {

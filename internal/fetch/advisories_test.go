@@ -236,7 +236,7 @@ func TestAdvisoriesVEXBenchGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := suite.NewWriter(f)
-	if _, problems, err := vexbench.Import(bytes.NewReader(tasks), "vex_bench.jsonl", w); err != nil || len(problems) > 0 {
+	if _, problems, err := vexbench.Import(bytes.NewReader(tasks), "vex_bench.jsonl", nil, w); err != nil || len(problems) > 0 {
 		t.Fatal(err, problems)
 	}
 	if err := w.Flush(); err != nil || f.Close() != nil {

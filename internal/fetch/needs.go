@@ -28,7 +28,7 @@ type Need struct {
 func Needs(suitePath string) (needs []Need, problems []error, err error) {
 	byKey := map[string]int{}
 	var bad []error
-	_, problems, err = suite.Scan(suitePath, false, func(c *suite.Case, line int) error {
+	_, problems, err = suite.Scan(suitePath, nil, false, func(c *suite.Case, line int) error {
 		if c.Repo == nil || c.Repo.URL == "" {
 			return nil
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/fetch"
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -42,6 +43,8 @@ type ModelNeeder interface {
 // Input is what is checked.
 type Input struct {
 	Suite string // the suite file: read, and named in the fixes
+	// Reading is how Suite is read (--lossy-utf8); nil: strictly.
+	Reading *lineerr.Reading
 	// Cases, when set, streams the cases instead of reading Suite (a worker's run, from the
 	// store).
 	Cases    func(fn func(*suite.Case) error) error
@@ -208,7 +211,7 @@ func (in Input) cases(fn func(*suite.Case) error) error {
 	if in.Cases != nil {
 		return in.Cases(fn)
 	}
-	_, _, err := suite.Scan(in.Suite, false, func(c *suite.Case, _ int) error { return fn(c) })
+	_, _, err := suite.Scan(in.Suite, in.Reading, false, func(c *suite.Case, _ int) error { return fn(c) })
 	return err
 }
 

@@ -35,8 +35,8 @@ var shapes = []shape{
 	// libpq keyword DSNs and query parameters: password=..., sslpassword=...
 	{regexp.MustCompile(`(?i)(\b(?:ssl)?password\s*=\s*)(?:'[^']*'|[^\s&'"\\]+)`), true, []string{"password"}},
 	// headers, in HTTP, JSON or a dump: Authorization: Bearer x, "x-api-key": "x", api_key=x
-	{regexp.MustCompile(`(?i)((?:proxy-)?authorization"?\s*[:=]\s*"?(?:bearer\s+|basic\s+|token\s+)?)[^\s"',;}\\[]+`), true, []string{"authorization"}},
-	{regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token)"?\s*[:=]\s*"?)[^\s"',;}&\\[]+`), true, []string{"api_key", "api-key", "apikey", "access_token", "access-token", "accesstoken"}},
+	{regexp.MustCompile(`(?i)((?:proxy-)?authorization"?\s*[:=]\s*"?(?:bearer\s+|basic\s+|token\s+)?)[^\s"',;{}\\[]+`), true, []string{"authorization"}},
+	{regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token)"?\s*[:=]\s*"?)[^\s"',;{}&\\[]+`), true, []string{"api_key", "api-key", "apikey", "access_token", "access-token", "accesstoken"}},
 	// provider key shapes
 	{regexp.MustCompile(`()\bsk-ant-[A-Za-z0-9_-]{8,}`), false, []string{"sk-ant-"}},
 	{regexp.MustCompile(`()\bsk-[A-Za-z0-9_-]{16,}`), false, []string{"sk-"}},

@@ -26,6 +26,8 @@ func TestString(t *testing.T) {
 		{"echo sk-ant-api03-AAAAAAAAAAAAAAAA and sk-proj-BBBBBBBBBBBBBBBBBBBB", "echo [redacted] and [redacted]"},
 		{"the PGPASSWORD hunter2hunter2 leaked", "the PGPASSWORD [redacted] leaked"},
 		{"a plain message about a task-based skeleton", "a plain message about a task-based skeleton"},
+		// a JSON object named like a header (a score report's "hardcoded-api-key" category) is no value
+		{`"by_category": {"hardcoded-api-key": {"n": 16}, "authorization": {"n": 2}}`, `"by_category": {"hardcoded-api-key": {"n": 16}, "authorization": {"n": 2}}`},
 		{"see https://github.com/o/r/pull/1 and mailto:a@b.example", "see https://github.com/o/r/pull/1 and mailto:a@b.example"},
 	} {
 		if d := cmp.Diff(tc.want, sc.String(tc.in)); d != "" {

@@ -17,7 +17,9 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/grade"
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -160,6 +162,9 @@ type Request struct {
 	// AppSec grades the answers on AppSecBench records (with its judge and fix checks); nil:
 	// the automatic parts of the rubric only.
 	AppSec *grade.Grader
+	// Reading is how the suite and predictions files are read (--lossy-utf8, and the notes of
+	// what their readers accepted); nil: strictly.
+	Reading *lineerr.Reading
 	// Plots also fills what plots draw: each run's Spent (from a Store that is a SpendStore)
 	// and ROC.
 	Plots bool
@@ -193,7 +198,7 @@ func Build(ctx context.Context, st Store, req Request) (*Report, error) {
 	var err error
 	switch {
 	case req.Suite != "":
-		t, err = LoadTruth(req.Suite, req.Keep)
+		t, err = LoadTruth(req.Suite, req.Keep, req.Reading)
 	case len(stored) > 0:
 		t, err = RunTruth(ctx, st, stored[0], req.Keep)
 	default:
@@ -216,7 +221,7 @@ func Build(ctx context.Context, st Store, req Request) (*Report, error) {
 		rep.Runs = append(rep.Runs, run)
 	}
 	for _, p := range req.Predictions {
-		run, err := LoadPredictions(p, t)
+		run, err := LoadPredictions(p, t, req.Reading)
 		if err != nil {
 			return nil, err
 		}
@@ -288,6 +293,9 @@ func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error
 		if m.Sandbox == "none" {
 			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s ran with --sandbox none: scanners, git and agents on case code ran on the host, with the whole host in view", r.ID)})
 		}
+		if u, _ := m.Describe[advisory.DescribeKey].(string); u != "" {
+			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: %s", r.ID, u)})
+		}
 	} else {
 		run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: unreadable manifest (%v)", r.ID, err)})
 	}
@@ -318,15 +326,15 @@ func (e *ProblemsError) Error() string {
 }
 
 // LoadPredictions reads a predictions file's answers against t. A file written by run --out may
-// hold several repeats.
-func LoadPredictions(path string, t *Truth) (*Run, error) {
+// hold several repeats. rd is how it is read (nil: strictly).
+func LoadPredictions(path string, t *Truth, rd *lineerr.Reading) (*Run, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read predictions: %w", err)
 	}
 	defer f.Close()
 	run := &Run{ID: path, Name: filepath.Base(path), Subject: "predictions:" + path, Answers: map[int][]score.Answer{}}
-	problems := verdict.ReadPredictions(f, path, func(p verdict.Prediction, _ int) error {
+	problems := verdict.ReadPredictions(f, path, rd, func(p verdict.Prediction, _ int) error {
 		id := p.CaseID
 		if id == "" {
 			id = t.byIdx[p.Idx]

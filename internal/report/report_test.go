@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,7 +86,7 @@ func setup(t *testing.T) (dir string, st *fakeStore) {
 	if err := os.WriteFile(path, []byte(suiteText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hash, _, err := suite.Scan(path, false, func(*suite.Case, int) error { return nil })
+	hash, _, err := suite.Scan(path, nil, false, func(*suite.Case, int) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,5 +434,21 @@ func TestBuildVEXFromStore(t *testing.T) {
 	got := []float64{x.StatusF1, x.JustificationAccuracy, x.CompletionRate}
 	if d := cmp.Diff([]float64{1, 0.5, 1}, got); d != "" {
 		t.Errorf("status F1, justification accuracy, completion (-want +got):\n%s", d)
+	}
+}
+
+// A run whose subject could not read some advisory files (its manifest's subject_describe says
+// so) is scored with a warning that counts them and names the first (issue 25, finding 8).
+func TestNotesUnreadableAdvisories(t *testing.T) {
+	_, st := setup(t)
+	st.runs["twice"].Manifest = json.RawMessage(`{"subject":"sca","subject_describe":{"advisories":"adv",` +
+		`"advisories_unreadable":"2 advisory files could not be read (first: adv/GHSA-x.json: not a valid OSV record: EOF)"}}`)
+	rep, err := report.Build(context.Background(), st, report.Request{Runs: []string{"twice"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := report.Note{Warning: true, Text: "run twice: 2 advisory files could not be read (first: adv/GHSA-x.json: not a valid OSV record: EOF)"}
+	if !slices.Contains(rep.Notes(), want) {
+		t.Errorf("Notes() = %+v; want %+v among them", rep.Notes(), want)
 	}
 }

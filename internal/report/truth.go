@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -248,14 +249,14 @@ func (t *Truth) Find(id string) (i int, ok, excluded bool) {
 }
 
 // LoadTruth reads the ground truth of the suite file at path, keeping the cases keep says yes to.
-// A suite with problems is refused with the first of them.
-func LoadTruth(path string, keep Keep) (*Truth, error) {
+// A suite with problems is refused with the first of them. rd is how it is read (nil: strictly).
+func LoadTruth(path string, keep Keep, rd *lineerr.Reading) (*Truth, error) {
 	n, err := suite.CountLines(path)
 	if err != nil {
 		return nil, fmt.Errorf("ground truth: %w", err)
 	}
 	t := newTruth(path, n)
-	hash, problems, err := suite.Scan(path, true, func(c *suite.Case, _ int) error {
+	hash, problems, err := suite.Scan(path, rd, true, func(c *suite.Case, _ int) error {
 		t.add(c, keep)
 		return nil
 	})
@@ -313,7 +314,7 @@ func RunTruth(ctx context.Context, st Store, run *store.Run, keep Keep) (*Truth,
 			return t, err
 		}
 	}
-	t, err := LoadTruth(run.SuitePath, keep)
+	t, err := LoadTruth(run.SuitePath, keep, nil)
 	if err != nil {
 		return nil, fmt.Errorf("run %s judged the suite %s: %w (give its suite file with --suite)", run.ID, run.SuitePath, err)
 	}

@@ -53,6 +53,8 @@ type SuiteRef struct {
 	Path  string `json:"path"`
 	Hash  string `json:"sha256"`
 	Cases int    `json:"cases"`
+	// Lossy says it was read with --lossy-utf8 (bytes not UTF-8 as U+FFFD): a resume reads it so.
+	Lossy bool `json:"lossy_utf8,omitempty"`
 }
 
 // FlagValues returns the subject flags a run started with, from Flags or, for a wave-1

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/engine"
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -73,7 +74,7 @@ func Create(ctx context.Context, st Store, s Spec) (*Run, error) {
 		return nil, fmt.Errorf("after: %w", err)
 	}
 	r := &Run{st: st, fac: sj.Factory, keep: keep, suite: s.Suite, host: s.Host}
-	if r.sc, err = checkSuite(s.Suite, keep, s.After, sj.Factory); err != nil {
+	if r.sc, err = checkSuite(s.Suite, r.reading(), keep, s.After, sj.Factory); err != nil {
 		return nil, err
 	}
 	if len(r.sc.unsupported) > 0 && !s.SkipUnsupported {
@@ -117,7 +118,7 @@ func (r *Run) describe(s Spec, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
-	r.man = Manifest{Version: s.Version, Suite: SuiteRef{Path: s.Suite, Hash: r.sc.hash, Cases: r.sc.cases},
+	r.man = Manifest{Version: s.Version, Suite: SuiteRef{Path: s.Suite, Hash: r.sc.hash, Cases: r.sc.cases, Lossy: r.reading() != nil && r.reading().Lossy},
 		Subject: s.Subject.Spec, SubjectKind: r.fac.Name, SubjectVersion: r.fac.Version, Config: cfg, Flags: s.Subject.Flags,
 		Repeats: s.Repeats, Concurrency: s.Host.Concurrency, Timeout: s.Timeout.String(), SkipUnsupport: s.SkipUnsupported,
 		After: s.After, Created: now.UTC()}
@@ -246,7 +247,13 @@ func (r *Run) readCases(ctx context.Context) (err error) {
 		}
 		r.suite = r.rec.SuitePath // stopped before every case was stored, or a wave-1 run
 	}
-	if r.sc, err = checkSuite(r.suite, r.keep, r.man.After, r.fac); err != nil {
+	if r.man.Suite.Lossy { // read as the run started: the cases it stored were read so
+		if r.host.Deps.Reading == nil {
+			r.host.Deps.Reading = &lineerr.Reading{}
+		}
+		r.host.Deps.Reading.Lossy = true
+	}
+	if r.sc, err = checkSuite(r.suite, r.reading(), r.keep, r.man.After, r.fac); err != nil {
 		return err
 	}
 	if len(r.sc.unsupported) > 0 && !r.man.SkipUnsupport {
@@ -338,7 +345,7 @@ func (r *Run) Cases(ctx context.Context, fn func(*suite.Case) error) error {
 	if r.suite == "" {
 		return r.st.Cases(ctx, r.rec.ID, fn)
 	}
-	_, _, err := suite.Scan(r.suite, false, func(c *suite.Case, _ int) error {
+	_, _, err := suite.Scan(r.suite, r.reading(), false, func(c *suite.Case, _ int) error {
 		if r.keep != nil && !r.keep(c) {
 			return nil
 		}

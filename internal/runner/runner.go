@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/engine"
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -168,6 +169,9 @@ func (r *Run) units(put putCases, fn func(subject.Unit) error) error {
 	return r.source(put, each)
 }
 
+// reading is how this invocation reads the suite file (Host.Deps.Reading).
+func (r *Run) reading() *lineerr.Reading { return r.host.Deps.Reading }
+
 // putCases stores cases with a run: the store, or one of its transactions.
 type putCases func(ctx context.Context, runID string, first int, cases []suite.Case) error
 
@@ -196,7 +200,7 @@ func (r *Run) source(put putCases, fn func(*suite.Case) error) error {
 		batch = make([]suite.Case, 0, caseBatch)
 		return nil
 	}
-	h, _, err := suite.Scan(r.suite, false, func(c *suite.Case, _ int) error {
+	h, _, err := suite.Scan(r.suite, r.reading(), false, func(c *suite.Case, _ int) error {
 		if r.keep != nil && !r.keep(c) {
 			return nil
 		}
@@ -232,9 +236,9 @@ func (r *Run) checkStored(ctx context.Context) (scan, error) {
 
 // checkSuite reads the whole suite once: schema, ids and pairs, and which cases fac cannot
 // judge.
-func checkSuite(path string, keep func(*suite.Case) bool, after string, fac subject.Factory) (scan, error) {
+func checkSuite(path string, rd *lineerr.Reading, keep func(*suite.Case) bool, after string, fac subject.Factory) (scan, error) {
 	sc := scan{unsupported: map[string]int{}}
-	hash, problems, err := suite.Scan(path, true, func(c *suite.Case, _ int) error {
+	hash, problems, err := suite.Scan(path, rd, true, func(c *suite.Case, _ int) error {
 		sc.all++
 		if keep != nil && !keep(c) {
 			if c.Date == "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/codegraph"
 	"github.com/vulnbench/vulnbench/internal/gittest"
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -460,5 +461,48 @@ func TestSandboxCannotLoosenOnResume(t *testing.T) {
 				t.Errorf("%s: %s: err = %v, want refused %v", tc.id, what, err, tc.refused)
 			}
 		}
+	}
+}
+
+// A run started with --lossy-utf8 records it, and a resume that reads the rest of its suite
+// reads it so without being told again: strictly, the line that is not UTF-8 would refuse the
+// suite the run already judged in part (issue 25, finding 8).
+func TestResumeReadsTheSuiteAsTheRunStarted(t *testing.T) {
+	dir := t.TempDir()
+	n := caseBatch + caseBatch/2
+	var lines []string
+	for i := 0; i < n; i++ {
+		lines = append(lines, fmt.Sprintf(`{"id":"c%05d","kind":"function","label":"ben","code":"x"}`, i))
+	}
+	lines[n-1] = fmt.Sprintf(`{"id":"c%05d","kind":"function","label":"ben","code":"caf`+"\xe9"+`"}`, n-1)
+	suitePath := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(suitePath, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	st, err := store.Open(context.Background(), filepath.Join(dir, "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	stop := make(chan struct{})
+	fac := kind("stopper", &stopper{stop: stop})
+	s := spec(fac, suitePath, 1)
+	s.Host.Deps.Reading = &lineerr.Reading{Lossy: true}
+	if _, err := execute(st, s, Local{Stop: stop}); err != nil {
+		t.Fatal(err)
+	}
+	if stored, _ := st.CaseCount(context.Background(), "r"); stored >= n {
+		t.Fatalf("%d of %d cases stored by the stopped run: the test needs a partly stored suite", stored, n)
+	}
+	r, err := Resume(context.Background(), st, "r", Overrides{Registry: subject.NewRegistry(fac), Host: Host{Concurrency: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Execute(context.Background(), Local{}); err != nil {
+		t.Fatal(err)
+	}
+	var last *suite.Case
+	st.Cases(context.Background(), "r", func(c *suite.Case) error { last = c; return nil })
+	if stored, _ := st.CaseCount(context.Background(), "r"); stored != n || last == nil || last.Code != "caf\uFFFD" {
+		t.Errorf("after the resume: %d cases stored, the last %+v; want %d, the last with U+FFFD", stored, last, n)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/buger/jsonparser"
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -42,16 +43,22 @@ type Run struct {
 	Findings []verdict.Finding `json:"findings"`
 }
 
-// ReadFile reads the SARIF file at path.
-func ReadFile(path string) (*Log, error) {
+// ReadFile reads the SARIF file at path as rd says (nil: strictly): a byte-order mark is noted,
+// and bytes that are not UTF-8 are a FILE:LINE problem unless rd is lossy.
+func ReadFile(path string, rd *lineerr.Reading) (*Log, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read SARIF: %w", err)
+	}
+	b, bom, err := rd.File(path, b)
+	if err != nil {
+		return nil, err
 	}
 	l, err := Parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	l.BOM = l.BOM || bom
 	return l, nil
 }
 

@@ -41,7 +41,7 @@ func TestReadShared(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			l, err := sarif.ReadFile(filepath.Join(sharedSARIF, tt.file))
+			l, err := sarif.ReadFile(filepath.Join(sharedSARIF, tt.file), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestReadSharedFindings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			l, err := sarif.ReadFile(filepath.Join(sharedSARIF, tt.file))
+			l, err := sarif.ReadFile(filepath.Join(sharedSARIF, tt.file), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

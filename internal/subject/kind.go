@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -54,6 +55,9 @@ type Deps struct {
 	// Sandbox runs every external process on case code (scanners, agent CLIs): the run's
 	// --sandbox. nil: OpenSandbox makes a bubblewrap one.
 	Sandbox *sandbox.Sandbox
+	// Reading is how this invocation reads input files (the suite, SARIF and predictions
+	// files): --lossy-utf8, and the notes of what the readers accepted. nil: strictly.
+	Reading *lineerr.Reading
 }
 
 // OpenSandbox is d's sandbox, or a new bubblewrap one when d has none; an error matching

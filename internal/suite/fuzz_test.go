@@ -15,7 +15,7 @@ func FuzzDecodeCase(f *testing.F) {
 	f.Add([]byte(`{"id":"a","kind":"vex","label":"ben","date":"2024-13-01T00:00:00Z"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines := bytes.Split(data, []byte("\n"))
-		_, problems, err := ScanReader(bytes.NewReader(data), "fuzz.jsonl", true, func(_ *Case, line int) error {
+		_, problems, err := ScanReader(bytes.NewReader(data), "fuzz.jsonl", nil, true, func(_ *Case, line int) error {
 			b := bytes.TrimRight(lines[line-1], "\r")
 			if line == 1 {
 				b = bytes.TrimPrefix(b, []byte(bom))

@@ -5,10 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
-// Invalid UTF-8 is a FILE:LINE problem, not silently replaced; LossyUTF8 accepts it; a UTF-8
+// Invalid UTF-8 is a FILE:LINE problem, not silently replaced; a lossy Reading accepts it and
+// counts the bytes once, at the end; a UTF-8
 // byte-order mark is accepted and named (issue 25, finding 8).
 func TestLineReaderRefusesInvalidUTF8(t *testing.T) {
 	in := "{\"a\": 1}\n{\"b\": \"caf\xe9\"}\n"
@@ -20,11 +24,19 @@ func TestLineReaderRefusesInvalidUTF8(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "in.jsonl:2: invalid UTF-8 at column 11") || !strings.Contains(err.Error(), "--lossy-utf8") {
 		t.Errorf("line 2: %v; want in.jsonl:2: invalid UTF-8 at column 11 ... --lossy-utf8", err)
 	}
-	lr = suite.NewLineReader(suite.LossyUTF8(strings.NewReader(in)), "in.jsonl")
+	rd := &lineerr.Reading{Lossy: true}
+	lr = suite.NewLineReader(strings.NewReader(in), "in.jsonl")
+	lr.Reading = rd
 	lr.Next()
 	b, _, err := lr.Next()
 	if err != nil || string(b) != "{\"b\": \"caf\uFFFD\"}" {
 		t.Errorf("lossy: %q, %v; want the bad byte replaced by U+FFFD", b, err)
+	}
+	if _, _, err := lr.Next(); err != io.EOF {
+		t.Errorf("lossy, after the last line: %v", err)
+	}
+	if d := cmp.Diff([]string{"in.jsonl: 1 byte not UTF-8 replaced by U+FFFD on 1 line (first: line 2) (--lossy-utf8)"}, rd.Notes()); d != "" {
+		t.Errorf("lossy notes (-want +got):\n%s", d)
 	}
 	lr = suite.NewLineReader(strings.NewReader("\xef\xbb\xbf{\"a\": 1}\n"), "bom.jsonl")
 	if b, _, err := lr.Next(); err != nil || string(b) != `{"a": 1}` || !lr.BOM() {

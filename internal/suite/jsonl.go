@@ -13,10 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
-
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
 
 	"github.com/vulnbench/vulnbench/internal/lineerr"
 )
@@ -41,6 +37,11 @@ type LineReader struct {
 	hash    hash.Hash
 	buf     []byte
 	bom     bool
+	// Reading says whether bytes that are not UTF-8 are accepted (replaced by U+FFFD) and keeps
+	// the notes of a byte-order mark and of the bytes replaced; nil: strict, no notes.
+	Reading *lineerr.Reading
+	// replaced bytes on bad lines, the first on line firstBad
+	replaced, bad, firstBad int
 }
 
 // NewLineReader reads r, naming it file in errors.
@@ -74,6 +75,7 @@ func (lr *LineReader) Next() ([]byte, int, error) {
 			}
 			if err == io.EOF {
 				if size == 0 {
+					lr.Reading.Replaced(lr.File, lr.replaced, lr.bad, lr.firstBad)
 					return nil, lr.line, io.EOF
 				}
 				break
@@ -91,9 +93,17 @@ func (lr *LineReader) Next() ([]byte, int, error) {
 		b := bytes.TrimRight(lr.buf, "\r\n")
 		if lr.line == 1 && bytes.HasPrefix(b, []byte(bom)) {
 			b, lr.bom = b[len(bom):], true
+			lr.Reading.BOM(lr.File)
 		}
-		if !utf8.Valid(b) {
-			return nil, lr.line, &LineError{File: lr.File, Line: lr.line, Err: invalidUTF8(b)}
+		b, n, err := lr.Reading.UTF8(b)
+		if err != nil {
+			return nil, lr.line, &LineError{File: lr.File, Line: lr.line, Err: err}
+		}
+		if n > 0 {
+			lr.replaced, lr.bad = lr.replaced+n, lr.bad+1
+			if lr.firstBad == 0 {
+				lr.firstBad = lr.line
+			}
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
@@ -107,22 +117,6 @@ const bom = "\xef\xbb\xbf"
 
 // BOM reports whether the file began with a UTF-8 byte-order mark (dropped from the first line).
 func (lr *LineReader) BOM() bool { return lr.bom }
-
-// invalidUTF8 describes the first invalid UTF-8 sequence of b.
-func invalidUTF8(b []byte) error {
-	i := 0
-	for i < len(b) {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			break
-		}
-		i += n
-	}
-	return fmt.Errorf("invalid UTF-8 at column %d (byte 0x%02x): the file is not UTF-8 (Latin-1?); --lossy-utf8 reads it with each bad byte replaced by U+FFFD", i+1, b[i])
-}
-
-// LossyUTF8 reads r with every invalid UTF-8 sequence replaced by U+FFFD (--lossy-utf8).
-func LossyUTF8(r io.Reader) io.Reader { return transform.NewReader(r, runes.ReplaceIllFormed()) }
 
 // Hash returns the hex SHA-256 of every byte read so far.
 func (lr *LineReader) Hash() string { return hex.EncodeToString(lr.hash.Sum(nil)) }
@@ -166,20 +160,21 @@ func DescribeJSONError(b []byte, err error, record string) error {
 // Scan reads a suite file, calling fn with every case that passes Case.Check, and returns every
 // problem found (bad lines, and with check set, duplicate ids and broken pairs) as *LineError
 // values, sorted by line. It returns the file's SHA-256. A non-nil error means the file could not
-// be read at all.
-func Scan(path string, check bool, fn func(c *Case, line int) error) (hash string, problems []error, err error) {
+// be read at all. rd is how it is read (nil: strictly, nothing noted).
+func Scan(path string, rd *lineerr.Reading, check bool, fn func(c *Case, line int) error) (hash string, problems []error, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", nil, fmt.Errorf("open suite: %w", err)
 	}
 	defer f.Close()
-	return ScanReader(f, path, check, fn)
+	return ScanReader(f, path, rd, check, fn)
 }
 
 // ScanReader is Scan over an open reader named file. Lines are decoded on every CPU; fn is
 // called in file order from the calling goroutine.
-func ScanReader(r io.Reader, file string, check bool, fn func(c *Case, line int) error) (string, []error, error) {
+func ScanReader(r io.Reader, file string, rd *lineerr.Reading, check bool, fn func(c *Case, line int) error) (string, []error, error) {
 	lr := NewLineReader(r, file)
+	lr.Reading = rd
 	var ck *Checker
 	if check {
 		ck = NewChecker(file)

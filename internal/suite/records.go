@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 )
 
 // Records is the record loop of every importer (primevul, vexbench, jitvul's public file and
@@ -12,9 +14,11 @@ import (
 // probs, each FILE:LINE: a line the reader refuses (over its length limit), and a *LineError
 // that fn returns (its Line set when fn left it 0); reading then goes on. A failure of the
 // underlying reader ends the loop with that error, and so does any other error fn returns.
-// refused counts the lines fn never saw because the reader refused them.
-func Records(r io.Reader, file string, probs *Problems, fn func(b []byte, line int) error) (refused int, err error) {
+// refused counts the lines fn never saw because the reader refused them. rd is how r is read
+// (--lossy-utf8, and the notes of a byte-order mark and replaced bytes; nil: strictly).
+func Records(r io.Reader, file string, rd *lineerr.Reading, probs *Problems, fn func(b []byte, line int) error) (refused int, err error) {
 	lr := NewLineReader(r, file)
+	lr.Reading = rd
 	first := true
 	for {
 		b, line, err := lr.Next()

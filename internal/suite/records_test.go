@@ -37,7 +37,7 @@ func TestRecords(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			probs := &suite.Problems{File: "in.jsonl"}
 			var lines []string
-			refused, err := suite.Records(strings.NewReader(tc.in), "in.jsonl", probs, func(b []byte, line int) error {
+			refused, err := suite.Records(strings.NewReader(tc.in), "in.jsonl", nil, probs, func(b []byte, line int) error {
 				lines = append(lines, fmt.Sprintf("%d:%s", line, b))
 				if string(b) == "bad" {
 					return &suite.LineError{Err: errors.New("bad line")}
@@ -70,7 +70,7 @@ func TestRecords(t *testing.T) {
 		})
 	}
 	// A failing reader ends the loop with a read error.
-	_, err := suite.Records(iotest.ErrReader(errors.New("disk gone")), "in.jsonl", &suite.Problems{}, func([]byte, int) error { return nil })
+	_, err := suite.Records(iotest.ErrReader(errors.New("disk gone")), "in.jsonl", nil, &suite.Problems{}, func([]byte, int) error { return nil })
 	if !errors.Is(err, suite.ErrRead) {
 		t.Errorf("a failing reader gave %v, want ErrRead", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"slices"
+
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 )
 
 // Filter keeps the cases that match every list given: a case matches a list holding its value.
@@ -29,10 +31,11 @@ type Selection struct {
 
 // Select copies the cases of the suite in that f matches into out, replaced atomically, in file
 // order and unchanged except that a case whose pair partner is not selected loses its pair, so the
-// output is still a valid suite. A malformed input writes nothing and returns its problems.
-func Select(in, out string, f Filter) (Selection, []error, error) {
+// output is still a valid suite. A malformed input writes nothing and returns its problems. rd is
+// how in is read (nil: strictly, nothing noted).
+func Select(in, out string, f Filter, rd *lineerr.Reading) (Selection, []error, error) {
 	pairs := map[string]int{}
-	_, problems, err := Scan(in, true, func(c *Case, _ int) error {
+	_, problems, err := Scan(in, rd, true, func(c *Case, _ int) error {
 		if c.Pair != "" && f.Match(c) {
 			pairs[c.Pair]++
 		}
@@ -44,7 +47,7 @@ func Select(in, out string, f Filter) (Selection, []error, error) {
 	var sel Selection
 	err = WriteFileAtomic(out, func(w io.Writer) error {
 		sw := NewWriter(w)
-		_, problems, err := Scan(in, false, func(c *Case, _ int) error {
+		_, problems, err := Scan(in, rd, false, func(c *Case, _ int) error {
 			if !f.Match(c) {
 				return nil
 			}

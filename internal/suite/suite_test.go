@@ -77,7 +77,7 @@ func TestScanAndValidateReportEveryProblem(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n := 0
-			_, problems, err := suite.ScanReader(strings.NewReader(tt.in), "s.jsonl", true, func(*suite.Case, int) error { n++; return nil })
+			_, problems, err := suite.ScanReader(strings.NewReader(tt.in), "s.jsonl", nil, true, func(*suite.Case, int) error { n++; return nil })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +91,7 @@ func TestScanAndValidateReportEveryProblem(t *testing.T) {
 			if want == nil {
 				want = tt.scan
 			}
-			_, vp, err := suite.Validate(strings.NewReader(tt.in), "s.jsonl", sch)
+			_, vp, err := suite.Validate(strings.NewReader(tt.in), "s.jsonl", nil, sch)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,8 +103,8 @@ func TestScanAndValidateReportEveryProblem(t *testing.T) {
 }
 
 func TestScanHashesTheBytes(t *testing.T) {
-	a, _, _ := suite.ScanReader(strings.NewReader(okVul+"\n"+okBen+"\n"), "s", false, nil)
-	b, _, _ := suite.ScanReader(strings.NewReader(okVul+"\n"+okBen+"\n\n"), "s", false, nil)
+	a, _, _ := suite.ScanReader(strings.NewReader(okVul+"\n"+okBen+"\n"), "s", nil, false, nil)
+	b, _, _ := suite.ScanReader(strings.NewReader(okVul+"\n"+okBen+"\n\n"), "s", nil, false, nil)
 	if a == b || len(a) != 64 {
 		t.Errorf("hashes %q and %q: want two different sha256 hex digests", a, b)
 	}
@@ -129,7 +129,7 @@ func TestWriterRoundTrip(t *testing.T) {
 		t.Errorf("writer escapes HTML: %s", buf.String())
 	}
 	var got []*suite.Case
-	_, problems, err := suite.ScanReader(&buf, "w", true, func(c *suite.Case, _ int) error { got = append(got, c); return nil })
+	_, problems, err := suite.ScanReader(&buf, "w", nil, true, func(c *suite.Case, _ int) error { got = append(got, c); return nil })
 	if err != nil || len(problems) > 0 {
 		t.Fatal(err, problems)
 	}

@@ -10,15 +10,18 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
 
 // Validate checks every line of a suite against the case schema, then the suite-wide rules
 // (unique ids, pairs), and returns every problem found, sorted by line, and the number of cases
-// read. A non-nil error means the input could not be read at all.
-func Validate(r io.Reader, file string, sch *jsonschema.Schema) (cases int, problems []error, err error) {
+// read. A non-nil error means the input could not be read at all. rd is how it is read (nil:
+// strictly, nothing noted).
+func Validate(r io.Reader, file string, rd *lineerr.Reading, sch *jsonschema.Schema) (cases int, problems []error, err error) {
 	lr := NewLineReader(r, file)
+	lr.Reading = rd
 	ck := NewChecker(file)
 	type decoded struct {
 		c    *Case

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
@@ -38,11 +39,12 @@ type Prediction struct {
 // CRLF line endings and blank lines are accepted. It returns every problem as a *suite.LineError
 // (FILE:LINE: msg), at most suite.MaxProblems of them and then "and N more problems"; lines with problems
 // are not passed to fn. An error from fn stops the reading and is returned as the last problem,
-// on fn's line.
-func ReadPredictions(r io.Reader, file string, fn func(p Prediction, line int) error) []error {
+// on fn's line. rd is how it is read (nil: strictly, nothing noted).
+func ReadPredictions(r io.Reader, file string, rd *lineerr.Reading, fn func(p Prediction, line int) error) []error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	tsv := !firstIsJSON(br)
 	lr := suite.NewLineReader(br, file)
+	lr.Reading = rd
 	pr := &suite.Problems{File: file}
 	type key struct {
 		id     string
@@ -54,9 +56,6 @@ func ReadPredictions(r io.Reader, file string, fn func(p Prediction, line int) e
 	}
 	seen := map[key]int{} // (case_id or idx, repeat) -> line of the first
 	err := suite.DecodeLines(lr, 0, func(b []byte, line int) decoded {
-		if line == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-		}
 		var d decoded
 		if tsv {
 			d.p, d.errs = parseTSV(b)

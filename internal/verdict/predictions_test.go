@@ -20,7 +20,7 @@ type read struct {
 func readAll(t *testing.T, r io.Reader, file string) ([]read, []string) {
 	t.Helper()
 	var got []read
-	errs := ReadPredictions(r, file, func(p Prediction, line int) error {
+	errs := ReadPredictions(r, file, nil, func(p Prediction, line int) error {
 		got = append(got, read{line, p})
 		return nil
 	})
@@ -252,7 +252,7 @@ func TestReadPredictionsLongLine(t *testing.T) {
 
 func TestReadPredictionsCallbackError(t *testing.T) {
 	calls := 0
-	errs := ReadPredictions(strings.NewReader("1\t1\n2\t1\n3\t1\n"), "p.txt", func(p Prediction, line int) error {
+	errs := ReadPredictions(strings.NewReader("1\t1\n2\t1\n3\t1\n"), "p.txt", nil, func(p Prediction, line int) error {
 		calls++
 		if p.Idx == "2" {
 			return errors.New("no case has idx 2")
@@ -300,7 +300,7 @@ func FuzzReadPredictions(f *testing.F) {
 	f.Add([]byte(`{"case_id": "a", "label": "vul", "score_source": "stated", "confidence": 0.5, "findings": [{"start_line": 2, "end_line": 3}], "vex": {"status": "fixed"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fromJSON []Verdict
-		errs := ReadPredictions(strings.NewReader(string(data)), "f", func(p Prediction, _ int) error {
+		errs := ReadPredictions(strings.NewReader(string(data)), "f", nil, func(p Prediction, _ int) error {
 			if (p.CaseID == "") == (p.Idx == "") || !p.Status.Valid() || (p.Status == OK && !p.Label.Valid()) ||
 				(p.Score != nil && !(*p.Score >= 0 && *p.Score <= 1)) || !p.ScoreSource.Valid() ||
 				(p.Confidence != nil && !(*p.Confidence >= 0 && *p.Confidence <= 1)) || p.Attempt < 0 {
@@ -324,7 +324,7 @@ func FuzzReadPredictions(f *testing.F) {
 		}
 		written := out.String()
 		var again []Verdict
-		if errs := ReadPredictions(&out, "again", func(p Prediction, _ int) error {
+		if errs := ReadPredictions(&out, "again", nil, func(p Prediction, _ int) error {
 			again = append(again, p.Verdict)
 			return nil
 		}); len(errs) > 0 {

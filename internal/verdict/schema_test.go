@@ -15,7 +15,7 @@ type accepted struct{ Reader, Schema bool }
 
 func accepts(t *testing.T, sch *jsonschema.Schema, line string) accepted {
 	t.Helper()
-	errs := verdict.ReadPredictions(strings.NewReader(line+"\n"), "p.jsonl", nil)
+	errs := verdict.ReadPredictions(strings.NewReader(line+"\n"), "p.jsonl", nil, nil)
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
 	if err != nil {
 		t.Fatalf("bad test line %s: %v", line, err)

@@ -69,7 +69,7 @@ func TestDemoSuiteValid(t *testing.T) {
 	type pair struct{ vul, ben *suite.Case }
 	pairs := map[string]*pair{}
 	cwes := map[string]bool{}
-	_, problems, err := suite.Scan(suiteFile, true, func(c *suite.Case, line int) error {
+	_, problems, err := suite.Scan(suiteFile, nil, true, func(c *suite.Case, line int) error {
 		p := pairs[c.Pair]
 		if p == nil {
 			p = &pair{}

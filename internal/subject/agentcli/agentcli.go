@@ -99,7 +99,7 @@ func (s *Subject) Describe() map[string]any {
 	if s.install.Version != "" {
 		d["cli_version"] = s.install.Version
 	}
-	return s.Base.Describe(d)
+	return s.Base.Describe(s.db.Describe(d))
 }
 
 // Close closes the advisories.

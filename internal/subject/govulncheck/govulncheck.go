@@ -149,8 +149,8 @@ func (s *Subject) sandboxed(sb *sandbox.Sandbox) (*Subject, error) {
 
 // Describe is recorded in the run's manifest.
 func (s *Subject) Describe() map[string]any {
-	return map[string]any{"tool": Binary, "tool_version": s.version, "advisories": s.db.Path(),
-		"env": strings.Join(offlineEnv, " ")}
+	return s.db.Describe(map[string]any{"tool": Binary, "tool_version": s.version, "advisories": s.db.Path(),
+		"env": strings.Join(offlineEnv, " ")})
 }
 
 // Close closes the advisories when New opened them.

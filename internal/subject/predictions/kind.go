@@ -17,6 +17,6 @@ func Kind() subject.Kind[Config] {
 		Configure: func(arg string, v subject.Values) (Config, error) {
 			return Config{File: arg, Delay: v.Duration("delay")}, nil
 		},
-		New: func(c Config, _ subject.Deps) (subject.Subject, error) { return Load(c.File, c.Delay) },
+		New: func(c Config, d subject.Deps) (subject.Subject, error) { return Load(c.File, c.Delay, d.Reading) },
 	}
 }

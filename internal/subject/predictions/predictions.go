@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"os"
 	"time"
 
@@ -29,14 +30,15 @@ type unitKey struct {
 
 // Load reads every prediction of path. A malformed file is refused whole, with every problem
 // as FILE:LINE: message. delay makes every answer wait (for tests of interruption and resume).
-func Load(path string, delay time.Duration) (*Subject, error) {
+// rd is how the file is read (nil: strictly).
+func Load(path string, delay time.Duration, rd *lineerr.Reading) (*Subject, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("predictions: %w", err)
 	}
 	defer f.Close()
 	s := &Subject{path: path, byID: map[unitKey]verdict.Verdict{}, byIdx: map[string]verdict.Verdict{}, delay: delay}
-	problems := verdict.ReadPredictions(f, path, func(p verdict.Prediction, _ int) error {
+	problems := verdict.ReadPredictions(f, path, rd, func(p verdict.Prediction, _ int) error {
 		if p.CaseID != "" {
 			s.byID[unitKey{p.CaseID, p.Repeat}] = p.Verdict
 		} else {

@@ -50,7 +50,7 @@ func TestReplaysTheWholeVerdict(t *testing.T) {
 		`"findings":[{"file":"a.c","start_line":3,"end_line":4,"function":"f","rule":"strcpy","cwe":["CWE-120"],"severity":"4","message":"m"}],`+
 		`"vex":{"category":"c","status":"not_affected","justification":"component_not_present","impact":"i"},`+
 		`"appsec":{"owasp":"A03:2021","severity":"high","cvss_vector":"CVSS:3.1/AV:N","exploit":"e","fix":"f"},"explanation":"x"}`+"\n"+
-		`{"case_id":"a","repeat":1,"label":"ben","score":0.1}`+"\n"), 0)
+		`{"case_id":"a","repeat":1,"label":"ben","score":0.1}`+"\n"), 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,14 +75,14 @@ func TestReplaysTheWholeVerdict(t *testing.T) {
 }
 
 func TestBadFileIsRefusedWhole(t *testing.T) {
-	_, err := Load(write(t, `{"case_id":"a","label":"vul"}`+"\n"+`{"case_id":"b","label":"maybe"}`+"\n"), 0)
+	_, err := Load(write(t, `{"case_id":"a","label":"vul"}`+"\n"+`{"case_id":"b","label":"maybe"}`+"\n"), 0, nil)
 	if err == nil || !strings.Contains(err.Error(), ":2:") {
 		t.Errorf("err = %v, want the problem on line 2", err)
 	}
 }
 
 func TestDelayHonoursCancellation(t *testing.T) {
-	s, err := Load(write(t, `{"case_id":"a","label":"vul"}`+"\n"), time.Hour)
+	s, err := Load(write(t, `{"case_id":"a","label":"vul"}`+"\n"), time.Hour, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func importCases(t *testing.T, records ...string) []string {
 	t.Helper()
 	var b bytes.Buffer
 	w := suite.NewWriter(&b)
-	if _, problems, err := jitvul.Import(strings.NewReader(strings.Join(records, "\n")+"\n"), "final_benchmark.jsonl", w); err != nil || len(problems) > 0 {
+	if _, problems, err := jitvul.Import(strings.NewReader(strings.Join(records, "\n")+"\n"), "final_benchmark.jsonl", nil, w); err != nil || len(problems) > 0 {
 		t.Fatalf("import: %v %v", err, problems)
 	}
 	if err := w.Flush(); err != nil {

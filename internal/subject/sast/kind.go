@@ -39,6 +39,6 @@ func SARIFKind() subject.Kind[SARIFConfig] {
 		Configure: func(arg string, _ subject.Values) (SARIFConfig, error) {
 			return SARIFConfig{File: arg}, nil
 		},
-		New: func(c SARIFConfig, _ subject.Deps) (subject.Subject, error) { return LoadSARIF(c) },
+		New: func(c SARIFConfig, d subject.Deps) (subject.Subject, error) { return LoadSARIF(c, d.Reading) },
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/sarif"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -41,9 +42,10 @@ type SARIFFile struct {
 	matcher  *sarif.Matcher
 }
 
-// LoadSARIF reads the file once; every case is matched against its findings.
-func LoadSARIF(c SARIFConfig) (*SARIFFile, error) {
-	l, err := sarif.ReadFile(c.File)
+// LoadSARIF reads the file once, as rd says (nil: strictly); every case is matched against its
+// findings.
+func LoadSARIF(c SARIFConfig, rd *lineerr.Reading) (*SARIFFile, error) {
+	l, err := sarif.ReadFile(c.File, rd)
 	if err != nil {
 		return nil, fmt.Errorf("subject sarif:%s: %w", c.File, err)
 	}

@@ -21,7 +21,7 @@ func TestSARIFFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := sast.LoadSARIF(sast.SARIFConfig{File: file})
+	s, err := sast.LoadSARIF(sast.SARIFConfig{File: file}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestSARIFFile(t *testing.T) {
 	if _, err := s.Assess(context.Background(), subject.Unit{Case: &suite.Case{ID: "c", Code: "x"}}, subject.NewEnv(subject.EnvOptions{})); err == nil {
 		t.Error("a case without a file was judged")
 	}
-	if _, err := sast.LoadSARIF(sast.SARIFConfig{File: filepath.Join(t.TempDir(), "none.sarif")}); err == nil {
+	if _, err := sast.LoadSARIF(sast.SARIFConfig{File: filepath.Join(t.TempDir(), "none.sarif")}, nil); err == nil {
 		t.Error("a missing file was loaded")
 	}
 }

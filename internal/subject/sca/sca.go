@@ -63,6 +63,12 @@ func NewWith(db *advisory.DB) *SCA { return &SCA{db: db} }
 // Close closes the advisories.
 func (s *SCA) Close() error { return s.db.Close() }
 
+// Describe is recorded in the run's manifest: the advisories' path, and those that could not be
+// read.
+func (s *SCA) Describe() map[string]any {
+	return s.db.Describe(map[string]any{"advisories": s.db.Path()})
+}
+
 // Assess implements subject.Subject.
 func (s *SCA) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
 	c := u.Case

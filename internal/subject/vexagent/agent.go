@@ -96,8 +96,8 @@ func Build(cfg Config, d subject.Deps) (*Subject, error) {
 
 // Describe is what a run's manifest records beyond the config.
 func (s *Subject) Describe() map[string]any {
-	return s.Base.Describe(map[string]any{"tool_protocol": string(s.agent.Protocol()),
-		"tools": []string{"list_dir", "read_file", "search", "find_dependency", "get_advisory", "get_callers", "get_callees", "get_definition"}})
+	return s.Base.Describe(s.db.Describe(map[string]any{"tool_protocol": string(s.agent.Protocol()),
+		"tools": []string{"list_dir", "read_file", "search", "find_dependency", "get_advisory", "get_callers", "get_callees", "get_definition"}}))
 }
 
 // Tools are the agent's tools over snap and db, but the code graph's: list_dir, read_file,

@@ -52,7 +52,7 @@ func run(t *testing.T, lines []string, opt Options) (*Report, []got, string) {
 	}
 	var gs []got
 	for _, name := range suite.Splits {
-		_, problems, err := suite.Scan(filepath.Join(out, name+".jsonl"), true, func(c *suite.Case, _ int) error {
+		_, problems, err := suite.Scan(filepath.Join(out, name+".jsonl"), nil, true, func(c *suite.Case, _ int) error {
 			if c.Split != name {
 				t.Errorf("case %s in %s.jsonl has split %q", c.ID, name, c.Split)
 			}
@@ -63,7 +63,7 @@ func run(t *testing.T, lines []string, opt Options) (*Report, []got, string) {
 		if err != nil || len(problems) > 0 {
 			t.Fatalf("%s: %v %v", name, err, problems)
 		}
-		_, problems, err = suite.Scan(filepath.Join(out, name+"_paired.jsonl"), true, nil)
+		_, problems, err = suite.Scan(filepath.Join(out, name+"_paired.jsonl"), nil, true, nil)
 		if err != nil || len(problems) > 0 {
 			t.Fatalf("%s_paired: %v %v", name, err, problems)
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/jitvul"
 	"github.com/vulnbench/vulnbench/internal/suite/primevul"
@@ -45,7 +46,8 @@ type Importer struct {
 	Check func(flags map[string]string) error
 	// Import reads file (open as r), writes cases to w and returns the problems found (as
 	// *suite.LineError, FILE:LINE: msg); the caller writes nothing when there are any.
-	Import func(r io.Reader, file string, w *suite.Writer, flags map[string]string) (Result, []error, error)
+	// rd is how r is read (--lossy-utf8; nil: strictly).
+	Import func(r io.Reader, file string, rd *lineerr.Reading, w *suite.Writer, flags map[string]string) (Result, []error, error)
 }
 
 // Registry lists the importers vulnbench ships, in the order --help shows them.
@@ -85,8 +87,8 @@ dropped. Any malformed line stops the import with FILE:LINE errors and writes no
 			}
 			return nil
 		},
-		Import: func(r io.Reader, file string, w *suite.Writer, flags map[string]string) (Result, []error, error) {
-			rep, problems, err := primevul.Import(r, file, w, primevul.Options{Paired: flags["paired"]})
+		Import: func(r io.Reader, file string, rd *lineerr.Reading, w *suite.Writer, flags map[string]string) (Result, []error, error) {
+			rep, problems, err := primevul.Import(r, file, w, primevul.Options{Paired: flags["paired"], Reading: rd})
 			dups := make([]string, len(rep.DuplicateIdx))
 			for i, d := range rep.DuplicateIdx {
 				dups[i] = fmt.Sprintf("idx %d on line %d (first on line %d)", d.Idx, d.Line, d.First)
@@ -132,8 +134,8 @@ and messages go to source. Pairs whose halves are equal after whitespace normali
 written, marked "identical_halves": true in meta, and listed, so scores can be given with and
 without them. Any malformed line stops the import with FILE:LINE errors and writes nothing.`,
 		Example: `  vulnbench suite import jitvul --in final_benchmark.jsonl --out jitvul.jsonl`,
-		Import: func(r io.Reader, file string, w *suite.Writer, _ map[string]string) (Result, []error, error) {
-			rep, problems, err := jitvul.Import(r, file, w)
+		Import: func(r io.Reader, file string, rd *lineerr.Reading, w *suite.Writer, _ map[string]string) (Result, []error, error) {
+			rep, problems, err := jitvul.Import(r, file, rd, w)
 			return Result{
 				Summary: fmt.Sprintf("read %d JitVul records", rep.Records),
 				Cases:   2 * rep.Pairs, Vul: rep.Pairs, Ben: rep.Pairs, Pairs: rep.Pairs,
@@ -154,8 +156,8 @@ commit), cve, language, vex.category (the ground-truth category), vex.ecosystem 
 exploitable tasks. A pr_url that is not a pull request URL is reported and left out of the case;
 any other malformed line stops the import with FILE:LINE errors and writes nothing.`,
 		Example: `  vulnbench suite import vexbench --in vex_bench.jsonl --out vex.jsonl`,
-		Import: func(r io.Reader, file string, w *suite.Writer, _ map[string]string) (Result, []error, error) {
-			rep, problems, err := vexbench.Import(r, file, w)
+		Import: func(r io.Reader, file string, rd *lineerr.Reading, w *suite.Writer, _ map[string]string) (Result, []error, error) {
+			rep, problems, err := vexbench.Import(r, file, rd, w)
 			bad := make([]string, len(rep.BadPRURLs))
 			for i, b := range rep.BadPRURLs {
 				bad[i] = fmt.Sprintf("line %d: task %s: pr_url %q", b.Line, b.TaskID, b.PRURL)

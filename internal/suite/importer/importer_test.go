@@ -35,7 +35,7 @@ func TestPrimeVulNotes(t *testing.T) {
 `
 	var out bytes.Buffer
 	w := suite.NewWriter(&out)
-	res, problems, err := pv.Import(strings.NewReader(in), "t.jsonl", w, map[string]string{"paired": "no"})
+	res, problems, err := pv.Import(strings.NewReader(in), "t.jsonl", nil, w, map[string]string{"paired": "no"})
 	if err != nil || len(problems) > 0 {
 		t.Fatal(err, problems)
 	}
@@ -53,7 +53,7 @@ func TestVEXBenchEntry(t *testing.T) {
 	line := `{"repo_url": "https://github.com/helm/helm", "commit_sha": "fbb24fe0e4bb4f8a4c6c0e1fb6aa1f3e1d2c3b4a", "task_id": "helm-helm-fbb24fe-CVE-2021-21334", "ground_truth_category": "vulnerable", "ground_truth": "exploitable", "cve_id": "CVE-2021-21334", "metadata": {"language": "go", "pr_url": "github.com/containerd/containerd"}}`
 	var buf bytes.Buffer
 	w := suite.NewWriter(&buf)
-	res, problems, err := im.Import(strings.NewReader(line+"\n"), "t.jsonl", w, nil)
+	res, problems, err := im.Import(strings.NewReader(line+"\n"), "t.jsonl", nil, w, nil)
 	if err != nil || len(problems) > 0 {
 		t.Fatal(err, problems)
 	}

@@ -124,7 +124,7 @@ func (s *Session) Batch(ctx context.Context, r io.Reader, file, reposDir string,
 		dir string
 		err error
 	}{}
-	_, err := suite.Records(r, file, &problems, func(b []byte, line int) error {
+	_, err := suite.Records(r, file, nil, &problems, func(b []byte, line int) error {
 		rep.Records++
 		req, err := parseRecord(b)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/primevul"
 )
@@ -62,11 +63,11 @@ type publicRecord struct {
 // "function_bodies"}), for subjects run with --context precomputed; the commit URLs and messages
 // go into source. Malformed records are returned as *suite.LineError problems; the caller then
 // discards what was written.
-func Import(r io.Reader, file string, w *suite.Writer) (ImportReport, []error, error) {
+func Import(r io.Reader, file string, rd *lineerr.Reading, w *suite.Writer) (ImportReport, []error, error) {
 	var rep ImportReport
 	problems := suite.Problems{File: file}
 	ids := map[string]int{}
-	_, err := suite.Records(r, file, &problems, func(b []byte, line int) error {
+	_, err := suite.Records(r, file, rd, &problems, func(b []byte, line int) error {
 		rep.Records++
 		vul, ben, err := publicPair(b, line)
 		if err != nil {

@@ -21,7 +21,7 @@ func TestImportFixture(t *testing.T) {
 	defer f.Close()
 	var out bytes.Buffer
 	w := suite.NewWriter(&out)
-	rep, problems, err := jitvul.Import(f, "final_benchmark.jsonl", w)
+	rep, problems, err := jitvul.Import(f, "final_benchmark.jsonl", nil, w)
 	if err != nil || len(problems) > 0 {
 		t.Fatal(err, problems)
 	}
@@ -33,7 +33,7 @@ func TestImportFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, vp, err := suite.Validate(bytes.NewReader(out.Bytes()), "out.jsonl", sch)
+	n, vp, err := suite.Validate(bytes.NewReader(out.Bytes()), "out.jsonl", nil, sch)
 	if err != nil || len(vp) > 0 || n != 6 {
 		t.Fatalf("validate: %d cases, %v, %v", n, vp, err)
 	}
@@ -93,7 +93,7 @@ func TestImportMalformed(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			_, problems, err := jitvul.Import(strings.NewReader(tt.in), "t.jsonl", suite.NewWriter(&out))
+			_, problems, err := jitvul.Import(strings.NewReader(tt.in), "t.jsonl", nil, suite.NewWriter(&out))
 			if err != nil {
 				t.Fatal(err)
 			}

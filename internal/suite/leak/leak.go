@@ -85,7 +85,7 @@ func Find(ctx context.Context, a, b string, opt Options) (*Result, error) {
 	}
 	var toks []uint64
 	sig := make([]uint64, Bands*Rows)
-	_, problems, err := suite.Scan(b, false, func(c *suite.Case, _ int) error {
+	_, problems, err := suite.Scan(b, nil, false, func(c *suite.Case, _ int) error {
 		e := &entry{id: c.ID, hash: curate.NormHash(c.Code)}
 		toks = curate.Tokens(c.Code, toks[:0])
 		e.set = shingles(toks, opt.Shingle)
@@ -108,7 +108,7 @@ func Find(ctx context.Context, a, b string, opt Options) (*Result, error) {
 
 	seen := map[int32]bool{}
 	nA := 0
-	_, problems, err = suite.Scan(a, false, func(c *suite.Case, _ int) error {
+	_, problems, err = suite.Scan(a, nil, false, func(c *suite.Case, _ int) error {
 		nA++
 		if nA%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()

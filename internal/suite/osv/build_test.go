@@ -215,7 +215,7 @@ func written(t *testing.T, res *osv.Result) []*suite.Case {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, problems, err := suite.Validate(bytes.NewReader(buf.Bytes()), "s.jsonl", sch); err != nil || len(problems) > 0 {
+	if _, problems, err := suite.Validate(bytes.NewReader(buf.Bytes()), "s.jsonl", nil, sch); err != nil || len(problems) > 0 {
 		t.Fatalf("validate: %v %v", problems, err)
 	}
 	chk := suite.NewChecker("s.jsonl")

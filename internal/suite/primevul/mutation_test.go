@@ -57,7 +57,7 @@ func TestImportSurvivesMutations(t *testing.T) {
 				return
 			}
 			w.Flush()
-			if _, problems, err := suite.ScanReader(&out, "o", true, nil); err != nil || len(problems) > 0 {
+			if _, problems, err := suite.ScanReader(&out, "o", nil, true, nil); err != nil || len(problems) > 0 {
 				failure = fmt.Sprint("accepted input gives an invalid suite: ", err, problems)
 			}
 		}()

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
@@ -26,6 +27,8 @@ type Options struct {
 	// Paired is "auto" (the default, also ""): paired when the file's base name contains
 	// "paired"; "yes": group rows into pairs by (project, commit_id); "no": no pairs.
 	Paired string
+	// Reading is how the file is read (--lossy-utf8; nil: strictly).
+	Reading *lineerr.Reading
 }
 
 // DupIdx is a row dropped because an earlier row has the same idx.
@@ -92,7 +95,7 @@ func Import(r io.Reader, file string, w *suite.Writer, opt Options) (Report, []e
 		}
 		return err
 	}
-	refused, err := suite.Records(r, file, probs, func(b []byte, line int) error {
+	refused, err := suite.Records(r, file, opt.Reading, probs, func(b []byte, line int) error {
 		rep.Rows++
 		rw, format, errs := parseRow(b)
 		if len(errs) > 0 {

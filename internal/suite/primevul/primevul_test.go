@@ -45,7 +45,7 @@ func run(t *testing.T, data []byte, file string, opt Options) ([]brief, []*suite
 	// What Import writes must pass the suite checks, pairs included.
 	var cases []*suite.Case
 	var briefs []brief
-	_, problems, err := suite.ScanReader(bytes.NewReader(out.Bytes()), "out.jsonl", true, func(c *suite.Case, _ int) error {
+	_, problems, err := suite.ScanReader(bytes.NewReader(out.Bytes()), "out.jsonl", nil, true, func(c *suite.Case, _ int) error {
 		cases = append(cases, c)
 		briefs = append(briefs, brief{ID: c.ID, Label: string(c.Label), Pair: c.Pair, Lang: c.Language, CVE: c.CVE, CWE: c.CWE})
 		return nil
@@ -458,7 +458,7 @@ func FuzzImport(f *testing.F) {
 		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		_, problems, err := suite.ScanReader(&out, "out.jsonl", true, nil)
+		_, problems, err := suite.ScanReader(&out, "out.jsonl", nil, true, nil)
 		if err != nil || len(problems) > 0 {
 			t.Fatalf("output fails the suite checks: %v %v", err, problems)
 		}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
@@ -67,11 +68,11 @@ func ecosystem(lang string) string {
 // to w, in file order. Every malformed line is a problem (*suite.LineError, FILE:LINE: msg) and
 // the caller must discard what was written when there are any; a malformed pr_url is only
 // reported. The error return is for read and write failures.
-func Import(r io.Reader, file string, w *suite.Writer) (Report, []error, error) {
+func Import(r io.Reader, file string, rd *lineerr.Reading, w *suite.Writer) (Report, []error, error) {
 	var rep Report
 	probs := &suite.Problems{File: file}
 	seen := map[string]int{}
-	refused, err := suite.Records(r, file, probs, func(b []byte, line int) error {
+	refused, err := suite.Records(r, file, rd, probs, func(b []byte, line int) error {
 		rep.Rows++
 		c, bad, errs := parse(b)
 		if first, dup := seen[c.ID]; dup && c.ID != "" {

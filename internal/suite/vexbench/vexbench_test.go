@@ -20,7 +20,7 @@ func importString(t *testing.T, in string) ([]*suite.Case, vexbench.Report, []er
 	t.Helper()
 	var buf bytes.Buffer
 	w := suite.NewWriter(&buf)
-	rep, problems, err := vexbench.Import(strings.NewReader(in), "tasks.jsonl", w)
+	rep, problems, err := vexbench.Import(strings.NewReader(in), "tasks.jsonl", nil, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func importString(t *testing.T, in string) ([]*suite.Case, vexbench.Report, []er
 		t.Fatal(err)
 	}
 	var cases []*suite.Case
-	_, probs, err := suite.ScanReader(&buf, "out.jsonl", true, func(c *suite.Case, _ int) error {
+	_, probs, err := suite.ScanReader(&buf, "out.jsonl", nil, true, func(c *suite.Case, _ int) error {
 		cases = append(cases, c)
 		return nil
 	})

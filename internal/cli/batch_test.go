@@ -61,35 +61,11 @@ func TestBatchRunKilledTwice(t *testing.T) {
 		t.Fatalf("the last resume: %v", err)
 	}
 
-	subs := srv.BatchSubmissions()
-	twice := 0
-	for _, n := range subs {
-		if n != 1 {
-			twice++
-		}
-	}
+	subs, twice := submissions(srv)
 	if len(subs) != 2000 || twice != 0 || srv.BatchesCreated() != 1 || answered.Load() != 2000 {
 		t.Errorf("%d requests submitted (%d more than once) in %d batches, %d answered: want 2000 once each in 1 batch", len(subs), twice, srv.BatchesCreated(), answered.Load())
 	}
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	units, badUnits := 0, 0
-	st.Units(context.Background(), "b1", func(u store.UnitState) {
-		units++
-		if u.Attempts != 1 || !u.Scored {
-			badUnits++
-		}
-	})
-	spent, err := st.Spent(context.Background(), "b1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if units != 2000 || badUnits != 0 || math.Abs(spent-10) > 1e-6 {
-		t.Errorf("%d units stored (%d not exactly one scored attempt), $%.6f spent: want 2000 of one attempt each, $10 (2,000 × $0.005 at batch prices)", units, badUnits, spent)
-	}
+	st, spent := oneScoredAttemptEach(t, db, "b1", 2000, 10)
 	batches, err := st.Batches(context.Background(), "b1")
 	if err != nil || len(batches) != 1 || !batches[0].Collected || batches[0].State != "completed" {
 		t.Errorf("stored batches %+v, %v: want one, completed and collected", batches, err)
@@ -161,35 +137,11 @@ func TestBatchRunKilledInCreate(t *testing.T) {
 				t.Fatalf("the resume: %v", err)
 			}
 
-			subs := srv.BatchSubmissions()
-			twice := 0
-			for _, n := range subs {
-				if n != 1 {
-					twice++
-				}
-			}
+			subs, twice := submissions(srv)
 			if len(subs) != 500 || twice != 0 || srv.BatchesCreated() != 1 {
 				t.Errorf("%d requests submitted (%d more than once) in %d batches: want 500 once each in 1 batch", len(subs), twice, srv.BatchesCreated())
 			}
-			st, err := store.Open(context.Background(), db)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			units, badUnits := 0, 0
-			st.Units(context.Background(), "k1", func(u store.UnitState) {
-				units++
-				if u.Attempts != 1 || !u.Scored {
-					badUnits++
-				}
-			})
-			spent, err := st.Spent(context.Background(), "k1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if units != 500 || badUnits != 0 || math.Abs(spent-2.5) > 1e-6 {
-				t.Errorf("%d units stored (%d not exactly one scored attempt), $%.6f spent: want 500 of one attempt each, $2.50 (500 × $0.005 at batch prices)", units, badUnits, spent)
-			}
+			st, _ := oneScoredAttemptEach(t, db, "k1", 500, 2.5)
 			batches, err := st.Batches(context.Background(), "k1")
 			if err != nil || len(batches) != 1 || !batches[0].Collected {
 				t.Errorf("stored batches %+v, %v: want one, collected", batches, err)
@@ -199,4 +151,44 @@ func TestBatchRunKilledInCreate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// submissions is what the fake's batches were sent: each custom id's count, and how many ids
+// were sent more than once.
+func submissions(srv *llmtest.Server) (subs map[string]int, twice int) {
+	subs = srv.BatchSubmissions()
+	for _, n := range subs {
+		if n != 1 {
+			twice++
+		}
+	}
+	return subs, twice
+}
+
+// oneScoredAttemptEach checks that run's units are want, each one scored attempt, and that it
+// spent cost (USD, batch prices); it returns the store, open for more checks, and the spend.
+func oneScoredAttemptEach(t *testing.T, db, run string, want int, cost float64) (*store.Store, float64) {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	units, bad := 0, 0
+	if err := st.Units(context.Background(), run, func(u store.UnitState) {
+		units++
+		if u.Attempts != 1 || !u.Scored {
+			bad++
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	spent, err := st.Spent(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if units != want || bad != 0 || math.Abs(spent-cost) > 1e-6 {
+		t.Errorf("%d units stored (%d not exactly one scored attempt), $%.6f spent: want %d of one attempt each, $%.4f at batch prices", units, bad, spent, want, cost)
+	}
+	return st, spent
 }

@@ -119,13 +119,7 @@ func TestJudgeBatch(t *testing.T) {
 	if d := cmp.Diff(want.appsec, got.appsec); d != "" {
 		t.Errorf("the batch judge's scores differ from the online judge's (-online +batch):\n%s", d)
 	}
-	subs := srv.BatchSubmissions()
-	twice := 0
-	for _, n := range subs {
-		if n != 1 {
-			twice++
-		}
-	}
+	subs, twice := submissions(srv)
 	if len(subs) != int(onlineN.Load()) || twice != 0 || batchN.Load() != int64(len(subs)) {
 		t.Errorf("%d requests submitted (%d more than once), %d answered: want the online judge's %d, once each, and no more answered (none online)",
 			len(subs), twice, batchN.Load(), onlineN.Load())
@@ -223,12 +217,7 @@ func TestJudgeBatchKilled(t *testing.T) {
 		t.Fatalf("the score after the kill: %v\n%s", err, stderr.String())
 	}
 	f := readJudgeFigures(t, string(out))
-	twice := 0
-	for _, n := range srv.BatchSubmissions() {
-		if n != 1 {
-			twice++
-		}
-	}
+	_, twice := submissions(srv)
 	if len(srv.BatchSubmissions()) != subs || twice != 0 || srv.BatchesCreated() != 1 || answered.Load() != int64(subs) || f.calls != subs || f.hits != 0 ||
 		math.Abs(f.cost-0.005*float64(subs)) > 1e-9 {
 		t.Errorf("after the kill: %d requests submitted (%d before it, %d more than once) in %d batches, %d answered; %d judge calls, %d from the cache, $%.4f: want no new one, 1 batch, each answered once (none online), every call answered by the batch at $0.005\n%s",

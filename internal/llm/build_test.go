@@ -13,8 +13,10 @@ import (
 	"github.com/vulnbench/vulnbench/internal/llm"
 )
 
-// The stack keeps its connections to the provider: 16 calls at once, four times over, dial at
-// most 16 (http.DefaultTransport keeps 2 idle and dialled most calls anew).
+// The stack keeps its connections to the provider: 16 calls at once, four times over, dial about
+// 16 (http.DefaultTransport keeps 2 idle and dials most calls anew). A call that finds no idle connection
+// dials while it waits for one to come back, and the loser of that race is kept too, so a few
+// more than 16 may be dialled (17 seen once in CI): the bound is 24.
 func TestStackKeepsConnections(t *testing.T) {
 	var dialled atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -47,7 +49,7 @@ func TestStackKeepsConnections(t *testing.T) {
 		}
 		wg.Wait()
 	}
-	if n := dialled.Load(); n > parallel {
+	if n := dialled.Load(); n > parallel+parallel/2 {
 		t.Errorf("%d connections dialled for %d calls, %d at once", n, 4*parallel, parallel)
 	}
 }

@@ -227,7 +227,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	if host.Deps.Sandbox, err = openSandbox(ctx, o.sandbox, changed("sandbox")); err != nil {
 		return err
 	}
-	r, err := openRun(ctx, st, reg, o, fs, host)
+	r, live, err := openRun(ctx, st, reg, o, fs, host)
 	if err != nil {
 		return runFailure(e.stderr, err)
 	}
@@ -235,11 +235,10 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	if err := foreignFlags(fs, reg, r.Factory()); err != nil {
 		return err
 	}
-	live := runner.Values(r.Manifest().FlagValues())
-	if o.resume == "" {
-		_, live = subjectValues(fs, r.Factory())
-	} else if err := resumeQueue(r, o, changed("queue")); err != nil {
-		return err
+	if o.resume != "" {
+		if err := resumeQueue(r, o, changed("queue")); err != nil {
+			return err
+		}
 	}
 	if o.queue == store.QueueRiver {
 		if live["batch"] == "true" {
@@ -274,8 +273,9 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 }
 
 // openRun creates the run the flags describe, or resumes the one --resume names (its settings
-// the manifest's, but for the flags that may change on a resume).
-func openRun(ctx context.Context, st *store.Store, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet, host runner.Host) (*runner.Run, error) {
+// the manifest's, but for the flags that may change on a resume); live are the subject's flag
+// values as it reads them.
+func openRun(ctx context.Context, st *store.Store, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet, host runner.Host) (*runner.Run, runner.Values, error) {
 	if o.resume != "" {
 		ov := runner.Overrides{Registry: reg, RetryErrors: o.retryErrors, Host: host, Flags: map[string]string{}}
 		for _, fl := range reg.Flags() {
@@ -291,31 +291,32 @@ func openRun(ctx context.Context, st *store.Store, reg *subject.Registry, o *run
 		}
 		r, err := runner.Resume(ctx, st, o.resume, ov)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		o.subject, o.after.raw = r.Manifest().Subject, r.Manifest().After
-		return r, nil
+		return r, runner.Values(r.Manifest().FlagValues()), nil
 	}
 	fac, arg, err := reg.Lookup(o.subject)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, nil, usageErr("%v", err)
 	}
 	if err := subject.CheckNeeds(fac); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stored, live := subjectValues(fs, fac)
 	cfg, err := fac.Configure(arg, live)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, nil, usageErr("%v", err)
 	}
 	recorded, err := fac.Configure(arg, stored) // what the manifest keeps: no secret
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, nil, usageErr("%v", err)
 	}
-	return runner.Create(ctx, st, runner.Spec{Version: version.String(), RunID: o.runID, Suite: o.suite, After: o.after.raw,
+	r, err := runner.Create(ctx, st, runner.Spec{Version: version.String(), RunID: o.runID, Suite: o.suite, After: o.after.raw,
 		Subject: runner.Subject{Factory: fac, Spec: o.subject, Config: cfg, Recorded: recorded, Flags: stored},
 		Repeats: o.repeats, Timeout: o.timeout, Limits: subject.Limits{Steps: o.maxSteps, Tokens: o.unitTokens, CostUSD: o.unitCost},
 		SkipUnsupported: o.skipUnsupported, Host: host})
+	return r, live, err
 }
 
 // resumeQueue keeps a resumed run on the queue it went to.

@@ -14,7 +14,7 @@ import (
 )
 
 // The stack keeps its connections to the provider: 16 calls at once, four times over, dial about
-// 16 (http.DefaultTransport keeps 2 idle and dials most calls anew). A call that finds no idle connection
+// 16 (with 2 idle per host, http.DefaultTransport's, 46-48 are dialled). A call that finds no idle connection
 // dials while it waits for one to come back, and the loser of that race is kept too, so a few
 // more than 16 may be dialled (17 seen once in CI): the bound is 24.
 func TestStackKeepsConnections(t *testing.T) {

@@ -75,9 +75,6 @@ func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Run, er
 	return r, nil
 }
 
-// Timeout is the run's limit per attempt.
-func (r *Run) Timeout() time.Duration { return r.at.Timeout }
-
 // Unit is attempt number attempt at (caseID, repeat) of a run opened on a worker, its case read
 // from the store.
 func (r *Run) Unit(ctx context.Context, caseID string, repeat, attempt int) (subject.Unit, error) {

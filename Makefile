@@ -31,7 +31,9 @@ build:
 deps:
 	./scripts/install-deps.sh
 
-demo: deps build
+# The demo installs only what it runs (flawfinder, cppcheck, bubblewrap), not every subject's tools.
+demo: build
+	./scripts/install-deps.sh demo
 	./scripts/demo.sh $(BIN) $(DEMO) $(DEMODB)
 
 # Hygiene first (cheap), then every test; fuzz targets get a short budget each. internal/cli's

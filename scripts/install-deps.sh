@@ -1,15 +1,49 @@
 #!/usr/bin/env bash
-# Installs the Debian packages vulnbench's demo and tests use, when they are missing.
+# Installs what vulnbench's subjects and tests use, when it is missing:
+#   install-deps.sh        everything (make deps, make test)
+#   install-deps.sh demo   only what make demo runs: flawfinder, cppcheck and bubblewrap (the
+#                          sandbox the scanners run in)
+#   install-deps.sh check  installs nothing: lists what is missing and exits 1 if anything is
 set -euo pipefail
+mode=${1:-all}
+case "$mode" in all|demo|check) ;; *) echo "usage: install-deps.sh [all|demo|check]" >&2; exit 2 ;; esac
 need=()
+# Scanners as subjects (internal/subject/sast's table): flawfinder, cppcheck 2.10 (XML v2).
 command -v flawfinder >/dev/null 2>&1 || need+=(flawfinder)
-# Scanners as subjects (internal/subject/sast's table): cppcheck 2.10 (XML v2), bandit 1.6.2 (JSON).
 command -v cppcheck >/dev/null 2>&1 || need+=(cppcheck)
+# The sandbox every external process runs in (internal/sandbox): bubblewrap 0.8.
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+install_debian() {
+  [ ${#need[@]} -eq 0 ] && return 0
+  if [ "$mode" = check ]; then
+    echo "install-deps: missing Debian packages: ${need[*]}" >&2
+    missing=1
+    return 0
+  fi
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root (or sudo) to install: ${need[*]}" >&2; exit 1; }
+    sudo=sudo
+  fi
+  echo "install-deps: installing ${need[*]}" >&2
+  if [[ " ${need[*]} " == *" postgresql-15 "* ]]; then
+    # The tests start their own clusters: the package need not create and start a system one. (A
+    # drop-in, not createcluster.conf, which is the package's conffile.)
+    $sudo mkdir -p /etc/postgresql-common/createcluster.d
+    echo 'create_main_cluster = false' | $sudo tee /etc/postgresql-common/createcluster.d/vulnbench.conf >/dev/null
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+}
+missing=0
+if [ "$mode" = demo ]; then
+  install_debian
+  exit 0
+fi
+# bandit 1.6.2 (JSON), a scanner subject.
 command -v bandit >/dev/null 2>&1 || need+=(bandit)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v git >/dev/null 2>&1 || need+=(git)
-# The sandbox every external process runs in (internal/sandbox): bubblewrap 0.8.
-command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 # The code graph's oracles (internal/codegraph tests, bench/codegraph.sh).
 ctags --version 2>/dev/null | grep -q 'Universal Ctags' || need+=(universal-ctags)
 command -v cflow >/dev/null 2>&1 || need+=(cflow)
@@ -20,20 +54,24 @@ command -v cflow >/dev/null 2>&1 || need+=(cflow)
 # the tests never download a browser.
 [ -x /usr/bin/chromium ] || need+=(chromium)
 # gosec (a scanner subject) is a Go program: installed with go install, no root needed.
-if ! command -v gosec >/dev/null 2>&1 && [ ! -x "$(go env GOPATH)/bin/gosec" ]; then
-  echo "install-deps: go install github.com/securego/gosec/v2/cmd/gosec@v2.30.0" >&2
-  go install github.com/securego/gosec/v2/cmd/gosec@v2.30.0
-fi
+# go_tool NAME MODULE@VERSION: go install, unless NAME is on PATH or in Go's bin directory.
+go_tool() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  [ -x "$(go env GOPATH)/bin/$1" ] && return 0
+  if [ "$mode" = check ]; then echo "install-deps: missing $1: go install $2" >&2; missing=1; return 0; fi
+  echo "install-deps: go install $2" >&2
+  go install "$2"
+}
+go_tool gosec github.com/securego/gosec/v2/cmd/gosec@v2.30.0
 # govulncheck (the govulncheck subject on Go vex cases) likewise.
-if ! command -v govulncheck >/dev/null 2>&1 && [ ! -x "$(go env GOPATH)/bin/govulncheck" ]; then
-  echo "install-deps: go install golang.org/x/vuln/cmd/govulncheck@v1.9.0" >&2
-  go install golang.org/x/vuln/cmd/govulncheck@v1.9.0
-fi
+go_tool govulncheck golang.org/x/vuln/cmd/govulncheck@v1.9.0
 # eslint with eslint-plugin-security and the SARIF formatter (a scanner subject) come from npm,
 # into vulnbench's own prefix (never a global install); the subject looks for them there.
 node_prefix="${VULNBENCH_NODE:-$HOME/.cache/vulnbench/node}"
 if [ ! -x "$node_prefix/node_modules/.bin/eslint" ]; then
-  if command -v npm >/dev/null 2>&1; then
+  if [ "$mode" = check ]; then
+    echo "install-deps: missing eslint in $node_prefix" >&2; missing=1
+  elif command -v npm >/dev/null 2>&1; then
     echo "install-deps: npm install --prefix $node_prefix eslint@10.15.0 eslint-plugin-security@4.1.0 @microsoft/eslint-formatter-sarif@3.1.0" >&2
     npm install --prefix "$node_prefix" --no-audit --no-fund --loglevel=error eslint@10.15.0 eslint-plugin-security@4.1.0 @microsoft/eslint-formatter-sarif@3.1.0 >/dev/null
   else
@@ -50,25 +88,14 @@ for spec in "${clis[@]}"; do
   [ "$have" = "$version" ] || want_clis+=("$spec")
 done
 if [ ${#want_clis[@]} -gt 0 ]; then
-  if command -v npm >/dev/null 2>&1; then
+  if [ "$mode" = check ]; then
+    echo "install-deps: missing agent CLIs in $node_prefix: ${want_clis[*]}" >&2; missing=1
+  elif command -v npm >/dev/null 2>&1; then
     echo "install-deps: npm install --prefix $node_prefix --save-exact ${want_clis[*]}" >&2
     npm install --prefix "$node_prefix" --no-audit --no-fund --loglevel=error --save-exact "${want_clis[@]}" >/dev/null
   else
     echo "install-deps: npm is not installed: the agent CLIs' tests will skip (Node 20 and npm install them)" >&2
   fi
 fi
-[ ${#need[@]} -eq 0 ] && exit 0
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root (or sudo) to install: ${need[*]}" >&2; exit 1; }
-  sudo=sudo
-fi
-echo "install-deps: installing ${need[*]}" >&2
-if [[ " ${need[*]} " == *" postgresql-15 "* ]]; then
-  # The tests start their own clusters: the package need not create and start a system one. (A
-  # drop-in, not createcluster.conf, which is the package's conffile.)
-  $sudo mkdir -p /etc/postgresql-common/createcluster.d
-  echo 'create_main_cluster = false' | $sudo tee /etc/postgresql-common/createcluster.d/vulnbench.conf >/dev/null
-fi
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+install_debian
+exit $missing

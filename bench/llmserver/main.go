@@ -1,6 +1,11 @@
-// Command llmserver serves internal/llmtest's fake OpenAI-compatible API on loopback for
-// bench/llm.sh and bench/faults.sh: it prints the base URL, answers every request after
-// --latency, and exits when its standard input closes. It can fault a reproducible share of
+// Command llmserver serves internal/llmtest's fake model provider on loopback, for the bench
+// scripts and for trying every path of vulnbench offline: it prints the base URL (for
+// --base-url, or OPENAI_BASE_URL / ANTHROPIC_BASE_URL), answers every request after --latency
+// with llmtest.Answers (each vulnbench task in its own format, by a fixed rule), and exits when
+// its standard input closes. --dialect picks the wire format: openai (Chat Completions and the
+// Responses API, which codex speaks) or anthropic (Messages); --batch serves the provider's
+// batch API too (OpenAI's Batch API, Anthropic's Message Batches), each batch ending after
+// --batch-polls retrievals. It can fault a reproducible share of
 // requests (--p429 with Retry-After: 0, --p500) and enforce a rate limit (--rpm, 429 with
 // Retry-After over it, x-ratelimit-* headers on every answer); on exit it writes what it counted
 // to --counts: one line per second since it started, "second accepted refused" (by the rate
@@ -12,12 +17,10 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"sync/atomic"
 
@@ -33,27 +36,25 @@ func main() {
 	fixed := flag.Bool("fixed-window", false, "with --rpm: fixed one-minute windows instead of a sliding window")
 	counts := flag.String("counts", "", "file to write the per-second counts to on exit")
 	tools := flag.String("tools", "", "comma-separated tools to call, one per turn, on the prompt's target function before answering (e.g. get_callers,get_callees,get_definition)")
+	dialect := flag.String("dialect", "openai", "wire format: openai (Chat Completions and Responses) or anthropic (Messages)")
+	batch := flag.Bool("batch", false, "serve the provider's batch API too")
+	batchPolls := flag.Int("batch-polls", 1, "with --batch: retrievals that see a batch in progress before it ends")
 	flag.Parse()
 	var script []string
 	if *tools != "" {
 		script = strings.Split(*tools, ",")
 	}
-	target := regexp.MustCompile("function `([^`]+)`")
+	if *dialect != "openai" && *dialect != "anthropic" {
+		fmt.Fprintf(os.Stderr, "llmserver: --dialect %q: want openai or anthropic\n", *dialect)
+		os.Exit(2)
+	}
 
 	var faults429, faults500 atomic.Int64
+	answers := llmtest.Answers(script...)
 	ok := func(r llmtest.Request) llmtest.Reply {
-		if turn := r.Turn(); turn < len(script) && len(r.Messages) > 0 {
-			name := ""
-			if m := target.FindStringSubmatch(r.Messages[0].Content); m != nil {
-				name = m[1]
-			}
-			args, _ := json.Marshal(map[string]string{"function": name})
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: fmt.Sprintf("call_%d", turn), Name: script[turn], Arguments: string(args)}},
-				Latency: *latency, InputTokens: 900, OutputTokens: 20}
-		}
-		vul := strings.Contains(r.Prompt(), "strcpy")
-		return llmtest.Reply{Text: fmt.Sprintf(`{"vulnerable": %v, "cwe": "CWE-787", "confidence": 0.7, "reason": "bench"}`, vul),
-			Latency: *latency, InputTokens: 900, OutputTokens: 40}
+		rep := answers(r)
+		rep.Latency = *latency
+		return rep
 	}
 	h := llmtest.Faults(*seed, ok,
 		llmtest.Fault{P: *p429, Reply: llmtest.Reply{Status: 429, RetryNow: true, Latency: *latency}},
@@ -72,7 +73,14 @@ func main() {
 	if *rpm > 0 {
 		opts = append(opts, llmtest.WithRateLimit(llmtest.RateLimit{Requests: *rpm, Fixed: *fixed}))
 	}
-	srv := llmtest.NewOpenAI(counted, opts...)
+	if *batch {
+		opts = append(opts, llmtest.WithBatches(llmtest.BatchOptions{Polls: *batchPolls}))
+	}
+	newServer := llmtest.NewOpenAI
+	if *dialect == "anthropic" {
+		newServer = llmtest.NewAnthropic
+	}
+	srv := newServer(counted, opts...)
 	fmt.Println(srv.BaseURL())
 	io.Copy(io.Discard, os.Stdin) // until the script closes our input
 	srv.Close()

@@ -81,7 +81,7 @@ func TestAppSecRunThenScoreWithJudge(t *testing.T) {
 
 	// Without a judge: the automatic parts, the judged ones "not graded". No scanner on PATH:
 	// every fix "not checked".
-	t.Setenv("PATH", t.TempDir())
+	noPrograms(t)
 	code, out, errOut = run(t, dir, "score", "--run", "asb1", "--db", db)
 	if code != 0 {
 		t.Fatalf("score: exit %d\n%s", code, errOut)

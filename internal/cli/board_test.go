@@ -82,7 +82,7 @@ func mixedSuites(t *testing.T, dir string) {
 func mixedStore(t *testing.T, dir string) (db string, runs map[string][]string) {
 	t.Helper()
 	mixedSuites(t, dir)
-	t.Setenv("PATH", t.TempDir()) // no scanner: AppSecBench fix checks are "not checked", quickly
+	noPrograms(t) // no scanner: AppSecBench fix checks are "not checked", quickly
 	db = filepath.Join(dir, "v.db")
 	runs = map[string][]string{}
 	for _, r := range []struct {

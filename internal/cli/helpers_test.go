@@ -67,3 +67,12 @@ func killAfter(t *testing.T, cmd *exec.Cmd, db, runID string, n int) int {
 	st.Close()
 	return storedUnits(db, runID)
 }
+
+// noPrograms leaves the test no program to find: PATH, vulnbench's npm prefix and Go's bin
+// directory empty (progs.Find looks in all three).
+func noPrograms(t *testing.T) {
+	t.Helper()
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("VULNBENCH_NODE", t.TempDir())
+	t.Setenv("GOBIN", t.TempDir())
+}

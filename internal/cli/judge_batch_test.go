@@ -94,7 +94,7 @@ func asInt(v any) (int, bool) {
 func TestJudgeBatch(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("OPENAI_API_KEY", "test-key")
-	t.Setenv("PATH", t.TempDir())
+	noPrograms(t)
 	appsecRun(t, dir, "online.db", "batch.db", "expire.db")
 
 	var onlineN, batchN, expN atomic.Int64
@@ -185,7 +185,7 @@ func TestJudgeBatchKilled(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	t.Setenv("OPENAI_API_KEY", "test-key")
-	t.Setenv("PATH", t.TempDir())
+	noPrograms(t)
 	appsecRun(t, dir, "v.db")
 	var answered atomic.Int64
 	srv := llmtest.NewOpenAI(pricedJudge(t, &answered), llmtest.WithBatches(llmtest.BatchOptions{Polls: 100}), llmtest.WithoutLog())

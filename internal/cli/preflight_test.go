@@ -56,6 +56,7 @@ func TestPreflightListsEveryMiss(t *testing.T) {
 	if err := os.Symlink(git, filepath.Join(bin, "git")); err != nil {
 		t.Fatal(err)
 	}
+	noPrograms(t)
 	t.Setenv("PATH", bin)
 	code, out, errOut := run(t, dir, "run", "--suite", "s.jsonl", "--subject", "govulncheck", "--repos", "repos", "--advisories", "adv", "--db", db)
 	if code != 2 || out != "" {
@@ -63,7 +64,9 @@ func TestPreflightListsEveryMiss(t *testing.T) {
 	}
 	want := []string{
 		"4 things it needs are missing (nothing was stored)",
-		"subject govulncheck needs the program govulncheck, which is not on PATH\n      fix: go install golang.org/x/vuln/cmd/govulncheck@",
+		"subject govulncheck needs a program: govulncheck is not installed (looked in ",
+		", on PATH, in ",
+		")\n      fix: go install golang.org/x/vuln/cmd/govulncheck@",
 		"repository https://github.com/acme/lib (1 case) is not under repos\n      fix: vulnbench fetch repos --suite s.jsonl --repos repos",
 		"repository https://github.com/acme/tool (1 case) is not under repos\n      fix: vulnbench fetch repos --suite s.jsonl --repos repos",
 		"advisory CVE-2099-0001 (2 cases) has no OSV record in adv\n      fix: vulnbench fetch advisories --suite s.jsonl --advisories adv",

@@ -164,9 +164,11 @@ func TestMissingBinarySaysHowToInstall(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(goodSuite), 0o644)
 	t.Setenv("PATH", dir)
+	t.Setenv("VULNBENCH_NODE", "/nonexistent/node")
+	t.Setenv("GOBIN", "/nonexistent/gobin")
 	code, _, stderr := run(t, dir, "run", "--suite", "s.jsonl", "--subject", "flawfinder", "--db", "v.db")
 	want := "vulnbench: the run cannot start: 1 thing it needs is missing (nothing was stored):\n" +
-		"  - subject flawfinder needs the program flawfinder, which is not on PATH\n      fix: apt-get install flawfinder\n"
+		"  - subject flawfinder needs a program: flawfinder is not installed (looked in /nonexistent/node/node_modules/.bin, on PATH, in /nonexistent/gobin)\n      fix: apt-get install flawfinder\n"
 	if code != 2 || stderr != want {
 		t.Errorf("exit %d, stderr %q; want 2, %q", code, stderr, want)
 	}

@@ -1,7 +1,6 @@
 package docs_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,36 +11,19 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/vulnbench/vulnbench/internal/cli"
 	"github.com/vulnbench/vulnbench/internal/docs"
-	"github.com/vulnbench/vulnbench/internal/harness"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/store/pgtest"
 )
 
-// withPostgres stops the tests' Postgres cluster (internal/store/pgtest) once every test ran.
-type withPostgres struct{ m *testing.M }
-
-func (w withPostgres) Run() int {
-	code := w.m.Run()
-	if err := pgtest.Stop(); err != nil && code == 0 {
-		code = 1
-	}
-	return code
-}
-
-func TestMain(m *testing.M) {
-	testscript.Main(withPostgres{m}, map[string]func(){
-		"vulnbench": func() {
-			os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-		},
-	})
-}
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // fakes are a journey's model providers: internal/llmtest's servers answering with
 // llmtest.Answers, batch APIs on.
 type fakes struct {
 	openai, anthropic *llmtest.Server
+	net               *internet
 }
 
 func (f *fakes) server(name string) *llmtest.Server {
@@ -53,9 +35,9 @@ func (f *fakes) server(name string) *llmtest.Server {
 
 // TestJourneys runs each journey of testdata/docs: documented blocks (`doc NAME`) typed as a
 // new user would, in a clean HOME, a minimal PATH, no git configuration but the journey's own,
-// against fake model providers (OPENAI_BASE_URL, ANTHROPIC_BASE_URL and keys in the
-// environment, as a user's shell has them), the tests' Postgres (VULNBENCH_DB) and
-// repositories the journey builds.
+// on a network of the journey's own (internet: the fake model providers at api.openai.com and
+// api.anthropic.com, keys in the environment as a user's shell has them; git repositories and
+// files the journey puts under $WORK/internet/HOST), and the tests' Postgres (VULNBENCH_DB).
 func TestJourneys(t *testing.T) {
 	blocks := map[string]docs.Block{}
 	for _, b := range allBlocks(t) {
@@ -79,6 +61,13 @@ func TestJourneys(t *testing.T) {
 		}
 		goenv[k] = strings.TrimSpace(string(out))
 	}
+	// The real binaries, as make build makes them, first on the journeys' PATH.
+	bindir := t.TempDir()
+	for _, c := range []string{"vulnbench", "vulnbench-forward"} {
+		if out, err := exec.Command(gobin, "build", "-o", filepath.Join(bindir, c), "../../cmd/"+c).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", c, err, out)
+		}
+	}
 	// Journeys that use Postgres name $VULNBENCH_DB: each gets a database of the tests' cluster.
 	dsns := map[string]string{}
 	scripts, _ := filepath.Glob(filepath.Join(journeyDir, "*.txtar"))
@@ -96,7 +85,6 @@ func TestJourneys(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			name := strings.TrimPrefix(filepath.Base(env.WorkDir), "script-")
-			bindir := strings.Split(env.Getenv("PATH"), string(os.PathListSeparator))[0]
 			home := filepath.Join(env.WorkDir, "home")
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
@@ -107,10 +95,23 @@ func TestJourneys(t *testing.T) {
 			}
 			env.Defer(f.openai.Close)
 			env.Defer(f.anthropic.Close)
+			net, err := newInternet(filepath.Join(env.WorkDir, "internet"), map[string]string{
+				"api.openai.com": f.openai.URL, "api.anthropic.com": f.anthropic.URL})
+			if err != nil {
+				return err
+			}
+			env.Defer(net.Close)
+			f.net = net
+			ca := filepath.Join(env.WorkDir, ".internet-ca.pem")
+			if err := os.WriteFile(ca, net.caPEM, 0o644); err != nil {
+				return err
+			}
 			env.Values[fakesKey{}] = f
 			env.Values[rootKey{}] = rootAbs
-			// A new user's environment: nothing of the test process's but the machine's Go
-			// installation and caches, and where make deps installed vulnbench's npm programs.
+			// A new user's machine: nothing of the test process's environment but the machine's Go
+			// installation and caches and where make deps installed vulnbench's npm programs; a
+			// network (internet) whose certificate authority the machine trusts; model keys in the
+			// environment, as a user's shell has them.
 			env.Vars = []string{
 				"WORK=" + env.WorkDir,
 				"TMPDIR=" + env.Getenv("TMPDIR"),
@@ -121,9 +122,10 @@ func TestJourneys(t *testing.T) {
 				"GIT_CONFIG_NOSYSTEM=1",
 				"GOCACHE=" + goenv["GOCACHE"], "GOMODCACHE=" + goenv["GOMODCACHE"], "GOPATH=" + goenv["GOPATH"],
 				"GOPROXY=off", "GOFLAGS=", "GOTOOLCHAIN=local",
-				"VULNBENCH_NODE=" + harness.NodePrefix(),
-				"OPENAI_BASE_URL=" + f.openai.BaseURL(), "OPENAI_API_KEY=sk-journey-openai",
-				"ANTHROPIC_BASE_URL=" + f.anthropic.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-journey",
+				"VULNBENCH_NODE=" + progs.NodePrefix(),
+				"HTTPS_PROXY=" + net.ProxyURL(), "https_proxy=" + net.ProxyURL(),
+				"SSL_CERT_FILE=" + ca, "GIT_SSL_CAINFO=" + ca,
+				"OPENAI_API_KEY=sk-journey-openai", "ANTHROPIC_API_KEY=sk-ant-journey",
 				":=" + string(os.PathListSeparator),
 				"/=" + string(os.PathSeparator),
 			}
@@ -140,7 +142,9 @@ func TestJourneys(t *testing.T) {
 			"doc":       cmdDoc(blocks, false),
 			"docfile":   cmdDoc(blocks, true),
 			"clonerepo": cmdCloneRepo,
-			"fake":      cmdFake,
+			"shared":    cmdShared,
+			"count":     cmdCount,
+			"waitfor":   cmdWaitFor,
 		},
 	})
 }
@@ -249,36 +253,56 @@ func cmdCloneRepo(ts *testscript.TestScript, neg bool, args []string) {
 	git("commit", "-q", "-m", "a fresh clone")
 }
 
-// cmdFake is `fake PROVIDER batches N`: the journey's fake PROVIDER (openai, anthropic) has
-// created N batches; `fake PROVIDER wait-batches N` waits up to a minute until it has; `fake
-// PROVIDER requests`: it has been sent at least one request.
-func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
+// cmdShared is `shared FILE DEST`: copies ../shared/FILE (real data nobody here wrote, next to
+// the module) to DEST, making its directories.
+func cmdShared(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: shared FILE DEST")
+	}
+	src := filepath.Join(ts.Value(rootKey{}).(string), "..", "shared", filepath.FromSlash(args[0]))
+	data, err := os.ReadFile(src)
+	ts.Check(err)
+	dst := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
+	ts.Check(os.WriteFile(dst, data, 0o644))
+}
+
+// cmdCount is `count requests HOST`: how many requests the journey's internet answered for
+// HOST; `count batches openai|anthropic`: how many batches the fake provider created. The number
+// is written to stdout, for `stdout '^N$'`.
+func cmdCount(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: count requests HOST | count batches openai|anthropic")
+	}
+	fmt.Fprintln(ts.Stdout(), counter(ts, args[0], args[1])())
+}
+
+// cmdWaitFor is `waitfor batches|requests WHAT N`: waits up to a minute until the count reaches N.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: waitfor batches openai|anthropic N | waitfor requests HOST N")
+	}
+	var want int64
+	if _, err := fmt.Sscan(args[2], &want); err != nil {
+		ts.Fatalf("waitfor: %q is not a number", args[2])
+	}
+	c := counter(ts, args[0], args[1])
+	for deadline := time.Now().Add(time.Minute); c() < want; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfor %s %s: %d after a minute, want %d", args[0], args[1], c(), want)
+		}
+	}
+}
+
+func counter(ts *testscript.TestScript, what, of string) func() int64 {
 	f := ts.Value(fakesKey{}).(*fakes)
-	if len(args) < 2 {
-		ts.Fatalf("usage: fake openai|anthropic batches N | wait-batches N | requests")
-	}
-	srv := f.server(args[0])
-	switch args[1] {
+	switch what {
 	case "requests":
-		if got := srv.Requests(); (got > 0) == neg {
-			ts.Fatalf("fake %s: %d requests", args[0], got)
-		}
-	case "batches", "wait-batches":
-		var want int
-		if len(args) != 3 {
-			ts.Fatalf("usage: fake PROVIDER %s N", args[1])
-		}
-		if _, err := fmt.Sscan(args[2], &want); err != nil {
-			ts.Fatalf("fake: %q is not a number", args[2])
-		}
-		deadline := time.Now().Add(time.Minute)
-		for args[1] == "wait-batches" && srv.BatchesCreated() < want && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if got := srv.BatchesCreated(); (got == want) == neg {
-			ts.Fatalf("fake %s: %d batches created, want %d", args[0], got, want)
-		}
-	default:
-		ts.Fatalf("fake: unknown check %q", args[1])
+		return func() int64 { return f.net.Requests(of) }
+	case "batches":
+		srv := f.server(of)
+		return func() int64 { return int64(srv.BatchesCreated()) }
 	}
+	ts.Fatalf("count: %q is not requests or batches", what)
+	return nil
 }

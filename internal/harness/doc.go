@@ -5,7 +5,7 @@
 // (claude-code, codex, opencode) wrap this table; the sandbox (internal/sandbox) runs the
 // process and the gateway (internal/gateway) is its only model.
 //
-// A CLI is installed by scripts/install-deps.sh into vulnbench's npm prefix (NodePrefix) and
+// A CLI is installed by scripts/install-deps.sh into vulnbench's npm prefix (progs.NodePrefix) and
 // shown read-only at /opt/vulnbench/node_modules (each package finds its native binary beside
 // it there). It gets the gateway's token as its key and {gateway} as its base URL; every model
 // it would use is the unit's (the gateway enforces that anyway); its own permission prompts

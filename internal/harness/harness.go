@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
@@ -42,17 +42,7 @@ func CLIs() map[string]CLI {
 
 // InstallCommand is the command that installs the pinned CLI where Locate looks.
 func (c CLI) InstallCommand() string {
-	return fmt.Sprintf("make deps (scripts/install-deps.sh installs the three agent CLIs), or this one alone: npm install --prefix %s --save-exact %s@%s", NodePrefix(), c.Package, c.Version)
-}
-
-// NodePrefix is vulnbench's own npm prefix: $VULNBENCH_NODE, or ~/.cache/vulnbench/node (as
-// scripts/install-deps.sh installs it).
-func NodePrefix() string {
-	if p := os.Getenv("VULNBENCH_NODE"); p != "" {
-		return p
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "vulnbench", "node")
+	return fmt.Sprintf("make deps (scripts/install-deps.sh installs the three agent CLIs), or this one alone: npm install --prefix %s --save-exact %s@%s", progs.NodePrefix(), c.Package, c.Version)
 }
 
 // ErrNotInstalled is matched by Locate's error when the CLI is not there.
@@ -68,19 +58,21 @@ type Install struct {
 // nodeDir is where a CLI's node_modules is shown in the sandbox.
 const nodeDir = "/opt/vulnbench/node_modules"
 
-// Locate finds the CLI: at bin when given (--agent-bin), else in NodePrefix's node_modules/.bin.
-// A program inside a node_modules tree (npm's links resolved) is shown with that whole tree, as
-// npm packages find their native binaries beside them; any other program alone.
+// Locate finds the CLI as every program is found (progs.Find): bin when given (--agent-bin, a
+// path or a name), else the CLI's program, first in vulnbench's npm prefix. A program inside a
+// node_modules tree (npm's links resolved) is shown with that whole tree, as npm packages find
+// their native binaries beside them; any other program alone.
 func (c CLI) Locate(bin string) (Install, error) {
 	if bin == "" {
-		bin = filepath.Join(NodePrefix(), "node_modules", ".bin", c.Binary)
-		if _, err := os.Stat(bin); err != nil {
-			return Install{}, fmt.Errorf("%w: %s is not at %s: install it with: %s", ErrNotInstalled, c.Name, bin, c.InstallCommand())
-		}
-	} else if !strings.Contains(bin, "/") {
-		p, err := exec.LookPath(bin)
+		p, err := progs.Find(c.Binary)
 		if err != nil {
-			return Install{}, fmt.Errorf("%w: --agent-bin %s is not on PATH", ErrNotInstalled, bin)
+			return Install{}, fmt.Errorf("%w: %s: %v; install it with: %s", ErrNotInstalled, c.Name, err, c.InstallCommand())
+		}
+		bin = p
+	} else {
+		p, err := progs.Find(bin)
+		if err != nil {
+			return Install{}, fmt.Errorf("%w: --agent-bin: %v", ErrNotInstalled, err)
 		}
 		bin = p
 	}

@@ -1,5 +1,5 @@
 // Package preflight checks, before a run is created, everything the subject needs on every case
-// it will judge: the programs on PATH, the environment (API keys), the model, and per case the
+// it will judge: the programs (found as every subject finds them, progs.Find), the environment (API keys), the model, and per case the
 // repository at its commit under --repos and the advisories under --advisories. Every miss is
 // listed at once, each with the command that fixes it; a model missing from the price table is
 // a warning. Nothing is fetched, cloned or stored.
@@ -9,13 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/fetch"
 	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -32,6 +32,12 @@ type RepoNeeder interface {
 // (--advisories) they are read from; no ids: none.
 type AdvisoryNeeder interface {
 	NeedsAdvisories(c *suite.Case) (ids []string, dir string)
+}
+
+// ProgramNeeder names the programs a kind runs as its config sets them (--agent-bin,
+// --agent-cmd), in place of its kind's Needs.Binaries.
+type ProgramNeeder interface {
+	Programs() []subject.Binary
 }
 
 // ModelNeeder names the model a kind calls: PROVIDER:MODEL, its base URL ("" the provider's
@@ -53,7 +59,7 @@ type Input struct {
 	Config   subject.Config
 	Repos    string                       // --repos
 	Getenv   func(string) string          // the environment
-	LookPath func(string) (string, error) // nil: exec.LookPath
+	LookPath func(string) (string, error) // nil: progs.Find, the lookup every subject uses
 }
 
 // Miss is one thing the run lacks, and the command that fixes it.
@@ -97,7 +103,7 @@ func (r *Report) Err() error {
 // err is for a suite that cannot be read.
 func Check(ctx context.Context, in Input) (*Report, error) {
 	if in.LookPath == nil {
-		in.LookPath = exec.LookPath
+		in.LookPath = progs.Find
 	}
 	rep := &Report{}
 	machine(rep, in)
@@ -115,9 +121,13 @@ func Check(ctx context.Context, in Input) (*Report, error) {
 // machine checks the kind's programs and environment and its model.
 func machine(rep *Report, in Input) {
 	f := in.Factory
-	for _, b := range f.Needs.Binaries {
+	programs := f.Needs.Binaries
+	if pn, ok := in.Config.(ProgramNeeder); ok {
+		programs = pn.Programs()
+	}
+	for _, b := range programs {
 		if _, err := in.LookPath(b.Name); err != nil {
-			rep.Misses = append(rep.Misses, Miss{What: fmt.Sprintf("subject %s needs the program %s, which is not on PATH", f.Name, b.Name), Fix: b.Install})
+			rep.Misses = append(rep.Misses, Miss{What: fmt.Sprintf("subject %s needs a program: %v", f.Name, err), Fix: b.Install})
 		}
 	}
 	for _, e := range f.Needs.Env {

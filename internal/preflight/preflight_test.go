@@ -2,14 +2,15 @@ package preflight_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/preflight"
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/subject/agentcli"
 	"github.com/vulnbench/vulnbench/internal/subject/modelkit"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
@@ -41,7 +42,7 @@ func TestCheck(t *testing.T) {
 		}
 		return ""
 	}
-	missing := func(string) (string, error) { return "", errors.New("not found") }
+	missing := func(n string) (string, error) { return "", &progs.NotFound{Name: n, Looked: []string{"on PATH"}} }
 	vex := subject.Factory{Name: "k", Kinds: []suite.Kind{suite.KindVEX},
 		Needs: subject.Needs{Binaries: []subject.Binary{{Name: "scan", Install: "make deps"}}, Env: []string{"SCAN_TOKEN"}}}
 	model := subject.Factory{Name: "llm", Kinds: suite.Kinds}
@@ -54,7 +55,7 @@ func TestCheck(t *testing.T) {
 		warnings []string
 	}{
 		{"every miss at once; the function case is not judged", vex, repoConfig{}, noKey, []preflight.Miss{
-			{What: "subject k needs the program scan, which is not on PATH", Fix: "make deps"},
+			{What: "subject k needs a program: scan is not installed (looked on PATH)", Fix: "make deps"},
 			{What: "subject k needs the environment variable SCAN_TOKEN", Fix: "export SCAN_TOKEN=..."},
 			{What: "repository https://github.com/o/a (1 case): no --repos directory was given", Fix: "vulnbench fetch repos --suite " + path + " --repos repos  (then run with --repos repos)"},
 			{What: "repository https://github.com/o/b (1 case): no --repos directory was given", Fix: "vulnbench fetch repos --suite " + path + " --repos repos  (then run with --repos repos)"},
@@ -105,5 +106,60 @@ func TestCheckStoredCases(t *testing.T) {
 	}
 	if d := cmp.Diff(want, rep.Misses); d != "" {
 		t.Errorf("misses (-want +got):\n%s", d)
+	}
+}
+
+// Finding (issue 31): make deps installs the agent CLIs into vulnbench's npm prefix, and run
+// --subject claude-code refused: "claude ... not on PATH", whose fix was make deps again; and
+// --agent-bin did not get past the check. The CLI is now found where make deps puts it (the one
+// lookup, progs.Find), and --agent-bin's program is the one checked.
+func TestAgentCLIFoundWhereMakeDepsInstallsIt(t *testing.T) {
+	prefix := t.TempDir()
+	bin := filepath.Join(prefix, "node_modules", ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "my-claude")
+	if err := os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(progs.NodePrefixEnv, prefix)
+	t.Setenv("PATH", t.TempDir()) // claude is on no PATH
+	t.Setenv("GOBIN", t.TempDir())
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(`{"id":"f","kind":"function","label":"vul","pair":"p","code":"x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var fac subject.Factory
+	for _, k := range agentcli.Kinds() {
+		if k.Name == "claude-code" {
+			fac = k.Factory()
+		}
+	}
+	key := func(k string) string { return map[string]string{"ANTHROPIC_API_KEY": "k"}[k] }
+	for _, tc := range []struct {
+		name, agentBin string
+		misses         int
+	}{
+		{"the pinned install in vulnbench's prefix", "", 0},
+		{"--agent-bin a program elsewhere", other, 0},
+		{"--agent-bin a program that is not there", "/nonexistent/claude", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := agentcli.Config{Config: modelkit.Config{Model: "anthropic:claude-sonnet-4-5"}, CLI: "claude-code", AgentBin: tc.agentBin}
+			if err := subject.CheckNeeds(fac); err != nil {
+				t.Errorf("CheckNeeds: %v", err)
+			}
+			rep, err := preflight.Check(context.Background(), preflight.Input{Suite: path, Factory: fac, Config: cfg, Getenv: key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Misses) != tc.misses {
+				t.Errorf("misses: %+v, want %d", rep.Misses, tc.misses)
+			}
+		})
 	}
 }

@@ -3,11 +3,10 @@ package subject
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -63,11 +62,8 @@ func (r *Registry) Lookup(spec string) (Factory, string, error) {
 // meet it.
 func CheckNeeds(f Factory) error {
 	for _, b := range f.Needs.Binaries {
-		if _, err := exec.LookPath(b.Name); err != nil {
-			if strings.ContainsRune(b.Name, filepath.Separator) { // a tool in a prefix of its own
-				return fmt.Errorf("subject %s needs %s, which is not installed; install it with: %s", f.Name, b.Name, b.Install)
-			}
-			return fmt.Errorf("subject %s needs the %s program, which is not on PATH; install it with: %s", f.Name, b.Name, b.Install)
+		if _, err := progs.Find(b.Name); err != nil {
+			return fmt.Errorf("subject %s: %v; install it with: %s", f.Name, err, b.Install)
 		}
 	}
 	for _, e := range f.Needs.Env {

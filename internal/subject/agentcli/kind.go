@@ -60,6 +60,22 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Programs is the program the subject runs (preflight.ProgramNeeder): --agent-bin when given,
+// else the pinned CLI's program, or cmd's command line's.
+func (c Config) Programs() []subject.Binary {
+	cli, bin, err := locateCLI(c)
+	if err != nil {
+		return nil // Validate says why
+	}
+	switch {
+	case c.AgentBin != "":
+		return []subject.Binary{{Name: bin, Install: "--agent-bin names a program that is not there: give the path of an installed one, or drop --agent-bin for the pinned install (make deps)"}}
+	case c.CLI == "cmd":
+		return []subject.Binary{{Name: bin, Install: "install " + bin + ", or give its path in --agent-cmd"}}
+	}
+	return []subject.Binary{{Name: cli.Binary, Install: cli.InstallCommand()}}
+}
+
 // Kinds are the four subject kinds.
 func Kinds() []subject.Kind[Config] {
 	cl := harness.CLIs()
@@ -74,11 +90,11 @@ func Kinds() []subject.Kind[Config] {
 func kind(name, summary string, cli harness.CLI) subject.Kind[Config] {
 	flags := append(modelkit.Flags(), subject.AdvisoriesFlag(),
 		subject.Flag{Name: "agent-bin", Default: "", Usage: "the agent CLI's program (default: the pinned install in vulnbench's npm prefix, as make deps puts it)"})
-	needs := subject.Needs{Network: true} // bubblewrap: Deps.OpenSandbox names it when missing
+	// The program is the config's (Config.Programs: --agent-bin, --agent-cmd), not the kind's;
+	// bubblewrap: Deps.OpenSandbox names it when missing.
+	needs := subject.Needs{Network: true}
 	if name == "cmd" {
 		flags = append(flags, subject.Flag{Name: "agent-cmd", Default: "", Usage: "the cmd subject's command line: PROGRAM ARGS, {prompt_file} for the prompt's file"})
-	} else {
-		needs.Binaries = append(needs.Binaries, subject.Binary{Name: cli.Binary, Install: cli.InstallCommand()})
 	}
 	return subject.Kind[Config]{
 		Name: name, Usage: name, Version: Version,

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/builtin"
 	"github.com/vulnbench/vulnbench/internal/subject/sast"
@@ -46,19 +47,20 @@ func TestConstantRefusesBadLabel(t *testing.T) {
 
 func TestMissingBinarySaysHowToInstall(t *testing.T) {
 	f := subject.Factory{Name: "nosuch", Needs: subject.Needs{Binaries: []subject.Binary{{Name: "vulnbench-no-such-tool", Install: "apt-get install nosuch"}}}}
+	t.Setenv(progs.NodePrefixEnv, "/nonexistent/vulnbench-node")
+	t.Setenv("GOBIN", "/nonexistent/gobin")
 	err := subject.CheckNeeds(f)
-	want := "subject nosuch needs the vulnbench-no-such-tool program, which is not on PATH; install it with: apt-get install nosuch"
+	want := "subject nosuch: vulnbench-no-such-tool is not installed (looked in /nonexistent/vulnbench-node/node_modules/.bin, on PATH, in /nonexistent/gobin); install it with: apt-get install nosuch"
 	if err == nil || err.Error() != want {
 		t.Errorf("CheckNeeds = %v, want %q", err, want)
 	}
 	// eslint lives in vulnbench's npm prefix, not on PATH.
-	t.Setenv(sast.NodePrefixEnv, "/nonexistent/vulnbench-node")
 	f, _, err = builtin.Registry().Lookup("eslint")
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = subject.CheckNeeds(f)
-	want = "subject eslint needs /nonexistent/vulnbench-node/node_modules/.bin/eslint, which is not installed; install it with: " + sast.ESLintInstall
+	want = "subject eslint: /nonexistent/vulnbench-node/node_modules/.bin/eslint is not installed (looked at that path); install it with: " + sast.ESLintInstall
 	if err == nil || err.Error() != want {
 		t.Errorf("CheckNeeds = %v, want %q", err, want)
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/subject/builtin"
-	"github.com/vulnbench/vulnbench/internal/subject/sast"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/kinds.golden")
@@ -34,7 +34,7 @@ func (v textValues) Duration(n string) time.Duration { d, _ := time.ParseDuratio
 // for it from the flags' defaults, as JSON. A change here changes what runs record or accept:
 // it must be on purpose (go test -update rewrites the file).
 func TestKindsAsRecorded(t *testing.T) {
-	t.Setenv(sast.NodePrefixEnv, "/vulnbench-node") // eslint's path, which names it
+	t.Setenv(progs.NodePrefixEnv, "/vulnbench-node") // eslint's path, which names it
 	var b strings.Builder
 	for _, f := range builtin.Registry().Factories() {
 		fmt.Fprintf(&b, "%s version %s kinds %v languages %v arg %v needs %+v\n", f.Usage, f.Version, f.Kinds, f.Languages, f.ArgReq, f.Needs)

@@ -36,6 +36,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/advisory/vulndb"
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -112,11 +113,11 @@ func New(cfg Config, sb *sandbox.Sandbox) (*Subject, error) {
 
 // NewWith is the subject over advisories already open (not closed by Close).
 func NewWith(db *advisory.DB) (*Subject, error) {
-	bin, err := exec.LookPath(Binary)
+	bin, err := progs.Find(Binary)
 	if err != nil {
-		return nil, fmt.Errorf("subject govulncheck: %s is not on PATH; install it with: %s (and put $(go env GOPATH)/bin on PATH)", Binary, Install)
+		return nil, fmt.Errorf("subject govulncheck: %w; install it with: %s", err, Install)
 	}
-	if _, err := exec.LookPath("go"); err != nil {
+	if _, err := progs.Find("go"); err != nil {
 		return nil, errors.New("subject govulncheck: the go command is not on PATH; govulncheck loads the project's packages with it")
 	}
 	bi, err := buildinfo.ReadFile(bin)

@@ -190,12 +190,14 @@ func merge(a, b map[string]string) map[string]string {
 
 func TestMissingBinary(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
+	t.Setenv("VULNBENCH_NODE", "/nonexistent/node")
+	t.Setenv("GOBIN", "/nonexistent/gobin")
 	db, err := advisory.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = govulncheck.NewWith(db)
-	want := "subject govulncheck: govulncheck is not on PATH; install it with: go install golang.org/x/vuln/cmd/govulncheck@v1.9.0 (and put $(go env GOPATH)/bin on PATH)"
+	want := "subject govulncheck: govulncheck is not installed (looked in /nonexistent/node/node_modules/.bin, on PATH, in /nonexistent/gobin); install it with: go install golang.org/x/vuln/cmd/govulncheck@v1.9.0"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}

@@ -10,26 +10,9 @@ import (
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
-// NodePrefixEnv names the npm prefix vulnbench installs its Node tools into (eslint and its
-// plugins); unset, it is ~/.cache/vulnbench/node. Nothing is installed globally.
-const NodePrefixEnv = "VULNBENCH_NODE"
-
 // ESLintInstall is how to get eslint, eslint-plugin-security and the SARIF formatter into the
 // prefix (make test's scripts/install-deps.sh runs it when eslint is missing).
 const ESLintInstall = `npm install --prefix "${VULNBENCH_NODE:-$HOME/.cache/vulnbench/node}" --no-audit --no-fund eslint@10.15.0 eslint-plugin-security@4.1.0 @microsoft/eslint-formatter-sarif@3.1.0`
-
-// NodePrefix is the npm prefix of vulnbench's Node tools: $VULNBENCH_NODE, else
-// ~/.cache/vulnbench/node ("" when neither is known, and eslint is then not found).
-func NodePrefix() string {
-	if p := os.Getenv(NodePrefixEnv); p != "" {
-		return p
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".cache", "vulnbench", "node")
-}
 
 // eslintScanner is the eslint row: eslint with eslint-plugin-security's recommended rules, run
 // from the prefix with a config of ours (no config lookup, no inline configuration comments:

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/sarif"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -94,7 +95,7 @@ func Scanners() []Scanner {
 			Ran:   exitZero,
 			Parse: parseSARIF("gosec"),
 		},
-		eslintScanner(NodePrefix()),
+		eslintScanner(progs.NodePrefix()),
 	}
 }
 

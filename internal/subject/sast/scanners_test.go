@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/sast"
@@ -219,7 +220,8 @@ func TestScannerFailureIsAnError(t *testing.T) {
 
 func TestMissingScannerSaysHowToInstall(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	t.Setenv(sast.NodePrefixEnv, t.TempDir()) // eslint is looked for in its prefix, not on PATH
+	t.Setenv(progs.NodePrefixEnv, t.TempDir()) // eslint is looked for in its prefix, not on PATH
+	t.Setenv("GOBIN", t.TempDir())             // nor gosec where go install puts it
 	for _, s := range sast.Scanners() {
 		_, err := sast.NewTool(sast.ToolConfig{Tool: s.Name})
 		if err == nil || !strings.Contains(err.Error(), "install it with: "+s.Install) {

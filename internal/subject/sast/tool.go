@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/sarif"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -87,12 +87,9 @@ func NewToolIn(c ToolConfig, sb *sandbox.Sandbox) (*Tool, error) {
 		return nil, err
 	}
 	s, _ := LookupScanner(c.Tool)
-	bin, err := exec.LookPath(s.Binary) // a missing scanner is named before a missing sandbox
+	bin, err := progs.Find(s.Binary) // a missing scanner is named before a missing sandbox
 	if err != nil {
-		if strings.ContainsRune(s.Binary, filepath.Separator) {
-			return nil, fmt.Errorf("%s is not installed (no %s); install it with: %s", s.Name, s.Binary, s.Install)
-		}
-		return nil, fmt.Errorf("%s is not on PATH; install it with: %s", s.Binary, s.Install)
+		return nil, fmt.Errorf("%s: %w; install it with: %s", s.Name, err, s.Install)
 	}
 	sb, err = subject.Deps{Sandbox: sb}.OpenSandbox()
 	if err != nil {

@@ -95,14 +95,21 @@ func newFetchAdvisoriesCmd(e *env) *cobra.Command {
 ` + fetch.DefaultSource + `; or a mirror, a URL or a directory in the same layout) for the ecosystems the
 cases name (vex.ecosystem) or --ecosystem, and writes every record that names one of the suite's
 advisory ids (each case's cve and vex.advisory: the id's own record, those aliasing it, and those
-aliasing those) into DIR as ID.json, verbatim, where run --advisories reads them. DIR's manifest
-(` + fetch.ManifestName + `) records each export's source, date, size and SHA-256, and what each id
-found. An export is read whole and not kept.
+aliasing those) into DIR as ID.json (mode 0644), verbatim, where run --advisories reads them.
+--from may also be a directory of OSV records, read whatever their ecosystem: a folder of OSV
+files, or a checkout of GitHub's advisory database (advisories/github-reviewed/YYYY/MM/GHSA-*/
+GHSA-*.json). DIR's manifest (` + fetch.ManifestName + `) records each source, its date, size and
+SHA-256 and the server's validators, and what each id found. An export is read whole and not kept;
+fetched again for the same ids, it is asked for with its validators (If-None-Match,
+If-Modified-Since), and an unchanged one transfers nothing.
 
---offline reads nothing: it checks what DIR holds. An id with no record is listed, and a withdrawn
-record is said to be, but neither is an error; an export that cannot be had is (exit 1).`,
+Every export is tried: one that cannot be had is listed and the command exits 1, after the others
+are read and recorded. --offline reads nothing: it checks what DIR holds against its manifest (a
+record the manifest lists and DIR no longer holds is an error, exit 1). An id with no record is
+listed, and a withdrawn record is said to be, but neither is an error.`,
 		Example: `  vulnbench fetch advisories --suite vex.jsonl --advisories ~/advisories
   vulnbench fetch advisories --suite vex.jsonl --advisories ~/advisories --from /mirror/osv --ecosystem Go,Maven
+  vulnbench fetch advisories --suite vex.jsonl --advisories ~/advisories --from ~/src/advisory-database
   vulnbench fetch advisories --suite vex.jsonl --advisories ~/advisories --offline`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -122,9 +129,12 @@ record is said to be, but neither is an error; an export that cannot be had is (
 			}
 			rep, err := fetch.Advisories(cmd.Context(), needs, fetch.AdvisoryOptions{Dir: dir, From: from, Ecosystems: ecosystems,
 				Offline: offline, Progress: func(ev fetch.AdvisoryEvent) {
-					if ev.Step == "done" {
+					switch ev.Step {
+					case "done":
 						fmt.Fprintf(e.stderr, "fetch: %s: %d records written\n", ev.From, ev.Records)
-					} else {
+					case "unchanged":
+						fmt.Fprintf(e.stderr, "fetch: %s: unchanged since the last fetch, nothing transferred\n", ev.From)
+					default:
 						fmt.Fprintf(e.stderr, "fetch: %s: reading the %s export\n", ev.From, ev.Ecosystem)
 					}
 				}})
@@ -138,6 +148,12 @@ record is said to be, but neither is an error; an export that cannot be had is (
 				fmt.Fprintf(e.stderr, "vulnbench: warning: %v\n", p)
 			}
 			rep.WriteText(e.stdout)
+			if err := rep.Err(); err != nil {
+				return &exitError{code: ExitFail, err: err}
+			}
+			if offline && rep.Lost() {
+				return &exitError{code: ExitFail, err: fmt.Errorf("%s holds less than its manifest lists: fetch again", dir)}
+			}
 			return nil
 		},
 	}
@@ -145,7 +161,7 @@ record is said to be, but neither is an error; an export that cannot be had is (
 	f.StringVar(&suitePath, "suite", "", "suite file (JSONL)")
 	f.StringVar(&dir, "advisories", "", "advisories directory (run --advisories)")
 	f.StringSliceVar(&ecosystems, "ecosystem", nil, "OSV ecosystems to read, comma-separated (default: those the cases name)")
-	f.StringVar(&from, "from", "", "where the exports are: a URL or a directory holding ECOSYSTEM/all.zip (default: OSV's bucket)")
+	f.StringVar(&from, "from", "", "where the records are: a URL or a directory holding ECOSYSTEM/all.zip, or a directory of OSV records (a GitHub advisory database checkout) (default: OSV's bucket)")
 	f.BoolVar(&offline, "offline", false, "read no export: check what the advisories directory holds")
 	return c
 }

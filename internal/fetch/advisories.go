@@ -3,13 +3,10 @@ package fetch
 import (
 	"archive/zip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,8 +72,11 @@ func AdvisoryNeeds(suitePath string) ([]AdvisoryNeed, []error, error) {
 // AdvisoryOptions configure Advisories.
 type AdvisoryOptions struct {
 	Dir string // the --advisories directory; made if needed
-	// From is where the exports are: a base URL (http, https) or a directory, each holding
-	// ECOSYSTEM/all.zip; "": DefaultSource.
+	// From is where the records are: a base URL (http, https) or a directory holding
+	// ECOSYSTEM/all.zip (OSV's exports or a mirror of them); or a directory of OSV records (any
+	// tree of .json files, such as a folder of OSV files or a checkout of GitHub's advisory
+	// database, advisories/github-reviewed/YYYY/MM/GHSA-*/GHSA-*.json), read whatever the
+	// ecosystems; "": DefaultSource.
 	From string
 	// Ecosystems are the exports to read; none: those the needs name.
 	Ecosystems []string
@@ -107,13 +107,23 @@ func (f Found) Missing() bool { return len(f.Records) == 0 }
 
 // Source is one export read: where, when, what it was.
 type Source struct {
-	Ecosystem string    `json:"ecosystem"`
+	Ecosystem string    `json:"ecosystem"` // "*": a directory of records, every ecosystem
 	From      string    `json:"from"`
 	Fetched   time.Time `json:"fetched"`
-	SHA256    string    `json:"sha256"`
+	SHA256    string    `json:"sha256,omitempty"` // of an export; none for a directory of records
 	Bytes     int64     `json:"bytes"`
 	Records   int       `json:"records"` // records in the export
 	Written   int       `json:"written"` // records written to Dir from it
+	// ETag and LastModified are the server's validators of a downloaded export, sent back on
+	// the next fetch (If-None-Match, If-Modified-Since): an unchanged export is not sent again.
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+	// Searched are the ids the records were looked for in, so that a later fetch of the same
+	// ids knows the records it wrote are all there are.
+	Searched []string `json:"searched,omitempty"`
+	// Unchanged: the server answered 304 Not Modified (nothing transferred; the records
+	// written from it before stand).
+	Unchanged bool `json:"-"`
 }
 
 // AdvisoryReport is Advisories' outcome.
@@ -121,14 +131,33 @@ type AdvisoryReport struct {
 	Found    []Found  // one per need, in order
 	Sources  []Source // exports read (none offline)
 	Problems []error  // records of the exports or of Dir that could not be read (FILE:LINE)
+	// Failed are the exports that could not be had (each wraps ErrSource); the others were
+	// read all the same, and the manifest records them.
+	Failed []error
+	// Manifest is the directory's manifest as it was before (offline: as it is), and
+	// Differences what Dir holds now against it (offline only): a record the manifest lists
+	// that is gone, an id it never fetched, records it did not write.
+	Manifest    *Manifest
+	Differences []string
+}
+
+// Err is ErrSource, naming every export that could not be had, or nil.
+func (rep *AdvisoryReport) Err() error {
+	if len(rep.Failed) == 0 {
+		return nil
+	}
+	return errors.Join(rep.Failed...) // each wraps ErrSource
 }
 
 // Advisories writes into opts.Dir the OSV records that name each needed id (the records
 // advisory.DB.Related finds: the id's own, those aliasing it, and those aliasing those), each
-// as DIR/ID.json verbatim from its export, and records in DIR's manifest the exports' source,
-// date and hash and what each id found. Offline, it reads no export and reports what DIR
-// already holds. An id no record names is reported (Found.Missing), not an error; errors are
-// for an export that cannot be had (ErrSource), DIR, and ctx.
+// as DIR/ID.json verbatim from its source, and records in DIR's manifest the sources' origin,
+// date and hash and what each id found. Every export is tried: one that cannot be had is in
+// rep.Failed (rep.Err), and the others are read and recorded all the same. A downloaded export
+// is asked for again with its validators (ETag, Last-Modified) when the ids were all looked for
+// in it before: an unchanged one transfers nothing. Offline, it reads no export and compares what
+// DIR holds with its manifest (rep.Differences). An id no record names is reported
+// (Found.Missing), not an error; errors are for DIR and ctx.
 func Advisories(ctx context.Context, needs []AdvisoryNeed, opts AdvisoryOptions) (*AdvisoryReport, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -142,23 +171,25 @@ func Advisories(ctx context.Context, needs []AdvisoryNeed, opts AdvisoryOptions)
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("advisories directory: %w", err)
 	}
-	rep := &AdvisoryReport{}
+	prev, err := ReadManifest(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	rep := &AdvisoryReport{Manifest: prev}
 	if !opts.Offline {
-		ecos := opts.Ecosystems
-		if len(ecos) == 0 {
-			for _, n := range needs {
-				for _, e := range n.Ecosystems {
-					if !slices.Contains(ecos, e) {
-						ecos = append(ecos, e)
-					}
-				}
+		srcs, err := sourcesOf(needs, opts)
+		if err != nil {
+			return nil, err
+		}
+		for _, eco := range srcs {
+			src, problems, err := fetchExport(ctx, eco, needs, opts, prev)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
 			}
-		}
-		if len(ecos) == 0 && len(needs) > 0 {
-			return nil, fmt.Errorf("%w: the cases name no ecosystem (vex.ecosystem): say which exports to read with --ecosystem", ErrSource)
-		}
-		for _, eco := range ecos {
-			src, problems, err := fetchExport(ctx, eco, needs, opts)
+			if errors.Is(err, ErrSource) {
+				rep.Failed = append(rep.Failed, err)
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -172,12 +203,38 @@ func Advisories(ctx context.Context, needs []AdvisoryNeed, opts AdvisoryOptions)
 	}
 	rep.Found = found
 	rep.Problems = append(rep.Problems, problems...)
-	if !opts.Offline {
+	if opts.Offline {
+		rep.Differences = prev.compare(found)
+		return rep, nil
+	}
+	if len(rep.Sources) > 0 {
 		if err := writeManifest(opts.Dir, opts.Now(), rep); err != nil {
 			return nil, err
 		}
 	}
 	return rep, nil
+}
+
+// sourcesOf lists the exports to read: an ecosystem each, or "*" once for a directory of
+// records.
+func sourcesOf(needs []AdvisoryNeed, opts AdvisoryOptions) ([]string, error) {
+	if recordTree(opts.From) {
+		return []string{"*"}, nil
+	}
+	ecos := opts.Ecosystems
+	if len(ecos) == 0 {
+		for _, n := range needs {
+			for _, e := range n.Ecosystems {
+				if !slices.Contains(ecos, e) {
+					ecos = append(ecos, e)
+				}
+			}
+		}
+	}
+	if len(ecos) == 0 && len(needs) > 0 {
+		return nil, fmt.Errorf("%w: the cases name no ecosystem (vex.ecosystem): say which exports to read with --ecosystem", ErrSource)
+	}
+	return ecos, nil
 }
 
 // check reads Dir as advisory.Open does and finds each need there.
@@ -203,138 +260,29 @@ func check(dir string, needs []AdvisoryNeed) ([]Found, []error, error) {
 	return out, db.Problems(), nil
 }
 
-// fetchExport reads one ecosystem's export (downloaded to a temporary file in Dir, or read in
-// place from a directory) and writes the records the needs want.
-func fetchExport(ctx context.Context, eco string, needs []AdvisoryNeed, opts AdvisoryOptions) (Source, []error, error) {
-	src := Source{Ecosystem: eco, Fetched: opts.Now().UTC()}
-	if opts.Progress != nil {
-		opts.Progress(AdvisoryEvent{Ecosystem: eco, From: opts.From, Step: "reading"})
-	}
-	path, cleanup, err := export(ctx, eco, opts, &src)
-	if err != nil {
-		return src, nil, err
-	}
-	defer cleanup()
-	db, err := advisory.Open(path)
-	if err != nil {
-		return src, nil, fmt.Errorf("%w: %s: %v", ErrSource, src.From, err)
-	}
-	defer db.Close()
-	src.Records = db.Len()
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		return src, nil, fmt.Errorf("%w: %s: %v", ErrSource, src.From, err)
-	}
-	defer zr.Close()
-	entries := make(map[string]*zip.File, len(zr.File))
-	for _, f := range zr.File {
-		entries[f.Name] = f
-	}
-	problems := db.Problems()
-	written := map[string]bool{}
-	for _, n := range needs {
-		advs, err := db.Related(n.ID)
-		if err != nil {
-			problems = append(problems, err)
-			continue
-		}
-		for _, a := range advs {
-			if written[a.ID] {
-				continue
-			}
-			if err := copyRecord(opts.Dir, a, path, entries); err != nil {
-				problems = append(problems, err)
-				continue
-			}
-			written[a.ID] = true
-		}
-	}
-	src.Written = len(written)
-	if opts.Progress != nil {
-		opts.Progress(AdvisoryEvent{Ecosystem: eco, From: src.From, Step: "done", Records: src.Written})
-	}
-	return src, problems, nil
-}
-
-// export makes eco's export available as a local file: the mirror's own, or a download into a
-// temporary file in Dir (removed by cleanup). It fills src's From, SHA256 and Bytes.
-func export(ctx context.Context, eco string, opts AdvisoryOptions, src *Source) (path string, cleanup func(), err error) {
-	cleanup = func() {}
-	from := opts.From
-	if u, err := url.Parse(from); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-		src.From = strings.TrimRight(from, "/") + "/" + url.PathEscape(eco) + "/all.zip"
-		f, err := os.CreateTemp(opts.Dir, ".download-*.zip")
-		if err != nil {
-			return "", cleanup, fmt.Errorf("advisories directory: %w", err)
-		}
-		cleanup = func() { f.Close(); os.Remove(f.Name()) }
-		if err := download(ctx, opts.Client, src, f); err != nil {
-			cleanup()
-			return "", func() {}, err
-		}
-		return f.Name(), cleanup, nil
-	}
-	from = strings.TrimPrefix(from, "file://")
-	if strings.ContainsAny(eco, `/\`) || eco == ".." || eco == "." {
-		return "", cleanup, fmt.Errorf("%w: ecosystem %q is not a plain name", ErrSource, eco)
-	}
-	src.From = filepath.Join(from, eco, "all.zip")
-	f, err := os.Open(src.From)
-	if err != nil {
-		return "", cleanup, fmt.Errorf("%w: %v", ErrSource, err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if src.Bytes, err = io.Copy(h, f); err != nil {
-		return "", cleanup, fmt.Errorf("%w: %s: %v", ErrSource, src.From, err)
-	}
-	src.SHA256 = hex.EncodeToString(h.Sum(nil))
-	return src.From, cleanup, nil
-}
-
-func download(ctx context.Context, client *http.Client, src *Source, f *os.File) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.From, nil)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrSource, err)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("%w: %v", ErrSource, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%w: GET %s: %s", ErrSource, src.From, resp.Status)
-	}
-	h := sha256.New()
-	if src.Bytes, err = io.Copy(io.MultiWriter(f, h), resp.Body); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("%w: GET %s: %v", ErrSource, src.From, err)
-	}
-	src.SHA256 = hex.EncodeToString(h.Sum(nil))
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("advisories directory: %w", err)
-	}
-	return nil
-}
-
-// copyRecord writes a's bytes, as its export holds them, to DIR/ID.json (through a temporary
-// file and a rename).
+// copyRecord writes a's bytes, as its source holds them (a zip's entry, or a file of a
+// directory of records), to DIR/ID.json (through a temporary file and a rename), mode 0644.
 func copyRecord(dir string, a *advisory.Advisory, zipPath string, entries map[string]*zip.File) error {
 	if !recordName(a.ID) {
 		return &suite.LineError{File: a.Source, Err: fmt.Errorf("record id %q cannot name a file: not written", a.ID)}
 	}
-	entry := entries[strings.TrimPrefix(a.Source, zipPath+":")]
-	if entry == nil {
-		return &suite.LineError{File: a.Source, Err: errors.New("record not found again in its export")}
-	}
-	r, err := entry.Open()
-	if err != nil {
-		return &suite.LineError{File: a.Source, Err: err}
+	var r io.ReadCloser
+	if entries == nil {
+		f, err := os.Open(a.Source)
+		if err != nil {
+			return &suite.LineError{File: a.Source, Err: err}
+		}
+		r = f
+	} else {
+		entry := entries[strings.TrimPrefix(a.Source, zipPath+":")]
+		if entry == nil {
+			return &suite.LineError{File: a.Source, Err: errors.New("record not found again in its export")}
+		}
+		er, err := entry.Open()
+		if err != nil {
+			return &suite.LineError{File: a.Source, Err: err}
+		}
+		r = er
 	}
 	defer r.Close()
 	tmp, err := os.CreateTemp(dir, ".record-*")
@@ -345,6 +293,10 @@ func copyRecord(dir string, a *advisory.Advisory, zipPath string, entries map[st
 	if _, err := io.Copy(tmp, io.LimitReader(r, advisory.MaxRecordSize)); err != nil {
 		tmp.Close()
 		return &suite.LineError{File: a.Source, Err: err}
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("advisories directory: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("advisories directory: %w", err)

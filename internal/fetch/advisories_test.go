@@ -156,9 +156,10 @@ func TestAdvisories(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	searched := []string{"CVE-2024-1111", "CVE-2024-2222", "CVE-2024-3333", "CVE-2024-4444", "GHSA-AAAA-BBBB-CCCC"}
 	wantManifest := &Manifest{Updated: now, Sources: []Source{
-		{Ecosystem: "Go", From: srv.URL + "/Go/all.zip", Fetched: now, SHA256: sum(zips["Go"]), Bytes: int64(len(zips["Go"])), Records: 2, Written: 1},
-		{Ecosystem: "PyPI", From: srv.URL + "/PyPI/all.zip", Fetched: now, SHA256: sum(zips["PyPI"]), Bytes: int64(len(zips["PyPI"])), Records: 3, Written: 3},
+		{Ecosystem: "Go", From: srv.URL + "/Go/all.zip", Fetched: now, SHA256: sum(zips["Go"]), Bytes: int64(len(zips["Go"])), Records: 2, Written: 1, Searched: searched},
+		{Ecosystem: "PyPI", From: srv.URL + "/PyPI/all.zip", Fetched: now, SHA256: sum(zips["PyPI"]), Bytes: int64(len(zips["PyPI"])), Records: 3, Written: 3, Searched: searched},
 	}, Advisories: []ManifestEntry{
 		{ID: "CVE-2024-1111", Records: []string{"GO-2024-0001"}, Checked: now},
 		{ID: "CVE-2024-2222", Records: []string{"GHSA-xxxx-yyyy-zzzz", "PYSEC-2024-5"}, Checked: now},
@@ -212,8 +213,11 @@ func checkOfflineAndMirror(t *testing.T, srv *exportServer, zips map[string][]by
 	}
 
 	// An export the source does not have is an error naming it.
-	_, err = Advisories(context.Background(), needs, AdvisoryOptions{Dir: t.TempDir(), From: srv.URL, Ecosystems: []string{"Maven"}})
-	if !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), "/Maven/all.zip: 404") {
+	rep, err := Advisories(context.Background(), needs, AdvisoryOptions{Dir: t.TempDir(), From: srv.URL, Ecosystems: []string{"Maven"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Err(); !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), "/Maven/all.zip: 404") {
 		t.Errorf("missing export: %v", err)
 	}
 }

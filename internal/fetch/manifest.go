@@ -82,6 +82,10 @@ func writeManifest(dir string, now time.Time, rep *AdvisoryReport) error {
 		return fmt.Errorf("advisories manifest: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("advisories manifest: %w", err)
+	}
 	if _, err := tmp.Write(append(b, '\n')); err != nil {
 		tmp.Close()
 		return fmt.Errorf("advisories manifest: %w", err)
@@ -93,4 +97,81 @@ func writeManifest(dir string, now time.Time, rep *AdvisoryReport) error {
 		return fmt.Errorf("advisories manifest: %w", err)
 	}
 	return nil
+}
+
+// reusable is the manifest's source of the same export as src when every id src looks for
+// was looked for in it: its records are in the directory already, and its validators may ask
+// the server whether it changed; nil otherwise.
+func (m *Manifest) reusable(src Source) *Source {
+	for i := range m.Sources {
+		o := &m.Sources[i]
+		if o.Ecosystem != src.Ecosystem || o.From != src.From || (o.ETag == "" && o.LastModified == "") {
+			continue
+		}
+		for _, id := range src.Searched {
+			if _, ok := slices.BinarySearch(o.Searched, id); !ok {
+				return nil
+			}
+		}
+		return o
+	}
+	return nil
+}
+
+// compare says how found (what the directory holds now) differs from the manifest: a record it
+// lists that is gone, records it did not list, an id it never fetched.
+func (m *Manifest) compare(found []Found) []string {
+	if len(m.Sources) == 0 {
+		return []string{"the directory has no manifest (" + ManifestName + "): nothing here was fetched by vulnbench fetch advisories"}
+	}
+	byID := map[string]ManifestEntry{}
+	for _, e := range m.Advisories {
+		byID[e.ID] = e
+	}
+	var out []string
+	for _, f := range found {
+		e, ok := byID[f.ID]
+		if !ok {
+			out = append(out, f.ID+": never fetched into this directory (not in its manifest)")
+			continue
+		}
+		var gone, extra []string
+		for _, r := range e.Records {
+			if !slices.Contains(f.Records, r) {
+				gone = append(gone, r)
+			}
+		}
+		for _, r := range f.Records {
+			if !slices.Contains(e.Records, r) {
+				extra = append(extra, r)
+			}
+		}
+		if len(gone) > 0 {
+			out = append(out, fmt.Sprintf("%s: the manifest lists %s (checked %s), %s", f.ID, strings.Join(gone, ", "), e.Checked.Format(time.RFC3339), goneWords))
+		}
+		if len(extra) > 0 {
+			out = append(out, fmt.Sprintf("%s: %s in the directory, not written by a fetch (the manifest lists %s)", f.ID, strings.Join(extra, ", "), listOrNone(e.Records)))
+		}
+	}
+	return out
+}
+
+// goneWords end a difference that is a lost record (AdvisoryReport.Lost).
+const goneWords = "no longer in the directory"
+
+// Lost reports whether the offline comparison found a record the manifest lists gone.
+func (rep *AdvisoryReport) Lost() bool {
+	for _, d := range rep.Differences {
+		if strings.HasSuffix(d, goneWords) {
+			return true
+		}
+	}
+	return false
+}
+
+func listOrNone(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
 }

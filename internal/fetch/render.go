@@ -62,8 +62,25 @@ func plural(n int, what string) string {
 // WriteText writes the sources read and which ids have records, withdrawn ones or none.
 func (rep *AdvisoryReport) WriteText(w io.Writer) {
 	for _, s := range rep.Sources {
-		fmt.Fprintf(w, "source %s: %s, %d bytes, sha256 %s, %d records, %d written, %s\n",
-			s.Ecosystem, s.From, s.Bytes, s.SHA256, s.Records, s.Written, s.Fetched.Format(time.RFC3339))
+		switch {
+		case s.Unchanged:
+			fmt.Fprintf(w, "source %s: %s, unchanged (the server said 304: nothing transferred), sha256 %s, %d records written before\n",
+				s.Ecosystem, s.From, s.SHA256, s.Written)
+		case s.Ecosystem == "*":
+			fmt.Fprintf(w, "source: %s (a directory of records), %d records, %d written, %s\n",
+				s.From, s.Records, s.Written, s.Fetched.Format(time.RFC3339))
+		default:
+			fmt.Fprintf(w, "source %s: %s, %d bytes, sha256 %s, %d records, %d written, %s\n",
+				s.Ecosystem, s.From, s.Bytes, s.SHA256, s.Records, s.Written, s.Fetched.Format(time.RFC3339))
+		}
+	}
+	if m := rep.Manifest; m != nil && len(rep.Sources) == 0 && len(rep.Failed) == 0 && len(m.Sources) > 0 {
+		for _, s := range m.Sources {
+			fmt.Fprintf(w, "fetched: %s export %s, %s (manifest)\n", s.Ecosystem, s.From, s.Fetched.Format(time.RFC3339))
+		}
+	}
+	for _, d := range rep.Differences {
+		fmt.Fprintf(w, "against the manifest: %s\n", d)
 	}
 	var missing, withdrawn []string
 	found := 0

@@ -176,11 +176,12 @@ func (f *fetcher) one(ctx context.Context, n Need) Result {
 			r.Err = fmt.Errorf("repository %s: %w", n.URL, err)
 			return r
 		}
-		defer unlock()
+		defer release(lockName(path), unlock)
 		r.Path = path
 		return f.update(ctx, n, r)
 	}
 	r.Path = u.Candidates(f.opts.Dir)[0]
+	made := firstMissing(filepath.Dir(r.Path)) // the directories made for it, removed if it fails
 	if err := os.MkdirAll(filepath.Dir(r.Path), 0o755); err != nil {
 		r.Err = fmt.Errorf("repository %s: %w", n.URL, err)
 		return r
@@ -188,9 +189,15 @@ func (f *fetcher) one(ctx context.Context, n Need) Result {
 	unlock, err := lock(ctx, lockName(r.Path))
 	if err != nil {
 		r.Err = fmt.Errorf("repository %s: %w", n.URL, err)
+		removeEmpty(filepath.Dir(r.Path), made)
 		return r
 	}
-	defer unlock()
+	defer func() {
+		release(lockName(r.Path), unlock)
+		if _, err := os.Lstat(r.Path); err != nil { // nothing cloned: no empty owner folders left
+			removeEmpty(filepath.Dir(r.Path), made)
+		}
+	}()
 	if path, err := snapshot.Locate(f.opts.Dir, n.URL); err == nil { // another process cloned it meanwhile
 		r.Path = path
 		return f.update(ctx, n, r)
@@ -200,6 +207,40 @@ func (f *fetcher) one(ctx context.Context, n Need) Result {
 		return r
 	}
 	return f.clone(ctx, n, r)
+}
+
+// release removes the lock file and then releases it: a process waiting on it sees it gone and
+// locks a new one (lock), and none is left behind.
+func release(name string, unlock func()) {
+	os.Remove(name)
+	unlock()
+}
+
+// firstMissing is the outermost directory of dir's path that does not exist ("" when dir does).
+func firstMissing(dir string) string {
+	missing := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			return missing
+		}
+		missing = d
+		if filepath.Dir(d) == d {
+			return missing
+		}
+	}
+}
+
+// removeEmpty removes dir and its parents up to top (the outermost one made), each only if
+// empty.
+func removeEmpty(dir, top string) {
+	if top == "" {
+		return
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if os.Remove(d) != nil || d == top || filepath.Dir(d) == d {
+			return
+		}
+	}
 }
 
 // lockName is the lock file of the repository at path: beside it, hidden.

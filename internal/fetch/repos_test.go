@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -219,6 +220,17 @@ func TestRepos(t *testing.T) {
 	}
 	if !strings.Contains(results[2].Err.Error(), "127.0.0.1") {
 		t.Errorf("the unreachable remote's reason does not say where git tried: %v", results[2].Err)
+	}
+	// Finding (issue 31): an unreachable repository left an empty owner folder with a .lock file.
+	var litter []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if rel, _ := filepath.Rel(dir, path); strings.HasPrefix(rel, "gone.example") || strings.HasSuffix(rel, ".lock") {
+			litter = append(litter, rel)
+		}
+		return nil
+	})
+	if len(litter) > 0 {
+		t.Errorf("the fetch left %v", litter)
 	}
 	wantSteps := map[string][]Step{
 		"https://github.com/acme/alpha": {StepCloning, StepContents, StepDone},

@@ -106,10 +106,15 @@ A typical session:
   vulnbench run --suite suites/demo/demo.jsonl --subject flawfinder
   vulnbench score --suite suites/demo/demo.jsonl --run RUN_ID
 
+The store (--db) is a SQLite file or a postgres:// URL; without --db, $VULNBENCH_DB, else
+vulnbench.db. Keep a Postgres password out of the command line: in VULNBENCH_DB, or in
+PGPASSWORD or ~/.pgpass (PGPASSFILE), which Postgres reads itself.
+
 Exit codes: 0 success, 1 a failed check or run, 2 a usage error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.String(),
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) { e.storeAddress(cmd) },
 	}
 	// Cobra's own usage errors are plain errors: its flag errors come through here, and the one
 	// other (an unknown command) through knownCommand, so that every usage error is an

@@ -106,7 +106,6 @@ Subjects:
 	f.StringVar(&o.riverQueue, "river-queue", queue.DefaultQueue, "with --queue river: the River queue the units go to (workers take from theirs with --queues)")
 	f.BoolVar(&o.detach, "detach", false, "with --queue river: return once the units are queued, without following the run (watch it with vulnbench runs)")
 	f.DurationVar(&o.batchPoll, "batch-poll", 30*time.Second, "with --batch: time between polls of the batches in flight")
-	_ = f.MarkHidden("batch-poll")
 	f.BoolVar(&o.estimate, "estimate", false, "make no run and call no model: print the tokens, cost (list and batch prices) and time the run would take (--format text or json)")
 	addSubjectFlags(f, reg)
 	o.scoreFlags.add(f)

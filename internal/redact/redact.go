@@ -15,12 +15,13 @@ import (
 const Mark = "[redacted]"
 
 // KeyEnvs are the environment variables whose values are secrets wherever they appear: the keys
-// the llm stack and the agent CLIs read, and cloud credentials.
+// the llm stack and the agent CLIs read, and cloud credentials. (VULNBENCH_DB is an address: a
+// password in it is scrubbed by its shape, the rest is kept, as a file path must be.)
 func KeyEnvs() []string {
 	return []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY",
 		"OPENROUTER_API_KEY", "DEEPSEEK_API_KEY", "MISTRAL_API_KEY", "GROQ_API_KEY", "TOGETHER_API_KEY", "XAI_API_KEY",
 		"AZURE_OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "HF_TOKEN", "GITHUB_TOKEN", "GH_TOKEN",
-		"PGPASSWORD", "VULNBENCH_DB"}
+		"PGPASSWORD"}
 }
 
 // shapes are the secrets recognised by their form (never taking a quote or a backslash, so that

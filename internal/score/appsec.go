@@ -131,7 +131,7 @@ func aggregateAppSec(xs []AppSec) *AppSecOf[Stat, Stat] {
 		}
 		a.Fix = &FixChecksOf[Stat]{
 			Proposed: n(func(f FixChecks) int { return f.Proposed }), NotStored: n(func(f FixChecks) int { return f.NotStored }),
-			SyntaxOK: n(func(f FixChecks) int { return f.SyntaxOK }),
+			SyntaxOK:    n(func(f FixChecks) int { return f.SyntaxOK }),
 			SyntaxError: n(func(f FixChecks) int { return f.SyntaxError }), SyntaxUnchecked: n(func(f FixChecks) int { return f.SyntaxUnchecked }),
 			ScannerClean: n(func(f FixChecks) int { return f.ScannerClean }), ScannerFlagged: n(func(f FixChecks) int { return f.ScannerFlagged }),
 			ScannerNot: n(func(f FixChecks) int { return f.ScannerNot }),

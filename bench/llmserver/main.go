@@ -5,7 +5,11 @@
 // its standard input closes. --dialect picks the wire format: openai (Chat Completions and the
 // Responses API, which codex speaks) or anthropic (Messages); --batch serves the provider's
 // batch API too (OpenAI's Batch API, Anthropic's Message Batches), each batch ending after
-// --batch-polls retrievals. It can fault a reproducible share of
+// --batch-polls retrievals. --addr fixes its address (default: a free loopback port); --forever
+// serves until SIGINT or SIGTERM instead of until standard input closes (for a shell's
+// background job, whose standard input is closed). With a command after the flags (llmserver
+// [flags] -- COMMAND ARGS), it serves while the command runs, with OPENAI_BASE_URL (or
+// ANTHROPIC_BASE_URL) in its environment, a key if none is set, and exits with its status. It can fault a reproducible share of
 // requests (--p429 with Retry-After: 0, --p500) and enforce a rate limit (--rpm, 429 with
 // Retry-After over it, x-ratelimit-* headers on every answer); on exit it writes what it counted
 // to --counts: one line per second since it started, "second accepted refused" (by the rate
@@ -17,12 +21,17 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"os/exec"
+	"os/signal"
 	"strings"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 )
@@ -39,6 +48,8 @@ func main() {
 	dialect := flag.String("dialect", "openai", "wire format: openai (Chat Completions and Responses) or anthropic (Messages)")
 	batch := flag.Bool("batch", false, "serve the provider's batch API too")
 	batchPolls := flag.Int("batch-polls", 1, "with --batch: retrievals that see a batch in progress before it ends")
+	addr := flag.String("addr", "", "address to listen on, e.g. 127.0.0.1:8000 (default: a free loopback port)")
+	forever := flag.Bool("forever", false, "serve until SIGINT or SIGTERM, not until standard input closes")
 	flag.Parse()
 	var script []string
 	if *tools != "" {
@@ -76,13 +87,26 @@ func main() {
 	if *batch {
 		opts = append(opts, llmtest.WithBatches(llmtest.BatchOptions{Polls: *batchPolls}))
 	}
+	if *addr != "" {
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "llmserver:", err)
+			os.Exit(1)
+		}
+		opts = append(opts, llmtest.WithListener(ln))
+	}
 	newServer := llmtest.NewOpenAI
 	if *dialect == "anthropic" {
 		newServer = llmtest.NewAnthropic
 	}
 	srv := newServer(counted, opts...)
-	fmt.Println(srv.BaseURL())
-	io.Copy(io.Discard, os.Stdin) // until the script closes our input
+	code := 0
+	if args := flag.Args(); len(args) > 0 {
+		code = runCommand(args, *dialect, srv.BaseURL())
+	} else {
+		fmt.Println(srv.BaseURL())
+		serve(*forever)
+	}
 	srv.Close()
 	var acc, ref int
 	per := srv.RateCounts()
@@ -106,4 +130,41 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	os.Exit(code)
+}
+
+// serve waits: until SIGINT or SIGTERM (forever), else until standard input closes.
+func serve(forever bool) {
+	if forever {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		<-sig
+		return
+	}
+	io.Copy(io.Discard, os.Stdin) // until the script closes our input
+}
+
+// runCommand runs args with the provider's base URL (OPENAI_BASE_URL or ANTHROPIC_BASE_URL)
+// pointing at the server and a key in its variable when none is set, and returns its exit code.
+func runCommand(args []string, dialect, baseURL string) int {
+	prefix := "OPENAI"
+	if dialect == "anthropic" {
+		prefix = "ANTHROPIC"
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), prefix+"_BASE_URL="+baseURL)
+	if os.Getenv(prefix+"_API_KEY") == "" {
+		cmd.Env = append(cmd.Env, prefix+"_API_KEY=llmserver")
+	}
+	signal.Ignore(os.Interrupt) // Ctrl-C reaches the command, which ends as it does
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		fmt.Fprintln(os.Stderr, "llmserver:", err)
+		return 1
+	}
+	return 0
 }

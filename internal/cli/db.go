@@ -2,11 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"net/url"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/vulnbench/vulnbench/internal/store"
 )
 
 // DBEnv is the environment variable that gives every command's --db when the flag is not given:
@@ -27,28 +27,7 @@ func (e *env) storeAddress(cmd *cobra.Command) {
 		}
 		return
 	}
-	if dsnHasPassword(f.Value.String()) {
+	if store.HasPassword(f.Value.String()) {
 		fmt.Fprintf(e.stderr, "vulnbench: warning: --db holds a password, which ps shows to every user of this machine: put the address in %s, or the password in PGPASSWORD or a ~/.pgpass file (PGPASSFILE), which Postgres reads itself\n", DBEnv)
 	}
-}
-
-// dsnHasPassword reports whether a Postgres address carries a password: postgres://USER:PASS@...,
-// or password=... in its parameters or a key=value string.
-func dsnHasPassword(dsn string) bool {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return strings.Contains(dsn, "password")
-		}
-		if _, ok := u.User.Password(); ok {
-			return true
-		}
-		return u.Query().Has("password")
-	}
-	for _, kv := range strings.Fields(dsn) {
-		if strings.HasPrefix(kv, "password=") {
-			return true
-		}
-	}
-	return false
 }

@@ -128,16 +128,7 @@ listed, and a withdrawn record is said to be, but neither is an error.`,
 				return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems: nothing fetched", suitePath, len(problems))}
 			}
 			rep, err := fetch.Advisories(cmd.Context(), needs, fetch.AdvisoryOptions{Dir: dir, From: from, Ecosystems: ecosystems,
-				Offline: offline, Progress: func(ev fetch.AdvisoryEvent) {
-					switch ev.Step {
-					case "done":
-						fmt.Fprintf(e.stderr, "fetch: %s: %d records written\n", ev.From, ev.Records)
-					case "unchanged":
-						fmt.Fprintf(e.stderr, "fetch: %s: unchanged since the last fetch, nothing transferred\n", ev.From)
-					default:
-						fmt.Fprintf(e.stderr, "fetch: %s: reading the %s export\n", ev.From, ev.Ecosystem)
-					}
-				}})
+				Offline: offline, Progress: func(ev fetch.AdvisoryEvent) { fetch.WriteAdvisoryEvent(e.stderr, ev) }})
 			if errors.Is(err, fetch.ErrSource) {
 				return &exitError{code: ExitFail, err: err}
 			}

@@ -111,9 +111,9 @@ vulnbench.db. Keep a Postgres password out of the command line: in VULNBENCH_DB,
 PGPASSWORD or ~/.pgpass (PGPASSFILE), which Postgres reads itself.
 
 Exit codes: 0 success, 1 a failed check or run, 2 a usage error.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Version:       version.String(),
+		SilenceUsage:     true,
+		SilenceErrors:    true,
+		Version:          version.String(),
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) { e.storeAddress(cmd) },
 	}
 	// Cobra's own usage errors are plain errors: its flag errors come through here, and the one

@@ -22,7 +22,7 @@ func writeBatches(ctx context.Context, w io.Writer, st *store.Store, runID strin
 		if b.Collected {
 			in = "results in"
 		}
-		fmt.Fprintf(w, "  batch %s\t%s\t%s\t%d units\t\t%s\tupdated %s\t\n", b.ID, b.Provider, b.State, len(b.CustomIDs), in, ago(b.UpdatedAt))
+		fmt.Fprintf(w, "    batch %s\t%s\t%s\t%d units\t%s\tupdated %s\n", b.ID, b.Provider, b.State, len(b.CustomIDs), in, ago(b.UpdatedAt))
 	}
 	return nil
 }

@@ -87,19 +87,17 @@ are in.`,
 			}
 			lines := strings.SplitAfter(b.String(), "\n")
 			fmt.Fprint(e.stdout, lines[0])
+			// Under each run, its workers and then its batches (local runs' and workers' alike).
 			for i, r := range runs {
 				fmt.Fprint(e.stdout, lines[i+1])
-				if len(r.Workers) == 0 {
-					continue
-				}
 				ww := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 				for _, w := range r.Workers {
 					fmt.Fprintf(ww, "    worker %s:%d\t%s\t%s\tseen %s\tstored %d (%d errors)\t%d in flight\n", w.Host, w.PID, w.ID, w.State, ago(w.RunSeen), w.Done, w.Errors, w.InFlight)
 				}
-				if err := ww.Flush(); err != nil {
+				if err := writeBatches(cmd.Context(), ww, st, r.ID); err != nil {
 					return err
 				}
-				if err := writeBatches(cmd.Context(), tw, st, r.ID); err != nil {
+				if err := ww.Flush(); err != nil {
 					return err
 				}
 			}

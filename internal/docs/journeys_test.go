@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,8 +24,16 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // fakes are a journey's model providers: internal/llmtest's servers answering with
 // llmtest.Answers, batch APIs on.
 type fakes struct {
-	openai, anthropic *llmtest.Server
-	net               *internet
+	openai, anthropic         *llmtest.Server
+	net                       *internet
+	openaiGate, anthropicGate gate
+}
+
+func (f *fakes) gate(provider string) *gate {
+	if provider == "anthropic" {
+		return &f.anthropicGate
+	}
+	return &f.openaiGate
 }
 
 func (f *fakes) server(name string) *llmtest.Server {
@@ -89,12 +99,14 @@ func TestJourneys(t *testing.T) {
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
 			}
-			f := &fakes{
-				openai:    llmtest.NewOpenAI(llmtest.Answers(), llmtest.WithBatches(llmtest.BatchOptions{Polls: 2}), llmtest.WithoutLog()),
-				anthropic: llmtest.NewAnthropic(llmtest.Answers(), llmtest.WithBatches(llmtest.BatchOptions{Polls: 2}), llmtest.WithoutLog()),
-			}
+			// Batches end at their first retrieval: a run polls at once after its submission, and
+			// then every 30 s (--batch-poll), which a journey should not wait for.
+			f := &fakes{}
+			f.openai = llmtest.NewOpenAI(llmtest.Answers(), llmtest.WithBatches(llmtest.BatchOptions{Created: f.openaiGate.wait}), llmtest.WithoutLog())
+			f.anthropic = llmtest.NewAnthropic(llmtest.Answers(), llmtest.WithBatches(llmtest.BatchOptions{Created: f.anthropicGate.wait}), llmtest.WithoutLog())
 			env.Defer(f.openai.Close)
 			env.Defer(f.anthropic.Close)
+			env.Defer(func() { f.openaiGate.release(); f.anthropicGate.release() }) // first: a held create would block Close
 			net, err := newInternet(filepath.Join(env.WorkDir, "internet"), map[string]string{
 				"api.openai.com": f.openai.URL, "api.anthropic.com": f.anthropic.URL})
 			if err != nil {
@@ -129,6 +141,14 @@ func TestJourneys(t *testing.T) {
 				":=" + string(os.PathListSeparator),
 				"/=" + string(os.PathSeparator),
 			}
+			var keys []string
+			defer func() {
+				for _, kv := range env.Vars {
+					k, _, _ := strings.Cut(kv, "=")
+					keys = append(keys, k)
+				}
+				env.Values[envKey{}] = keys
+			}()
 			if pg := os.Getenv("VULNBENCH_PGBIN"); pg != "" {
 				env.Vars = append(env.Vars, "VULNBENCH_PGBIN="+pg)
 			}
@@ -145,6 +165,8 @@ func TestJourneys(t *testing.T) {
 			"shared":    cmdShared,
 			"count":     cmdCount,
 			"waitfor":   cmdWaitFor,
+			"hold":      cmdHold,
+			"release":   cmdRelease,
 		},
 	})
 }
@@ -152,6 +174,7 @@ func TestJourneys(t *testing.T) {
 type (
 	fakesKey struct{}
 	rootKey  struct{}
+	envKey   struct{} // the names of the script's environment variables
 )
 
 // cmdDoc is `doc NAME [N|N-M ...]`: the block's commands (all, or those numbered) run verbatim
@@ -277,10 +300,16 @@ func cmdCount(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprintln(ts.Stdout(), counter(ts, args[0], args[1])())
 }
 
-// cmdWaitFor is `waitfor batches|requests WHAT N`: waits up to a minute until the count reaches N.
+// cmdWaitFor is `waitfor batches|requests WHAT N`: waits up to a minute until the count reaches
+// N; `waitfor output REGEXP PROGRAM ARGS...`: runs the program (in the script's directory and
+// environment) every 200 ms, up to a minute, until its standard output matches.
 func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) >= 3 && args[0] == "output" && !neg {
+		waitForOutput(ts, args[1], args[2:])
+		return
+	}
 	if len(args) != 3 || neg {
-		ts.Fatalf("usage: waitfor batches openai|anthropic N | waitfor requests HOST N")
+		ts.Fatalf("usage: waitfor batches openai|anthropic N | waitfor requests HOST N | waitfor output REGEXP PROGRAM ARGS...")
 	}
 	var want int64
 	if _, err := fmt.Sscan(args[2], &want); err != nil {
@@ -291,6 +320,96 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 		if time.Now().After(deadline) {
 			ts.Fatalf("waitfor %s %s: %d after a minute, want %d", args[0], args[1], c(), want)
 		}
+	}
+}
+
+func waitForOutput(ts *testscript.TestScript, pattern string, argv []string) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		ts.Fatalf("waitfor output: %v", err)
+	}
+	var env []string
+	for _, k := range ts.Value(envKey{}).([]string) {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	var out []byte
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		prog, err := lookPath(ts, argv[0])
+		if err != nil {
+			ts.Fatalf("waitfor output: %v", err)
+		}
+		cmd := exec.Command(prog, argv[1:]...)
+		cmd.Dir, cmd.Env = ts.MkAbs("."), env
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err = cmd.Output()
+		if re.Match(out) {
+			return
+		}
+		if err != nil {
+			out = fmt.Appendf(out, "%s(%v)", stderr.String(), err)
+		}
+	}
+	ts.Fatalf("waitfor output %q: %s gave, after a minute:\n%s", pattern, strings.Join(argv, " "), out)
+}
+
+// lookPath finds a program on the script's PATH.
+func lookPath(ts *testscript.TestScript, name string) (string, error) {
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not on the script's PATH", name)
+}
+
+// cmdHold is `hold batches openai|anthropic`: the fake provider's next batch creates wait, the
+// batch made but its create not answered, until `release batches PROVIDER` (a client killed in
+// that window must find the batch on its resume).
+func cmdHold(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || args[0] != "batches" || neg {
+		ts.Fatalf("usage: hold|release batches openai|anthropic")
+	}
+	ts.Value(fakesKey{}).(*fakes).gate(args[1]).hold()
+}
+
+func cmdRelease(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || args[0] != "batches" || neg {
+		ts.Fatalf("usage: hold|release batches openai|anthropic")
+	}
+	ts.Value(fakesKey{}).(*fakes).gate(args[1]).release()
+}
+
+// gate holds batch creates while closed.
+type gate struct {
+	mu   sync.Mutex
+	open chan struct{} // nil: open
+}
+
+func (g *gate) hold() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.open == nil {
+		g.open = make(chan struct{})
+	}
+}
+
+func (g *gate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.open != nil {
+		close(g.open)
+		g.open = nil
+	}
+}
+
+func (g *gate) wait(string) {
+	g.mu.Lock()
+	ch := g.open
+	g.mu.Unlock()
+	if ch != nil {
+		<-ch
 	}
 }
 

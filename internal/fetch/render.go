@@ -104,3 +104,15 @@ func (rep *AdvisoryReport) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "no record: %s\n", strings.Join(missing, ", "))
 	}
 }
+
+// WriteAdvisoryEvent writes one progress line of fetch advisories.
+func WriteAdvisoryEvent(w io.Writer, ev AdvisoryEvent) {
+	switch ev.Step {
+	case "done":
+		fmt.Fprintf(w, "fetch: %s: %d records written\n", ev.From, ev.Records)
+	case "unchanged":
+		fmt.Fprintf(w, "fetch: %s: unchanged since the last fetch, nothing transferred\n", ev.From)
+	default:
+		fmt.Fprintf(w, "fetch: %s: reading the %s export\n", ev.From, ev.Ecosystem)
+	}
+}

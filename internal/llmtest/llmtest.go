@@ -33,6 +33,7 @@ import (
 	"context"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -215,6 +216,7 @@ type Handler func(Request) Reply
 type Option func(*config)
 
 type config struct {
+	listener    net.Listener
 	models      map[string]bool
 	modelList   []string
 	badKey      string
@@ -250,6 +252,12 @@ func WithBadKey(key string) Option {
 // Ollama server. A key equal to the bad key is still refused.
 func WithKeyOptional() Option {
 	return func(c *config) { c.keyOptional = true }
+}
+
+// WithListener serves on l (a fixed address, for bench/llmserver --addr) instead of a new
+// loopback port.
+func WithListener(l net.Listener) Option {
+	return func(c *config) { c.listener = l }
 }
 
 // WithoutLog keeps no log, for benchmarks and long runs whose requests would
@@ -309,6 +317,10 @@ func newServer(d dialect, h Handler, opts []Option) *Server {
 		s.batches = newBatches()
 	}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	if s.cfg.listener != nil {
+		s.srv.Listener.Close()
+		s.srv.Listener = s.cfg.listener
+	}
 	// Dropped connections and cancelled requests are expected: keep the
 	// server's log quiet.
 	s.srv.Config.ErrorLog = log.New(io.Discard, "", 0)

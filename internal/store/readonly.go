@@ -144,3 +144,24 @@ func latestMigration(fsys fs.FS) (int64, error) {
 	}
 	return latest, nil
 }
+
+// HasPassword reports whether a store's address carries a Postgres password:
+// postgres://USER:PASS@..., or password=... in its parameters or a key=value string.
+func HasPassword(dsn string) bool {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return strings.Contains(dsn, "password")
+		}
+		if _, ok := u.User.Password(); ok {
+			return true
+		}
+		return u.Query().Has("password")
+	}
+	for _, kv := range strings.Fields(dsn) {
+		if strings.HasPrefix(kv, "password=") {
+			return true
+		}
+	}
+	return false
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/store/pgtest"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -212,5 +213,44 @@ func TestKillAndResumeKeepsEveryAttempt(t *testing.T) {
 				t.Errorf("%d cases answered, want %d", len(fake.answers), cases)
 			}
 		})
+	}
+}
+
+// Finding (issue 31): run --resume refused a new --base-url, so a run whose local model server
+// came back on another port could not go on. The resume takes it, records it in the manifest as
+// a change, and its errors are redone against the new server.
+func TestResumeWithANewBaseURL(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte(prices), 0o644)
+	suitePath := writeLLMSuite(t, dir, 4)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	db := filepath.Join(dir, "v.db")
+	gone := llmtest.NewOpenAI(llmtest.Fixed("x"))
+	gone.Close() // the server the run started with: its port now refuses
+	code, _, errOut := run(t, dir, llmArgs(suitePath, db, gone.BaseURL(), "moved", "--max-retries", "0", "--no-score")...)
+	if code == 0 && !strings.Contains(errOut, "error") {
+		t.Fatalf("run against a closed port: exit 0 without errors\n%s", errOut)
+	}
+	back := llmtest.NewOpenAI(newFake(0).handle)
+	defer back.Close()
+	code, _, errOut = run(t, dir, "run", "--resume", "moved", "--db", db, "--retry-errors", "--base-url", back.BaseURL(), "--no-score")
+	if code != 0 || back.Requests() == 0 {
+		t.Fatalf("resume with --base-url: exit %d, %d requests to the new server\n%s", code, back.Requests(), errOut)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rec, err := st.GetRun(context.Background(), "moved")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := runner.ReadManifest(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(man.Changes) != 1 || man.Changes[0].Flag != "base-url" || man.Changes[0].From != gone.BaseURL() || man.Changes[0].To != back.BaseURL() {
+		t.Errorf("manifest changes: %+v, want base-url from the old server to the new", man.Changes)
 	}
 }

@@ -32,11 +32,30 @@ type Manifest struct {
 	// Sandbox is how external processes ran (--sandbox): bwrap, or none (the host in view).
 	Sandbox string    `json:"sandbox,omitempty"`
 	Created time.Time `json:"created"`
+	// Host is where the run found its repositories and snapshots on the host that started it:
+	// a resume there without --repos finds them again.
+	Host *HostPaths `json:"host,omitempty"`
+	// Changes are the settings resumes changed (--base-url, --rpm ...), in order.
+	Changes []Change `json:"changes,omitempty"`
 
 	// Wave 1 manifests kept these instead of Flags; they are read on resume.
 	Seed     int64   `json:"seed,omitempty"`
 	MinLevel int     `json:"min_level,omitempty"`
 	LLM      *LLMRef `json:"llm,omitempty"`
+}
+
+// HostPaths are a run's host paths, absolute.
+type HostPaths struct {
+	Repos         string `json:"repos,omitempty"`
+	SnapshotCache string `json:"snapshot_cache,omitempty"`
+}
+
+// Change is a flag a resume changed: its value before and after (secrets scrubbed).
+type Change struct {
+	At   time.Time `json:"at"`
+	Flag string    `json:"flag"`
+	From string    `json:"from"`
+	To   string    `json:"to"`
 }
 
 // LLMRef is how wave 1 recorded a model run's settings.

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/engine"
@@ -30,6 +33,7 @@ type Store interface {
 	Cases(ctx context.Context, runID string, fn func(*suite.Case) error) error
 	CaseCount(ctx context.Context, runID string) (int, error)
 	Case(ctx context.Context, runID, caseID string) (*suite.Case, error)
+	SetManifest(ctx context.Context, id string, manifest []byte) error
 	report.Store
 }
 
@@ -132,6 +136,10 @@ func (r *Run) describe(s Spec, now time.Time) error {
 	if d, ok := r.subj.(interface{ Describe() map[string]any }); ok {
 		r.man.Describe = d.Describe()
 	}
+	r.man.Flags = absolutePaths(r.fac, r.man.Flags)
+	if s.Host.Repos != "" || s.Host.SnapshotCache != "" {
+		r.man.Host = &HostPaths{Repos: absolute(s.Host.Repos), SnapshotCache: absolute(s.Host.SnapshotCache)}
+	}
 	return nil
 }
 
@@ -151,6 +159,15 @@ func Resume(ctx context.Context, st Store, id string, o Overrides) (*Run, error)
 	if err != nil {
 		return nil, err
 	}
+	if h := r.man.Host; h != nil { // the host paths it started with, unless given again
+		if r.host.Repos == "" {
+			r.host.Repos = h.Repos
+		}
+		if r.host.SnapshotCache == "" {
+			r.host.SnapshotCache = h.SnapshotCache
+		}
+	}
+	changed := r.recordChanges(o.Flags, time.Now())
 	if err := checkSandbox(id, &r.man, o.Host.Deps.Sandbox); err != nil {
 		return nil, err
 	}
@@ -178,7 +195,64 @@ func Resume(ctx context.Context, st Store, id string, o Overrides) (*Run, error)
 		r.Close()
 		return nil, err
 	}
+	if changed {
+		mj, err := json.Marshal(r.man)
+		if err == nil {
+			err = st.SetManifest(ctx, id, mj)
+		}
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("run %s: recording the changed settings: %w", id, err)
+		}
+		r.rec.Manifest = mj
+	}
 	return r, nil
+}
+
+// recordChanges puts the flags a resume gives again in the manifest, as their kind scrubs and
+// records them, each changed one also as a Change; it reports whether any changed.
+func (r *Run) recordChanges(flags map[string]string, now time.Time) bool {
+	given := absolutePaths(r.fac, flags)
+	recorded := r.man.FlagValues()
+	changed := false
+	for _, name := range slices.Sorted(maps.Keys(given)) {
+		v := given[name]
+		if fl, ok := r.fac.Flag(name); ok && fl.Scrub != nil {
+			v = fl.Scrub(v)
+		}
+		if v == recorded[name] {
+			continue
+		}
+		r.man.Changes = append(r.man.Changes, Change{At: now.UTC(), Flag: name, From: recorded[name], To: v})
+		if r.man.Flags == nil {
+			r.man.Flags = maps.Clone(recorded)
+		}
+		r.man.Flags[name] = v
+		changed = true
+	}
+	return changed
+}
+
+// absolutePaths is flags with the values of the kind's path flags made absolute.
+func absolutePaths(fac subject.Factory, flags map[string]string) map[string]string {
+	out := maps.Clone(flags)
+	for name, v := range flags {
+		if fl, ok := fac.Flag(name); ok && fl.Path {
+			out[name] = absolute(v)
+		}
+	}
+	return out
+}
+
+// absolute is path made absolute ("" stays "", and so does a URL).
+func absolute(path string) string {
+	if path == "" || strings.Contains(path, "://") {
+		return path
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // Preflight checks on this host what a run's subject needs on its cases before the subject is

@@ -506,3 +506,56 @@ func TestResumeReadsTheSuiteAsTheRunStarted(t *testing.T) {
 		t.Errorf("after the resume: %d cases stored, the last %+v; want %d, the last with U+FFFD", stored, last, n)
 	}
 }
+
+// Finding (issue 31): run --resume refused a new --base-url (a local server back on another
+// port) and forgot --repos. A resumable flag given again is recorded in the manifest as a
+// change; the run's host paths (--repos, the snapshot cache) and path flags are recorded
+// absolute and a resume from elsewhere, without --repos, uses them.
+func TestResumeRecordsChangesAndRemembersHostPaths(t *testing.T) {
+	suitePath, st := oneCase(t)
+	var built []labelConfig
+	fac := labelKind("1", &built)
+	fac.Flags = append(fac.Flags, subject.Flag{Name: "advisories", Default: "", Path: true})
+	fac.Configure = func(_ string, v subject.Values) (subject.Config, error) {
+		return labelConfig{v.String("label"), v.String("pace")}, nil
+	}
+	dir := filepath.Dir(suitePath)
+	wd, _ := os.Getwd()
+	t.Cleanup(func() { os.Chdir(wd) })
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	s := spec(fac, suitePath, 1)
+	s.Subject.Config = labelConfig{"ben", "slow"}
+	s.Subject.Flags = map[string]string{"label": "ben", "pace": "slow", "advisories": "adv"}
+	s.Host.Repos, s.Host.SnapshotCache = "clones", "snaps"
+	if _, err := execute(st, s, Local{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(t.TempDir()); err != nil { // resumed from elsewhere
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r, err := Resume(ctx, st, "r", Overrides{Registry: subject.NewRegistry(fac), Flags: map[string]string{"pace": "fast"}, Host: Host{Concurrency: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.host.Repos != filepath.Join(dir, "clones") || r.host.SnapshotCache != filepath.Join(dir, "snaps") {
+		t.Errorf("resumed with --repos %q and snapshot cache %q, want the run's own under %s", r.host.Repos, r.host.SnapshotCache, dir)
+	}
+	rec, err := st.GetRun(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := ReadManifest(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(man.Changes) != 1 || man.Changes[0].Flag != "pace" || man.Changes[0].From != "slow" || man.Changes[0].To != "fast" {
+		t.Errorf("changes recorded: %+v, want pace slow -> fast", man.Changes)
+	}
+	if man.Flags["pace"] != "fast" || man.Flags["advisories"] != filepath.Join(dir, "adv") {
+		t.Errorf("flags recorded: %v, want pace fast and advisories absolute", man.Flags)
+	}
+}

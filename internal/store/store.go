@@ -234,6 +234,20 @@ func (s *Store) DSN() string { return s.dsn }
 // q returns query in the store's dialect.
 func (s *Store) q(query string) string { return s.dialect.rebind(query) }
 
+// SetManifest replaces a run's manifest (a resume that changed its settings).
+func (s *Store) SetManifest(ctx context.Context, id string, manifest []byte) error {
+	return s.retryTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE runs SET manifest = ? WHERE id = ?`), clean(string(manifest)), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("run %s: %w", id, ErrNotFound)
+		}
+		return nil
+	})
+}
+
 // CreateRun stores a new run; an existing id is refused with an error wrapping ErrExists.
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	return s.createRun(ctx, s.db, r)

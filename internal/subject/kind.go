@@ -31,6 +31,9 @@ type Flag struct {
 	Default any
 	Usage   string
 	Hidden  bool
+	// Path: the value names a file or directory of this host; the manifest records it absolute,
+	// so that a resume from another directory finds it.
+	Path bool
 	// Resumable flags may change on --resume (rate limits, retries); the others keep the value
 	// the run started with.
 	Resumable bool

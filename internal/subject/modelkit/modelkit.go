@@ -75,9 +75,9 @@ func ConfigOf(v subject.Values) Config {
 func Flags() []subject.Flag {
 	return []subject.Flag{
 		{Name: "model", Default: "", Usage: "PROVIDER:MODEL, e.g. openai:gpt-4o-mini or anthropic:claude-3-5-haiku-latest (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY)"},
-		{Name: "base-url", Default: "", Scrub: ScrubURL, Usage: "an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio), e.g. http://127.0.0.1:8000/v1"},
+		{Name: "base-url", Default: "", Scrub: ScrubURL, Resumable: true, Usage: "an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio), e.g. http://127.0.0.1:8000/v1"},
 		{Name: "prompt", Default: "vanilla", Usage: "prompting strategy: vanilla, cot, fs or cot+fs"},
-		{Name: "prices", Default: "", Resumable: true, Usage: "YAML table of prices and request capabilities whose rows replace the built-in ones, e.g.\n" +
+		{Name: "prices", Default: "", Resumable: true, Path: true, Usage: "YAML table of prices and request capabilities whose rows replace the built-in ones, e.g.\n" +
 			"date: 2026-05\n" +
 			"openai:my-model: {input: 0.5, cached_input: 0.05, cache_write: 0.5, output: 2.0}   # USD per million tokens\n" +
 			"openai:my-reasoner: {input: 1, output: 4, reasoning: true}   # no temperature/logprobs, max_completion_tokens\n" +

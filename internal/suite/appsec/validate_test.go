@@ -184,7 +184,20 @@ func TestSyntaxCheckers(t *testing.T) {
 		{"c", "int main(void) { return 0 }\n", SyntaxError},
 		{"java", "class A { void f() { g(); } }\n", SyntaxChecked},
 		{"java", "class A { void f() { g( } }\n", SyntaxError},
-		{"php", "<?php echo 1;\n", SyntaxUnchecked},
+		{"php", "<?php echo 1;\n", SyntaxChecked},
+		{"php", "<?php echo 1\n", SyntaxError},
+		{"php", "echo 1;\n", SyntaxChecked},                 // PHP code without a tag
+		{"php", "<p>hello</p>\n<?= $x ?>\n", SyntaxChecked}, // a template: HTML around a tag
+		{"csharp", "var x = 1;\nConsole.WriteLine(x);\n", SyntaxChecked},
+		{"csharp", "class A { void F() { G(; } }\n", SyntaxError},
+		{"ruby", "def f(x) = x * 2\nputs f(2)\n", SyntaxChecked},
+		{"ruby", "def f(x\n  x\n", SyntaxError},
+		{"typescript", "const n: number = <number>(1 as unknown);\n", SyntaxChecked},
+		{"typescript", "const e = <div className=\"a\">{n}</div>;\n", SyntaxChecked}, // only TSX parses it
+		{"typescript", "function f(a: string { return a; }\n", SyntaxError},
+		{"terraform", "resource \"aws_s3_bucket\" \"b\" {\n  bucket = \"x\"\n}\n", SyntaxChecked},
+		{"terraform", "resource \"aws_s3_bucket\" \"b\" {\n  bucket = \"x\"\n", SyntaxError},
+		{"cobol", "DISPLAY 'HI'.\n", SyntaxUnchecked},
 	} {
 		if got := s.Check(ctx, tc.lang, tc.code); got.Status != tc.want {
 			t.Errorf("%s %q: %v, want %s", tc.lang, tc.code, got, tc.want)

@@ -150,11 +150,9 @@ func firstError(p *ts.Parser, src []byte) (errorNode, bool) {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if n.IsError() || n.IsMissing() {
-			if s := n.Parent(); s != nil && strings.Contains(s.Kind(), "string") && s.StartPosition().Row < n.StartPosition().Row {
-				// A lenient grammar (Python's) lets a string run on over lines: an unterminated
-				// string makes the code after it the string's, broken, so the error is where it opens.
+			if s := runOnString(n); s != nil {
 				return errorNode{start: s.StartPosition(), end: s.EndPosition(), err: true,
-					what: fmt.Sprintf("syntax error in the string that starts at %q (unterminated?)", quoteStart(src[s.StartByte():s.EndByte()]))}, true
+					what: fmt.Sprintf("syntax error after the string that opens at %q (unterminated?)", quoteStart(src[s.StartByte():s.EndByte()]))}, true
 			}
 			return errorNode{start: n.StartPosition(), end: n.EndPosition(), err: n.IsError(), what: describeError(n, src)}, true
 		}
@@ -172,6 +170,20 @@ func firstError(p *ts.Parser, src []byte) (errorNode, bool) {
 
 // maxRefineLines bounds the lines of an ERROR node that refineError blanks one at a time.
 const maxRefineLines = 400
+
+// runOnString is the string that an error node n follows or lies in, when that string spans
+// lines up to n's: a lenient grammar (Python's) lets a string run on over lines, so an
+// unterminated string takes in the code after it up to the next quote, and the code after that
+// is the error. Nil when there is none.
+func runOnString(n *ts.Node) *ts.Node {
+	for _, s := range []*ts.Node{n.Parent(), n.PrevSibling()} {
+		if s != nil && strings.Contains(s.Kind(), "string") && s.StartPosition().Row < n.StartPosition().Row &&
+			s.EndPosition().Row == n.StartPosition().Row {
+			return s
+		}
+	}
+	return nil
+}
 
 // refineError finds where the mistake is inside an ERROR node n over several lines. First, by
 // bisection over the lines n spans, the first line B such that lines 1..B parsed alone already

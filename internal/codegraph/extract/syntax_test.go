@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -31,6 +32,66 @@ func TestCheckSyntax(t *testing.T) {
 			t.Errorf("%s %q: %v, want valid", tt.lang, tt.src, err)
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s %q: %v, want an error with %q", tt.lang, tt.src, err, tt.want)
+		}
+	}
+}
+
+// TestCheckGrammarSyntax: the syntax-only grammars parse valid code and name the line and column of
+// a broken one.
+func TestCheckGrammarSyntax(t *testing.T) {
+	tests := []struct {
+		g         Grammar
+		src       string
+		line, col int // 0: valid
+	}{
+		{CSharp, "var app = WebApplication.Create(args);\napp.Run();\n", 0, 0},
+		{CSharp, "class A {\n  void F() {\n    G(\"x);\n  }\n}\n", 3, 0},
+		{PHP, "<?php\necho strlen('x');\n", 0, 0},
+		{PHP, "<?php\necho strlen('x';\n", 2, 0},
+		{PHPOnly, "echo strlen('x');\n", 0, 0},
+		{PHPOnly, "echo strlen('x';\n", 1, 0},
+		{Ruby, "class A\n  def f = 1\nend\n", 0, 0},
+		{Ruby, "class A\n  def f(\nend\n", 2, 0},
+		{TypeScript, "const n = <number>x;\nexport type T = { a: string };\n", 0, 0},
+		{TypeScript, "const e = <div>{n}</div>;\n", 1, 0}, // JSX is TSX's
+		{TSX, "const e = <div>{n}</div>;\n", 0, 0},
+		{GrammarOf(lang.Java), "class A {\n  int a;\n  void f() {\n    g(\"open);\n    h();\n  }\n}\n", 4, 0},
+	}
+	for _, tt := range tests {
+		err := CheckGrammarSyntax(tt.g, []byte(tt.src))
+		if tt.line == 0 {
+			if err != nil {
+				t.Errorf("%s %q: %v, want valid", tt.g, tt.src, err)
+			}
+			continue
+		}
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("%s %q: %v, want a *SyntaxError", tt.g, tt.src, err)
+			continue
+		}
+		if se.Line != tt.line || tt.col > 0 && se.Column != tt.col || se.Message == "" {
+			t.Errorf("%s %q: %+v, want line %d column %d and a message", tt.g, tt.src, se, tt.line, tt.col)
+		}
+	}
+	if err := CheckGrammarSyntax(noGrammar, []byte("x")); err == nil || errors.As(err, new(*SyntaxError)) {
+		t.Errorf("no grammar: %v, want a plain error", err)
+	}
+}
+
+// TestCheckSyntaxUnterminatedString: an unterminated string is named on its own line, though
+// Java's parser wraps the whole class in an ERROR and Python's lets the string run on.
+func TestCheckSyntaxUnterminatedString(t *testing.T) {
+	java := "class A {\n  int a;\n\n  A(int b) {\n    this.a = b;\n    String s = \"open;\n  }\n}\n"
+	py := "def f(x):\n    return g(\n        a=[ \"\n            {\"k\": 1},\n        ],\n    )\n"
+	for _, tt := range []struct {
+		l    lang.Lang
+		src  string
+		line int
+	}{{lang.Java, java, 6}, {lang.Python, py, 3}} {
+		var se *SyntaxError
+		if err := CheckSyntax(tt.l, []byte(tt.src)); !errors.As(err, &se) || se.Line != tt.line {
+			t.Errorf("%s: %v, want an error on line %d", tt.l, err, tt.line)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func (c *Checks) CheckFix(ctx context.Context, language, vulnerable, secure, fix
 	case appsec.SyntaxChecked:
 		out.Syntax = grade.SyntaxOK
 	case appsec.SyntaxError:
-		out.Syntax, out.Detail = grade.SyntaxError, sr.Message
+		out.Syntax, out.Detail = grade.SyntaxError, sr.Located()
 	default:
 		out.Syntax, out.Detail = grade.SyntaxUnchecked, sr.Message
 	}

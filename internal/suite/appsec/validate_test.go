@@ -90,6 +90,11 @@ func TestValidatePlantedDefects(t *testing.T) {
 		{"c syntax error", "c", func(r *Record) { r.VulnerableCode += "\nint broken( {\n" }, "vulnerable_code", KindSyntax},
 		{"java syntax error", "java", func(r *Record) { r.VulnerableCode += "\nclass Broken { void f( }\n" }, "vulnerable_code", KindSyntax},
 		{"python syntax error", "python", func(r *Record) { r.SecureCode += "\ndef broken(:\n    pass\n" }, "secure_code", KindSyntax},
+		{"csharp syntax error", "csharp", func(r *Record) { r.SecureCode += "\nclass Broken { void F( }\n" }, "secure_code", KindSyntax},
+		{"php syntax error", "php", func(r *Record) { r.VulnerableCode += "\nfunction broken( {\n" }, "vulnerable_code", KindSyntax},
+		{"ruby syntax error", "ruby", func(r *Record) { r.SecureCode += "\ndef broken(\n" }, "secure_code", KindSyntax},
+		{"typescript syntax error", "typescript", func(r *Record) { r.VulnerableCode += "\nconst broken: = 1;\n" }, "vulnerable_code", KindSyntax},
+		{"terraform syntax error", "terraform", func(r *Record) { r.SecureCode += "\nresource \"x\" \"y\" {\n" }, "secure_code", KindSyntax},
 	}
 	if _, err := exec.LookPath("bash"); err == nil {
 		defects = append(defects, defect{"bash syntax error", "bash", func(r *Record) { r.VulnerableCode += "if then fi\n" }, "vulnerable_code", KindSyntax})

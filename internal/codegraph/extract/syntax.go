@@ -116,9 +116,7 @@ func CheckGrammarSyntax(g Grammar, src []byte) error {
 	}
 	if n.err && n.end.Row > n.start.Row {
 		// An ERROR node over several lines starts where the parser last stood on solid ground,
-		// often far before the mistake (a whole class in Java). The mistake is on the first line
-		// L such that lines 1..L, parsed alone, already hold an ERROR: a prefix of valid code
-		// parses with MISSING nodes at its end, at worst.
+		// often far before the mistake (a whole class in Java): refineError narrows it to a line.
 		n = refineError(p, src, n)
 	}
 	return &SyntaxError{Line: int(n.start.Row) + 1, Column: int(n.start.Column) + 1, Message: n.what}
@@ -168,8 +166,10 @@ func firstError(p *ts.Parser, src []byte) (errorNode, bool) {
 	return errorNode{start: root.StartPosition(), end: root.EndPosition(), err: true, what: "syntax error"}, true
 }
 
-// maxRefineLines bounds the lines of an ERROR node that refineError blanks one at a time.
-const maxRefineLines = 400
+// refineBytes bounds the bytes refineError parses again while it blanks the lines of an ERROR
+// node one at a time (each a whole parse of the source): a few hundred lines of a snippet, fewer
+// of a large file.
+const refineBytes = 4 << 20
 
 // runOnString is the string that an error node n follows or lies in, when that string spans
 // lines up to n's: a lenient grammar (Python's) lets a string run on over lines, so an
@@ -231,7 +231,7 @@ func refineError(p *ts.Parser, src []byte, n errorNode) errorNode {
 	if found {
 		first = lo
 	}
-	if last-first < maxRefineLines {
+	if (last-first+1)*len(src) <= refineBytes {
 		blanked := bytes.Clone(src)
 		for row := first; row <= last; row++ {
 			line := blanked[lineStart(row):lineEnds[row]]

@@ -95,3 +95,32 @@ func TestCheckSyntaxUnterminatedString(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheckGrammarSyntax: on any input, every grammar's check returns nil or a *SyntaxError whose
+// line and column lie inside the input (a refined error too).
+func FuzzCheckGrammarSyntax(f *testing.F) {
+	for _, s := range []string{"class A { void f() { g(\"x); } }\n", "<?php\nif ($a { }\n", "def f(\n  x\nend\n",
+		"const a: = 1;\n", "x = [ \"\n  {\"k\": 1},\n]\n", "\n\n\"", "}{", ""} {
+		f.Add([]byte(s))
+	}
+	grammars := []Grammar{CSharp, PHP, PHPOnly, Ruby, TypeScript, TSX}
+	for _, l := range lang.All() {
+		grammars = append(grammars, GrammarOf(l))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		lines := strings.Split(string(src), "\n")
+		for _, g := range grammars {
+			err := CheckGrammarSyntax(g, src)
+			if err == nil {
+				continue
+			}
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("%s: %v, want a *SyntaxError", g, err)
+			}
+			if se.Line < 1 || se.Line > len(lines) || se.Column < 1 || se.Column > len(lines[se.Line-1])+1 || se.Message == "" {
+				t.Fatalf("%s %q: %+v lies outside the input (%d lines)", g, src, se, len(lines))
+			}
+		}
+	})
+}

@@ -90,6 +90,12 @@ func CheckSyntax(l Lang, src []byte) error { return extract.CheckSyntax(l, src) 
 // *SyntaxError).
 func CheckGrammarSyntax(g Grammar, src []byte) error { return extract.CheckGrammarSyntax(g, src) }
 
+// ParsesWrapped reports whether before+src+after parses with g as one construct (a fragment
+// inside its wrapper).
+func ParsesWrapped(g Grammar, before string, src []byte, after string) bool {
+	return extract.ParsesWrapped(g, before, src, after)
+}
+
 // GrammarOf is the tree-sitter grammar of a code-graph language.
 func GrammarOf(l Lang) Grammar { return extract.GrammarOf(l) }
 

@@ -285,3 +285,44 @@ func quoteStart(text []byte) string {
 	}
 	return string(text[:cut]) + "…"
 }
+
+// ParsesWrapped reports whether before+src+after parses with grammar g without an error and as
+// one construct: the root's one child (comments aside) spans the whole text, so that the wrapper's
+// opening is closed by its own closing and not by a stray closer of src. It is how a fragment (a
+// method without its class) is checked: the caller reports src's own errors when it does not
+// parse wrapped either.
+func ParsesWrapped(g Grammar, before string, src []byte, after string) bool {
+	ptr := grammarPointer(g)
+	if ptr == nil {
+		return false
+	}
+	p := ts.NewParser()
+	defer p.Close()
+	if err := p.SetLanguage(ts.NewLanguage(ptr)); err != nil {
+		return false
+	}
+	text := make([]byte, 0, len(before)+len(src)+len(after))
+	text = append(append(append(text, before...), src...), after...)
+	tree := p.Parse(text, nil)
+	if tree == nil {
+		return false
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		return false
+	}
+	var whole *ts.Node
+	for i := uint(0); i < root.NamedChildCount(); i++ {
+		c := root.NamedChild(i)
+		if c == nil || c.IsExtra() {
+			continue
+		}
+		if whole != nil {
+			return false
+		}
+		whole = c
+	}
+	start, end := len(text)-len(bytes.TrimLeft(text, " \t\r\n")), len(bytes.TrimRight(text, " \t\r\n"))
+	return whole != nil && int(whole.StartByte()) == start && int(whole.EndByte()) == end
+}

@@ -124,3 +124,28 @@ func FuzzCheckGrammarSyntax(f *testing.F) {
 		}
 	})
 }
+
+// TestParsesWrapped: a class member alone parses inside a class; a stray closer that the wrapper
+// would pair off, or code with its own error, does not.
+func TestParsesWrapped(t *testing.T) {
+	const before, after = "class Snippet {\n", "\n}\n"
+	tests := []struct {
+		g    Grammar
+		src  string
+		want bool
+	}{
+		{CSharp, "public IActionResult Get(int id)\n{\n    return Ok(id);\n}", true},
+		{CSharp, "public IActionResult Get(int id)\n{\n    return Ok(id)\n}", false},
+		{CSharp, "}\nclass B {", false}, // the wrapper's braces would close B and open nothing
+		{TypeScript, "async find(id: string): Promise<User> {\n  return this.repo.get(id);\n}", true},
+		{TypeScript, "}\nclass B {", false},
+		{PHPOnly, "public function show(int $id): string\n{\n    return (string) $id;\n}", true},
+		{GrammarOf(lang.Java), "public int f(int a) { return a + 1; }", true},
+		{GrammarOf(lang.Java), "public int f(int a) { return a + 1; }}\nclass B {", false},
+	}
+	for _, tt := range tests {
+		if got := ParsesWrapped(tt.g, before, []byte(tt.src), after); got != tt.want {
+			t.Errorf("%s %q: %v, want %v", tt.g, tt.src, got, tt.want)
+		}
+	}
+}

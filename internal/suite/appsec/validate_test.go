@@ -202,6 +202,15 @@ func TestSyntaxCheckers(t *testing.T) {
 		{"typescript", "function f(a: string { return a; }\n", SyntaxError},
 		{"terraform", "resource \"aws_s3_bucket\" \"b\" {\n  bucket = \"x\"\n}\n", SyntaxChecked},
 		{"terraform", "resource \"aws_s3_bucket\" \"b\" {\n  bucket = \"x\"\n", SyntaxError},
+		// Class members alone (a fix a model proposes) parse inside a class; their own errors,
+		// or a stray closer the wrapper would pair off, do not.
+		{"csharp", "[HttpGet]\npublic IActionResult Get(int id)\n{\n    return Ok(id);\n}\n", SyntaxChecked},
+		{"csharp", "public IActionResult Get(int id)\n{\n    return Ok(id)\n}\n", SyntaxError},
+		{"csharp", "}\nclass B {\n", SyntaxError},
+		{"java", "@GetMapping(\"/x\")\npublic String x() { return \"x\"; }\n", SyntaxChecked},
+		{"typescript", "@Get(':id')\nasync find(@Param('id') id: string): Promise<string> {\n  return id;\n}\n", SyntaxChecked},
+		{"php", "public function show(int $id): string\n{\n    return (string) $id;\n}\n", SyntaxChecked},
+		{"php", "public function show(int $id): string\n{\n    return (string) $id\n}\n", SyntaxError},
 		{"cobol", "DISPLAY 'HI'.\n", SyntaxUnchecked},
 	} {
 		if got := s.Check(ctx, tc.lang, tc.code); got.Status != tc.want {

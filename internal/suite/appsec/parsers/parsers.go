@@ -21,12 +21,12 @@ import (
 func Default() appsec.SyntaxCheckers {
 	s := appsec.SyntaxCheckers{"go": appsec.GoSyntax{}, "kubernetes": appsec.YAMLSyntax{}, "terraform": appsec.HCLSyntax{},
 		"c":          TreeSitter{Grammar: codegraph.GrammarOf(codegraph.C)},
-		"java":       TreeSitter{Grammar: codegraph.GrammarOf(codegraph.Java)},
+		"java":       TreeSitter{Grammar: codegraph.GrammarOf(codegraph.Java), Members: true},
 		"python":     TreeSitter{Grammar: codegraph.GrammarOf(codegraph.Python)},
 		"javascript": TreeSitter{Grammar: codegraph.GrammarOf(codegraph.JavaScript)},
-		"csharp":     TreeSitter{Grammar: codegraph.CSharp},
+		"csharp":     TreeSitter{Grammar: codegraph.CSharp, Members: true},
 		"ruby":       TreeSitter{Grammar: codegraph.Ruby},
-		"typescript": TreeSitter{Grammar: codegraph.TypeScript, Or: codegraph.TSX},
+		"typescript": TreeSitter{Grammar: codegraph.TypeScript, Or: codegraph.TSX, Members: true},
 		"php":        PHP{},
 	}
 	if p, err := exec.LookPath("bash"); err == nil {
@@ -39,12 +39,18 @@ func Default() appsec.SyntaxCheckers {
 }
 
 // TreeSitter parses with a tree-sitter grammar (through internal/codegraph, which holds every
-// cgo call). Or, when set, is another dialect of the language: code that Grammar rejects and Or
-// parses is checked (TypeScript's TSX: a .tsx file); when both reject it, the error reported is
-// the one found further into the code.
+// cgo call), the code as a whole file. Or, when set, is another dialect of the language: code that
+// Grammar rejects and Or parses is checked (TypeScript's TSX: a .tsx file); when both reject it,
+// the error reported is the one found further into the code. Members: code that is class members
+// alone (a method without its class, as a model may propose a fix) is checked when it parses
+// inside "class Snippet { ... }" as that one class; else the error of the code as a file stands.
 type TreeSitter struct {
 	Grammar, Or codegraph.Grammar
+	Members     bool
 }
+
+// The wrapper of class members (TreeSitter.Members, PHP).
+const memberOpen, memberClose = "class Snippet {\n", "\n}\n"
 
 // Notes implements appsec.SyntaxNotes.
 func (t TreeSitter) Notes() string {
@@ -52,18 +58,30 @@ func (t TreeSitter) Notes() string {
 	if t.Or != 0 {
 		n += ", or " + t.Or.String() + " when only that parses it"
 	}
+	if t.Members {
+		n += "; class members alone inside a class"
+	}
 	return n
 }
 
 // CheckSyntax implements appsec.SyntaxChecker.
 func (t TreeSitter) CheckSyntax(_ context.Context, code string) appsec.SyntaxResult {
 	res := treeSitter(t.Grammar, code)
-	if res.Status != appsec.SyntaxError || t.Or == 0 {
+	if res.Status != appsec.SyntaxError {
 		return res
 	}
-	alt := treeSitter(t.Or, code)
-	if alt.Status == appsec.SyntaxChecked || later(alt, res) {
-		return alt
+	if t.Or != 0 {
+		alt := treeSitter(t.Or, code)
+		if alt.Status == appsec.SyntaxChecked {
+			return alt
+		}
+		if later(alt, res) {
+			res = alt
+		}
+	}
+	if t.Members && (codegraph.ParsesWrapped(t.Grammar, memberOpen, []byte(code), memberClose) ||
+		t.Or != 0 && codegraph.ParsesWrapped(t.Or, memberOpen, []byte(code), memberClose)) {
+		return appsec.SyntaxResult{Status: appsec.SyntaxChecked}
 	}
 	return res
 }
@@ -74,12 +92,12 @@ func later(a, b appsec.SyntaxResult) bool {
 
 // PHP parses PHP with tree-sitter: a file with an opening tag (<?php or <?=) as a PHP file, whose
 // text outside the tags is HTML; code without one as PHP code alone (the grammar's php_only), not
-// as a page of HTML text that any input would be.
+// as a page of HTML text that any input would be, or as class members alone inside a class.
 type PHP struct{}
 
 // Notes implements appsec.SyntaxNotes.
 func (PHP) Notes() string {
-	return "tree-sitter php; code without an opening tag <?php as PHP code alone (php_only), not as HTML text"
+	return "tree-sitter php; code without an opening tag <?php as PHP code alone (php_only), not as HTML text, or as class members inside a class"
 }
 
 // CheckSyntax implements appsec.SyntaxChecker.
@@ -87,7 +105,11 @@ func (PHP) CheckSyntax(_ context.Context, code string) appsec.SyntaxResult {
 	if strings.Contains(code, "<?php") || strings.Contains(code, "<?=") {
 		return treeSitter(codegraph.PHP, code)
 	}
-	return treeSitter(codegraph.PHPOnly, code)
+	res := treeSitter(codegraph.PHPOnly, code)
+	if res.Status == appsec.SyntaxError && codegraph.ParsesWrapped(codegraph.PHPOnly, memberOpen, []byte(code), memberClose) {
+		return appsec.SyntaxResult{Status: appsec.SyntaxChecked}
+	}
+	return res
 }
 
 func treeSitter(g codegraph.Grammar, code string) appsec.SyntaxResult {

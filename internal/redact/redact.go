@@ -119,11 +119,61 @@ func (sc *Scrubber) String(s string) string {
 	}
 	for _, sh := range shapes {
 		if sh.mayMatch(s, lower) {
-			s = sh.re.ReplaceAllString(s, "${1}"+Mark+"${2}")
+			s = sh.replace(s)
 		}
 	}
 	return s
 }
+
+// replace puts Mark in place of each secret the shape matches in s, between its groups 1 and
+// 2; a documented placeholder in that place (export OPENAI_API_KEY=..., --db
+// postgres://vb:SECRET@host) is no secret and is kept.
+func (sh shape) replace(s string) string {
+	ms := sh.re.FindAllStringSubmatchIndex(s, -1)
+	if ms == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		from, to := m[3], m[1] // after group 1; before group 2, or the match's end
+		if len(m) > 5 && m[4] >= 0 {
+			to = m[4]
+		}
+		if placeholder(s[from:to]) {
+			continue
+		}
+		b.WriteString(s[last:from])
+		b.WriteString(Mark)
+		last = to
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// placeholder reports whether a secret's place holds a documented stand-in, not a value:
+// dots (...), <angle brackets>, a $VARIABLE, or an upper-case word naming a key, token, secret
+// or password (YOUR_API_KEY, SECRET).
+func placeholder(v string) bool {
+	v = strings.Trim(v, `"'`)
+	switch {
+	case v == "":
+		return false
+	case strings.Trim(v, ".…") == "":
+		return true
+	case strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">"):
+		return true
+	case envReference.MatchString(v):
+		return true
+	}
+	return len(v) <= 24 && upperWord.MatchString(v) &&
+		(strings.Contains(v, "KEY") || strings.Contains(v, "TOKEN") || strings.Contains(v, "SECRET") || strings.Contains(v, "PASSWORD"))
+}
+
+var (
+	envReference = regexp.MustCompile(`^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$`)
+	upperWord    = regexp.MustCompile(`^[A-Z][A-Z_]*$`)
+)
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

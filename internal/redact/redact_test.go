@@ -29,6 +29,12 @@ func TestString(t *testing.T) {
 		// a JSON object named like a header (a score report's "hardcoded-api-key" category) is no value
 		{`"by_category": {"hardcoded-api-key": {"n": 16}, "authorization": {"n": 2}}`, `"by_category": {"hardcoded-api-key": {"n": 16}, "authorization": {"n": 2}}`},
 		{"see https://github.com/o/r/pull/1 and mailto:a@b.example", "see https://github.com/o/r/pull/1 and mailto:a@b.example"},
+		// Finding (issue 31): a fix hint read export OPENAI_API_KEY=[redacted]. Placeholders are
+		// no values: dots, <...>, $VARIABLES, upper-case names of a key; values next to them go.
+		{"fix: export OPENAI_API_KEY=...  (or --base-url URL)", "fix: export OPENAI_API_KEY=...  (or --base-url URL)"},
+		{"api_key=<your-key> api_key=$OPENAI_API_KEY api_key=YOUR_API_KEY", "api_key=<your-key> api_key=$OPENAI_API_KEY api_key=YOUR_API_KEY"},
+		{"--db postgres://vb:SECRET@db.example/vulnbench password=...", "--db postgres://vb:SECRET@db.example/vulnbench password=..."},
+		{"api_key=... then api_key=k-98765432", "api_key=... then api_key=[redacted]"},
 	} {
 		if d := cmp.Diff(tc.want, sc.String(tc.in)); d != "" {
 			t.Errorf("String(%q) (-want +got):\n%s", tc.in, d)

@@ -54,7 +54,11 @@ figure lies wholly better, so runs whose intervals overlap share a rank.`,
 			if ci {
 				opt.CI = &score.CIOptions{Resamples: resamples, Seed: seed}
 			}
-			st, err := openExisting(cmd.Context(), db)
+			open := openRead
+			if jf.model != "" { // the judge's answers are cached in the store
+				open = openExisting
+			}
+			st, err := open(cmd.Context(), db)
 			if err != nil {
 				return err
 			}

@@ -134,7 +134,7 @@ func executeProbeRun(ctx context.Context, e *env, reg *subject.Registry, r *runO
 
 // probeManifest is the manifest of run id in db, which must be a memory-probe run.
 func probeManifest(ctx context.Context, db, id string) (*runner.Manifest, error) {
-	st, err := openExisting(ctx, db)
+	st, err := openRead(ctx, db)
 	if err != nil {
 		return nil, err
 	}

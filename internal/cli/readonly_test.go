@@ -101,6 +101,8 @@ func TestReadCommandsOpenArchivedStores(t *testing.T) {
 		{"score", "--run", "a", "--db", db},
 		{"export", "--run", "a", "--db", db, "--format", "jsonl", "--out", filepath.Join(out, "a.jsonl")},
 		{"report", "--run", "a", "--db", db, "--html", filepath.Join(out, "html")},
+		// Issue 31: board tried to write ("attempt to write a readonly database").
+		{"board", "--db", db},
 	} {
 		cmd := exec.Command(exe, args...)
 		cmd.Dir = out
@@ -161,13 +163,16 @@ func serveArchived(t *testing.T, exe, dir, db string) {
 		t.Fatalf("serve on the archived store: %q, %v\n%s", line, err, errOut.String())
 	}
 	url := strings.TrimSuffix(strings.Fields(line[i:])[0], "/") + "/"
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || len(body) == 0 {
-		t.Errorf("serve on the archived store: GET / %d\n%s\n%s", resp.StatusCode, body, errOut.String())
+	// The front page, and a run's page (scored by serve's child process, a read command too).
+	for _, path := range []string{"", "runs/a"} {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || len(body) == 0 {
+			t.Errorf("serve on the archived store: GET /%s %d\n%s\n%s", path, resp.StatusCode, body, errOut.String())
+		}
 	}
 }

@@ -134,7 +134,7 @@ func newServeScoreCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			var a web.ChildAnswer
-			if st, err := openExisting(ctx, db); err != nil {
+			if st, err := openRead(ctx, db); err != nil {
 				a = web.ChildAnswer{Error: &web.ChildError{Message: err.Error()}}
 			} else {
 				defer st.Close()

@@ -7,7 +7,6 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/suite"
-	"github.com/vulnbench/vulnbench/internal/textnorm"
 	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -107,7 +106,7 @@ func (s *Server) oneCase(w http.ResponseWriter, r *http.Request) {
 		Truth   string
 		Repeats []repeatView
 		Cases   string
-	}{"case " + caseID + " of run " + id, run, c, codeLines(c, found), string(truth), reps, "/runs/" + textnorm.PathSegment(id) + "/cases"})
+	}{"case " + caseID + " of run " + id, run, c, codeLines(c, found), string(truth), reps, runLink(id, nil, "cases")})
 }
 
 // codeLines numbers a case's code from its target's first line (1 without a target), marking

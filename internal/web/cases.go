@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/store"
-	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
 // caseRow is one row of a cases table.
@@ -184,7 +183,7 @@ func casesLink(id string, q url.Values) func(change map[string]string) string {
 				v.Set(k, x)
 			}
 		}
-		return "/runs/" + textnorm.PathSegment(id) + "/cases?" + v.Encode()
+		return runLink(id, v, "cases")
 	}
 }
 
@@ -195,7 +194,7 @@ func caseRows(ix *caseIndex, id string, pos []uint32) []caseRow {
 		cid := ix.id(i)
 		rows[k] = caseRow{ID: cid, Label: labelNames[ix.label[i]], Status: statusNames[ix.status[i]], Answer: labelNames[ix.pred[i]],
 			Outcome: outcomeNames[ix.outcome(i)], CWE: strings.Join(ix.cweLists[ix.cwe[i]], ", "), Lang: ix.langs[ix.lang[i]], Tools: ix.toolCalls(i),
-			URL: "/runs/" + textnorm.PathSegment(id) + "/case?" + url.Values{"id": {cid}}.Encode()}
+			URL: runLink(id, url.Values{"id": {cid}}, "case")}
 	}
 	return rows
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/store"
-	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
 type flipRow struct {
@@ -56,10 +55,10 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		cid := ia.id(uint32(i))
 		j, _ := ib.find(cid)
 		right, _ := ia.correct(uint32(i))
-		q := url.Values{"id": {cid}}.Encode()
+		q := url.Values{"id": {cid}}
 		flips = append(flips, flipRow{ID: cid, Label: labelNames[ia.label[i]], ARight: right,
 			A: answerText(ia, uint32(i)), B: answerText(ib, j),
-			AURL: "/runs/" + textnorm.PathSegment(a) + "/case?" + q, BURL: "/runs/" + textnorm.PathSegment(b) + "/case?" + q})
+			AURL: runLink(a, q, "case"), BURL: runLink(b, q, "case")})
 	}
 	notes := make([]string, 0, len(cmp.Notes))
 	for _, n := range cmp.Notes {
@@ -78,7 +77,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		PAccA    float64
 		PAccB    float64
 	}{"compare " + a + " and " + b, a, b, cmp, flips, total, total > len(flips), notes,
-		"/runs/" + textnorm.PathSegment(a) + "/cases?" + url.Values{"flip": {b}}.Encode(),
+		runLink(a, url.Values{"flip": {b}}, "cases"),
 		cmp.ScoresA.PAcc != nil && cmp.ScoresB.PAcc != nil, deref(cmp.ScoresA.PAcc), deref(cmp.ScoresB.PAcc)})
 }
 

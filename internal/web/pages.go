@@ -17,14 +17,13 @@ import (
 	"github.com/vulnbench/vulnbench/internal/output/html"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/store"
-	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
 //go:embed web.tmpl
 var tmplText string
 
 var pages = template.Must(template.New("web").Funcs(template.FuncMap{
-	"seg": textnorm.PathSegment, // an id as one path segment: "/" and ".." escaped
+	"runurl": runURL, // every link to a run's pages (links.go)
 	"usd": func(f *float64) string {
 		if f == nil {
 			return ""

@@ -251,3 +251,30 @@ func TestScoredOnce(t *testing.T) {
 		t.Errorf("scored %d run pages and %d comparisons, want 1 and 2", sc.bodies, sc.compares)
 	}
 }
+
+// Finding (issue 31): the board linked raw run ids (href="/runs/../../evil") where every other
+// page escaped them. Every link is now made by one helper (runLink); no page holds a link that
+// climbs out of /runs/.
+func TestEveryLinkEscapesTheRunID(t *testing.T) {
+	f := newFixture(t)
+	path := filepath.Join(f.dir, "suite.jsonl")
+	var out, errb bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"run", "--db", f.db, "--suite", path, "--subject", "constant:vul", "--run-id", "../../evil", "--no-score"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("run --run-id ../../evil: exit %d\n%s", code, errb.String())
+	}
+	srv := serve(t, f)
+	const escaped = "/runs/..%2F..%2Fevil"
+	for _, page := range []string{"/", escaped, escaped + "/cases", escaped + "/case?id=v0", "/compare?a=" + url.QueryEscape("../../evil") + "&b=" + f.vul} {
+		code, body := get(t, srv, page)
+		if code != 200 {
+			t.Errorf("GET %s: %d\n%s", page, code, body)
+			continue
+		}
+		if strings.Contains(body, `"/runs/../`) || strings.Contains(body, `"/runs/..%2f`) {
+			t.Errorf("GET %s: a link climbs out of /runs/:\n%s", page, body)
+		}
+		if !strings.Contains(body, escaped) {
+			t.Errorf("GET %s: no link to the run %s", page, escaped)
+		}
+	}
+}

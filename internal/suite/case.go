@@ -52,7 +52,7 @@ var Splits = []string{"train", "valid", "test"}
 type Case struct {
 	ID       string         `json:"id"`
 	Kind     Kind           `json:"kind"`
-	Label    Label          `json:"label"`
+	Label    Label          `json:"label,omitempty"` // "" only in an unlabelled suite (CheckUnlabelled)
 	Pair     string         `json:"pair,omitempty"`
 	Split    string         `json:"split,omitempty"`
 	Project  string         `json:"project,omitempty"`
@@ -120,6 +120,8 @@ func (c *Case) Check() error {
 		return fmt.Errorf("case %q: missing field \"kind\"", c.ID)
 	case !slices.Contains(Kinds, c.Kind):
 		return fmt.Errorf("case %q: kind %q is not one of function, jit, appsec, vex", c.ID, c.Kind)
+	case c.Label == "" && c.Kind == KindVEX && c.Meta["mined"] != nil:
+		return fmt.Errorf("case %q is unlabelled (mined by suite mine vex): label the suite first (vulnbench label init), then use the suite label export writes", c.ID)
 	case c.Label == "":
 		return fmt.Errorf("case %q: missing field \"label\"", c.ID)
 	case !c.Label.Valid():

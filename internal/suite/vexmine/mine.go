@@ -166,8 +166,8 @@ type RepoReport struct {
 type Report struct {
 	Repos []RepoReport `json:"repos"`
 	// Advisories is how many records were read; AdvisoryProblems those that could not be.
-	Advisories       int     `json:"advisories"`
-	AdvisoryProblems []error `json:"-"`
+	Advisories       int           `json:"advisories"`
+	AdvisoryProblems []error       `json:"-"`
 	Cases            []*suite.Case `json:"-"`
 	Drops            []Drop        `json:"drops"`
 }
@@ -864,8 +864,8 @@ func (m *miner) candidate(c *commit, msg string, parentDate time.Time, b *Bump, 
 	id := fmt.Sprintf("%s-%s-%s-%s", owner, strings.ReplaceAll(name, "/", "-"), parent[:min(7, len(parent))], vuln)
 	cs := &suite.Case{ID: id, Kind: suite.KindVEX, Project: m.repo.Project, Commit: parent,
 		Date: parentDate.UTC().Format(time.RFC3339), Language: languages[b.Ecosystem], CVE: vuln,
-		Repo: &suite.Repo{URL: m.repo.URL, Commit: parent},
-		VEX:  &suite.VEX{Package: b.Package, Ecosystem: b.Ecosystem, Advisory: ids[0]},
+		Repo:   &suite.Repo{URL: m.repo.URL, Commit: parent},
+		VEX:    &suite.VEX{Package: b.Package, Ecosystem: b.Ecosystem, Advisory: ids[0]},
 		Source: map[string]any{"miner": "vexmine", "fix_commit": c.id},
 		Meta:   map[string]any{"mined": mi},
 	}
@@ -921,4 +921,3 @@ func uniqueIDs(cs []*suite.Case) {
 		}
 	}
 }
-

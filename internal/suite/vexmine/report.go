@@ -105,4 +105,3 @@ func ReadMined(c *suite.Case) (*Mined, error) {
 	}
 	return &m, nil
 }
-

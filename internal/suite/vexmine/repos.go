@@ -69,7 +69,9 @@ func Discover(dir string) ([]Repo, error) {
 	if err := visit(dir, nil); err != nil {
 		return nil, err
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Project < out[j].Project || out[i].Project == out[j].Project && out[i].Dir < out[j].Dir })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Project < out[j].Project || out[i].Project == out[j].Project && out[i].Dir < out[j].Dir
+	})
 	return out, nil
 }
 

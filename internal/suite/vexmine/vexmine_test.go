@@ -316,7 +316,6 @@ func manifestLines(mi *vexmine.Mined) []string {
 	return out
 }
 
-
 func firstWord(s string) string {
 	w, _, _ := strings.Cut(s, " ")
 	return w

@@ -91,6 +91,9 @@ type VEX struct {
 	Package   string `json:"package,omitempty"`
 	Ecosystem string `json:"ecosystem,omitempty"`
 	Advisory  string `json:"advisory,omitempty"`
+	// Alternatives are other categories that annotators found acceptable for the case (a
+	// labelled suite's, label export): lenient scoring counts an answer among them as right.
+	Alternatives []string `json:"alternatives,omitempty"`
 }
 
 // SourceIdx returns the original dataset's integer index (PrimeVul's idx) when the case has one.
@@ -159,6 +162,18 @@ func (c *Case) Check() error {
 			}
 			if (c.VEX.Category == VEXVulnerable) != (c.Label == Vul) {
 				return fmt.Errorf("case %q: vex.category %q contradicts label %q (only \"vulnerable\" is vul)", c.ID, c.VEX.Category, c.Label)
+			}
+		}
+		if c.VEX != nil {
+			for _, a := range c.VEX.Alternatives {
+				switch {
+				case !ValidVEXCategory(a):
+					return fmt.Errorf("case %q: vex.alternatives: %q is not one of VEX-Bench's twelve categories", c.ID, a)
+				case c.VEX.Category == "":
+					return fmt.Errorf("case %q: vex.alternatives without a vex.category", c.ID)
+				case a == c.VEX.Category:
+					return fmt.Errorf("case %q: vex.alternatives repeats the category %q", c.ID, a)
+				}
 			}
 		}
 	}

@@ -19,6 +19,8 @@ type record struct {
 	cves      []string
 	withdrawn bool
 	affected  advisory.Affected
+	m         *deps.Matcher // the ranges, parsed once
+	merr      error         // why they could not be
 }
 
 // index finds the advisory records of a package.
@@ -61,6 +63,7 @@ func newIndex(db *advisory.DB) (*index, []error, error) {
 			}
 			af.PURL, af.Symbols = "", nil // not needed; the imports are kept
 			r := &record{id: a.ID, aliases: a.Aliases, key: key, cves: cves, withdrawn: a.IsWithdrawn(), affected: af}
+			r.m, r.merr = deps.NewMatcher(af.Ecosystem, af)
 			k := pkgKey(af.Ecosystem, af.Package)
 			ix.byPkg[k] = append(ix.byPkg[k], r)
 		}

@@ -25,6 +25,7 @@ func newSuiteMineCmd(e *env) *cobra.Command {
 func newMineVEXCmd(e *env) *cobra.Command {
 	var (
 		repos, advisories, out, since, rev, drops, format string
+		pulls                                             bool
 		jobs, maxDrops                                    int
 	)
 	c := &cobra.Command{
@@ -67,7 +68,7 @@ The repositories' own git configuration, hooks and attributes are never read.`,
 			if err := checkFormat(format, "text", "json"); err != nil {
 				return err
 			}
-			opts := vexmine.Options{Rev: rev, Jobs: jobs}
+			opts := vexmine.Options{Rev: rev, Jobs: jobs, Pulls: pulls}
 			if since != "" {
 				t, err := suite.ParseDate(since)
 				if err != nil {
@@ -117,6 +118,7 @@ The repositories' own git configuration, hooks and attributes are never read.`,
 	fl.StringVar(&since, "since", "", "keep fixes committed on or after DATE (RFC 3339 or YYYY-MM-DD)")
 	fl.StringVar(&rev, "rev", "HEAD", "the revision whose first-parent history is walked in each repository")
 	fl.StringVar(&drops, "drops", "", "also write every dropped candidate, with its reason, as JSONL to this file")
+	fl.BoolVar(&pulls, "pulls", false, "also mine the commits of pull request refs (refs/pull/N/head, refs/merge-requests/N/head) the first-parent history does not reach: fixes squashed, rebased or never merged, as VEX-Bench mined pull requests")
 	fl.IntVar(&jobs, "jobs", 0, "repositories mined at once (0: one per CPU)")
 	fl.IntVar(&maxDrops, "max-drops", 50, "dropped candidates listed on stderr at most (0: all)")
 	fl.StringVar(&format, "format", "text", "what stdout gets: text (a summary line; the report on stderr) or json (the whole report)")

@@ -80,13 +80,30 @@ func toolchainLine(lines []string, n int) bool {
 
 // fileBumps are the packages whose versions one manifest change moved: a version gone and
 // another come (the highest gone, the lowest come). A package added or removed is no bump.
-func fileBumps(p string, old, nw *parsed) []*Bump {
+func fileBumps(p string, old, nw *parsed) ([]*Bump, []lone) {
 	before, after := byPackage(old), byPackage(nw)
 	var out []*Bump
+	var lones []lone
 	gone, come := changedLines(old.lines, nw.lines)
+	for k, b := range after {
+		if before[k] == nil && len(before) > 0 { // a package added (not a whole file added)
+			vs := versionsOf(b)
+			v := vs[0]
+			mc := ManifestChange{Path: p}
+			mc.NewLine, mc.New = lineOf(nw.lines, come, b.name, v, b.lines[v])
+			lones = append(lones, lone{eco: b.eco, name: b.name, version: v, ranged: b.ranged, mc: mc})
+		}
+	}
 	for k, a := range before {
 		b := after[k]
 		if b == nil {
+			if len(after) > 0 { // a package removed (not a whole file removed)
+				vs := versionsOf(a)
+				v := vs[len(vs)-1]
+				mc := ManifestChange{Path: p}
+				mc.OldLine, mc.Old = lineOf(old.lines, gone, a.name, v, a.lines[v])
+				lones = append(lones, lone{eco: a.eco, name: a.name, version: v, ranged: a.ranged, gone: true, mc: mc})
+			}
 			continue
 		}
 		var removed, added []string
@@ -115,7 +132,25 @@ func fileBumps(p string, old, nw *parsed) []*Bump {
 			Scopes: slices.Compact(scopes), Manifests: []ManifestChange{mc}})
 	}
 	slices.SortFunc(out, func(x, y *Bump) int { return strings.Compare(x.Package, y.Package) })
-	return out
+	slices.SortFunc(lones, func(x, y lone) int { return strings.Compare(x.name, y.name) })
+	return out, lones
+}
+
+// lone is a package one manifest change removed (gone) or added, at its version there.
+type lone struct {
+	eco, name, version string
+	ranged, gone       bool
+	mc                 ManifestChange
+}
+
+// versionsOf are a package's versions in a manifest, in the ecosystem's order.
+func versionsOf(x *versioned) []string {
+	vs := make([]string, 0, len(x.lines))
+	for v := range x.lines {
+		vs = append(vs, v)
+	}
+	sortVersions(x.eco, vs)
+	return vs
 }
 
 // changedLines are the line numbers (1-based) present on one side only, by text.

@@ -46,7 +46,12 @@ func (m *miner) candidate(c *commit, msg string, parentDate time.Time, b *Bump, 
 			}
 		}
 	}
-	if n := prNumber(msg); n > 0 {
+	n := prNumber(msg)
+	if x := refPR.FindStringSubmatch(c.source); x != nil {
+		n, _ = strconv.Atoi(x[1])
+		mi.Ref = c.source
+	}
+	if n > 0 {
 		mi.PullRequest = n
 		if strings.HasPrefix(m.repo.URL, "https://github.com/") {
 			mi.PRURL = m.repo.URL + "/pull/" + strconv.Itoa(n)

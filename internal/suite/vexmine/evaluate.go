@@ -151,3 +151,111 @@ func keysOf(recs []*record) []string {
 	slices.Sort(out)
 	return out
 }
+
+// replacement is what the advisories say of a package a change removed: fixed by the package
+// that replaced it, or a drop.
+type replacement struct {
+	bump  *Bump
+	fixed *fixedVuln
+	drop  *dropped
+}
+
+// replacements judges the packages a change removed from its manifests (and added to none
+// of them, under any version): one affected by a vulnerability whose records name a package
+// the change added, at a version they say is not affected, was replaced by a fixed one (Go's
+// github.com/dgrijalva/jwt-go by its /v4 module, say); one replaced by nothing is dropped as
+// removed.
+func (m *miner) replacements(bumps []*Bump, lones []lone) []replacement {
+	kept := map[string]bool{}
+	for _, b := range bumps {
+		kept[pkgKey(b.Ecosystem, b.Package)] = true
+	}
+	var comes []lone
+	for _, l := range lones {
+		if !l.gone {
+			kept[pkgKey(l.eco, l.name)] = true
+			comes = append(comes, l)
+		}
+	}
+	var out []replacement
+	seen := map[string]bool{}
+	for _, g := range lones {
+		k := pkgKey(g.eco, g.name)
+		if !g.gone || kept[k] || seen[k] {
+			continue
+		}
+		seen[k] = true
+		recs := m.ix.of(g.eco, g.name)
+		if len(recs) == 0 {
+			continue
+		}
+		m.rep.Advised++
+		ov, err := semantic.Parse(strings.TrimPrefix(g.version, "v"), g.eco)
+		if err != nil {
+			continue
+		}
+		byKey := map[string][]*record{}
+		var keys []string
+		for _, r := range recs {
+			if r.withdrawn || r.merr != nil {
+				continue
+			}
+			if aff, err := r.m.AffectsParsed(g.version, ov); err == nil && aff {
+				if byKey[r.key] == nil {
+					keys = append(keys, r.key)
+				}
+				byKey[r.key] = append(byKey[r.key], r)
+			}
+		}
+		slices.Sort(keys)
+		var removed []string
+		for _, key := range keys {
+			if b := m.replacedBy(g, key, comes); b != nil {
+				out = append(out, replacement{bump: b, fixed: &fixedVuln{key, byKey[key]}})
+				continue
+			}
+			removed = append(removed, key)
+		}
+		if len(removed) > 0 {
+			b := &Bump{Ecosystem: g.eco, Package: g.name, Old: g.version, Ranged: g.ranged, Manifests: []ManifestChange{g.mc}}
+			out = append(out, replacement{bump: b, drop: &dropped{removed, DropRemoved,
+				fmt.Sprintf("%s %s was removed, not raised (affected by %s)", g.name, g.version, recIDs(byKey[removed[0]]))}})
+		}
+	}
+	return out
+}
+
+// replacedBy finds the package among comes that the records of vulnerability key name, at a
+// version none of them says is affected: the bump from g to it.
+func (m *miner) replacedBy(g lone, key string, comes []lone) *Bump {
+	for _, c := range comes {
+		if c.eco != g.eco {
+			continue
+		}
+		var named, affected bool
+		nv, err := semantic.Parse(strings.TrimPrefix(c.version, "v"), c.eco)
+		if err != nil {
+			continue
+		}
+		for _, r := range m.ix.of(c.eco, c.name) {
+			if r.key != key || r.withdrawn || r.merr != nil {
+				continue
+			}
+			named = true
+			if aff, err := r.m.AffectsParsed(c.version, nv); err != nil || aff {
+				affected = true
+			}
+		}
+		if named && !affected {
+			ms := []ManifestChange{g.mc}
+			if c.mc.Path == g.mc.Path {
+				ms[0].NewLine, ms[0].New = c.mc.NewLine, c.mc.New
+			} else {
+				ms = append(ms, c.mc)
+			}
+			return &Bump{Ecosystem: g.eco, Package: g.name, Old: g.version, NewPackage: c.name, New: c.version,
+				Ranged: g.ranged || c.ranged, Manifests: ms}
+		}
+	}
+	return nil
+}

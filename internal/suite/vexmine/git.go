@@ -22,6 +22,7 @@ type commit struct {
 	parents []string
 	time    time.Time
 	files   []fileChange
+	source  string // the pull request ref it was reached from (walkPulls), else ""
 }
 
 // fileChange is one file a commit changed against its first parent; an object id is "" on the
@@ -177,12 +178,32 @@ func (g *repoGit) run(ctx context.Context, args ...string) ([]byte, error) {
 // of since or later when since is set, calling fn with each commit that changed a file keep
 // accepts (merges against their first parent), and counting every commit walked.
 func (g *repoGit) walk(ctx context.Context, tip string, since time.Time, keep func(string) bool, fn func(*commit) error) (walked int, err error) {
+	return g.log(ctx, []string{tip}, since, keep, fn)
+}
+
+// PullRefs are the refs a forge keeps for its pull requests' heads: GitHub's and GitLab's.
+var PullRefs = []string{"refs/pull/*/head", "refs/merge-requests/*/head"}
+
+// walkPulls is walk over the first-parent commits of every pull request ref that tip does not
+// reach: the changes proposed and never merged as they are (a squash or a rebase left the
+// originals out; a closed pull request never landed). Each commit's source is its ref.
+func (g *repoGit) walkPulls(ctx context.Context, tip string, since time.Time, keep func(string) bool, fn func(*commit) error) (int, error) {
+	revs := []string{"--source"}
+	for _, r := range PullRefs {
+		revs = append(revs, "--glob="+r)
+	}
+	return g.log(ctx, append(revs, "--not", tip), since, keep, fn)
+}
+
+// log runs git log over revs (first parents) and hands each commit that changed a kept file
+// to fn.
+func (g *repoGit) log(ctx context.Context, revs []string, since time.Time, keep func(string) bool, fn func(*commit) error) (walked int, err error) {
 	args := []string{"log", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--raw", "--no-abbrev", "-z",
-		"--no-ext-diff", "--no-textconv", "--no-show-signature", "--format=%x01%H %P%x02%ct"}
+		"--no-ext-diff", "--no-textconv", "--no-show-signature", "--format=%x01%H %P%x02%ct%x02%S"}
 	if !since.IsZero() {
 		args = append(args, "--since="+strconv.FormatInt(since.Unix(), 10))
 	}
-	args = append(args, tip, "--")
+	args = append(append(args, revs...), "--")
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := g.view.Command(ctx, g.git, args...)
@@ -266,13 +287,14 @@ func (g *repoGit) walk(ctx context.Context, tip string, since time.Time, keep fu
 }
 
 func parseHeader(h string) (*commit, error) {
-	ids, ts, ok := strings.Cut(h, "\x02")
+	ids, rest, ok := strings.Cut(h, "\x02")
+	ts, source, _ := strings.Cut(rest, "\x02")
 	f := strings.Fields(ids)
 	sec, err := strconv.ParseInt(strings.TrimSpace(ts), 10, 64)
 	if !ok || len(f) == 0 || err != nil {
 		return nil, fmt.Errorf("git log: unexpected commit line %q", clip(h))
 	}
-	return &commit{id: f[0], parents: f[1:], time: time.Unix(sec, 0).UTC()}, nil
+	return &commit{id: f[0], parents: f[1:], time: time.Unix(sec, 0).UTC(), source: strings.TrimSpace(source)}, nil
 }
 
 func nonZero(oid string) string {
@@ -309,6 +331,9 @@ var prRefs = []*regexp.Regexp{
 	regexp.MustCompile(`^[^\n]*\(#(\d+)\)\s*(?:\n|$)`),
 	regexp.MustCompile(`See merge request [^\s!]+!(\d+)`),
 }
+
+// refPR is the pull request a ref is the head of (refs/pull/N/head, refs/merge-requests/N/head).
+var refPR = regexp.MustCompile(`^refs/(?:pull|merge-requests)/(\d+)/head$`)
 
 func prNumber(msg string) int {
 	for _, re := range prRefs {

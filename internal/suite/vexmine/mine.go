@@ -40,6 +40,10 @@ type Options struct {
 	// MaxManifest bounds the bytes of one manifest version read (0: 8 MiB); larger ones are
 	// problems of their repository.
 	MaxManifest int64
+	// Pulls also mines the commits of pull request refs (GitHub's refs/pull/N/head, GitLab's
+	// refs/merge-requests/N/head) that the first-parent history does not reach: fixes proposed
+	// but squashed, rebased, or never merged, as VEX-Bench mined pull requests.
+	Pulls bool
 	// MaxMerged bounds the commits of a merge whose messages are searched for the advisory
 	// (0: 200).
 	MaxMerged int
@@ -78,6 +82,12 @@ const (
 	DropStillAffected Reason = "still_affected"
 	// DropWithdrawn: every record of the vulnerability was withdrawn.
 	DropWithdrawn Reason = "withdrawn"
+	// DropRemoved: the change removed an affected package instead of raising it, and no package
+	// it added is a fixed version of the vulnerability's.
+	DropRemoved Reason = "removed"
+	// DropLanded: with Pulls, a pull request's fix that reached the first-parent history too
+	// (squashed or rebased): the mainline's candidate stands for it.
+	DropLanded Reason = "landed_on_mainline"
 	// DropTestOnly: only test or example manifests carry the bump (the paper's filter).
 	DropTestOnly Reason = "test_or_example_only"
 	// DropTooManyCVEs: the change fixes more than MaxCVEs vulnerabilities (the paper's filter).
@@ -85,17 +95,20 @@ const (
 )
 
 // Reasons lists every reason in report order.
-var Reasons = []Reason{DropUnparsable, DropDowngrade, DropStillAffected, DropWithdrawn, DropTestOnly, DropTooManyCVEs}
+var Reasons = []Reason{DropUnparsable, DropDowngrade, DropStillAffected, DropWithdrawn, DropRemoved, DropTestOnly, DropTooManyCVEs, DropLanded}
 
 // Bump is one package a change moved from one version to another, in one or more manifests.
 type Bump struct {
-	Ecosystem string           `json:"ecosystem"`
-	Package   string           `json:"package"`
-	Old       string           `json:"old_version"`
-	New       string           `json:"new_version"`
-	Ranged    bool             `json:"ranged,omitempty"` // a version read off a range's lower bound
-	Scopes    []string         `json:"scopes,omitempty"` // dev, test, optional groups the manifests name
-	Manifests []ManifestChange `json:"manifests"`
+	Ecosystem string `json:"ecosystem"`
+	Package   string `json:"package"`
+	// NewPackage is the package that replaced Package when the change swapped one for another
+	// that the vulnerability's records name (a Go module's next major version, say).
+	NewPackage string           `json:"new_package,omitempty"`
+	Old        string           `json:"old_version"`
+	New        string           `json:"new_version"`
+	Ranged     bool             `json:"ranged,omitempty"` // a version read off a range's lower bound
+	Scopes     []string         `json:"scopes,omitempty"` // dev, test, optional groups the manifests name
+	Manifests  []ManifestChange `json:"manifests"`
 }
 
 // ManifestChange is one manifest's lines for a bump: the line naming the old version before the
@@ -125,7 +138,10 @@ type Mined struct {
 	NamesAdvisory bool   `json:"names_advisory"`
 	NamedIn       string `json:"named_in,omitempty"` // "message", or "merged commit ID"
 	PullRequest   int    `json:"pull_request,omitempty"`
-	PRURL         string `json:"pr_url,omitempty"`
+	// Ref is the pull request ref the fix was found on (Options.Pulls), "" on the first-parent
+	// history.
+	Ref   string `json:"ref,omitempty"`
+	PRURL string `json:"pr_url,omitempty"`
 }
 
 // Drop is a candidate left out, with its reason.
@@ -145,6 +161,7 @@ type RepoReport struct {
 	Repo
 	Head            string         `json:"head"`             // the commit walked from
 	Commits         int            `json:"commits"`          // first-parent commits walked
+	PullCommits     int            `json:"pull_commits"`     // with Pulls: pull request commits walked
 	ManifestCommits int            `json:"manifest_commits"` // of those, the ones changing a manifest
 	Bumps           int            `json:"bumps"`            // package version changes seen
 	Advised         int            `json:"advised_bumps"`    // of those, of a package some advisory names
@@ -270,6 +287,11 @@ func mineRepo(ctx context.Context, r Repo, ix *index, opts Options) repoResult {
 	keep := func(p string) bool { return deps.ManifestKind(p) != "" }
 	walked, err := g.walk(ctx, head, opts.Since, keep, m.commit)
 	m.rep.Commits = walked
+	if err == nil && opts.Pulls {
+		mainline := len(m.res.cases)
+		m.rep.PullCommits, err = g.walkPulls(ctx, head, opts.Since, keep, m.commit)
+		m.landed(mainline)
+	}
 	if err != nil && ctx.Err() == nil {
 		m.rep.Err = err.Error()
 	}
@@ -331,6 +353,7 @@ func (m *miner) commit(c *commit) error {
 		return nil // the first commit raises nothing
 	}
 	var bumps []*Bump
+	var lones []lone
 	for _, f := range c.files {
 		nw := m.read(f.path, f.new) // the newer version first: it is the cached one
 		old := m.read(f.path, f.old)
@@ -342,7 +365,9 @@ func (m *miner) commit(c *commit) error {
 			m.problem(f.path, c.parents[0], old.err)
 			continue
 		}
-		bumps = mergeBumps(bumps, fileBumps(f.path, old, nw))
+		bs, ls := fileBumps(f.path, old, nw)
+		bumps = mergeBumps(bumps, bs)
+		lones = append(lones, ls...)
 	}
 	m.rep.Bumps += len(bumps)
 	type fix struct {
@@ -366,6 +391,14 @@ func (m *miner) commit(c *commit) error {
 		for _, f := range ev.fixed {
 			fixes = append(fixes, fix{b, f.key, f.recs})
 			vulns[f.key] = true
+		}
+	}
+	for _, r := range m.replacements(bumps, lones) {
+		if r.fixed != nil {
+			fixes = append(fixes, fix{r.bump, r.fixed.key, r.fixed.recs})
+			vulns[r.fixed.key] = true
+		} else {
+			drops = append(drops, m.drop(c, *r.bump, r.drop.vulns, r.drop.reason, r.drop.detail))
 		}
 	}
 	// One candidate per vulnerability: a vulnerability of several packages bumped together
@@ -446,4 +479,39 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// landed drops the pull requests' candidates (those after the first mainline ones) whose fix
+// reached the first-parent history as well: the same vulnerability at the same snapshot, or the
+// same vulnerability raised to the same version of the same package. Of several pull requests'
+// fixes of one vulnerability at one snapshot, the first is kept.
+func (m *miner) landed(mainline int) {
+	type fixKey struct{ vuln, pkg, version string }
+	onMain := map[fixKey]string{}
+	atSnapshot := map[string]string{}
+	for _, c := range m.res.cases[:mainline] {
+		mi := c.Meta["mined"].(*Mined)
+		onMain[fixKey{mi.Vuln, mi.Package, mi.New}] = mi.FixCommit
+		atSnapshot[c.Commit+" "+mi.Vuln] = mi.FixCommit
+	}
+	kept := m.res.cases[:mainline]
+	seen := map[string]bool{}
+	for _, c := range m.res.cases[mainline:] {
+		mi := c.Meta["mined"].(*Mined)
+		at, ok := onMain[fixKey{mi.Vuln, mi.Package, mi.New}]
+		if !ok {
+			at, ok = atSnapshot[c.Commit+" "+mi.Vuln]
+		}
+		if ok {
+			d := Drop{Project: m.repo.Project, Commit: mi.FixCommit, Date: mi.FixDate, Vulns: []string{mi.Vuln}, Reason: DropLanded,
+				Detail: fmt.Sprintf("%s (pull request %d) reached the first-parent history in %s", mi.Ref, mi.PullRequest, short(at)), Bump: mi.Bump}
+			m.res.drops = append(m.res.drops, d)
+			continue
+		}
+		if k := c.Commit + " " + mi.Vuln; !seen[k] {
+			seen[k] = true
+			kept = append(kept, c)
+		}
+	}
+	m.res.cases = kept
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -151,5 +152,98 @@ func TestMineProblems(t *testing.T) {
 	}
 	if r := rep.Repos[0]; len(rep.Cases) != 0 || len(r.Problems) != 2 || !strings.Contains(r.Problems[0], "over the 20 byte limit") {
 		t.Errorf("20-byte limit: cases %d, problems %q", len(rep.Cases), r.Problems)
+	}
+}
+
+// A change that swaps an affected module for the module the record says is fixed (the Go
+// database's GO-2020-0017: github.com/dgrijalva/jwt-go, fixed only in its /v4 module) is a
+// candidate; one that only removes the affected module is dropped as removed.
+func TestMineReplacement(t *testing.T) {
+	repos := t.TempDir()
+	h := newHistory(t, filepath.Join(repos, "github.com", "acme", "api"))
+	mod := func(req string) string {
+		return "module example.com/api\n\ngo 1.21\n\nrequire (\n\tgithub.com/labstack/echo/v4 v4.1.0\n" + req + ")\n"
+	}
+	h.commit("initial", map[string]string{"go.mod": mod("\tgithub.com/dgrijalva/jwt-go v3.2.0+incompatible\n")})
+	swap := h.commit("Upgrade github.com/dgrijalva/jwt-go to 4.0.0-preview1", map[string]string{"go.mod": mod("\tgithub.com/dgrijalva/jwt-go/v4 v4.0.0-preview1\n")})
+	h.commit("back to v3", map[string]string{"go.mod": mod("\tgithub.com/dgrijalva/jwt-go v3.2.0+incompatible\n")})
+	drop := h.commit("no more jwt", map[string]string{"go.mod": mod("")})
+	db, err := advisory.Open(realAdvisories(t, nil, []string{"GO-2020-0017"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rep, err := vexmine.Mine(context.Background(), repos, db, vexmine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cases) != 1 {
+		t.Fatalf("%d cases, want 1", len(rep.Cases))
+	}
+	mi := rep.Cases[0].Meta["mined"].(*vexmine.Mined)
+	got := []string{rep.Cases[0].ID, mi.FixCommit, mi.Package + " " + mi.Old + " -> " + mi.NewPackage + " " + mi.New, manifestLines(mi)[0]}
+	want := []string{"acme-api-" + h.revs[0][:7] + "-CVE-2020-26160", swap, "github.com/dgrijalva/jwt-go 3.2.0+incompatible -> github.com/dgrijalva/jwt-go/v4 4.0.0-preview1",
+		"go.mod:7 github.com/dgrijalva/jwt-go v3.2.0+incompatible -> go.mod:7 github.com/dgrijalva/jwt-go/v4 v4.0.0-preview1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("replacement (-want +got):\n%s", diff)
+	}
+	var drops []string
+	for _, d := range rep.Drops {
+		drops = append(drops, d.Commit+" "+string(d.Reason)+" "+d.Bump.Package+" "+strings.Join(d.Vulns, ","))
+	}
+	if diff := cmp.Diff([]string{drop + " removed github.com/dgrijalva/jwt-go CVE-2020-26160"}, drops); diff != "" {
+		t.Errorf("drops (-want +got):\n%s", diff)
+	}
+}
+
+// With Pulls, the commits of pull request refs the first-parent history does not reach are
+// mined too: a closed pull request's fix is a candidate (its number from the ref), one that was
+// squashed onto the mainline is dropped as landed there.
+func TestMinePulls(t *testing.T) {
+	repos := t.TempDir()
+	h := newHistory(t, filepath.Join(repos, "github.com", "acme", "pyapp"))
+	base := h.commit("initial", map[string]string{"requirements.txt": requirements("2.3.3", "2.25.0", "1.26.4", "3.1.2")})
+	// pull request 5, never merged: werkzeug 2.3.3 -> 3.0.3
+	gittest.Run(t, h.dir, "checkout", "-q", "-b", "pr5")
+	closed := h.commit("Bump werkzeug from 2.3.3 to 3.0.3", map[string]string{"requirements.txt": requirements("3.0.3", "2.25.0", "1.26.4", "3.1.2")})
+	gittest.Run(t, h.dir, "update-ref", "refs/pull/5/head", closed)
+	// pull request 6, squashed onto main: requests 2.25.0 -> 2.31.0
+	gittest.Run(t, h.dir, "checkout", "-q", "-b", "pr6", base)
+	proposed := h.commit("Bump requests from 2.25.0 to 2.31.0", map[string]string{"requirements.txt": requirements("2.3.3", "2.31.0", "1.26.4", "3.1.2")})
+	gittest.Run(t, h.dir, "update-ref", "refs/pull/6/head", proposed)
+	gittest.Run(t, h.dir, "checkout", "-q", "main")
+	h.commit("other work", map[string]string{"README": "x\n"})
+	squash := h.commit("Bump requests from 2.25.0 to 2.31.0 (#6)", map[string]string{"requirements.txt": requirements("2.3.3", "2.31.0", "1.26.4", "3.1.2")})
+	gittest.Run(t, h.dir, "branch", "-q", "-D", "pr5", "pr6")
+	db, err := advisory.Open(realAdvisories(t, []string{"GHSA-2g68-c3qc-8985", "GHSA-j8r2-6x86-q33q"}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	summary := func(opts vexmine.Options) ([]string, []string) {
+		rep, err := vexmine.Mine(context.Background(), repos, db, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cs, ds []string
+		for _, c := range rep.Cases {
+			mi := c.Meta["mined"].(*vexmine.Mined)
+			cs = append(cs, mi.FixCommit[:7]+" "+c.CVE+" "+mi.Ref+" "+strconv.Itoa(mi.PullRequest))
+		}
+		for _, d := range rep.Drops {
+			ds = append(ds, d.Commit[:7]+" "+string(d.Reason))
+		}
+		return cs, ds
+	}
+	cs, ds := summary(vexmine.Options{})
+	if diff := cmp.Diff([]string{squash[:7] + " CVE-2023-32681  6"}, cs); diff != "" || ds != nil {
+		t.Errorf("first-parent only: drops %q, candidates (-want +got):\n%s", ds, diff)
+	}
+	cs, ds = summary(vexmine.Options{Pulls: true})
+	if diff := cmp.Diff([]string{closed[:7] + " CVE-2024-34069 refs/pull/5/head 5", squash[:7] + " CVE-2023-32681  6"}, cs); diff != "" {
+		t.Errorf("with pull requests: candidates (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{proposed[:7] + " landed_on_mainline"}, ds); diff != "" {
+		t.Errorf("with pull requests: drops (-want +got):\n%s", diff)
 	}
 }

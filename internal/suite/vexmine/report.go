@@ -48,8 +48,12 @@ func (r *Report) WriteText(w io.Writer, maxDrops int) {
 	}
 	fmt.Fprintln(w)
 	for _, x := range r.Repos {
-		fmt.Fprintf(w, "%s: %d first-parent commits from %s, %d changing manifests, %d version changes (%d of advised packages): %d candidates, %d dropped\n",
-			x.Project, x.Commits, short(x.Head), x.ManifestCommits, x.Bumps, x.Advised, x.Candidates, sum(x.Drops))
+		pulls := ""
+		if x.PullCommits > 0 {
+			pulls = fmt.Sprintf(" and %d pull request commits", x.PullCommits)
+		}
+		fmt.Fprintf(w, "%s: %d first-parent commits from %s%s, %d changing manifests, %d version changes (%d of advised packages): %d candidates, %d dropped\n",
+			x.Project, x.Commits, short(x.Head), pulls, x.ManifestCommits, x.Bumps, x.Advised, x.Candidates, sum(x.Drops))
 		if x.Err != "" {
 			fmt.Fprintf(w, "  not mined to the end: %s\n", x.Err)
 		}

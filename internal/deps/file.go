@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"testing/fstest"
 	"time"
@@ -128,6 +129,12 @@ func ExtractFile(ctx context.Context, p string, content []byte) ([]Dependency, e
 			out[i].Line = findLine(lines, &out[i])
 		}
 	}
+	slices.SortStableFunc(out, func(a, b Dependency) int { // scalibr's order is a map's
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 	return out, nil
 }
 

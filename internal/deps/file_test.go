@@ -61,7 +61,7 @@ func TestExtractFile(t *testing.T) {
 		{"setup.cfg", "[metadata]\nname = app\n\n[options]\ninstall_requires =\n    requests>=2.20\n    urllib3==1.26.4\n\n[options.extras_require]\ntest =\n    pytest\n",
 			[]dep{{"PyPI", "requests", "", ">=2.20", 6}, {"PyPI", "urllib3", "1.26.4", "", 7}, {"PyPI", "pytest", "", "", 11}}},
 		{"package.json", "{\n  \"name\": \"app\",\n  \"dependencies\": {\n    \"lodash\": \"^4.17.11\",\n    \"express\": \"4.17.1\"\n  },\n  \"devDependencies\": {\"mocha\": \"~9.0.0\"}\n}\n",
-			[]dep{{"npm", "express", "4.17.1", "", 5}, {"npm", "lodash", "", "^4.17.11", 4}, {"npm", "mocha", "", "~9.0.0", 7}}},
+			[]dep{{"npm", "lodash", "", "^4.17.11", 4}, {"npm", "express", "4.17.1", "", 5}, {"npm", "mocha", "", "~9.0.0", 7}}},
 		{"build.gradle", "def jacksonVersion = '2.9.8'\ndependencies {\n    implementation 'org.apache.commons:commons-text:1.9'\n    implementation \"com.fasterxml.jackson.core:jackson-databind:$jacksonVersion\"\n    // implementation 'x:y:1.0'\n    compile group: 'log4j', name: 'log4j', version: '1.2.17'\n}\n",
 			[]dep{{"Maven", "org.apache.commons:commons-text", "1.9", "", 3}, {"Maven", "com.fasterxml.jackson.core:jackson-databind", "2.9.8", "", 4}, {"Maven", "log4j:log4j", "1.2.17", "", 6}}},
 		{"pom.xml", `<project xmlns="http://maven.apache.org/POM/4.0.0">

@@ -244,7 +244,6 @@ func TestProject(t *testing.T) {
 	}
 }
 
-
 // Labels made elsewhere come in through the viewer's checks: one bad line and nothing is
 // written; the rows label export --rows writes come back in as they were.
 func TestImport(t *testing.T) {

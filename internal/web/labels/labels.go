@@ -59,13 +59,14 @@ func New(st label.Store, opt Options) *Server {
 	return s
 }
 
-// ServeHTTP implements http.Handler with the viewer's headers: no framing, no script, no
-// referrer (a page's address holds no secret, but a case id is the project's business).
+// ServeHTTP implements http.Handler with the viewer's headers: no framing, no script, and a
+// referrer only to the viewer itself: "no-referrer" would make the browser send "Origin: null"
+// with the forms' posts, which web.Guard rightly refuses.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 	s.mux.ServeHTTP(w, r)
 }

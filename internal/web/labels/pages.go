@@ -37,7 +37,7 @@ var pages = template.Must(template.New("labels").Funcs(template.FuncMap{
 		if ci == nil {
 			return ""
 		}
-		return fmt.Sprintf("%.3f-%.3f", ci[0], ci[1])
+		return fmt.Sprintf("[%.3f, %.3f]", ci[0], ci[1])
 	},
 	"f3":  func(f float64) string { return fmt.Sprintf("%.3f", f) },
 	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },

@@ -29,7 +29,9 @@ func labelPages(repos string) (func(label.Store) http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(st label.Store) http.Handler { return labels.New(st, labels.Options{Repos: repos, Snapshots: cache}) }, nil
+	return func(st label.Store) http.Handler {
+		return labels.New(st, labels.Options{Repos: repos, Snapshots: cache})
+	}, nil
 }
 
 func newLabelCmd(e *env) *cobra.Command {

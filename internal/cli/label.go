@@ -2,37 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/label"
-	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/store"
-	"github.com/vulnbench/vulnbench/internal/suite"
-	"github.com/vulnbench/vulnbench/internal/textnorm"
-	"github.com/vulnbench/vulnbench/internal/web/labels"
 )
-
-// labelPages is serve --labels' handler maker: the labelling pages with a snapshot cache for
-// the cases' code.
-func labelPages(repos string) (func(label.Store) http.Handler, error) {
-	dir, err := snapshot.DefaultDir()
-	if err != nil {
-		return nil, err
-	}
-	cache, err := snapshot.NewCache(dir, snapshot.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return func(st label.Store) http.Handler {
-		return labels.New(st, labels.Options{Repos: repos, Snapshots: cache})
-	}, nil
-}
 
 func newLabelCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
@@ -58,11 +34,6 @@ store, so revisions keep their history. Adjudicators resolve disagreements with 
 	return c
 }
 
-// linkURL is an annotator's personal link on a viewer at url.
-func linkURL(url, project, token string) string {
-	return strings.TrimRight(url, "/") + "/label/" + textnorm.PathSegment(project) + "/login?token=" + token
-}
-
 func newLabelInitCmd(e *env) *cobra.Command {
 	var (
 		db, suitePath, project, advisories, repos, url string
@@ -74,16 +45,12 @@ func newLabelInitCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "init --suite SUITE.jsonl --project NAME --annotator NAME... [--overlap 2] [--calibration 15] [--audit N]",
 		Short: "Make a labelling project over a suite and print each annotator's personal link",
-		Long: `Reads the suite (a mined one's vex cases may be unlabelled), draws the calibration set
-(--calibration cases every annotator labels first; its agreement is shown once all have
-answered) and assigns every other case to --overlap annotators in turn, with --seed fixing both.
-With --audit N, N cases of any suite are drawn and every annotator judges whether each one's
-ground truth is right (right, wrong or unsure, and what it should be).
-
-Each annotator (and --adjudicator, who resolves disagreements) gets a personal link; only its
-hash is stored, so the links are printed once: hand each to its annotator. vulnbench label link
-makes a new one. With --advisories each vex case's page shows its advisories (ranges, symbols);
---repos is where the cases' repositories are for their code (serve --repos overrides it).`,
+		Long: `Reads the suite (a mined one's vex cases may be unlabelled), draws the calibration set that
+every annotator labels first and assigns every other case to --overlap annotators in turn
+(--seed fixes both); with --audit N it draws N cases of any suite whose ground truth every
+annotator judges. Each annotator and --adjudicator gets a personal link, printed once (only
+its hash is stored; label link makes a new one). --advisories shows each vex case's advisories
+on its page; --repos is where the cases' repositories are for their code.`,
 		Example: `  vulnbench label init --suite mined.jsonl --project deps-2026 --annotator ana --annotator ben --annotator cy \
       --adjudicator dee --overlap 2 --calibration 15 --advisories ~/advisories --repos ~/clones
   vulnbench label init --suite primevul-test.jsonl --project pv-audit --audit 50 --annotator ana --annotator ben --annotator cy`,
@@ -122,15 +89,7 @@ makes a new one. With --advisories each vex case's page shows its advisories (ra
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "project %s: %d cases (%d calibration, overlap %d, %s mode) in %s\n", p.ID, len(p.Cases), p.Config.Calibration, p.Config.Overlap, p.Mode, db)
-			fmt.Fprintf(e.stdout, "personal links (shown once; serve the pages with: vulnbench serve --db %s --labels):\n", db)
-			for _, l := range links {
-				role := ""
-				if l.Adjudicator {
-					role = " (adjudicator)"
-				}
-				fmt.Fprintf(e.stdout, "  %s%s: %s\n", l.Annotator, role, linkURL(url, project, l.Token))
-			}
+			p.WriteLinks(e.stdout, db, url, links)
 			return nil
 		},
 	}
@@ -170,7 +129,7 @@ func newLabelLinkCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "%s: %s\n", annotator, linkURL(url, project, token))
+			fmt.Fprintf(e.stdout, "%s: %s\n", annotator, label.LinkURL(url, project, token))
 			return nil
 		},
 	}
@@ -208,13 +167,10 @@ func newLabelReportCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "report --project NAME [--format md|json]",
 		Short: "Print a project's agreement and accuracy figures, as the papers give them",
-		Long: `Prints, for the annotators' first labels (the paper's initial agreement) and their current
-ones: Fleiss' kappa over all raters (a case counted with the raters it had), in vex mode also of
-the status; Cohen's kappa per pair; 95 % intervals from 2,000 bootstrap resamples of the cases;
-per category Fleiss' kappa and the specific agreement; the raters' confusion; the calibration
-set's agreement once every annotator labelled it; the share of first labels the settled label
-confirmed without revision; how the cases stand (adjudicated, unanimous, disagreed ...); in an
-audit the label accuracy with its Wilson interval, per annotator too.`,
+		Long: `Prints, for the first labels (the paper's initial agreement) and the current ones, Fleiss'
+kappa over all raters (of the status too), Cohen's per pair, 95 % bootstrap intervals, per
+category kappa and specific agreement, the raters' confusion; the calibration's agreement once
+all answered; the share confirmed without revision; how the cases stand; an audit's accuracy.`,
 		Args: exactArgs(0, "no arguments (use the flags)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(format, "md", "json", "text"); err != nil {
@@ -263,27 +219,11 @@ With --rows every label row is written as JSONL, the whole history, as label imp
 				return err
 			}
 			defer st.Close()
-			var rep label.ExportReport
-			err = suite.WriteFileAtomic(out, func(w io.Writer) error {
-				if rows {
-					return p.WriteRows(w)
-				}
-				var err error
-				rep, err = p.Export(w, partial)
-				return err
-			})
+			msg, err := p.ExportFile(out, rows, partial)
 			if err != nil {
 				return &exitError{code: ExitFail, err: err}
 			}
-			if rows {
-				fmt.Fprintf(e.stdout, "%s: %d label rows of %s\n", out, len(p.Rows), p.ID)
-				return nil
-			}
-			fmt.Fprintf(e.stdout, "%s: %d labelled cases of %s", out, rep.Written, p.ID)
-			if len(rep.Unresolved) > 0 {
-				fmt.Fprintf(e.stdout, " (%d not settled, left out)", len(rep.Unresolved))
-			}
-			fmt.Fprintln(e.stdout)
+			fmt.Fprintln(e.stdout, msg)
 			return nil
 		},
 	}
@@ -301,12 +241,9 @@ func newLabelImportCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "import --project NAME --in ROWS.jsonl",
 		Short: "Add label rows made elsewhere (JSONL), through the viewer's checks",
-		Long: `Reads one label row a line: {"case": ID, "annotator": NAME, "kind": "label" (default) or
-"adjudication", "answer": {...}} (what label export --rows writes; its ids and times are
-ignored: the store numbers and dates rows). Each row passes the checks a label from the viewer
-passes (the annotator labels the case, after the calibration set; an adjudication is an
-adjudicator's, with a reason; a complete answer) and follows its annotator's latest row of the
-case. One bad line (FILE:LINE) and nothing is written.`,
+		Long: `Reads one label row a line, {"case", "annotator", "kind" (label or adjudication), "answer"}
+as label export --rows writes them, through the viewer's checks. One bad line (FILE:LINE) and
+nothing is written.`,
 		Args: exactArgs(0, "no arguments (use the flags)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" {
@@ -317,12 +254,7 @@ case. One bad line (FILE:LINE) and nothing is written.`,
 				return err
 			}
 			defer st.Close()
-			f, err := os.Open(in)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			n, problems, err := p.Import(cmd.Context(), st, f, in, e.reading)
+			n, problems, err := p.ImportFile(cmd.Context(), st, in, e.reading)
 			if len(problems) > 0 {
 				reportProblems(e.stderr, problems, 20)
 				return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d problems: nothing imported", in, len(problems))}

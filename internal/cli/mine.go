@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -44,14 +43,9 @@ affected snapshot), with meta.mined holding the advisories and CVEs, the package
 versions with their manifest lines, the fixing commit and its message, its pull request, and
 whether the message or a commit the merge brought in names the vulnerability.
 
-Dropped, each with its reason (printed, and all written by --drops FILE as JSONL):
-  still_affected        the bump does not cross a fixed version
-  downgrade             the change lowers an advised package
-  withdrawn             every record of the vulnerability was withdrawn
-  unparsable_version    a version the ecosystem's order cannot read
-  test_or_example_only  only manifests under test, tests, testdata, example(s), samples, demo,
-                        fixtures, e2e ... directories carry the bump (the paper's filter)
-  more_than_five_cves   the change fixes more than five vulnerabilities (the paper's filter)
+Every dropped candidate is printed with its reason, and --drops FILE writes them all (JSONL):
+still_affected (no fixed version crossed), downgrade, withdrawn, removed, unparsable_version, and
+the paper's filters test_or_example_only and more_than_five_cves (docs/vexbench.md).
 
 Label the cases before running subjects on them: vulnbench label init --suite SUITE.jsonl.
 The repositories' own git configuration, hooks and attributes are never read.`,
@@ -96,14 +90,7 @@ The repositories' own git configuration, hooks and attributes are never read.`,
 				}
 			}
 			if format == "json" {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
-					Out        string                 `json:"out"`
-					Candidates int                    `json:"candidates"`
-					Drops      map[vexmine.Reason]int `json:"drops"`
-					*vexmine.Report
-				}{out, len(rep.Cases), rep.DropCounts(), rep})
+				return rep.WriteJSON(e.stdout, out)
 			}
 			rep.WriteText(e.stderr, maxDrops)
 			fmt.Fprintf(e.stdout, "%s: %d candidates from %d repositories, %d dropped (%s)\n", out, len(rep.Cases), len(rep.Repos),

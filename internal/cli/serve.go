@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/web"
+	labelsweb "github.com/vulnbench/vulnbench/internal/web/labels"
 )
 
 func newServeCmd(e *env) *cobra.Command {
@@ -34,15 +35,8 @@ func newServeCmd(e *env) *cobra.Command {
                           attempt with its verdict and its trace turn by turn (tool calls,
                           observations, tokens, cost, latency)
   /compare?a=ID&b=ID      McNemar's test, the paired deltas, the flips
-With --labels it also serves the labelling projects' pages (vulnbench label init makes them):
-  /label/PROJECT/login?token=T   an annotator's personal link: signs them in to the project
-  /label/PROJECT/                their queue, the calibration set first
-  /label/PROJECT/case?id=CASE    a case: its snapshot (files, code, search; --repos), its
-                                 advisories and manifest lines, and the label form
-  /label/PROJECT/adjudicate      (adjudicators) the disagreements side by side, resolved with a reason
-  /label/PROJECT/agreement       (adjudicators) Fleiss' and Cohen's kappa, per category, the confusion
-and opens the store for writing the labels (the runs' pages stay read-only). Every form post
-needs the annotator's session and their CSRF token besides the origin checks below.
+With --labels it also serves the labelling projects' pages, /label/PROJECT/... (see vulnbench
+label --help), writing their labels to the store (the runs' pages stay read-only).
 It listens on loopback unless --addr says otherwise; anyone who can reach it reads the store, so
 a non-loopback --addr needs --allow-remote. It answers only requests for an IP address,
 localhost or a name given with --allow-host (a web page cannot read it through DNS rebinding),
@@ -97,14 +91,9 @@ runtimes, two copies of the binary's pages).`,
 			defer st.Close()
 			var handler http.Handler = web.New(st, opt)
 			if labels {
-				lh, err := labelPages(repos)
-				if err != nil {
+				if handler, err = labelsweb.Mount(handler, st, repos); err != nil {
 					return err
 				}
-				mux := http.NewServeMux()
-				mux.Handle("/label/", lh(st))
-				mux.Handle("/", handler)
-				handler = mux
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {

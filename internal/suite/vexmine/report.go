@@ -39,6 +39,19 @@ func (r *Report) WriteDrops(path string) error {
 	})
 }
 
+// WriteJSON writes the whole report as one JSON object: the suite written, the candidates and
+// drops by reason, every repository's figures and every drop.
+func (r *Report) WriteJSON(w io.Writer, out string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Out        string         `json:"out"`
+		Candidates int            `json:"candidates"`
+		Drops      map[Reason]int `json:"drops"`
+		*Report
+	}{out, len(r.Cases), r.DropCounts(), r})
+}
+
 // WriteText writes what was mined: one line per repository, the drops by reason, then every
 // drop (at most maxDrops, 0: all) with its reason.
 func (r *Report) WriteText(w io.Writer, maxDrops int) {

@@ -81,6 +81,24 @@ func cookieName(project string) string {
 // base is a project's pages' path prefix, the project escaped as one segment.
 func base(project string) string { return "/label/" + textnorm.PathSegment(project) + "/" }
 
+// Mount returns viewer with the labelling pages of st beside it under /label/, their
+// snapshots kept in the user's cache directory (snapshot.DefaultDir) and read from repos (""
+// for each project's own).
+func Mount(viewer http.Handler, st label.Store, repos string) (http.Handler, error) {
+	dir, err := snapshot.DefaultDir()
+	if err != nil {
+		return nil, err
+	}
+	cache, err := snapshot.NewCache(dir, snapshot.Options{})
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/label/", New(st, Options{Repos: repos, Snapshots: cache}))
+	mux.Handle("/", viewer)
+	return mux, nil
+}
+
 // session is an authenticated request's annotator and the project as it stands.
 type session struct {
 	project *label.Project

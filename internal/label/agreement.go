@@ -76,19 +76,7 @@ func Fleiss(t Table) Kappa {
 			keep = append(keep, i)
 		}
 	}
-	k := Kappa{Cases: len(keep)}
-	if len(keep) == 0 {
-		return k
-	}
-	one := make([]int32, len(keep))
-	for i := range one {
-		one[i] = 1
-	}
-	var v float64
-	v, k.Observed, k.Expected = fleissW(n, ni, keep, one)
-	k.Value = defined(v)
-	k.CI = bootstrap(len(keep), func(w []int32) float64 { v, _, _ := fleissW(n, ni, keep, w); return v })
-	return k
+	return kappaOf(len(keep), func(w []int32) (float64, float64, float64) { return fleissW(n, ni, keep, w) })
 }
 
 // fleissW is Fleiss' kappa of the kept cases, each counted w times.
@@ -135,15 +123,7 @@ func Cohen(t Table, a, b int) Kappa {
 			keep = append(keep, i)
 		}
 	}
-	k := Kappa{Cases: len(keep)}
-	if len(keep) == 0 {
-		return k
-	}
-	one := make([]int32, len(keep))
-	for i := range one {
-		one[i] = 1
-	}
-	f := func(w []int32) (float64, float64, float64) {
+	return kappaOf(len(keep), func(w []int32) (float64, float64, float64) {
 		var agree, total float64
 		ma, mb := map[string]float64{}, map[string]float64{}
 		for k, i := range keep {
@@ -168,11 +148,24 @@ func Cohen(t Table, a, b int) Kappa {
 			return math.NaN(), po, pe
 		}
 		return (po - pe) / (1 - pe), po, pe
+	})
+}
+
+// kappaOf is a Kappa over n cases: f gives the coefficient, observed and chance agreement of
+// the cases counted with weights w, once with every weight 1 and then on each resample.
+func kappaOf(n int, f func(w []int32) (kappa, observed, expected float64)) Kappa {
+	k := Kappa{Cases: n}
+	if n == 0 {
+		return k
+	}
+	one := make([]int32, n)
+	for i := range one {
+		one[i] = 1
 	}
 	var v float64
 	v, k.Observed, k.Expected = f(one)
 	k.Value = defined(v)
-	k.CI = bootstrap(len(keep), func(w []int32) float64 { v, _, _ := f(w); return v })
+	k.CI = bootstrap(n, func(w []int32) float64 { v, _, _ := f(w); return v })
 	return k
 }
 

@@ -250,20 +250,7 @@ func contextOf(c *suite.Case, db *advisory.DB) Context {
 			for _, af := range a.Affected {
 				y := Affected{Ecosystem: af.Ecosystem, Package: af.Package, Versions: len(af.Versions), Symbols: af.Symbols}
 				for _, r := range af.Ranges {
-					var evs []string
-					for _, e := range r.Events {
-						switch {
-						case e.Introduced != "":
-							evs = append(evs, "introduced "+e.Introduced)
-						case e.Fixed != "":
-							evs = append(evs, "fixed "+e.Fixed)
-						case e.LastAffected != "":
-							evs = append(evs, "last affected "+e.LastAffected)
-						case e.Limit != "":
-							evs = append(evs, "limit "+e.Limit)
-						}
-					}
-					y.Ranges = append(y.Ranges, r.Type+": "+strings.Join(evs, ", "))
+					y.Ranges = append(y.Ranges, r.Type+": "+r.EventsText())
 				}
 				x.Affected = append(x.Affected, y)
 			}

@@ -15,7 +15,8 @@ const PromptFile = "{tmp}/vulnbench-prompt.txt"
 // Command is any program as an agent (the cmd subject): argv is its command line, in which
 // {prompt_file} names a file holding the prompt (stdin is empty). It reaches the model only through the gateway, whose URL and
 // token it gets in the providers' usual variables (OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
-// OPENAI_API_KEY, ANTHROPIC_API_KEY) and VULNBENCH_MODEL; its answer is what it prints.
+// OPENAI_API_KEY, ANTHROPIC_API_KEY), VULNBENCH_MODEL and the project's path in
+// VULNBENCH_PROJECT; its answer is what it prints.
 func Command(argv []string) (CLI, error) {
 	if len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
 		return CLI{}, errors.New("--agent-cmd is empty: give the program and its arguments, e.g. --agent-cmd 'my-agent --prompt {prompt_file}'")
@@ -30,7 +31,8 @@ func Command(argv []string) (CLI, error) {
 			}
 			return invocation{args: out,
 				env: []string{"OPENAI_BASE_URL={gateway}/v1", "ANTHROPIC_BASE_URL={gateway}", "OPENAI_API_KEY=" + r.Token,
-					"ANTHROPIC_API_KEY=" + r.Token, "VULNBENCH_MODEL=" + r.Model, "VULNBENCH_PROMPT_FILE=" + PromptFile},
+					"ANTHROPIC_API_KEY=" + r.Token, "VULNBENCH_MODEL=" + r.Model, "VULNBENCH_PROMPT_FILE=" + PromptFile,
+					"VULNBENCH_PROJECT={project}"},
 				files: []sandbox.File{{Dst: PromptFile, Data: []byte(r.Prompt)}}}
 		},
 		answer: commandAnswer}, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,6 +87,9 @@ func (c CLI) Locate(bin string) (Install, error) {
 		in.Version = packageVersion(modules, c.Package)
 		return in, nil
 	}
+	if sandbox.SystemPath(real) { // an interpreter of the system (python3): run where it is, beside its libraries
+		return Install{Program: real}, nil
+	}
 	return Install{Program: "{cli}", Binds: []sandbox.Bind{{Name: "cli", Src: real, Dst: "/opt/vulnbench/bin/" + filepath.Base(real)}}}, nil
 }
 
@@ -118,7 +122,14 @@ type Run struct {
 	Project, Advisories, Gateway string
 	Timeout                      time.Duration
 	OutDir                       string // a host directory the CLI may leave its last message in
+	// AgentDir is a host directory shown read-only at {agent_dir} (AgentDirPath), the process's
+	// working directory (--agent-dir: an agent's script and files); "": none, the process starts
+	// in {project}.
+	AgentDir string
 }
+
+// AgentDirPath is where --agent-dir is shown in the sandbox.
+const AgentDirPath = "/opt/vulnbench/agent"
 
 // invocation is what a CLI needs to run.
 type invocation struct {
@@ -134,12 +145,17 @@ func (c CLI) Spec(in Install, r Run) (sandbox.Spec, error) {
 	}
 	inv := c.invoke(r)
 	env := append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME={home}", "TERM=dumb", "NO_COLOR=1", "CI=1"}, inv.env...)
-	return sandbox.Spec{
+	spec := sandbox.Spec{
 		Project: r.Project, Advisories: r.Advisories, Gateway: r.Gateway, OutDir: r.OutDir,
-		Binds: in.Binds, Files: inv.files,
+		Binds: slices.Clone(in.Binds), Files: inv.files,
 		Args: append([]string{in.Program}, inv.args...), Env: env,
 		Timeout: r.Timeout,
-	}, nil
+	}
+	if r.AgentDir != "" {
+		spec.Binds = append(spec.Binds, sandbox.Bind{Name: "agent_dir", Src: r.AgentDir, Dst: AgentDirPath})
+		spec.Dir = "{agent_dir}"
+	}
+	return spec, nil
 }
 
 // Answer is the CLI's final answer, read from what the process printed or left in OutDir.

@@ -13,6 +13,17 @@ import (
 // (merged /usr: /bin -> usr/bin) is made the same link.
 var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
 
+// SystemPath reports whether a host path is in the system directories every sandbox shows
+// read-only at their own paths: a program there runs as it is, beside its libraries.
+func SystemPath(path string) bool {
+	for _, d := range systemDirs {
+		if path == d || strings.HasPrefix(path, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // etcFiles are the parts of /etc programs need to start: the dynamic linker's cache, the
 // alternatives links, certificates, time zone, name-service switch, interpreters' settings.
 // Nothing else of /etc is shown (it holds the host's users, credentials in npmrc or pip.conf,

@@ -149,7 +149,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 		return verdict.Verdict{}, fmt.Errorf("subject %s: %w", s.cfg.CLI, err)
 	}
 	spec, err := s.cli.Spec(s.install, harness.Run{Prompt: text, Model: s.Base.Model().Info().Model, API: s.api, Token: gw.Token(),
-		Project: project, Advisories: adv, Gateway: gw.Socket(), Timeout: wall, OutDir: out})
+		Project: project, Advisories: adv, Gateway: gw.Socket(), Timeout: wall, OutDir: out, AgentDir: absDir(s.cfg.AgentDir)})
 	if err != nil {
 		return verdict.Verdict{}, fmt.Errorf("subject %s: %w", s.cfg.CLI, err)
 	}
@@ -203,4 +203,15 @@ func rawOf(res sandbox.Result) string {
 		s = s[len(s)-max:]
 	}
 	return strings.ToValidUTF8(s, "")
+}
+
+// absDir is dir made absolute ("" stays "").
+func absDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }

@@ -97,3 +97,90 @@ func execute(ctx context.Context, st *store.Store, s runner.Spec) error {
 	_, err = r.Execute(ctx, runner.Local{})
 	return err
 }
+
+// TestCmdAgentDir: --agent-cmd 'python3 my_agent.py {prompt_file}' with --agent-dir DIR runs
+// an interpreter of the system on a script in DIR: DIR is the process's working directory,
+// read-only, and the files beside the script are there; the project is at $VULNBENCH_PROJECT.
+// Without --agent-dir the script is not in the sandbox at all.
+func TestCmdAgentDir(t *testing.T) {
+	sb, err := sandbox.New(context.Background(), sandbox.Options{})
+	if err != nil {
+		t.Skipf("bubblewrap cannot run here: %v", err)
+	}
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("no /usr/bin/python3")
+	}
+	t.Setenv("PATH", "/usr/bin:/bin") // the system's python3, as a clean shell finds it
+	w := newWorld(t)
+	dir := filepath.Join(w.dir, "agent")
+	write(t, filepath.Join(dir, "my_agent.py"), `import os, sys
+prompt = open(sys.argv[1]).read()
+try:
+    open("scribble", "w").write("x")
+    print("the agent's folder is writable")
+    sys.exit(0)
+except OSError:
+    pass
+if "Pick the FIRST category" not in prompt or not os.path.isfile(os.path.join(os.environ["VULNBENCH_PROJECT"], "go.mod")):
+    print("no prompt or no project")
+    sys.exit(0)
+print(open("answer.json").read())
+`)
+	write(t, filepath.Join(dir, "answer.json"), `{"category":"code_not_present","reasoning":"no manifest names lib"}`)
+	srv := llmtest.NewOpenAI(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "unused"} })
+	defer srv.Close()
+	ctx := context.Background()
+	st, err := store.Open(ctx, w.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fac := kindOf(t, "cmd")
+	for _, tc := range []struct{ run, dir, want string }{
+		{"with", dir, "ok ben"},
+		{"without", "", "my_agent.py"}, // python3: can't open file '/project/my_agent.py'
+	} {
+		cfg, err := fac.Configure("", runner.Values{"model": "openai:gpt-4.1", "base-url": srv.BaseURL(), "agent-cmd": "python3 my_agent.py {prompt_file}",
+			"agent-dir": tc.dir, "prompt": "vanilla", "max-retries": "0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := execute(ctx, st, runner.Spec{Version: "test", RunID: tc.run, Suite: w.suite, Subject: runner.Subject{Factory: fac, Spec: "cmd", Config: cfg},
+			Repeats: 1, Timeout: time.Minute, Host: runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb}, Concurrency: 1,
+				Repos: w.repos, SnapshotCache: filepath.Join(w.dir, "snapshots")}}); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		st.Verdicts(ctx, tc.run, func(v verdict.Verdict) error {
+			if v.CaseID == "vex1" {
+				got = strings.TrimSpace(string(v.Status) + " " + string(v.Label))
+				if tc.dir == "" && v.Status != verdict.OK && strings.Contains(v.Raw+v.Reason, tc.want) {
+					got = tc.want // the script was not found
+				}
+				if got != tc.want {
+					t.Logf("%s: raw %q reason %q", tc.run, v.Raw, v.Reason)
+				}
+			}
+			return nil
+		})
+		if got != tc.want {
+			t.Errorf("--agent-dir %q: vex1 %q, want %q", tc.dir, got, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "scribble")); err == nil {
+		t.Error("the agent wrote into --agent-dir")
+	}
+}
+
+// --agent-dir that is not a folder is refused when the subject is configured.
+func TestCmdAgentDirMissing(t *testing.T) {
+	fac := kindOf(t, "cmd")
+	cfg, err := fac.Configure("", runner.Values{"model": "openai:gpt-4.1", "agent-cmd": "python3 my_agent.py {prompt_file}",
+		"agent-dir": filepath.Join(t.TempDir(), "nope"), "prompt": "vanilla"})
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err == nil || !strings.Contains(err.Error(), "--agent-dir") {
+		t.Errorf("error %v, want one naming --agent-dir", err)
+	}
+}

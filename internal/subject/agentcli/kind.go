@@ -9,6 +9,7 @@ package agentcli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/harness"
@@ -31,6 +32,7 @@ type Config struct {
 	CLI        string `json:"cli"`                 // claude-code, codex, opencode or cmd
 	AgentBin   string `json:"agent_bin,omitempty"` // --agent-bin: the program ("": the pinned install)
 	AgentCmd   string `json:"agent_cmd,omitempty"` // --agent-cmd, cmd only
+	AgentDir   string `json:"agent_dir,omitempty"` // --agent-dir, cmd only: shown read-only, its working directory
 	Advisories string `json:"advisories,omitempty"`
 }
 
@@ -43,8 +45,15 @@ func (c Config) Validate() error {
 		if c.AgentCmd == "" {
 			return errors.New("subject cmd needs --agent-cmd 'PROGRAM ARGS {prompt_file}'")
 		}
-		_, err := harness.SplitCommand(c.AgentCmd)
-		return err
+		if _, err := harness.SplitCommand(c.AgentCmd); err != nil {
+			return err
+		}
+		if c.AgentDir != "" {
+			if fi, err := os.Stat(c.AgentDir); err != nil || !fi.IsDir() {
+				return fmt.Errorf("--agent-dir %s is not a directory", c.AgentDir)
+			}
+		}
+		return nil
 	}
 	cli, ok := harness.CLIs()[c.CLI]
 	if !ok {
@@ -94,7 +103,8 @@ func kind(name, summary string, cli harness.CLI) subject.Kind[Config] {
 	// bubblewrap: Deps.OpenSandbox names it when missing.
 	needs := subject.Needs{Network: true}
 	if name == "cmd" {
-		flags = append(flags, subject.Flag{Name: "agent-cmd", Default: "", Usage: "the cmd subject's command line: PROGRAM ARGS, {prompt_file} for the prompt's file"})
+		flags = append(flags, subject.Flag{Name: "agent-cmd", Default: "", Usage: "the cmd subject's command line: PROGRAM ARGS, {prompt_file} for the prompt's file"},
+			subject.Flag{Name: "agent-dir", Default: "", Path: true, Usage: "the cmd subject's files (a script and what it reads), shown read-only in the sandbox as its working directory: --agent-cmd 'python3 my_agent.py {prompt_file}' --agent-dir ./agent"})
 	}
 	return subject.Kind[Config]{
 		Name: name, Usage: name, Version: Version,
@@ -105,7 +115,7 @@ func kind(name, summary string, cli harness.CLI) subject.Kind[Config] {
 		Configure: func(_ string, v subject.Values) (Config, error) {
 			c := Config{Config: modelkit.ConfigOf(v), CLI: name, AgentBin: v.String("agent-bin"), Advisories: v.String("advisories")}
 			if name == "cmd" {
-				c.AgentCmd = v.String("agent-cmd")
+				c.AgentCmd, c.AgentDir = v.String("agent-cmd"), v.String("agent-dir")
 			}
 			return c, nil
 		},

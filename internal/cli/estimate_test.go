@@ -2,12 +2,15 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/tokens"
 )
@@ -74,5 +77,71 @@ func TestEstimateMatchesTheRun(t *testing.T) {
 				t.Errorf("estimate %d prompt tokens, the run sent %d: %.2f %% apart, want within 2 %%", est.InputTokens, got, 100*diff)
 			}
 		})
+	}
+}
+
+// TestEstimateDepAug: depaug's estimate renders the prompts the run sends, with the callers and
+// callees the run retrieves from each case's snapshot (it was an agent's step model, 12.6 % off),
+// and says so; an agent's estimate is headed as a model with its parameters.
+func TestEstimateDepAug(t *testing.T) {
+	counter := tokens.New()
+	count := func(model, text string) int { n, _ := counter.Count("openai:"+model, text); return n }
+	var counted atomic.Int64
+	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
+		rep := llmtest.CountTokens(count, llmtest.Fixed(`{"vulnerable": true, "cwe": "CWE-787", "confidence": 0.9, "reason": "unchecked copy"}`))(r)
+		counted.Add(int64(rep.InputTokens))
+		return rep
+	})
+	defer srv.Close()
+	dir := t.TempDir()
+	var src strings.Builder
+	src.WriteString("#include <string.h>\n\nstatic int checksum(const char *p, int n) { int s = 0; while (n-- > 0) s += *p++; return s; }\n\n")
+	src.WriteString("int parse(char *s) {\n  char b[8];\n  strcpy(b, s);\n  return checksum(b, 8);\n}\n\n")
+	for i := range 7 { // callers, more than k = 5, ranked by their likeness to parse
+		fmt.Fprintf(&src, "int handler%d(char *req) {\n  int total = %d;\n  total += parse(req);\n  return total;\n}\n\n", i, i)
+	}
+	commit := gittest.Repo(t, filepath.Join(dir, "repos", "acme+app"), map[string]string{"src/parse.c": src.String()})
+	lines := ""
+	for i, fn := range []string{"parse", "handler3"} {
+		line := 5
+		if fn != "parse" {
+			line = 12 + 6*3
+		}
+		lines += fmt.Sprintf(`{"id":"j%d","kind":"jit","label":"vul","language":"c","repo":{"url":"https://github.com/acme/app","commit":%q},"target":{"file":"src/parse.c","function":%q,"line":%d}}`+"\n", i, commit, fn, line)
+	}
+	os.WriteFile(filepath.Join(dir, "jit.jsonl"), []byte(lines), 0o644)
+	args := []string{"run", "--suite", "jit.jsonl", "--subject", "depaug", "--model", "openai:gpt-4o-mini", "--base-url", srv.BaseURL(),
+		"--repos", "repos", "--snapshot-cache", "snaps", "--db", "v.db"}
+	code, out, errOut := run(t, dir, append(args, "--estimate")...)
+	if code != 0 {
+		t.Fatalf("estimate: exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "tokens counted on the prompts the run sends") || !strings.Contains(out, "with the context the run retrieves") || strings.Contains(out, "agent") {
+		t.Errorf("depaug's estimate does not say it renders the run's prompts with its context:\n%s", out)
+	}
+	code, out, errOut = run(t, dir, append(args, "--estimate", "--format", "json")...)
+	var rows []struct {
+		Calls       int
+		InputTokens int64 `json:"input_tokens"`
+		Modelled    bool
+	}
+	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil || len(rows) != 1 {
+		t.Fatalf("estimate: exit %d, output %q (%v)\n%s", code, out, err, errOut)
+	}
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	if code, _, errOut := run(t, dir, append(args, "--no-score")...); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	got := counted.Load()
+	diff := math.Abs(float64(rows[0].InputTokens-got)) / float64(got)
+	t.Logf("depaug: estimate %d prompt tokens, the fake counted %d: %.3f %% apart", rows[0].InputTokens, got, 100*diff)
+	if rows[0].Calls != 2 || rows[0].Modelled || diff > 0.02 || got == 0 {
+		t.Errorf("estimate %+v, the run sent %d prompt tokens (%.2f %% apart): want 2 calls, counted, within 2 %%", rows[0], got, 100*diff)
+	}
+
+	code, out, errOut = run(t, dir, "run", "--suite", "jit.jsonl", "--subject", "react", "--model", "openai:gpt-4o-mini", "--repos", "repos", "--estimate")
+	if code != 0 || !strings.Contains(out, "tokens from a model of an agent's steps, with its parameters") || !strings.Contains(out, "steps assumed (half the step cap of") ||
+		strings.Contains(out, "counted with the model's own tokenizer") {
+		t.Errorf("react's estimate (exit %d) is not headed as a model with its parameters:\n%s%s", code, out, errOut)
 	}
 }

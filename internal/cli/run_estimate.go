@@ -13,12 +13,13 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/estimate"
 	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/subject"
 )
 
 // runEstimate is run --estimate: the subject built as the run would build it, the suite gone
 // over once, and the estimate printed; no store is opened and no model called.
-func runEstimate(_ context.Context, e *env, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet) error {
+func runEstimate(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet) error {
 	switch {
 	case o.resume != "":
 		return usageErr("--estimate applies to a new run (--suite and --subject), not to --resume")
@@ -66,7 +67,15 @@ func runEstimate(_ context.Context, e *env, reg *subject.Registry, o *runOpts, f
 	if o.after.raw != "" {
 		in.Keep = o.after.keep
 	}
-	row, err := estimate.Estimate(in)
+	if _, ok := subj.(estimate.ContextRequester); ok { // depaug: the run's retrieval, on the run's snapshots
+		sb, err := openSandbox(ctx, o.sandbox, fs.Changed("sandbox"))
+		if err != nil {
+			return err
+		}
+		envs := runner.SnapshotEnvs(o.repos, o.snapCache, sb)
+		in.Env = func(u subject.Unit) *subject.Env { env, _ := envs.Prepare(u, nil); return env }
+	}
+	row, err := estimate.Estimate(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -93,7 +102,11 @@ func writeEstimate(w io.Writer, rows []estimate.Row) {
 		if r.CostUSD != nil {
 			note = "list prices of " + r.PriceDate
 		}
-		fmt.Fprintf(w, "\n%s on %s: %s\n  %s\n", r.Subject, r.Model, note, strings.Join(r.Method, "\n  "))
+		how := "tokens counted on the prompts the run sends"
+		if r.Modelled {
+			how = "tokens from a model of an agent's steps, with its parameters"
+		}
+		fmt.Fprintf(w, "\n%s on %s: %s; %s\n  %s\n", r.Subject, r.Model, how, note, strings.Join(r.Method, "\n  "))
 	}
 }
 

@@ -6,6 +6,7 @@
 package estimate
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -22,6 +23,13 @@ import (
 // plain LLM subject): its prompt is counted exactly as it would be sent.
 type Requester interface {
 	Request(u subject.Unit) (llm.Request, error)
+}
+
+// ContextRequester is a subject whose one request per unit holds context retrieved for the
+// unit (depaug: the target's callers and callees from the snapshot's code graph, or the case's
+// precomputed context), built from the unit's Env as the run builds it, without calling its model.
+type ContextRequester interface {
+	RequestIn(ctx context.Context, u subject.Unit, env *subject.Env) (llm.Request, error)
 }
 
 // Prompted is a model subject's prompting strategy (every modelkit subject has one).
@@ -43,22 +51,28 @@ type Input struct {
 	RPM         int // --rpm (0: the provider's limit, unknown offline: time at concurrency alone)
 	Concurrency int
 	Counter     *tokens.Counter
+	// Env gives a unit the Env a run would (its snapshot and code graph: --repos, the snapshot
+	// cache), for a ContextRequester; the caller closes it. nil: units have no snapshot.
+	Env func(subject.Unit) *subject.Env
 }
 
 // Row is the estimate of one subject and model.
 type Row struct {
-	Subject      string   `json:"subject"`
-	Model        string   `json:"model"`
-	Units        int      `json:"units"`
-	Calls        int64    `json:"calls"`
-	InputTokens  int64    `json:"input_tokens"`
-	OutputTokens int64    `json:"output_tokens"`
-	Encoding     string   `json:"encoding"`
-	Exact        bool     `json:"exact_tokenizer"` // the model's own tokenizer counted the prompts
-	CostUSD      *float64 `json:"cost_usd"`        // nil: unpriced
-	BatchUSD     *float64 `json:"batch_cost_usd"`  // nil: unpriced or no batch price
-	PriceDate    string   `json:"price_date,omitempty"`
-	Seconds      float64  `json:"seconds"`
+	Subject      string `json:"subject"`
+	Model        string `json:"model"`
+	Units        int    `json:"units"`
+	Calls        int64  `json:"calls"`
+	InputTokens  int64  `json:"input_tokens"`
+	OutputTokens int64  `json:"output_tokens"`
+	Encoding     string `json:"encoding"`
+	Exact        bool   `json:"exact_tokenizer"` // the model's own tokenizer counted the prompts
+	// Modelled: the prompt and output tokens come from a stated model of an agent's steps
+	// (Method gives its parameters), not from the prompts the run will send.
+	Modelled  bool     `json:"modelled"`
+	CostUSD   *float64 `json:"cost_usd"`       // nil: unpriced
+	BatchUSD  *float64 `json:"batch_cost_usd"` // nil: unpriced or no batch price
+	PriceDate string   `json:"price_date,omitempty"`
+	Seconds   float64  `json:"seconds"`
 	// Method says how the tokens were counted and what was assumed, in words.
 	Method []string `json:"method"`
 }
@@ -91,7 +105,7 @@ func AgentSteps(stepCap int) int { return max(1, (stepCap+1)/2) }
 
 // Estimate goes over the suite once and returns the subject's row. The subject must be a model
 // subject (subject.Modeled); nothing is sent.
-func Estimate(in Input) (Row, error) {
+func Estimate(ctx context.Context, in Input) (Row, error) {
 	modeled, ok := in.Subject.(subject.Modeled)
 	if !ok {
 		return Row{}, fmt.Errorf("subject %s calls no model: there is nothing to estimate", in.Spec)
@@ -107,6 +121,12 @@ func Estimate(in Input) (Row, error) {
 	enc, exact := tokens.EncodingOf(spec)
 	row := Row{Subject: in.Spec, Model: spec, Encoding: enc, Exact: exact}
 	req, isReq := in.Subject.(Requester)
+	creq, isCReq := in.Subject.(ContextRequester)
+	if isCReq {
+		isReq = true
+		req = requestIn{ctx, creq, in.Env}
+	}
+	row.Modelled = !isReq
 	cot := false
 	if p, ok := in.Subject.(Prompted); ok {
 		st := p.Strategy()
@@ -160,9 +180,30 @@ func Estimate(in Input) (Row, error) {
 		return Row{}, fmt.Errorf("%s: %w (vulnbench suite validate %s lists every problem)", in.Suite, problems[0], in.Suite)
 	}
 	row.Method = method(isReq, exact, enc, cot, in.StepCap)
+	if isCReq {
+		row.Method[1] = "prompts rendered exactly as the run sends them, with the context the run retrieves for each case (the same snapshots and code graphs, or the precomputed context); texts only: the chat framing, a few tokens a message, is not counted"
+	}
 	price(&row, modeled.Prices())
 	row.Seconds = seconds(row, in.RPM, in.Concurrency)
 	return row, nil
+}
+
+// requestIn is a ContextRequester's Request with each unit's Env, as a run gives it.
+type requestIn struct {
+	ctx context.Context
+	s   ContextRequester
+	env func(subject.Unit) *subject.Env
+}
+
+func (r requestIn) Request(u subject.Unit) (llm.Request, error) {
+	var env *subject.Env
+	if r.env != nil {
+		env = r.env(u)
+		defer env.Close()
+	} else {
+		env = subject.NewEnv(subject.EnvOptions{})
+	}
+	return r.s.RequestIn(r.ctx, u, env)
 }
 
 // requestTokens counts what a request's texts hold: every message's content and tool calls
@@ -204,23 +245,23 @@ func seconds(row Row, rpm, concurrency int) float64 {
 }
 
 func method(isReq, exact bool, enc string, cot bool, stepCap int) []string {
-	var m []string
-	if exact {
-		m = append(m, "prompt tokens counted with the model's own tokenizer ("+enc+")")
-	} else {
-		m = append(m, "prompt tokens approximated with "+enc+" (the model's tokenizer is not available offline)")
-	}
-	if isReq {
-		m = append(m, "prompts rendered exactly as the run sends them (texts only: the chat framing, a few tokens a message, is not counted)")
-		out := "output: the answer object with a one-sentence reason; appsec cases also the whole snippet rewritten"
-		if cot {
-			out += fmt.Sprintf("; a chain of thought of %d tokens before it", CoTTokens)
+	timing := fmt.Sprintf("time: %.0f s a call + output at %.0f tokens/s, at --concurrency and --rpm", CallSeconds, OutputPerSecond)
+	if !isReq {
+		return []string{
+			fmt.Sprintf("a model of an agent's steps, not a count of what it will send: %d steps assumed (half the step cap of %d)", AgentSteps(stepCap), stepCap),
+			fmt.Sprintf("step k sends the case's code (counted with %s) + %d tokens of instructions and tools + (k-1)×(%d answer + %d observation) tokens; %d output tokens a step",
+				enc, AgentInstructionTokens, AgentStepOutput, AgentObservation, AgentStepOutput),
+			timing,
 		}
-		m = append(m, out+" (capped by --max-tokens)")
-	} else {
-		m = append(m, fmt.Sprintf("agent step model: %d steps (half the cap of %d); step k sends the case's code + %d tokens of instructions and tools + (k-1)×(%d answer + %d observation) tokens; %d output tokens a step",
-			AgentSteps(stepCap), stepCap, AgentInstructionTokens, AgentStepOutput, AgentObservation, AgentStepOutput))
 	}
-	m = append(m, fmt.Sprintf("time: %.0f s a call + output at %.0f tokens/s, at --concurrency and --rpm", CallSeconds, OutputPerSecond))
-	return m
+	counted := "prompt tokens counted with the model's own tokenizer (" + enc + ")"
+	if !exact {
+		counted = "prompt tokens approximated with " + enc + " (the model's tokenizer is not available offline)"
+	}
+	out := "output: the answer object with a one-sentence reason; appsec cases also the whole snippet rewritten"
+	if cot {
+		out += fmt.Sprintf("; a chain of thought of %d tokens before it", CoTTokens)
+	}
+	return []string{counted, "prompts rendered exactly as the run sends them (texts only: the chat framing, a few tokens a message, is not counted)",
+		out + " (capped by --max-tokens)", timing}
 }

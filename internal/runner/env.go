@@ -6,6 +6,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/engine"
+	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -50,4 +51,12 @@ var _ engine.Prepare = (&Envs{}).Prepare
 func reposEnvs(subj subject.Subject, rp *repos, limits subject.Limits, wall time.Duration) *Envs {
 	modeled, _ := subj.(subject.Modeled)
 	return &Envs{Modeled: modeled, Limits: limits, Wall: wall, Snapshot: rp.snapshotOf, Graph: rp.graph}
+}
+
+// SnapshotEnvs is Envs with no model whose snapshots and code graphs come from reposDir (--repos)
+// and cacheDir (--snapshot-cache, "": the default), git running in sb: what a run's units see of
+// their repositories (run --estimate renders depaug's prompts with them).
+func SnapshotEnvs(reposDir, cacheDir string, sb *sandbox.Sandbox) *Envs {
+	rp := newRepos(reposDir, cacheDir, sb)
+	return &Envs{Snapshot: rp.snapshotOf, Graph: rp.graph}
 }

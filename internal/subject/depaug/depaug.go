@@ -123,26 +123,41 @@ func PrecomputedContext(x *jitctx.Context, function, code string, k int) (caller
 
 // Assess implements subject.Subject: one call with the context from the case's snapshot.
 func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
+	req, err := s.RequestIn(ctx, u, env)
+	if err != nil {
+		return verdict.Verdict{}, err
+	}
+	resp, err := s.For(env).Complete(ctx, req)
+	if err != nil {
+		return verdict.Verdict{}, modelkit.Fault(err)
+	}
+	return modelkit.VerdictOf(resp.Text, resp.Logprobs), nil
+}
+
+// RequestIn is the one request Assess sends for u, its callers and callees taken from env (the
+// case's snapshot's code graph, or its precomputed context) as Assess takes them; no model is
+// called (run --estimate counts the prompts the run will send).
+func (s *Subject) RequestIn(ctx context.Context, u subject.Unit, env *subject.Env) (llm.Request, error) {
 	c := u.Case
 	if c.Target == nil || c.Target.Function == "" {
-		return verdict.Verdict{}, fmt.Errorf("subject depaug: case %s has no target.function", c.ID)
+		return llm.Request{}, fmt.Errorf("subject depaug: case %s has no target.function", c.ID)
 	}
 	mode, _ := jitctx.ParseMode(string(s.context))
 	src, err := jitctx.Open(ctx, mode, "depaug", c, env)
 	if err != nil {
-		return verdict.Verdict{}, err
+		return llm.Request{}, err
 	}
 	var callers, callees []prompt.Related
 	if src.Mode == jitctx.Precomputed {
 		if c.Code == "" {
-			return verdict.Verdict{}, fmt.Errorf("subject depaug --context precomputed: case %s has no code", c.ID)
+			return llm.Request{}, fmt.Errorf("subject depaug --context precomputed: case %s has no code", c.ID)
 		}
 		callers, callees = PrecomputedContext(src.Pre, c.Target.Function, c.Code, s.k)
 	} else {
 		var target string
 		target, callers, callees, err = Context(src.Graph, c.Target.Function, query.Near{File: c.Target.File, Line: c.Target.Line}, s.k)
 		if err != nil {
-			return verdict.Verdict{}, fmt.Errorf("subject depaug: case %s: its snapshot: %w", c.ID, err)
+			return llm.Request{}, fmt.Errorf("subject depaug: case %s: its snapshot: %w", c.ID, err)
 		}
 		if c.Code == "" {
 			cc := *c
@@ -152,15 +167,11 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	}
 	msgs, err := s.prompts.RenderDepAug(s.strategy, c, callers, callees)
 	if err != nil {
-		return verdict.Verdict{}, err
+		return llm.Request{}, err
 	}
 	req := llm.Request{Temperature: s.Temperature, MaxTokens: s.MaxTokens, Repeat: u.Repeat}
 	for _, m := range msgs {
 		req.Messages = append(req.Messages, llm.Message{Role: m.Role, Content: m.Content})
 	}
-	resp, err := s.For(env).Complete(ctx, req)
-	if err != nil {
-		return verdict.Verdict{}, modelkit.Fault(err)
-	}
-	return modelkit.VerdictOf(resp.Text, resp.Logprobs), nil
+	return req, nil
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -15,6 +16,7 @@ import (
 type codeLine struct {
 	N          int
 	Text       string
+	Cut        int  // bytes of the line left out (CutAt)
 	Hit, Found bool // a target line; a line a finding points at
 }
 
@@ -22,11 +24,21 @@ type attemptView struct {
 	verdict.Verdict
 	Scored bool
 	Events []eventView
+	// NEvents is the attempt's events, of which Events are the page shown (EventPager).
+	NEvents    int
+	EventPager pager
+	// Raw and Explanation are the verdict's, cut (CutAt); RawCut, ExplanationCut: bytes left out.
+	Raw, Explanation       string
+	RawCut, ExplanationCut int
 }
 
 type eventView struct {
 	trace.Event
 	Turn int
+	// Args and Content are the event's, cut (CutAt); Cut: bytes left out, Full: the whole text.
+	Args, Content string
+	Cut           int
+	Full          string
 }
 
 type repeatView struct {
@@ -52,6 +64,7 @@ func (s *Server) oneCase(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	code, trc := pageParam(r, "code"), pageParam(r, "events")
 	var reps []repeatView
 	var found []verdict.Finding
 	for rep := range max(run.Repeats, 1) {
@@ -77,13 +90,29 @@ func (s *Server) oneCase(w http.ResponseWriter, r *http.Request) {
 				s.fail(w, err)
 				return
 			}
-			av := attemptView{Verdict: a, Scored: k == scored}
+			av := attemptView{Verdict: a, Scored: k == scored, NEvents: len(evs)}
+			av.Raw, av.RawCut = cut(a.Raw)
+			av.Explanation, av.ExplanationCut = cut(a.Explanation)
+			var lo, hi int
+			av.EventPager, lo, hi = pageOf(trc, len(evs), TracePage, func(p int) string {
+				return runLink(id, caseQuery(caseID, "code", strconv.Itoa(code), "events", strconv.Itoa(p)), "case") + "#attempts"
+			})
 			turn := 0
-			for _, e := range evs {
+			for i, e := range evs {
 				if e.Kind == trace.ModelRequest {
 					turn++
 				}
-				av.Events = append(av.Events, eventView{Event: e, Turn: turn})
+				if i < lo || i >= hi {
+					continue
+				}
+				ev := eventView{Event: e, Turn: turn}
+				var c1, c2 int
+				ev.Args, c1 = cut(e.Args)
+				ev.Content, c2 = cut(e.Content)
+				if ev.Cut = c1 + c2; ev.Cut > 0 {
+					ev.Full = runLink(id, caseQuery(caseID, "repeat", strconv.Itoa(rep), "attempt", strconv.Itoa(a.Attempt), "seq", strconv.Itoa(e.Seq)), "case", "event")
+				}
+				av.Events = append(av.Events, ev)
 			}
 			rv.Attempts = append(rv.Attempts, av)
 		}
@@ -98,15 +127,22 @@ func (s *Server) oneCase(w http.ResponseWriter, r *http.Request) {
 		Source map[string]any `json:"source,omitempty"`
 		Meta   map[string]any `json:"meta,omitempty"`
 	}{c.VEX, c.AppSec, c.Source, c.Meta}, "", "  ")
+	lines := codeLines(c, found)
+	codePager, lo, hi := pageOf(code, len(lines), CodePage, func(p int) string {
+		return runLink(id, caseQuery(caseID, "code", strconv.Itoa(p), "events", strconv.Itoa(trc)), "case") + "#code"
+	})
 	s.render(w, http.StatusOK, "case", struct {
-		Title   string
-		Run     *store.Run
-		Case    *suite.Case
-		Lines   []codeLine
-		Truth   string
-		Repeats []repeatView
-		Cases   string
-	}{"case " + caseID + " of run " + id, run, c, codeLines(c, found), string(truth), reps, runLink(id, nil, "cases")})
+		Title     string
+		Run       *store.Run
+		Case      *suite.Case
+		Lines     []codeLine
+		CodePager pager
+		WholeCode string
+		Truth     string
+		Repeats   []repeatView
+		Cases     string
+	}{"case " + caseID + " of run " + id, run, c, lines[lo:hi], codePager, runLink(id, caseQuery(caseID), "case", "code"),
+		string(truth), reps, runLink(id, nil, "cases")})
 }
 
 // codeLines numbers a case's code from its target's first line (1 without a target), marking
@@ -126,7 +162,8 @@ func codeLines(c *suite.Case, found []verdict.Finding) []codeLine {
 	out := make([]codeLine, len(lines))
 	for i, l := range lines {
 		n := first + i
-		out[i] = codeLine{N: n, Text: l, Hit: n >= lo && n <= hi}
+		text, left := cut(l)
+		out[i] = codeLine{N: n, Text: text, Cut: left, Hit: n >= lo && n <= hi}
 		for _, f := range found {
 			end := max(f.EndLine, f.StartLine)
 			if f.StartLine > 0 && n >= f.StartLine && n <= end && (c.Target == nil || f.File == "" || f.File == c.Target.File || strings.HasSuffix(c.Target.File, f.File)) {

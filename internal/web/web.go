@@ -103,6 +103,8 @@ func New(st Store, opt Options) *Server {
 	s.mux.HandleFunc("GET /runs/{run}", s.run)
 	s.mux.HandleFunc("GET /runs/{run}/cases", s.cases)
 	s.mux.HandleFunc("GET /runs/{run}/case", s.oneCase)
+	s.mux.HandleFunc("GET /runs/{run}/case/code", s.caseCode)
+	s.mux.HandleFunc("GET /runs/{run}/case/event", s.caseEvent)
 	s.mux.HandleFunc("GET /compare", s.compare)
 	s.mux.HandleFunc("GET /style.css", s.style)
 	return s

@@ -195,9 +195,8 @@ func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Insta
 	}
 	defer gw.Close()
 	_, model, _ := llm.ParseSpec(spec)
-	out := t.TempDir()
-	ps, err := cli.Spec(in, harness.Run{Prompt: "Is src/parse.c vulnerable? " + dataBraces + " Answer with a JSON object.", Model: model, API: api, Token: gw.Token(),
-		Project: project(t, sb, s), Gateway: gw.Socket(), OutDir: out, Timeout: 4 * time.Minute})
+	ps, err := cli.Spec(in, harness.Run{Prompt: "Is src/parse.c vulnerable? " + sandbox.Quote(dataBraces) + " Answer with a JSON object.", Model: model, API: api, Token: gw.Token(),
+		Project: project(t, sb, s), Gateway: gw.Socket(), Timeout: 4 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +204,7 @@ func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Insta
 	if err != nil {
 		t.Fatalf("run: %v\nstderr: %s", err, res.Stderr)
 	}
-	answer, err := cli.Answer(res, out)
+	answer, err := cli.Answer(res)
 	if err != nil || !strings.Contains(answer, finalAnswer) {
 		t.Errorf("answer %q, %v\nstdout: %.2000s\nstderr: %.2000s", answer, err, res.Stdout, res.Stderr)
 	}

@@ -255,3 +255,26 @@ func (e *UnavailableError) Error() string {
 
 // Is makes the error match ErrUnavailable.
 func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+// ParseSize reads a size flag: a byte count, or one with a unit (KiB, MiB, GiB, TiB; K, M,
+// G, T and KB, MB, GB, TB are read as the binary units too); "off" (or "none", "-1") is no
+// bound, returned as -1.
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	switch strings.ToLower(t) {
+	case "off", "none", "-1":
+		return -1, nil
+	}
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := t, ""
+	if i >= 0 {
+		num, unit = t[:i], strings.TrimSpace(t[i:])
+	}
+	shift := map[string]uint{"": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20, "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40}
+	sh, ok := shift[strings.ToLower(unit)]
+	n, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil || n <= 0 || n*float64(int64(1)<<sh) > float64(1<<62) {
+		return 0, fmt.Errorf("%q: want a size such as 512MiB or 2GiB, or off", s)
+	}
+	return int64(n * float64(int64(1)<<sh)), nil
+}

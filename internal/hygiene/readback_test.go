@@ -41,6 +41,7 @@ func readBackAllowed() map[string]string {
 		"internal/subject/sast/view.go:view":                  "the case's snapshot, copied to a scan's view, shown read-only",
 		"internal/subject/govulncheck/govulncheck.go:modules": "the Go modules of the case's snapshot, shown read-only",
 		"internal/sandbox/readback.go:openBeneath":            "the reader itself: the trusted root (/proc/PID/root, its own folder), then openat2",
+		"internal/sandbox/unguarded.go:unguardedRead":         "built only with -tags vulnbench_unguarded: the reader switched off, for the battery's proof that it fails then",
 		"internal/sandbox/readback.go:openat2":                "the reader itself",
 		"internal/sandbox/bwrap.go:systemBinds":               "the host's system directories' links: " + host,
 		"internal/sandbox/bwrap.go:helper":                    "the helper's program, started from a descriptor: " + host,

@@ -19,11 +19,11 @@ import (
 // may see.
 type world struct {
 	dir, tmp, repos, suite, db, snapshots string
-	marker, secret                         string // a marker file (0644) and a root-only file (0600) outside the snapshot
-	port, hostPort                         int    // a loopback port and a port on every address, serving markers
-	hostIPs                                []string
-	tag                                    string   // in the command line of the process a probe leaves running
-	forbidden                              []string // what nothing the battery inspects may hold
+	marker, secret                        string // a marker file (0644) and a root-only file (0600) outside the snapshot
+	port, hostPort                        int    // a loopback port and a port on every address, serving markers
+	hostIPs                               []string
+	tag                                   string   // in the command line of the process a probe leaves running
+	forbidden                             []string // what nothing the battery inspects may hold
 }
 
 func newWorld(t *testing.T) *world {

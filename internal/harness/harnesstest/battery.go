@@ -1,38 +1,41 @@
 package harnesstest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/vulnbench/vulnbench/internal/cli"
 	"github.com/vulnbench/vulnbench/internal/harness"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
-	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/verdict"
-	"github.com/vulnbench/vulnbench/internal/web"
 )
 
 // Options tune a battery run.
 type Options struct {
+	// Binary is vulnbench, built beside vulnbench-forward (Build).
+	Binary string
 	// Only keeps the units named (all when empty).
 	Only []string
 	// Disk and Memory are the sandbox's bounds (--sandbox-disk, --sandbox-mem): small, so that
 	// the fills reach them fast on a shared machine.
 	Disk, Memory string
-	// MaxRSS bounds vulnbench's peak resident memory during the run (the test process's).
+	// MaxRSS bounds vulnbench's peak resident memory during the run.
 	MaxRSS int64
 }
 
@@ -51,10 +54,53 @@ func (o Options) withDefaults() Options {
 
 const runID = "battery"
 
+// Build builds vulnbench and vulnbench-forward (its sandboxes' helper) into dir with the given
+// build tags, and returns vulnbench's path.
+func Build(t testing.TB, dir string, tags ...string) string {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"vulnbench", "vulnbench-forward"} {
+		args := []string{"build", "-o", filepath.Join(dir, c)}
+		if len(tags) > 0 {
+			args = append(args, "-tags", strings.Join(tags, ","))
+		}
+		cmd := exec.Command("go", append(args, "./cmd/"+c)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", c, err, out)
+		}
+	}
+	return filepath.Join(dir, "vulnbench")
+}
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	for err == nil {
+		if _, serr := os.Stat(filepath.Join(dir, "go.mod")); serr == nil {
+			return dir, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", errors.New("harnesstest: no go.mod above the working directory")
+		}
+		dir = filepath.Dir(dir)
+	}
+	return "", err
+}
+
 // Battery runs the battery against row with its real CLI (skipped, naming the install, when it
-// is missing) and fails t for every way out it finds. The test binary must call
-// sandbox.ForwardMain first in its TestMain (it is the sandbox's helper).
+// is missing) and fails t for every way out it finds.
 func Battery(t *testing.T, row Row, opts Options) {
+	for _, f := range Run(t, row, opts) {
+		t.Error(f)
+	}
+}
+
+// Run runs the battery against row and returns what it found: every way out, every unit that
+// did not end as it must, everything left. A fault of the battery itself fails t.
+func Run(t *testing.T, row Row, opts Options) []string {
 	if why := row.installed(); why != "" {
 		t.Skip(why)
 	}
@@ -64,15 +110,7 @@ func Battery(t *testing.T, row Row, opts Options) {
 	w := newWorld(t)
 	units := w.units(row)
 	if len(opts.Only) > 0 {
-		var kept []unit
-		for _, u := range units {
-			for _, id := range opts.Only {
-				if u.id == id {
-					kept = append(kept, u)
-				}
-			}
-		}
-		units = kept
+		units = slices.DeleteFunc(units, func(u unit) bool { return !slices.Contains(opts.Only, u.id) })
 	}
 	w.writeSuite(t, units)
 	probes := map[string]string{}
@@ -94,30 +132,40 @@ func Battery(t *testing.T, row Row, opts Options) {
 		}
 		args = append(args, more...)
 	}
-	resetPeakRSS()
-	stopDisk := w.watchDisk()
-	var stdout, stderr bytes.Buffer
-	code := cli.Run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
-	hostDisk := stopDisk()
-	peak := peakRSS()
-	t.Logf("vulnbench run: exit %d, peak RSS %d MiB, the run's host folders at most %d KiB\n%s", code, peak>>20, hostDisk>>10, tail(stderr.String(), 2000))
-	if code != 0 && code != 1 {
+	f := &findings{}
+	cmd := exec.Command(opts.Binary, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := w.watch(cmd.Process.Pid)
+	err = cmd.Wait()
+	hostDisk, peak := stop()
+	t.Logf("vulnbench run: %v, peak RSS %d MiB, the run's host folders at most %d KiB\n%s", err, peak>>20, hostDisk>>10, tail(stderr.String(), 2000))
+	if code := cmd.ProcessState.ExitCode(); code != 0 && code != 1 {
 		t.Fatalf("vulnbench run: exit %d\n%s", code, stderr.String())
 	}
 	if peak > opts.MaxRSS {
-		t.Errorf("vulnbench's peak RSS was %d MiB, over %d MiB", peak>>20, opts.MaxRSS>>20)
+		f.add("vulnbench's peak RSS was %d MiB, over %d MiB", peak>>20, opts.MaxRSS>>20)
 	}
 	if hostDisk > 64<<20 {
-		t.Errorf("the run's host folders grew to %d MiB: a sandbox wrote to the host's disk", hostDisk>>20)
+		f.add("the run's host folders grew to %d MiB: a sandbox wrote to the host's disk", hostDisk>>20)
 	}
-	w.checkVerdicts(t, units)
-	w.checkModel(t, srv, units)
-	w.checkStored(t)
-	w.checkNothingLeft(t)
+	w.checkVerdicts(t, f, units)
+	w.checkModel(f, srv, units)
+	w.checkStored(t, f, opts.Binary, units[0].id)
+	w.checkNothingLeft(f)
+	return f.list
 }
 
+// findings are what a battery run found wrong.
+type findings struct{ list []string }
+
+func (f *findings) add(format string, a ...any) { f.list = append(f.list, fmt.Sprintf(format, a...)) }
+
 // checkVerdicts: each unit ended as it must, and no verdict or trace holds a forbidden string.
-func (w *world) checkVerdicts(t *testing.T, units []unit) {
+func (w *world) checkVerdicts(t *testing.T, f *findings, units []unit) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.OpenReadOnly(ctx, w.db)
@@ -136,8 +184,8 @@ func (w *world) checkVerdicts(t *testing.T, units []unit) {
 		for _, e := range events {
 			trace.WriteString(e.Content + "\n" + e.Name + "\n")
 		}
-		w.forbid(t, "the trace of "+v.CaseID, trace.String())
-		w.forbid(t, "the verdict of "+v.CaseID, v.Raw+"\n"+v.Reason+"\n"+v.Explanation)
+		w.forbid(f, "the trace of "+v.CaseID, trace.String())
+		w.forbid(f, "the verdict of "+v.CaseID, v.Raw+"\n"+v.Reason+"\n"+v.Explanation)
 		return nil
 	})
 	if err != nil {
@@ -147,11 +195,11 @@ func (w *world) checkVerdicts(t *testing.T, units []unit) {
 		v, ok := got[u.id]
 		switch {
 		case !ok:
-			t.Errorf("%s: no verdict", u.id)
+			f.add("%s: no verdict", u.id)
 		case u.expect.status != "" && string(v.Status) != u.expect.status,
 			u.expect.reason != "" && !strings.Contains(v.Reason, u.expect.reason),
 			u.expect.reason != "" && v.Status == verdict.OK:
-			t.Errorf("%s: %s %q; want %s naming %q\nraw: %.1500s", u.id, v.Status, v.Reason, orAny(u.expect.status), u.expect.reason, v.Raw)
+			f.add("%s: %s %q; want %s naming %q\nraw: %.1500s", u.id, v.Status, v.Reason, orAny(u.expect.status), u.expect.reason, v.Raw)
 		default:
 			t.Logf("%s: %s %.300s", u.id, v.Status, v.Reason)
 		}
@@ -167,11 +215,10 @@ func orAny(s string) string {
 
 // checkModel: every probe that must show something did (its results reached the model), and
 // nothing the model received holds a forbidden string.
-func (w *world) checkModel(t *testing.T, srv *llmtest.Server, units []unit) {
-	t.Helper()
+func (w *world) checkModel(f *findings, srv *llmtest.Server, units []unit) {
 	results := map[string]string{}
 	for _, r := range srv.Log() {
-		w.forbid(t, "a request to the model", string(r.Raw))
+		w.forbid(f, "a request to the model", string(r.Raw))
 		m := caseRE.FindStringSubmatch(string(r.Raw))
 		if m == nil {
 			continue
@@ -183,7 +230,7 @@ func (w *world) checkModel(t *testing.T, srv *llmtest.Server, units []unit) {
 	for _, u := range units {
 		for _, want := range u.expect.tool {
 			if !strings.Contains(results[u.id], want) {
-				t.Errorf("%s: the tool results lack %q: the probe did not run as it must:\n%.4000s", u.id, want, results[u.id])
+				f.add("%s: the tool results lack %q: the probe did not run as it must:\n%.4000s", u.id, want, results[u.id])
 			}
 		}
 	}
@@ -191,42 +238,57 @@ func (w *world) checkModel(t *testing.T, srv *llmtest.Server, units []unit) {
 
 // checkStored: the store's file and WAL, every export and every page of the viewer hold no
 // forbidden string.
-func (w *world) checkStored(t *testing.T) {
+func (w *world) checkStored(t *testing.T, f *findings, bin, someCase string) {
 	t.Helper()
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if b, err := os.ReadFile(w.db + suffix); err == nil {
 			// The store's own marker is in it, as the response cache's row it was put in.
-			w.forbid(t, "the store's file vulnbench.db"+suffix, strings.ReplaceAll(string(b), w.forbidden[len(w.forbidden)-1], ""))
+			w.forbid(f, "the store's file vulnbench.db"+suffix, strings.ReplaceAll(string(b), w.forbidden[len(w.forbidden)-1], ""))
 		}
 	}
-	for _, f := range formats.Exports().Names() {
+	help, _ := exec.Command(bin, "export", "--help").Output()
+	formats := regexp.MustCompile(`--format ([a-z|]+)`).FindSubmatch(help)
+	if formats == nil {
+		t.Fatalf("vulnbench export --help names no format:\n%s", help)
+	}
+	for _, format := range strings.Split(string(formats[1]), "|") {
 		var out, errb bytes.Buffer
-		code := cli.Run(context.Background(), []string{"export", "--run", runID, "--db", w.db, "--format", f}, strings.NewReader(""), &out, &errb)
+		cmd := exec.Command(bin, "export", "--run", runID, "--db", w.db, "--format", format)
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
 		switch {
-		case code != 0 && strings.Contains(errb.String(), "has no vex cases"):
+		case err != nil && strings.Contains(errb.String(), "has no vex cases"):
 			continue // OpenVEX exports VEX-Bench runs only
-		case code != 0:
-			t.Errorf("export --format %s: exit %d: %s", f, code, errb.String())
+		case err != nil:
+			f.add("export --format %s: %v: %s", format, err, errb.String())
 		}
-		w.forbid(t, "the "+f+" export", out.String())
+		w.forbid(f, "the "+format+" export", out.String())
 		if bytes.Contains(out.Bytes(), []byte(`\u0000\u0000`)) {
-			t.Errorf("the %s export holds NUL bytes (a read of /dev/zero?)", f)
+			f.add("the %s export holds NUL bytes (a read of /dev/zero?)", format)
 		}
 	}
-	w.forbid(t, "the viewer", w.crawl(t))
+	w.forbid(f, "the viewer", w.crawl(t, bin, someCase))
 }
 
-// crawl fetches the viewer's pages, following its links from the runs page (at most 200).
-func (w *world) crawl(t *testing.T) string {
+// crawl fetches the viewer's pages (vulnbench serve), following its links from the runs page
+// (at most 200); the pages must show someCase.
+func (w *world) crawl(t *testing.T, bin, someCase string) string {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.OpenReadOnly(ctx, w.db)
+	cmd := exec.Command(bin, "serve", "--db", w.db, "--addr", "127.0.0.1:0")
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	srv := httptest.NewServer(web.New(st, web.Options{Resamples: 50}))
-	defer srv.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("vulnbench serve said %q (%v)", line, err)
+	}
+	base := "http://" + m[1]
 	href := regexp.MustCompile(`href="(/[^"#]*)"`)
 	seen := map[string]bool{"/": true}
 	queue := []string{"/", "/runs/" + runID}
@@ -234,7 +296,7 @@ func (w *world) crawl(t *testing.T) string {
 	for len(queue) > 0 && len(seen) < 200 {
 		p := strings.ReplaceAll(queue[0], "&amp;", "&")
 		queue = queue[1:]
-		resp, err := http.Get(srv.URL + p)
+		resp, err := http.Get(base + p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,72 +310,83 @@ func (w *world) crawl(t *testing.T) string {
 			}
 		}
 	}
-	if !strings.Contains(all.String(), "battery-case:") && !strings.Contains(all.String(), "look") {
-		t.Errorf("the viewer's pages show none of the run's cases: the crawl saw nothing (%d pages)", len(seen))
+	if !strings.Contains(all.String(), someCase) {
+		t.Errorf("the viewer's pages show none of the run's cases (%d pages crawled)", len(seen))
 	}
 	return all.String()
 }
 
 // checkNothingLeft: no process a probe left, no unit folder, no cgroup of this process.
-func (w *world) checkNothingLeft(t *testing.T) {
-	t.Helper()
+func (w *world) checkNothingLeft(f *findings) {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		if b, err := os.ReadFile(filepath.Join(d, "cmdline")); err == nil && bytes.Contains(b, []byte(w.tag)) {
-			t.Errorf("a process the probe started is left: %s %q", filepath.Base(d), b)
+			f.add("a process the probe started is left: %s %q", filepath.Base(d), b)
 		}
 	}
 	entries, _ := os.ReadDir(w.tmp)
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), "vulnbench-") || strings.HasPrefix(e.Name(), "vbgw-") {
-			t.Errorf("a unit's host folder is left: %s", filepath.Join(w.tmp, e.Name()))
+			f.add("a unit's host folder is left: %s", filepath.Join(w.tmp, e.Name()))
 		}
 	}
 	cgroups, _ := filepath.Glob("/sys/fs/cgroup/*/vulnbench-" + strconv.Itoa(os.Getpid()) + "-*")
 	more, _ := filepath.Glob("/sys/fs/cgroup/*/*/*/vulnbench-" + strconv.Itoa(os.Getpid()) + "-*")
 	if left := append(cgroups, more...); len(left) > 0 {
-		t.Errorf("cgroups left: %v", left)
+		f.add("cgroups left: %v", left)
 	}
 }
 
 // forbid fails t when s holds something from outside the sandbox.
-func (w *world) forbid(t *testing.T, where, s string) {
-	t.Helper()
-	for _, f := range w.forbidden {
-		if strings.Contains(s, f) {
-			t.Errorf("%s holds %q, from outside the sandbox", where, f)
+func (w *world) forbid(f *findings, where, s string) {
+	for _, x := range w.forbidden {
+		if strings.Contains(s, x) {
+			f.add("%s holds %q, from outside the sandbox", where, x)
 		}
 	}
 }
 
-// watchDisk samples the size of the run's host folders (its temporary folder: the sandbox's
-// and the gateway's) until stopped; the stop returns the largest seen.
-func (w *world) watchDisk() func() int64 {
+// watch samples, until stopped, the size of the run's host folders (its temporary folder: the
+// sandbox's and the gateway's) and the peak resident size of vulnbench's process (VmHWM: its
+// own, not its children's); the stop returns the largest of each seen.
+func (w *world) watch(pid int) func() (disk, rss int64) {
 	var mu sync.Mutex
-	var most int64
+	var disk, rss int64
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
 		for {
-			n := duBytes(w.tmp)
+			n, r := duBytes(w.tmp), peakRSS(pid)
 			mu.Lock()
-			most = max(most, n)
+			disk, rss = max(disk, n), max(rss, r)
 			mu.Unlock()
 			select {
 			case <-done:
 				return
-			case <-time.After(250 * time.Millisecond):
+			case <-time.After(100 * time.Millisecond):
 			}
 		}
 	}()
-	return func() int64 {
+	return func() (int64, int64) {
 		close(done)
 		<-stopped
 		mu.Lock()
 		defer mu.Unlock()
-		return max(most, duBytes(w.tmp))
+		return max(disk, duBytes(w.tmp)), rss
 	}
+}
+
+// peakRSS is a process's peak resident size so far (0 once it is gone).
+func peakRSS(pid int) int64 {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n << 10
+		}
+	}
+	return 0
 }
 
 func duBytes(dir string) int64 {
@@ -327,21 +400,6 @@ func duBytes(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-// resetPeakRSS resets this process's peak resident size (VmHWM).
-func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0o200) }
-
-// peakRSS is this process's peak resident size since the last reset.
-func peakRSS() int64 {
-	b, _ := os.ReadFile("/proc/self/status")
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n << 10
-		}
-	}
-	return 0
 }
 
 func tail(s string, n int) string {

@@ -2,29 +2,19 @@ package harnesstest_test
 
 import (
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/vulnbench/vulnbench/internal/harness/harnesstest"
-	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
-func TestMain(m *testing.M) {
-	// The sandboxes' helper is this test binary.
-	if code, ok := sandbox.ForwardMain(os.Args); ok {
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
-}
-
-// TestBattery runs the hostile-agent battery against every harness with its real CLI
-// (BATTERY_ONLY=look,disk,... keeps some units).
+// TestBattery runs the hostile-agent battery against every harness with its real CLI, through
+// the real vulnbench binary (BATTERY_ONLY=look,disk,... keeps some units).
 func TestBattery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the real CLIs take minutes")
 	}
-	var opts harnesstest.Options
+	opts := harnesstest.Options{Binary: harnesstest.Build(t, t.TempDir())}
 	if only := os.Getenv("BATTERY_ONLY"); only != "" {
 		opts.Only = strings.Split(only, ",")
 	}
@@ -33,22 +23,23 @@ func TestBattery(t *testing.T) {
 	}
 }
 
-// TestBatteryCanFail: with the one reader switched off (built with -tags vulnbench_unguarded:
-// read-back follows links, as vulnbench once did), the battery fails on Codex's answer file
-// linked to a root-only file and to /proc/self/environ: the secrets reach the store.
+// TestBatteryCanFail: with the one reader switched off (vulnbench built with -tags
+// vulnbench_unguarded: read-back follows links, as vulnbench once did), the battery finds Codex's
+// answer file linked to a root-only file and to /proc/self/environ: the file's secret and
+// vulnbench's own environment reach the store, an export and the viewer.
 func TestBatteryCanFail(t *testing.T) {
-	if testing.Short() || os.Getenv("BATTERY_ONLY") != "" {
-		t.Skip("runs the battery again, built without the reader")
+	if testing.Short() {
+		t.Skip("the real CLIs take minutes")
 	}
-	cmd := exec.Command("go", "test", "-tags", "vulnbench_unguarded", "-count=1", "-run", "^TestBattery$/^codex$", ".")
-	cmd.Env = append(os.Environ(), "BATTERY_ONLY=plant-secret,plant-environ")
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		t.Fatalf("the battery passed with the reader switched off:\n%s", out)
+	row := harnesstest.Rows()[1]
+	if row.Subject != "codex" {
+		t.Fatalf("row 1 is %s, want codex (the harness that reads a file back)", row.Subject)
 	}
-	for _, want := range []string{`holds "ROOT-ONLY-`, `holds "PATH=`} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("the battery without the reader did not report %s:\n%.6000s", want, out)
+	bin := harnesstest.Build(t, t.TempDir(), "vulnbench_unguarded")
+	found := strings.Join(harnesstest.Run(t, row, harnesstest.Options{Binary: bin, Only: []string{"plant-secret", "plant-environ"}}), "\n")
+	for _, want := range []string{`the store's file vulnbench.db holds "ROOT-ONLY-`, `the jsonl export holds "ROOT-ONLY-`, `the viewer holds "ROOT-ONLY-`, `holds "ENV-`} {
+		if !strings.Contains(found, want) {
+			t.Errorf("the battery without the reader did not find %s; it found:\n%.6000s", want, found)
 		}
 	}
 }

@@ -39,10 +39,8 @@ func (h host) command(ctx context.Context, p *Process, spec Spec, project string
 			}
 		}
 	}
-	for _, b := range spec.Binds {
-		if b.Name != "" {
-			l.binds[b.Name] = b.Src
-		}
+	if err := composeBinds(&l, filepath.Join(base, "binds"), spec.Binds); err != nil {
+		return err
 	}
 	if spec.Gateway != "" {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -88,6 +86,87 @@ func (h host) command(ctx context.Context, p *Process, spec Spec, project string
 		p.readAfterExit = true
 	}
 	return nil
+}
+
+// composeBinds names each named bind's place on the host: its source, or, when other binds go
+// inside it (a git view's parts over its mount points), a folder under dir of links to the
+// source's entries with those binds' sources in their places, as bubblewrap would show it.
+// Binds inside no named bind are the host's own paths already.
+func composeBinds(l *layout, dir string, binds []Bind) error {
+	for _, n := range binds {
+		if n.Name == "" {
+			continue
+		}
+		l.binds[n.Name] = n.Src
+		over := map[string]string{}
+		for _, b := range binds {
+			if rel, ok := strings.CutPrefix(filepath.Clean(b.Dst), filepath.Clean(n.Dst)+"/"); ok {
+				over[rel] = b.Src
+			}
+		}
+		if len(over) == 0 {
+			continue
+		}
+		at := filepath.Join(dir, n.Name)
+		if err := overlay(at, n.Src, "", over); err != nil {
+			return fmt.Errorf("sandbox: bind %s: %w", n.Name, err)
+		}
+		l.binds[n.Name] = at
+	}
+	return nil
+}
+
+// overlay makes at a folder of src's entries (hard links of its regular files, copies where a
+// link cannot be made, symbolic links to the rest: programs such as git refuse some files as
+// links), the entries under rel that over names linked to their own sources instead (deeper
+// ones in folders of their own).
+func overlay(at, src, rel string, over map[string]string) error {
+	if err := os.MkdirAll(at, 0o700); err != nil {
+		return err
+	}
+	entries, _ := os.ReadDir(src)
+	names := map[string]bool{}
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	for r := range over {
+		if rest, ok := strings.CutPrefix(r, rel); ok {
+			names[strings.SplitN(strings.TrimPrefix(rest, "/"), "/", 2)[0]] = true
+		}
+	}
+	for name := range names {
+		r := strings.TrimPrefix(rel+"/"+name, "/")
+		target, deeper := over[r], false
+		for o := range over {
+			deeper = deeper || strings.HasPrefix(o, r+"/")
+		}
+		var err error
+		switch {
+		case deeper:
+			err = overlay(filepath.Join(at, name), filepath.Join(src, name), r, over)
+		case target != "":
+			err = os.Symlink(target, filepath.Join(at, name))
+		default:
+			err = mirror(filepath.Join(src, name), filepath.Join(at, name))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mirror puts src at dst: a hard link of a regular file (a copy when none can be made), a
+// symbolic link to anything else.
+func mirror(src, dst string) error {
+	fi, err := os.Lstat(src)
+	if err != nil || !fi.Mode().IsRegular() {
+		return os.Symlink(src, dst)
+	}
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	return copyFile(src, dst)
 }
 
 // writeFiles writes spec's files under the host layout's home, tmp, out or advisories.

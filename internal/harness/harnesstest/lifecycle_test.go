@@ -189,4 +189,3 @@ func TestKilledAndRestarted(t *testing.T) {
 		t.Errorf("left after the restart: processes %v, folders %v", procs, folders)
 	}
 }
-

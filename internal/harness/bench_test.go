@@ -31,14 +31,7 @@ func BenchmarkCLIStartup(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, tc := range []struct {
-		cli, spec string
-		api       llm.API
-	}{
-		{"claude-code", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
-		{"codex", "openai:gpt-5.4-mini", llm.OpenAIResponses},
-		{"opencode", "openai:gpt-4.1", llm.OpenAIChat},
-	} {
+	for _, tc := range realCLIs() {
 		b.Run(tc.cli, func(b *testing.B) {
 			cli := harness.CLIs()[tc.cli]
 			in, err := cli.Locate("")

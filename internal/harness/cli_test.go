@@ -148,14 +148,7 @@ func TestCLIs(t *testing.T) {
 	if err != nil {
 		t.Skipf("bubblewrap cannot run here: %v", err)
 	}
-	for _, tc := range []struct {
-		cli, spec string
-		api       llm.API
-	}{
-		{"claude-code", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
-		{"codex", "openai:gpt-5.4-mini", llm.OpenAIResponses},
-		{"opencode", "openai:gpt-4.1", llm.OpenAIChat},
-	} {
+	for _, tc := range realCLIs() {
 		t.Run(tc.cli, func(t *testing.T) {
 			cli := harness.CLIs()[tc.cli]
 			in, err := cli.Locate("")
@@ -167,6 +160,20 @@ func TestCLIs(t *testing.T) {
 			}
 			runCLI(t, sb, cli, in, tc.spec, tc.api)
 		})
+	}
+}
+
+// realCLI is a CLI with a model it speaks to and the wire format of that model.
+type realCLI struct {
+	cli, spec string
+	api       llm.API
+}
+
+func realCLIs() []realCLI {
+	return []realCLI{
+		{"claude-code", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
+		{"codex", "openai:gpt-5.4-mini", llm.OpenAIResponses},
+		{"opencode", "openai:gpt-4.1", llm.OpenAIChat},
 	}
 }
 

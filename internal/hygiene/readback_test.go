@@ -3,9 +3,7 @@ package hygiene
 import (
 	"go/ast"
 	"go/token"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,15 +161,7 @@ func TestOneReadBackCanFail(t *testing.T) {
 			"\tb, _ := os.ReadFile(out + \"/codex-last-message.txt\")\n\treturn string(b)\n}\n",
 		"internal/other/other.go": "package other\n\nimport \"os\"\n\nfunc Read() { os.ReadFile(\"x\") }\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	fset := token.NewFileSet()
 	sites := readSites(fset, parseSources(t, root, fset))
 	if len(sites) != 1 || sites["internal/harness/codex.go:codexAnswer"] == "" {

@@ -33,13 +33,16 @@ func openSandbox(ctx context.Context, o sandboxOpts, given bool, stderr io.Write
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	disk, err := sandbox.ParseSize(o.disk)
-	if err != nil {
-		return nil, usageErr("--sandbox-disk: %v", err)
+	var disk, mem int64 // 0: the defaults (a command without the flags)
+	if o.disk != "" {
+		if disk, err = sandbox.ParseSize(o.disk); err != nil {
+			return nil, usageErr("--sandbox-disk: %v", err)
+		}
 	}
-	mem, err := sandbox.ParseSize(o.mem)
-	if err != nil {
-		return nil, usageErr("--sandbox-mem: %v", err)
+	if o.mem != "" {
+		if mem, err = sandbox.ParseSize(o.mem); err != nil {
+			return nil, usageErr("--sandbox-mem: %v", err)
+		}
 	}
 	sb, err := sandbox.New(ctx, sandbox.Options{Mode: mode, Disk: disk, Memory: mem})
 	if err != nil && errors.Is(err, sandbox.ErrUnavailable) && !given {

@@ -123,6 +123,9 @@ func (b *bwrap) command(ctx context.Context, p *Process, spec Spec, project stri
 			add("--ro-bind", project, ProjectDir)
 		}
 	}
+	if spec.Cache != "" {
+		add("--bind", spec.Cache, CacheDir)
+	}
 	if spec.Advisories != "" {
 		add("--ro-bind", spec.Advisories, AdvisoriesDir)
 	} else if hasAdvisoryFiles(spec) {
@@ -341,6 +344,9 @@ func bwrapLayout(spec Spec) layout {
 	}
 	if spec.Out {
 		l.out = OutDir
+	}
+	if spec.Cache != "" {
+		l.cache = CacheDir
 	}
 	for _, b := range spec.Binds {
 		if b.Name != "" {

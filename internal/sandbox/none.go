@@ -25,7 +25,7 @@ func (h host) command(ctx context.Context, p *Process, spec Spec, project string
 		return err
 	}
 	l := layout{project: project, advisories: spec.Advisories, home: filepath.Join(base, "home"), tmp: filepath.Join(base, "tmp"),
-		binds: map[string]string{}}
+		cache: spec.Cache, binds: map[string]string{}}
 	if spec.Out {
 		l.out = filepath.Join(base, "out")
 	}

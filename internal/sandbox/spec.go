@@ -20,7 +20,8 @@ const (
 	// WritableDir is the process's one writable space: a tmpfs of Spec.MaxDisk (Options.Disk)
 	// holding tmp, home and out; /tmp and /home/sandbox link to the first two.
 	WritableDir = "/run/sandbox"
-	OutDir      = WritableDir + "/out" // Spec.Out: what the process leaves for the caller
+	OutDir      = WritableDir + "/out"   // Spec.Out: what the process leaves for the caller
+	CacheDir    = "/var/cache/vulnbench" // Spec.Cache, writable
 	// GatewayPort is the loopback port inside the sandbox on which the forwarder serves the
 	// gateway: {gateway} is http://127.0.0.1:GatewayPort.
 	GatewayPort = 8420
@@ -79,6 +80,11 @@ type Spec struct {
 	// Out gives the process a writable folder at {out}, in its writable space: where it leaves
 	// files for the caller (a CLI's last message), read back through Collect alone.
 	Out bool
+	// Cache is a host folder shown writable at {cache}: a tool's own cache that vulnbench
+	// prepared and processes share (Go's build cache for gosec), outside the writable space's
+	// bound. Nothing outside the sandbox may read it: it holds only what sandboxed processes
+	// wrote. "" shows none.
+	Cache string
 	// Binds are more read-only host paths: toolchains, a CLI's install prefix.
 	Binds []Bind
 	// Files are written for the process before it starts.
@@ -147,8 +153,8 @@ func (s Spec) maxProcs() int {
 
 // layout is where a process sees its directories.
 type layout struct {
-	project, advisories, home, tmp, out, gateway string
-	binds                                        map[string]string
+	project, advisories, home, tmp, out, cache, gateway string
+	binds                                               map[string]string
 }
 
 // Quote is data (a prompt, an advisory's text) as an argument, an environment value or a
@@ -162,7 +168,7 @@ func (l layout) expand(s string) string {
 		return s
 	}
 	pairs := []string{"{{", "{", "{project}", l.project, "{advisories}", l.advisories, "{home}", l.home, "{tmp}", l.tmp,
-		"{out}", l.out, "{gateway}", l.gateway}
+		"{out}", l.out, "{cache}", l.cache, "{gateway}", l.gateway}
 	if l.gateway == "" {
 		pairs = pairs[:len(pairs)-2]
 	}

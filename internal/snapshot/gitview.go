@@ -127,17 +127,8 @@ func newGitView(sb *sandbox.Sandbox, gitDir, head string) (*gitView, error) {
 			v.close()
 		}
 	}()
-	config := "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
-	if objectFormat(gitDir) == "sha256" {
-		config = "[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n"
-	}
-	if head == "" {
-		head = "ref: refs/heads/vulnbench-none"
-	}
-	for name, body := range map[string]string{"HEAD": head + "\n", "config": config} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o444); err != nil {
-			return nil, fmt.Errorf("git view of %s: %w", gitDir, err)
-		}
+	if err := writeViewHead(dir, gitDir, head); err != nil {
+		return nil, err
 	}
 	const inside = "/repo"
 	v.binds = append(v.binds, sandbox.Bind{Name: "repo", Src: dir, Dst: inside})
@@ -165,6 +156,24 @@ func newGitView(sb *sandbox.Sandbox, gitDir, head string) (*gitView, error) {
 }
 
 func (v *gitView) close() { v.release() }
+
+// writeViewHead writes the view's own HEAD (head, or a branch that does not exist when head is
+// "") and a configuration that says only the object format of the repository at gitDir.
+func writeViewHead(dir, gitDir, head string) error {
+	config := "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+	if objectFormat(gitDir) == "sha256" {
+		config = "[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n"
+	}
+	if head == "" {
+		head = "ref: refs/heads/vulnbench-none"
+	}
+	for name, body := range map[string]string{"HEAD": head + "\n", "config": config} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o444); err != nil {
+			return fmt.Errorf("git view of %s: %w", gitDir, err)
+		}
+	}
+	return nil
+}
 
 // objectFormat reads extensions.objectformat from the repository's configuration as text (no
 // includes followed): "sha256", or "" for SHA-1.

@@ -68,7 +68,7 @@ func runEstimate(ctx context.Context, e *env, reg *subject.Registry, o *runOpts,
 		in.Keep = o.after.keep
 	}
 	if _, ok := subj.(estimate.ContextRequester); ok { // depaug: the run's retrieval, on the run's snapshots
-		sb, err := openSandbox(ctx, o.sandbox, fs.Changed("sandbox"))
+		sb, err := openSandbox(ctx, o.sandbox, fs.Changed("sandbox"), e.stderr)
 		if err != nil {
 			return err
 		}

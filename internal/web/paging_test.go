@@ -114,4 +114,3 @@ func TestPageOf(t *testing.T) {
 		}
 	}
 }
-

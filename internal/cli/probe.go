@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/probe"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/runner"
@@ -133,7 +133,7 @@ func executeProbeRun(ctx context.Context, e *env, reg *subject.Registry, r *runO
 }
 
 // probeManifest is the manifest of run id in db, which must be a memory-probe run.
-func probeManifest(ctx context.Context, db, id string) (*runner.Manifest, error) {
+func probeManifest(ctx context.Context, db, id string) (*manifest.Manifest, error) {
 	st, err := openExisting(ctx, db)
 	if err != nil {
 		return nil, err
@@ -142,7 +142,7 @@ func probeManifest(ctx context.Context, db, id string) (*runner.Manifest, error)
 	return memoryManifest(ctx, st, id)
 }
 
-func memoryManifest(ctx context.Context, st *store.Store, runID string) (*runner.Manifest, error) {
+func memoryManifest(ctx context.Context, st *store.Store, runID string) (*manifest.Manifest, error) {
 	run, err := st.GetRun(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -171,11 +171,11 @@ func probeReport(ctx context.Context, st *store.Store, runID string, seed uint64
 	if err != nil {
 		return probe.Report{}, err
 	}
-	tokens, err := strconv.Atoi(man.FlagValues()["probe-tokens"])
-	if err != nil {
-		return probe.Report{}, fmt.Errorf("run %s: the manifest's probe-tokens: %w", runID, err)
+	var cfg memprobe.Config // the kind's typed config, as the run recorded it
+	if err := json.Unmarshal(man.Config, &cfg); err != nil || cfg.Tokens < 1 {
+		return probe.Report{}, fmt.Errorf("run %s: the manifest records no probe_tokens in its subject config", runID)
 	}
-	return probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, probe.Options{Tokens: tokens}, seed), nil
+	return probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, cfg.Options(), seed), nil
 }
 
 func writeProbeReport(w io.Writer, format string, rep probe.Report) error {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -227,7 +226,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	if host.Deps.Sandbox, err = openSandbox(ctx, o.sandbox, changed("sandbox")); err != nil {
 		return err
 	}
-	r, live, err := openRun(ctx, st, reg, o, fs, host)
+	r, err := openRun(ctx, st, reg, o, fs, host)
 	if err != nil {
 		return runFailure(e.stderr, err)
 	}
@@ -241,7 +240,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 		}
 	}
 	if o.queue == store.QueueRiver {
-		if live["batch"] == "true" {
+		if r.Settings().Batch {
 			return usageErr("%v", errBatchQueue)
 		}
 		return runRiver(ctx, e, st, r, o)
@@ -257,8 +256,8 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 	}, cancel)()
 	local, finish := runProgress(e, o, r)
 	local.Stop = stop
-	if live["batch"] == "true" {
-		batch, err := batchrun.Wire(e.stderr, st, r, o.batchPoll, live)
+	if r.Settings().Batch {
+		batch, err := batchrun.Wire(e.stderr, st, r, o.batchPoll)
 		if err != nil {
 			return &exitError{code: ExitFail, err: err}
 		}
@@ -273,9 +272,8 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 }
 
 // openRun creates the run the flags describe, or resumes the one --resume names (its settings
-// the manifest's, but for the flags that may change on a resume); live are the subject's flag
-// values as it reads them.
-func openRun(ctx context.Context, st *store.Store, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet, host runner.Host) (*runner.Run, runner.Values, error) {
+// the manifest's, but for the flags that may change on a resume).
+func openRun(ctx context.Context, st *store.Store, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet, host runner.Host) (*runner.Run, error) {
 	if o.resume != "" {
 		ov := runner.Overrides{Registry: reg, RetryErrors: o.retryErrors, Host: host, Flags: map[string]string{}}
 		for _, fl := range reg.Flags() {
@@ -291,32 +289,28 @@ func openRun(ctx context.Context, st *store.Store, reg *subject.Registry, o *run
 		}
 		r, err := runner.Resume(ctx, st, o.resume, ov)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		o.subject, o.after.raw = r.Manifest().Subject, r.Manifest().After
-		return r, runner.Values(r.Manifest().FlagValues()), nil
+		return r, nil
 	}
 	fac, arg, err := reg.Lookup(o.subject)
 	if err != nil {
-		return nil, nil, usageErr("%v", err)
+		return nil, usageErr("%v", err)
 	}
 	if err := subject.CheckNeeds(fac); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	stored, live := subjectValues(fs, fac)
 	cfg, err := fac.Configure(arg, live)
 	if err != nil {
-		return nil, nil, usageErr("%v", err)
-	}
-	recorded, err := fac.Configure(arg, stored) // what the manifest keeps: no secret
-	if err != nil {
-		return nil, nil, usageErr("%v", err)
+		return nil, usageErr("%v", err)
 	}
 	r, err := runner.Create(ctx, st, runner.Spec{Version: version.String(), RunID: o.runID, Suite: o.suite, After: o.after.raw,
-		Subject: runner.Subject{Factory: fac, Spec: o.subject, Config: cfg, Recorded: recorded, Flags: stored},
+		Subject: runner.Subject{Factory: fac, Spec: o.subject, Config: cfg, Flags: stored},
 		Repeats: o.repeats, Timeout: o.timeout, Limits: subject.Limits{Steps: o.maxSteps, Tokens: o.unitTokens, CostUSD: o.unitCost},
 		SkipUnsupported: o.skipUnsupported, Host: host})
-	return r, live, err
+	return r, err
 }
 
 // resumeQueue keeps a resumed run on the queue it went to.
@@ -433,7 +427,10 @@ func printRunScore(ctx context.Context, e *env, st *store.Store, o *runOpts, r *
 	if o.noScore {
 		return nil
 	}
-	o.scoreFlags.ciSeed = seedOf(r.Manifest().FlagValues())
+	o.scoreFlags.ciSeed = 42
+	if s := r.Manifest().Settings().Seed; s != nil {
+		o.scoreFlags.ciSeed = uint64(*s)
+	}
 	sc := o.scoreFlags.scoring()
 	rep, err := r.Score(context.WithoutCancel(ctx), report.Request{Score: sc.opt, CI: sc.ci, Reading: e.reading})
 	if err != nil {
@@ -441,15 +438,6 @@ func printRunScore(ctx context.Context, e *env, st *store.Store, o *runOpts, r *
 	}
 	printNotes(e.stderr, rep.Notes()) // the kept count was printed above
 	return writeScores(e.stdout, o.format, rep)
-}
-
-// seedOf is the seed the bootstrap uses: the run's --seed.
-func seedOf(flags map[string]string) uint64 {
-	n, err := strconv.ParseUint(flags["seed"], 10, 64)
-	if err != nil {
-		return 42
-	}
-	return n
 }
 
 // runFailure renders a run that did not start: the suite's problems, or the reason.

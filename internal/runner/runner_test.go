@@ -55,11 +55,18 @@ type noConfig struct{}
 
 func (noConfig) Validate() error { return nil }
 
-// kind is a subject kind named name that always builds subj.
+// kind is a subject kind named name that always builds subj, declaring what subj does (a model
+// when it has one) and every case's repository.
 func kind(name string, subj subject.Subject) subject.Factory {
-	return subject.Factory{Name: name, Kinds: suite.Kinds, Version: "1",
-		Configure: func(string, subject.Values) (subject.Config, error) { return noConfig{}, nil },
-		New:       func(subject.Config, subject.Deps) (subject.Subject, error) { return subj, nil }}
+	f := subject.Factory{Name: name, Kinds: suite.Kinds, Version: "1",
+		Configure:  func(string, subject.Values) (subject.Config, error) { return noConfig{}, nil },
+		New:        func(subject.Config, subject.Deps) (subject.Subject, error) { return subj, nil },
+		Repository: func(_ subject.Config, c *suite.Case) bool { return subject.CaseRepo(c) }}
+	var model bool
+	if f.Can, model = subject.CanOf(subj); model {
+		f.Model = func(subject.Config) subject.ModelNeed { return subject.ModelNeed{} }
+	}
+	return f
 }
 
 // spec is a new run "r" of fac on the suite at path, one repeat, concurrency n.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/engine"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 )
@@ -29,11 +30,9 @@ type Spec struct {
 // Subject is a new run's subject kind, configured.
 type Subject struct {
 	Factory subject.Factory
-	Spec    string // as given, e.g. "constant:vul"
-	Config  subject.Config
-	// Recorded is the config as the manifest keeps it (secrets scrubbed); nil: Config.
-	Recorded subject.Config
-	Flags    map[string]string // the kind's flag values, as the manifest keeps them
+	Spec    string            // as given, e.g. "constant:vul"
+	Config  subject.Config    // the manifest records it as Factory.Recorded has it (no secret)
+	Flags   map[string]string // the kind's flag values, as the manifest keeps them
 }
 
 // Host is what one invocation brings to a run, new or resumed: its environment and how hard it
@@ -74,7 +73,7 @@ type Local struct {
 // Outcome is what a run invocation did.
 type Outcome struct {
 	Run         *store.Run
-	Manifest    Manifest
+	Manifest    manifest.Manifest
 	Cases       int // the cases run (kept by --after)
 	All         int // the suite's cases
 	Undated     int // cases --after left out for having no date

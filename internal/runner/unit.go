@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/engine"
@@ -42,29 +41,24 @@ func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Run, er
 		return nil, err
 	}
 	r := &Run{st: st, rec: rec, resumed: true}
-	cfg, err := r.configure(ctx, o.Registry, nil, o.Preflight)
-	if err != nil {
+	if err := r.configure(ctx, o.Registry, nil, o.Preflight); err != nil {
 		return nil, err
 	}
 	if err := checkSandbox(id, &r.man, o.Deps.Sandbox); err != nil {
 		return nil, err
 	}
-	if r.subj, err = r.fac.New(cfg, o.Deps); err != nil {
+	if r.subj, err = r.fac.New(r.cfg, o.Deps); err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
 	}
 	timeout, _ := time.ParseDuration(r.man.Timeout)
-	var limits subject.Limits
-	if r.man.Limits != nil {
-		limits = *r.man.Limits
-	}
-	envs := reposEnvs(r.subj, newRepos(o.Repos, o.SnapshotCache, o.Deps.Sandbox), limits, timeout)
+	envs := reposEnvs(r.fac, r.subj, newRepos(o.Repos, o.SnapshotCache, o.Deps.Sandbox), limitsOf(r.man.Limits), timeout)
 	if _, err := st.Budget(ctx, id); err == nil {
 		envs.Ledger = storeLedger{st: st, run: id}
 	} else if !errors.Is(err, store.ErrNotFound) {
 		r.Close()
 		return nil, err
 	}
-	if rpm, _ := strconv.Atoi(r.man.FlagValues()["rpm"]); rpm > 0 {
+	if rpm := r.Settings().RPM; rpm > 0 {
 		envs.Pace = sharedRate{st: st, run: id, perSecond: int(math.Ceil(float64(rpm) / 60))}
 	}
 	r.envs = envs

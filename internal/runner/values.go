@@ -26,7 +26,3 @@ func (v Values) Bool(name string) bool { b, _ := strconv.ParseBool(v[name]); ret
 
 // Duration implements subject.Values.
 func (v Values) Duration(name string) time.Duration { d, _ := time.ParseDuration(v[name]); return d }
-
-func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
-
-func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -78,7 +78,7 @@ case; vulnbench score --run ID treats them as labels, which measures nothing: us
 		panic(err) // the builtin registry lists the kind: a test runs this
 	}
 	for _, fl := range fac.Flags {
-		addSubjectFlag(f, fl)
+		subject.AddFlag(f, fl)
 	}
 	return c
 }

@@ -6,10 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/vulnbench/vulnbench/internal/preflight"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/preflight"
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/lineerr"

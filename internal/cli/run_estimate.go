@@ -29,10 +29,10 @@ func runEstimate(_ context.Context, e *env, reg *subject.Registry, o *runOpts, f
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if err := foreignFlags(fs, reg, fac); err != nil {
-		return err
+	if err := reg.Foreign(fac, fs.Changed); err != nil {
+		return usageErr("%v", err)
 	}
-	_, live := subjectValues(fs, fac)
+	_, live := fac.ValuesOf(fs)
 	cfg, err := fac.Configure(arg, live)
 	if err != nil {
 		return usageErr("%v", err)

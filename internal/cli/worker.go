@@ -109,7 +109,7 @@ func runWorker(ctx context.Context, e *env, o *workerOpts, sandboxGiven bool) er
 		Options: queue.Options{DSN: o.db, Log: e.stderr}, ID: id, Host: host, PID: os.Getpid(),
 		Concurrency: o.concurrency, Queues: queues, Hard: hard,
 		Open: runner.OpenOptions{Registry: builtin.Registry(), Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb},
-			Repos: o.repos, SnapshotCache: o.snapCache, Preflight: workerPreflight(st, o.repos)},
+			Repos: o.repos, SnapshotCache: o.snapCache, Preflight: runner.HostPreflight(st, o.repos, os.Getenv)},
 		OnNote: func(s string) { fmt.Fprintf(e.stderr, "worker %s: %s\n", id, s) },
 	})
 	if err != nil {

@@ -360,7 +360,7 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	if err != nil {
 		return err // the case cannot be read now (the store): the job is tried again
 	}
-	at, _, err, ok := r.opened.Do(uctx, unit)
+	at, _, ok, err := r.opened.Do(uctx, unit)
 	if errors.Is(err, subject.ErrAbort) {
 		w.note(fmt.Sprintf("run %s: %v: stopping it", a.Run, err))
 		_ = w.st.SetState(context.WithoutCancel(ctx), a.Run, store.StateStopping)

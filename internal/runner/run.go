@@ -208,7 +208,7 @@ func (r *Run) configure(ctx context.Context, reg *subject.Registry, flags map[st
 		}
 		values[name] = v
 	}
-	if r.cfg, err = fac.Configure(arg, Values(values)); err != nil {
+	if r.cfg, err = fac.Configure(arg, subject.TextValues(values)); err != nil {
 		return fmt.Errorf("run %s: %w", id, err)
 	}
 	if preflight != nil {
@@ -258,20 +258,31 @@ func (r *Run) finish(ctx context.Context, timeout time.Duration, limits subject.
 	if err := r.price(ctx); err != nil {
 		return err
 	}
-	r.envs = reposEnvs(r.fac, r.subj, newRepos(r.host.Repos, r.host.SnapshotCache, r.host.Deps.Sandbox), limits, timeout)
+	var ledger Ledger
 	if r.out.Budget != nil {
-		r.envs.Ledger = localLedger{r.out.Budget}
+		ledger = localLedger{r.out.Budget}
 	}
-	r.at = engine.Attempts{Subject: r.subj, Timeout: timeout, Prepare: r.envs.Prepare}
-	if len(r.sc.unsupported) > 0 {
-		r.at.Refuse = r.fac.Unsupported
-		for _, n := range r.sc.unsupported {
-			r.out.Unsupported += n
-		}
+	r.attempts(timeout, limits, ledger, nil, len(r.sc.unsupported) > 0)
+	for _, n := range r.sc.unsupported {
+		r.out.Unsupported += n
 	}
 	r.out.Cases, r.out.All, r.out.Undated = r.sc.cases, r.sc.all, r.sc.undated
 	r.out.Run, r.out.Manifest = r.rec, r.man
 	return nil
+}
+
+// attempts sets the one way the run's attempts are made, on the local pool and on a worker
+// alike: each attempt's Env (the subject's model metered under limits, the run's ledger and
+// pacer, the case's snapshot from this host's --repos), the run's timeout, and, when refuse is
+// set, error verdicts for the cases the subject cannot judge (--skip-unsupported).
+func (r *Run) attempts(timeout time.Duration, limits subject.Limits, ledger Ledger, pace Pacer, refuse bool) {
+	h := r.host
+	r.envs = reposEnvs(r.fac, r.subj, newRepos(h.Repos, h.SnapshotCache, h.Deps.Sandbox), limits, timeout)
+	r.envs.Ledger, r.envs.Pace = ledger, pace
+	r.at = engine.Attempts{Subject: r.subj, Timeout: timeout, Prepare: r.envs.Prepare}
+	if refuse {
+		r.at.Refuse = r.fac.Unsupported
+	}
 }
 
 // price says whether the subject's costs are known and, under --max-cost, sets the budget with
@@ -347,7 +358,7 @@ func (r *Run) Cases(ctx context.Context, fn func(*suite.Case) error) error {
 }
 
 // Do makes one attempt at u with the run's subject, timeout, refusal and Env.
-func (r *Run) Do(ctx context.Context, u subject.Unit) (a store.Attempt, own *float64, err error, ok bool) {
+func (r *Run) Do(ctx context.Context, u subject.Unit) (a store.Attempt, own *float64, ok bool, err error) {
 	return r.at.Do(ctx, u)
 }
 

@@ -91,7 +91,7 @@ func RunUnit[C subject.Config, S subject.Subject](t testing.TB, k subject.Kind[C
 	}
 	t.Cleanup(func() { f.Close(subj) })
 	at := engine.Attempts{Subject: subj, Timeout: o.limits.Wall, Refuse: f.Unsupported, Prepare: prepare(t, f, subj, c, o)}
-	a, _, err, ok := at.Do(context.Background(), subject.Unit{Case: c, Repeat: o.repeat})
+	a, _, ok, err := at.Do(context.Background(), subject.Unit{Case: c, Repeat: o.repeat})
 	if !ok {
 		t.Fatalf("subject %s: the unit was abandoned: %v", f.Name, err)
 	}

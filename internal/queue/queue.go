@@ -240,7 +240,6 @@ func finish(ctx context.Context, st *store.Store, c *river.Client[*sql.Tx], id s
 // Progress is how far a followed run is (the runner's, which follows it through Follow).
 type Progress = runner.Progress
 
-
 // Follow watches a run every interval until it ends (done, interrupted or cancelled), calling fn
 // with its progress, and returns its last progress. Cancelling ctx stops following, not the run.
 func (q *Queue) Follow(ctx context.Context, id string, every time.Duration, fn func(Progress)) (Progress, error) {

@@ -25,7 +25,7 @@ type Store interface {
 	PutCases(ctx context.Context, runID string, first int, cases []suite.Case) error
 	Units(ctx context.Context, runID string, fn func(store.UnitState)) error
 	PutAttempts(ctx context.Context, runID string, as []store.Attempt) error
-	Spent(ctx context.Context, runID string) (float64, error)
+	RunSpend(ctx context.Context, runID string) (store.Spend, error)
 	InTx(ctx context.Context, fn func(*store.Tx) error) error
 	Cases(ctx context.Context, runID string, fn func(*suite.Case) error) error
 	CaseCount(ctx context.Context, runID string) (int, error)
@@ -304,9 +304,11 @@ func (r *Run) price(ctx context.Context) error {
 	spent := 0.0
 	if r.resumed {
 		var err error
-		if spent, err = r.st.Spent(ctx, r.rec.ID); err != nil {
+		sp, err := r.st.RunSpend(ctx, r.rec.ID)
+		if err != nil {
 			return err
 		}
+		spent = sp.Cost
 	}
 	r.out.Budget = engine.NewBudget(r.host.MaxCost, spent)
 	return nil

@@ -294,8 +294,8 @@ func TestTimedOutUnitKeepsTraceAndSpend(t *testing.T) {
 	if d := cmp.Diff([]trace.Kind{trace.ModelRequest, trace.ModelResponse, trace.ToolCall, trace.Error}, kinds); d != "" {
 		t.Errorf("stored trace (-want +got):\n%s", d)
 	}
-	if spent, _ := st.Spent(context.Background(), "r"); spent < 0.0011-1e-9 || out.Budget.Spent() < 0.0011-1e-9 {
-		t.Errorf("spent %v (budget %v), want the timed-out call's cost counted", spent, out.Budget.Spent())
+	if sp, _ := st.RunSpend(context.Background(), "r"); sp.Cost < 0.0011-1e-9 || out.Budget.Spent() < 0.0011-1e-9 {
+		t.Errorf("spent %v (budget %v), want the timed-out call's cost counted", sp.Cost, out.Budget.Spent())
 	}
 }
 

@@ -33,7 +33,10 @@ func (v TextValues) Float(name string) float64 { f, _ := strconv.ParseFloat(v[na
 func (v TextValues) Bool(name string) bool { b, _ := strconv.ParseBool(v[name]); return b }
 
 // Duration implements Values.
-func (v TextValues) Duration(name string) time.Duration { d, _ := time.ParseDuration(v[name]); return d }
+func (v TextValues) Duration(name string) time.Duration {
+	d, _ := time.ParseDuration(v[name])
+	return d
+}
 
 // AddFlags registers every flag the kinds read on fs, each once and hidden: Help describes them
 // under their kinds, so the command's general flag list leaves them out.

@@ -139,7 +139,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	if !ok {
 		return verdict.Verdict{}, fmt.Errorf("subject %s: the unit's model takes no raw requests", s.cfg.CLI)
 	}
-	gw, err := gateway.Start(gateway.Config{Model: raw, Recorder: env.Trace, Repeat: u.Repeat, Prices: pricesOf(s.Prices())})
+	gw, err := gateway.Start(gateway.Config{Model: raw, Repeat: u.Repeat})
 	if err != nil {
 		return verdict.Verdict{}, fmt.Errorf("subject %s: %w", s.cfg.CLI, err)
 	}
@@ -156,8 +156,6 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	res, runErr := s.sb.Run(ctx, spec)
 	return s.conclude(ctx, c, res, runErr, out, gw, env.Trace)
 }
-
-func pricesOf(p llm.Prices) *llm.Prices { return &p }
 
 // conclude reads the CLI's answer into a verdict. A fault of the gateway's model (a rejected
 // key, the run's budget) is the attempt's error; a CLI that ran past its time or printed no

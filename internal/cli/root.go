@@ -18,7 +18,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/version"
 )
 
-// Exit codes, as DESIGN.md section 3 sets them.
+// Exit codes, as README.md's Commands section states them.
 const (
 	ExitOK    = 0
 	ExitFail  = 1 // a failed check or run

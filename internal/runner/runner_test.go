@@ -150,6 +150,24 @@ func TestUnitsReadTheirSnapshot(t *testing.T) {
 	if out.Result.Done != 8 {
 		t.Errorf("%d units done, want 8", out.Result.Done)
 	}
+	// A kind that does not declare it reads repositories is given no snapshot: its subject's read
+	// is refused as for a case without one, and nothing more is materialised.
+	undeclared := kind("reader", reader{})
+	undeclared.Repository = nil
+	s2 := spec(undeclared, suitePath, 4)
+	s2.RunID, s2.Host.Repos, s2.Host.SnapshotCache = "r2", repos, filepath.Join(dir, "cache2")
+	if _, err := execute(st, s2, Local{}); err != nil {
+		t.Fatal(err)
+	}
+	st.Verdicts(context.Background(), "r2", func(v verdict.Verdict) error {
+		if got := string(v.Status) + " " + firstLine(v.Reason); got != "error the case has no repository snapshot" {
+			t.Errorf("undeclared %s: %q, want no snapshot", v.CaseID, got)
+		}
+		return nil
+	})
+	if cached, _ := filepath.Glob(filepath.Join(dir, "cache2", "snapshots", "*")); len(cached) != 0 {
+		t.Errorf("%d snapshots materialised for a kind that does not read repositories", len(cached))
+	}
 	// Materialised once per commit, without .git, read-only.
 	entries, _ := filepath.Glob(filepath.Join(dir, "cache", "snapshots", "*", "tree"))
 	if len(entries) != 2 {

@@ -16,7 +16,7 @@ import (
 // look like this repository's paths, each with its reason.
 func otherProjects() map[string]string {
 	return map[string]string{
-		"CLAUDE.md":                          "Claude Code's project instructions, which the harness keeps the CLI from reading",
+		"CLAUDE.md":                         "Claude Code's project instructions, which the harness keeps the CLI from reading",
 		"docs/vexbench.md: internal/client": "golang/vuln's package that writes a vulnerability database",
 	}
 }

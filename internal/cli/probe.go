@@ -6,20 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/probe"
-	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/builtin"
 	"github.com/vulnbench/vulnbench/internal/subject/memprobe"
-	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
 func newProbeCmd(e *env) *cobra.Command {
@@ -116,7 +113,7 @@ func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probe
 		return err
 	}
 	defer st.Close()
-	rep, err := probeReport(ctx, st, id, o.controlSeed)
+	rep, err := probeErr(memprobe.Load(ctx, st, id, o.controlSeed))
 	if err != nil {
 		return err
 	}
@@ -139,43 +136,15 @@ func probeManifest(ctx context.Context, db, id string) (*manifest.Manifest, erro
 		return nil, err
 	}
 	defer st.Close()
-	return memoryManifest(ctx, st, id)
+	return probeErr(memprobe.Manifest(ctx, st, id))
 }
 
-func memoryManifest(ctx context.Context, st *store.Store, runID string) (*manifest.Manifest, error) {
-	run, err := st.GetRun(ctx, runID)
-	if err != nil {
-		return nil, err
+// probeErr is a run of another kind as a usage error.
+func probeErr[T any](v T, err error) (T, error) {
+	if errors.Is(err, memprobe.ErrOtherKind) {
+		return v, usageErr("%v", err)
 	}
-	man, err := runner.ReadManifest(run)
-	if err != nil {
-		return nil, err
-	}
-	if man.SubjectKind != memprobe.Name {
-		return nil, usageErr("run %s is a run of %s, not of %s", runID, man.Subject, memprobe.Name)
-	}
-	return man, nil
-}
-
-// probeReport reads a memory-probe run back from the store and makes its table.
-func probeReport(ctx context.Context, st *store.Store, runID string, seed uint64) (probe.Report, error) {
-	man, err := memoryManifest(ctx, st, runID)
-	if err != nil {
-		return probe.Report{}, err
-	}
-	var cases []*suite.Case
-	if err := st.Cases(ctx, runID, func(c *suite.Case) error { cases = append(cases, c); return nil }); err != nil {
-		return probe.Report{}, err
-	}
-	vs, err := report.Verdicts(ctx, st, runID)
-	if err != nil {
-		return probe.Report{}, err
-	}
-	var cfg memprobe.Config // the kind's typed config, as the run recorded it
-	if err := json.Unmarshal(man.Config, &cfg); err != nil || cfg.Tokens < 1 {
-		return probe.Report{}, fmt.Errorf("run %s: the manifest records no probe_tokens in its subject config", runID)
-	}
-	return probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, cfg.Options(), seed), nil
+	return v, err
 }
 
 func writeProbeReport(w io.Writer, format string, rep probe.Report) error {

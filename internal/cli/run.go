@@ -34,6 +34,7 @@ type runOpts struct {
 	unitTokens                             int64
 	unitCost, maxCost                      float64
 	retryErrors, noScore, skipUnsupported  bool
+	fixChecks                              bool
 	queue, riverQueue                      string
 	detach, estimate                       bool
 	scoreFlags
@@ -94,6 +95,7 @@ Subjects:
 	f.BoolVar(&o.retryErrors, "retry-errors", false, "with --resume, also redo units whose latest attempt is an error (as a new attempt)")
 	f.BoolVar(&o.skipUnsupported, "skip-unsupported", false, "give cases the subject cannot judge (kind or language) error verdicts that say why, instead of refusing the suite")
 	f.BoolVar(&o.noScore, "no-score", false, "skip the score table at the end (score later with vulnbench score)")
+	f.BoolVar(&o.fixChecks, "fix-checks", true, "AppSecBench suites: at the end, check the fix each answer proposes (parser, scanners on PATH, in the sandbox) and store the checks with the attempts (vulnbench grade makes them later)")
 	f.StringVar(&o.out, "out", "", "also write the run's verdicts as predictions JSONL to this file")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "stop once the run's cost (every attempt, and the calls in flight) reaches this many USD; checked before every model call; resumable")
 	f.StringVar(&o.repos, "repos", "", "where the cases' repositories are cloned: a case's https://HOST/OWNER/NAME is found at DIR/HOST/OWNER/NAME, DIR/OWNER/NAME, DIR/OWNER+NAME or DIR/NAME (each also with .git)")
@@ -187,6 +189,9 @@ func invocation(e *env, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet) (r
 		}}
 	if changed("queue") || o.resume == "" {
 		inv.Queue = o.queue
+	}
+	if o.fixChecks {
+		inv.Finish = func(ctx context.Context, st *store.Store, runID string) error { return checkFixes(ctx, e, st, runID, 0) }
 	}
 	if !o.noScore {
 		inv.Score = func(m *manifest.Manifest) report.Request {

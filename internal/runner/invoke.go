@@ -57,10 +57,12 @@ type Invocation struct {
 	// Warn is told the preflight's warnings (an unpriced model).
 	Warn func(string)
 
-	// At the end of a run whose units all ran: its predictions written to Out ("": not), and
-	// its score from the request Score makes of its manifest (nil: not scored).
-	Out   string
-	Score func(*manifest.Manifest) report.Request
+	// At the end of a run whose units all ran: its predictions written to Out ("": not), what
+	// Finish does to it (the fix checks AppSecBench answers get; nil: nothing), then its score
+	// from the request Score makes of its manifest (nil: not scored).
+	Out    string
+	Finish func(ctx context.Context, st *store.Store, runID string) error
+	Score  func(*manifest.Manifest) report.Request
 }
 
 // River is the queue River's workers take a run's units from (queue.Queue).
@@ -332,7 +334,8 @@ func tally(ctx context.Context, st *store.Store, runID string) (res engine.Resul
 	return res, err
 }
 
-// end writes a finished run's predictions (Out) and scores it (Score), as score --run does.
+// end writes a finished run's predictions (Out), finishes it (Finish) and scores it (Score), as
+// score --run does.
 func (inv *Invocation) end(ctx context.Context, st *store.Store, r *Run, out *Outcome) error {
 	out.Ending = EndDone
 	ctx = context.WithoutCancel(ctx)
@@ -342,6 +345,11 @@ func (inv *Invocation) end(ctx context.Context, st *store.Store, r *Run, out *Ou
 			return err
 		}
 		if err := suite.WriteFileAtomic(inv.Out, func(w io.Writer) error { return verdict.WriteJSONL(w, vs) }); err != nil {
+			return err
+		}
+	}
+	if inv.Finish != nil {
+		if err := inv.Finish(ctx, st, r.ID()); err != nil {
 			return err
 		}
 	}

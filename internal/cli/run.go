@@ -191,7 +191,9 @@ func invocation(e *env, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet) (r
 		inv.Queue = o.queue
 	}
 	if o.fixChecks {
-		inv.Finish = func(ctx context.Context, st *store.Store, runID string) error { return checkFixes(ctx, e, st, runID, 0) }
+		inv.Finish = func(ctx context.Context, st *store.Store, runID string) error {
+			return checkFixes(ctx, e, st, runID, 0)
+		}
 	}
 	if !o.noScore {
 		inv.Score = func(m *manifest.Manifest) report.Request {

@@ -2,6 +2,11 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/estimate"
@@ -41,5 +46,36 @@ func runEstimate(_ context.Context, e *env, reg *subject.Registry, o *runOpts, f
 	if err != nil {
 		return err
 	}
-	return estimate.Write(e.stdout, o.format, []estimate.Row{row})
+	if o.format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode([]estimate.Row{row})
+	}
+	writeEstimate(e.stdout, []estimate.Row{row})
+	return nil
+}
+
+// writeEstimate prints the estimate as a table, with how it was made under it.
+func writeEstimate(w io.Writer, rows []estimate.Row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "subject\tmodel\tunits\tcalls\tinput tokens\toutput tokens\tcost\tbatch cost\ttime\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", r.Subject, r.Model, r.Units, r.Calls, r.InputTokens, r.OutputTokens,
+			usd(r.CostUSD), usd(r.BatchUSD), r.Duration().Round(1e9))
+	}
+	tw.Flush()
+	for _, r := range rows {
+		note := "unpriced (add the model with --prices FILE)"
+		if r.CostUSD != nil {
+			note = "list prices of " + r.PriceDate
+		}
+		fmt.Fprintf(w, "\n%s on %s: %s\n  %s\n", r.Subject, r.Model, note, strings.Join(r.Method, "\n  "))
+	}
+}
+
+func usd(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("$%.4f", *v)
 }

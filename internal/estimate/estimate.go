@@ -6,13 +6,9 @@
 package estimate
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/lineerr"
@@ -244,37 +240,4 @@ func method(isReq, exact bool, enc string, cot bool, stepCap int) []string {
 	}
 	m = append(m, fmt.Sprintf("time: %.0f s a call + output at %.0f tokens/s, at --concurrency and --rpm", CallSeconds, OutputPerSecond))
 	return m
-}
-
-// Write writes rows as JSON, or as a table with how each row was made under it (text).
-func Write(w io.Writer, format string, rows []Row) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "subject\tmodel\tunits\tcalls\tinput tokens\toutput tokens\tcost\tbatch cost\ttime\t")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", r.Subject, r.Model, r.Units, r.Calls, r.InputTokens, r.OutputTokens,
-			usd(r.CostUSD), usd(r.BatchUSD), r.Duration().Round(1e9))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		note := "unpriced (add the model with --prices FILE)"
-		if r.CostUSD != nil {
-			note = "list prices of " + r.PriceDate
-		}
-		fmt.Fprintf(w, "\n%s on %s: %s\n  %s\n", r.Subject, r.Model, note, strings.Join(r.Method, "\n  "))
-	}
-	return nil
-}
-
-func usd(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("$%.4f", *v)
 }

@@ -166,11 +166,7 @@ func readPoetryLock(p string, content []byte) ([]Dependency, error) {
 	if err := toml.Unmarshal(content, &lock); err != nil {
 		return nil, err
 	}
-	names := make([]string, len(lock.Packages))
-	for i, pk := range lock.Packages {
-		names[i] = pk.Name
-	}
-	lines := packageLines(content, names, true)
+	lines := packageLines(content, len(lock.Packages), func(i int) string { return lock.Packages[i].Name }, true)
 	out := make([]Dependency, 0, len(lock.Packages))
 	for i, pk := range lock.Packages {
 		d := pyDep(p, pk.Name, pk.Version, pyPoetryLock, lines[i])
@@ -185,10 +181,15 @@ func readPoetryLock(p string, content []byte) ([]Dependency, error) {
 	return out, nil
 }
 
-// packageLines is the line of each [[package]] table's name in a TOML lock, in order (0 when it
-// cannot be found); stopAtMetadata ends the search at poetry's [metadata] table.
-func packageLines(content []byte, names []string, stopAtMetadata bool) []int {
-	lines := make([]int, len(names))
+// packageLines is the line of the name of each of the count [[package]] tables of a TOML lock
+// (name(i) the i-th's), in order (0 when it cannot be found); stopAtMetadata ends the search at
+// poetry's [metadata] table.
+func packageLines(content []byte, count int, name func(int) string, stopAtMetadata bool) []int {
+	names := make([]string, count)
+	for i := range names {
+		names[i] = name(i)
+	}
+	lines := make([]int, count)
 	sc := bufio.NewScanner(bytes.NewReader(content))
 	i, in := 0, false
 	for n := 1; sc.Scan() && i < len(names); n++ {
@@ -302,11 +303,7 @@ func readUVLock(p string, content []byte) ([]Dependency, error) {
 	if err := toml.Unmarshal(content, &lock); err != nil {
 		return nil, err
 	}
-	names := make([]string, len(lock.Packages))
-	for i, pk := range lock.Packages {
-		names[i] = pk.Name
-	}
-	lines := packageLines(content, names, false)
+	lines := packageLines(content, len(lock.Packages), func(i int) string { return lock.Packages[i].Name }, false)
 	var out []Dependency
 	for i, pk := range lock.Packages {
 		if pk.Source.Virtual == "." {

@@ -3,8 +3,6 @@ package hygiene
 import (
 	"go/ast"
 	"go/token"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -189,15 +187,7 @@ func TestNoFlagReadByNameCanFail(t *testing.T) {
 		"internal/subjecttest/fake/f.go": "package fake\n",
 		"cmd/vulnbench/main.go":          "package main\n\nfunc main() { println(live[\"batch\"]) }\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	fset := token.NewFileSet()
 	srcs := parseSources(t, root, fset)
 	got := strings.Join(flagReads(fset, srcs, subjectFlagNames(srcs)), "|")

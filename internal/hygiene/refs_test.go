@@ -131,14 +131,7 @@ func TestDocReferences(t *testing.T) {
 // TestDocReferencesCanFail runs the check on texts it must reject.
 func TestDocReferencesCanFail(t *testing.T) {
 	root := t.TempDir()
-	for _, p := range []string{"internal/a/a.go", "internal/a/NOTES.md", "docs/x.md"} {
-		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, p), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, map[string]string{"internal/a/a.go": "", "internal/a/NOTES.md": "", "docs/x.md": ""})
 	got := brokenRefs(root, map[string]string{
 		"internal/a/b/c.go": "see NOTES.md and DESIGN.md section 3; internal/a/a.go, internal/a.Thing, internal/gone.go, docs/x.md.",
 	})

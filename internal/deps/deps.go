@@ -104,13 +104,15 @@ type reader struct {
 	read func(fsys fs.FS, p string, content []byte) ([]Dependency, error)
 }
 
+// plain is a reader of the file's content alone.
+func plain(f func(p string, b []byte) ([]Dependency, error)) func(fs.FS, string, []byte) ([]Dependency, error) {
+	return func(_ fs.FS, p string, b []byte) ([]Dependency, error) { return f(p, b) }
+}
+
 // readers are the manifest readers Extract runs, all offline.
 func readers() []reader {
 	base := func(names ...string) func(string) bool {
 		return func(p string) bool { return slices.Contains(names, path.Base(p)) }
-	}
-	plain := func(f func(p string, b []byte) ([]Dependency, error)) func(fs.FS, string, []byte) ([]Dependency, error) {
-		return func(_ fs.FS, p string, b []byte) ([]Dependency, error) { return f(p, b) }
 	}
 	return []reader{
 		{goMod, base("go.mod"), readGoMod},

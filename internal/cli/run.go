@@ -27,7 +27,8 @@ import (
 
 type runOpts struct {
 	suite, subject, db, resume, out, runID string
-	repos, snapCache, sandbox              string
+	repos, snapCache                       string
+	sandbox                                sandboxOpts
 	concurrency, repeats, maxSteps         int
 	timeout, batchPoll                     time.Duration
 	storeRetry                             time.Duration
@@ -99,7 +100,7 @@ Subjects:
 	f.StringVar(&o.out, "out", "", "also write the run's verdicts as predictions JSONL to this file")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "stop once the run's cost (every attempt, and the calls in flight) reaches this many USD; checked before every model call; resumable")
 	f.StringVar(&o.repos, "repos", "", "where the cases' repositories are cloned: a case's https://HOST/OWNER/NAME is found at DIR/HOST/OWNER/NAME, DIR/OWNER/NAME, DIR/OWNER+NAME or DIR/NAME (each also with .git)")
-	f.StringVar(&o.sandbox, "sandbox", "bwrap", sandboxUsage)
+	o.sandbox.register(f, sandboxUsage)
 	f.StringVar(&o.snapCache, "snapshot-cache", "", "where repositories are materialised at their commits, without .git (default: the user's cache directory, vulnbench/snapshots)")
 	f.IntVar(&o.maxSteps, "max-steps", 0, "limit of model calls per attempt (0: none)")
 	f.Int64Var(&o.unitTokens, "unit-max-tokens", 0, "limit of tokens (in + out) per attempt (0: none)")
@@ -178,7 +179,7 @@ func invocation(e *env, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet) (r
 			Concurrency: o.concurrency, MaxCost: o.maxCost},
 		Warn: func(w string) { fmt.Fprintf(e.stderr, "vulnbench: warning: %s\n", w) },
 		OpenSandbox: func(ctx context.Context) (*sandbox.Sandbox, error) {
-			return openSandbox(ctx, o.sandbox, changed("sandbox"))
+			return openSandbox(ctx, o.sandbox, changed("sandbox"), e.stderr)
 		},
 		OpenRiver: func(ctx context.Context, st *store.Store) (runner.River, error) {
 			q, err := queue.Open(ctx, st, queue.Options{DSN: o.db, Queue: o.riverQueue, Log: e.stderr})

@@ -322,7 +322,7 @@ func TestNoLongFunction(t *testing.T) {
 	}
 }
 
-// writeTree writes files (slash path -> content) under root.
+// writeTree writes files (slash-separated paths under root, and their contents).
 func writeTree(t *testing.T, root string, files map[string]string) {
 	t.Helper()
 	for name, body := range files {

@@ -35,9 +35,12 @@ type Manifest struct {
 	Limits        *Limits           `json:"limits,omitempty"`
 	SkipUnsupport bool              `json:"skip_unsupported,omitempty"`
 	After         string            `json:"after,omitempty"` // only cases dated after this were run
-	// Sandbox is how external processes ran (--sandbox): bwrap, or none (the host in view).
-	Sandbox string    `json:"sandbox,omitempty"`
-	Created time.Time `json:"created"`
+	// Sandbox is how external processes ran (--sandbox): bwrap, or none (the host in view);
+	// SandboxUnbounded names the sandbox's bounds that did not hold where the run started (no
+	// writable memory cgroup, say), each printed under its scores as none is.
+	Sandbox          string    `json:"sandbox,omitempty"`
+	SandboxUnbounded []string  `json:"sandbox_unbounded,omitempty"`
+	Created          time.Time `json:"created"`
 
 	// Wave 1 manifests kept these instead of Flags; they are read on resume.
 	Seed     int64   `json:"seed,omitempty"`

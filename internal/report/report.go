@@ -263,6 +263,9 @@ func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error
 		if m.Sandbox == "none" {
 			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s ran with --sandbox none: scanners, git and agents on case code ran on the host, with the whole host in view", r.ID)})
 		}
+		for _, u := range m.SandboxUnbounded {
+			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: sandbox bound not enforced: %s", r.ID, u)})
+		}
 		if u, _ := m.Describe[advisory.DescribeKey].(string); u != "" {
 			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: %s", r.ID, u)})
 		}

@@ -37,7 +37,7 @@ func checkVersion(id string, man *manifest.Manifest, fac subject.Factory) error 
 // whose external processes run with --sandbox none: its cases' code would see the whole host.
 // (A run started with none may go on in bwrap: that only takes the host out of view.)
 func checkSandbox(id string, man *manifest.Manifest, sb *sandbox.Sandbox) error {
-	if man.Sandbox != string(sandbox.ModeBwrap) || sb == nil || sb.Mode() != sandbox.ModeNone {
+	if man.Sandbox != string(sandbox.ModeBwrap) || sb == nil || sb.Isolates() {
 		return nil
 	}
 	return fmt.Errorf("run %s runs its external processes in the bwrap sandbox, and --sandbox none here would show them the whole host: drop --sandbox none (its units need bubblewrap on this host)", id)

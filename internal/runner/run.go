@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/engine"
@@ -123,6 +124,11 @@ func (r *Run) describe(s Spec, now time.Time) error {
 		After: s.After, Created: now.UTC()}
 	if sb := s.Host.Deps.Sandbox; sb != nil {
 		r.man.Sandbox = string(sb.Mode())
+		for _, u := range sb.Unbounded() {
+			if !strings.HasPrefix(u, "isolation:") {
+				r.man.SandboxUnbounded = append(r.man.SandboxUnbounded, u)
+			}
+		}
 	}
 	if l := s.Limits; l != (subject.Limits{}) {
 		r.man.Limits = &manifest.Limits{Steps: l.Steps, Tokens: l.Tokens, CostUSD: l.CostUSD, Wall: l.Wall}

@@ -2,14 +2,10 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -123,7 +119,7 @@ func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probe
 	if err != nil {
 		return err
 	}
-	if err := writeProbeReport(e.stdout, o.format, rep); err != nil {
+	if err := rep.Write(e.stdout, o.format); err != nil {
 		return err
 	}
 	return runErr
@@ -187,58 +183,3 @@ func probeReport(ctx context.Context, st *store.Store, runID string, seed uint64
 	return rep, nil
 }
 
-func writeProbeReport(w io.Writer, format string, rep probe.Report) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	case "md":
-		fmt.Fprintf(w, "Memorisation probe: %s\n\n| year | prompts | cases | memorised | control |\n|---|---:|---:|---:|---:|\n", rep.Suite)
-		for _, r := range rep.Rows {
-			fmt.Fprintf(w, "| %s | %d | %d | %d (%.1f%%) | %d (%.1f%%) |\n", r.Year, r.Prompts, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
-		}
-		fmt.Fprintf(w, "\nMemorised (%d prompts):", len(rep.Memorised))
-		if len(rep.Memorised) == 0 {
-			fmt.Fprint(w, " none")
-		}
-		fmt.Fprintln(w)
-		for _, m := range rep.Memorised {
-			fmt.Fprintf(w, "- %s: %s\n", yearOr(m.Year), strings.Join(m.Cases, ", "))
-		}
-		fmt.Fprintln(w)
-	default:
-		fmt.Fprintf(w, "memorisation probe: %s\n%-8s %7s %6s %16s %16s\n", rep.Suite, "year", "prompts", "cases", "memorised", "control")
-		for _, r := range rep.Rows {
-			fmt.Fprintf(w, "%-8s %7d %6d %8d %6.1f%% %8d %6.1f%%\n", r.Year, r.Prompts, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
-		}
-		fmt.Fprintf(w, "memorised (%d prompts):", len(rep.Memorised))
-		if len(rep.Memorised) == 0 {
-			fmt.Fprint(w, " none")
-		}
-		fmt.Fprintln(w)
-		for _, m := range rep.Memorised {
-			fmt.Fprintf(w, "  %s %s\n", yearOr(m.Year), strings.Join(m.Cases, " "))
-		}
-	}
-	fmt.Fprintf(w, "%d cases too short to cut, %d without an answer; cases sharing a prompt (the halves of a pair cut before their change) count once\n", rep.TooShort, rep.Missing)
-	fmt.Fprintf(w, "retries: %d attempts tried again", rep.Retries.Attempts)
-	reasons := make([]string, 0, len(rep.Retries.Reasons))
-	for r, n := range rep.Retries.Reasons {
-		reasons = append(reasons, fmt.Sprintf("%dx %s", n, r))
-	}
-	sort.Strings(reasons)
-	if len(reasons) > 0 {
-		fmt.Fprintf(w, " (%s)", strings.Join(reasons, "; "))
-	}
-	fmt.Fprintf(w, ", %d model calls retried within their attempts (transient faults)\n", rep.Retries.Calls)
-	_, err := fmt.Fprintf(w, "rule: %s\n", rep.Rule)
-	return err
-}
-
-func yearOr(y string) string {
-	if y == "" {
-		return "(none)"
-	}
-	return y
-}

@@ -290,26 +290,14 @@ func (facts *Facts) readNPMLock(fsys FS, api fileAPI, p string) {
 		return
 	}
 	defer f.Close()
-	cr := &countReader{r: f}
-	deps, err := npmLock(cr, p)
+	deps, read, err := npmLock(f, p)
 	if err != nil {
-		if cr.n < info.Size() {
-			err = fmt.Errorf("read the first %s of %s, then: %w", mib(cr.n), mib(info.Size()), err)
+		if read < info.Size() {
+			err = fmt.Errorf("read the first %s of %s, then: %w", mib(read), mib(info.Size()), err)
 		}
 		facts.Problems = append(facts.Problems, &Problem{File: p, Extractor: npmLockName, Err: err})
 	}
 	facts.Deps = append(facts.Deps, deps...)
-}
-
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

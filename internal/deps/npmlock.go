@@ -22,9 +22,14 @@ const npmLockName = packagelockjson.Name
 // of any size is read in memory bounded by its largest entry (and the dependencies found).
 // lockfileVersion 2 and 3 list every installed package under "packages", keyed by its path in
 // node_modules; version 1 nests them under "dependencies".
-func npmLock(r io.Reader, manifest string) ([]Dependency, error) {
+func npmLock(r io.Reader, manifest string) (deps []Dependency, read int64, err error) {
 	lr := &lineReader{r: r}
-	dec := json.NewDecoder(lr)
+	deps, err = readNPMLock(json.NewDecoder(lr), lr, manifest)
+	return deps, lr.read, err
+}
+
+// readNPMLock is npmLock over its decoder and the line reader beneath it.
+func readNPMLock(dec *json.Decoder, lr *lineReader, manifest string) ([]Dependency, error) {
 	if err := expectDelim(dec, '{'); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package deps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -78,7 +79,7 @@ func TestNPMLockAgreesWithScalibr(t *testing.T) {
 			wantLine[pkg.Name+"@"+pkg.Version] = pkg.Location.Descriptor.File.LineNumber
 		}
 		got := []string{}
-		deps, err := npmLock(strings.NewReader(string(b)), "package-lock.json")
+		deps, _, err := npmLock(strings.NewReader(string(b)), "package-lock.json")
 		if err != nil {
 			t.Errorf("%s: %v", p, err)
 			continue
@@ -208,5 +209,55 @@ func TestNPMLock50MB(t *testing.T) {
 	}
 	if peak > uint64(fi.Size()/2) {
 		t.Errorf("the heap grew by %.1f MiB reading a %.1f MiB file: not bounded", float64(peak)/(1<<20), float64(fi.Size())/(1<<20))
+	}
+}
+
+// budgetFS streams files that stop after n bytes with an error, as a snapshot whose unit has
+// spent its read budget does.
+type budgetFS struct {
+	FS
+	n int64
+}
+
+func (b budgetFS) Stream(name string) (io.ReadCloser, int64, error) {
+	f, err := b.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(io.LimitReader(f, b.n), errReader{}), f}, fi.Size(), nil
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("this unit has read its bytes of repository content") }
+
+// A lockfile read only in part says how much was read, and keeps what it found before.
+func TestNPMLockReadInPart(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bigLockfile(f, 3<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	facts, err := Extract(context.Background(), budgetFS{FS: scalibrfs.DirFS(dir).(FS), n: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(facts.Problems) != 1 || !strings.Contains(facts.Problems[0].Error(), "package-lock.json: read the first 1.0 MiB of 3.0 MiB, then: packages: ") ||
+		!strings.Contains(facts.Problems[0].Error(), "this unit has read its bytes") {
+		t.Errorf("problems %v", facts.Problems)
+	}
+	if len(facts.Deps) < 100 || len(facts.Find("lodash")) != 0 {
+		t.Errorf("%d dependencies kept from the first MiB, lodash %v", len(facts.Deps), facts.Find("lodash"))
 	}
 }

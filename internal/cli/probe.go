@@ -182,4 +182,3 @@ func probeReport(ctx context.Context, st *store.Store, runID string, seed uint64
 	rep.Retries = probe.RetriesOf(all)
 	return rep, nil
 }
-

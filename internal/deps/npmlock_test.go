@@ -236,7 +236,9 @@ func (b budgetFS) Stream(name string) (io.ReadCloser, int64, error) {
 
 type errReader struct{}
 
-func (errReader) Read([]byte) (int, error) { return 0, errors.New("this unit has read its bytes of repository content") }
+func (errReader) Read([]byte) (int, error) {
+	return 0, errors.New("this unit has read its bytes of repository content")
+}
 
 // A lockfile read only in part says how much was read, and keeps what it found before.
 func TestNPMLockReadInPart(t *testing.T) {

@@ -3,6 +3,7 @@ package osv
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
@@ -59,16 +60,20 @@ func affectedRelease(afs []advisory.Affected, tag string) (advisory.Affected, st
 }
 
 // tagVersion is the version a release tag names: from its first digit that starts the tag or
-// follows "v", "-", "_" or "/" and holds a dot; "" when there is none.
+// follows "v", "-", "_" or "/" and holds a dot; "" when there is none, or when it names a
+// series ("2.3.x").
 func tagVersion(tag string) string {
 	for i := 0; i < len(tag); i++ {
 		if tag[i] < '0' || tag[i] > '9' {
 			continue
 		}
 		if i == 0 || strings.ContainsRune("vV-_/", rune(tag[i-1])) {
-			if v := tag[i:]; strings.ContainsRune(v, '.') {
+			v := tag[i:]
+			// a branch-like tag ("2.3.x", "1.*") names a series, not a release
+			if strings.ContainsRune(v, '.') && !slices.ContainsFunc(strings.Split(v, "."), func(p string) bool { return p == "x" || p == "X" || p == "*" }) {
 				return v
 			}
+			return ""
 		}
 	}
 	return ""

@@ -3,6 +3,8 @@ package osv
 import (
 	"context"
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/codegraph"
@@ -55,7 +57,10 @@ func (h *hopper) match(names []hopName, src []*Changed, parent string) ([]*Chang
 	}
 	defined := map[string]bool{}             // named functions defined at the parent
 	calledBy := map[string]map[string]bool{} // named function -> the names its body calls
-	for _, f := range files {
+	for _, f := range nearFirst(files, src) {
+		if len(defined) == len(words) {
+			break // every named function found: the first definition of each is the one read
+		}
 		if codegraph.LangOf(f, false) == codegraph.NoLang || RoleOf(f) != Source {
 			continue
 		}
@@ -68,7 +73,7 @@ func (h *hopper) match(names []hopName, src []*Changed, parent string) ([]*Chang
 				continue
 			}
 			for _, n := range names {
-				if lastSeg(fn) != n.word || (n.sym != nil && !inPackage(*n.sym, f)) {
+				if lastSeg(fn) != n.word || (n.sym != nil && !inPackage(*n.sym, f)) || isHarnessName(n.word) || defined[n.word] {
 					continue
 				}
 				defined[n.word] = true
@@ -114,6 +119,28 @@ func (h *hopper) match(names []hopName, src []*Changed, parent string) ([]*Chang
 		}
 	}
 	return out, how, nil
+}
+
+// nearFirst orders files by how near they are to the fix: the files it changed, then those of
+// their directories, then the rest, each group in git's order. Named functions are most often
+// defined there, and the search stops once each is found.
+func nearFirst(files []string, src []*Changed) []string {
+	changed, dirs := map[string]bool{}, map[string]bool{}
+	for _, c := range src {
+		changed[c.OldFile], dirs[path.Dir(c.OldFile)] = true, true
+	}
+	rank := func(f string) int {
+		switch {
+		case changed[f]:
+			return 0
+		case dirs[path.Dir(f)]:
+			return 1
+		}
+		return 2
+	}
+	out := slices.Clone(files)
+	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
+	return out
 }
 
 // callees are the names c's version at the parent calls.

@@ -190,11 +190,29 @@ func matchAny(res []*regexp.Regexp, text string) bool {
 // in C, Go, Java, JavaScript, Python, PHP and SQL: nothing, +, ., || or a line break.
 var literalJoin = regexp.MustCompile(`["'` + "`" + `][ \t]*(\+|\.|\|\||\\?\r?\n)?[ \t\r\n]*(\+|\.|\|\|)?[ \t]*["'` + "`" + `]`)
 
-// wordJoin is a hyphen, underscore or dot inside a word; spaced are runs of single letters.
-var (
-	wordJoin = regexp.MustCompile(`(\pL)[-_.](\pL)`)
-	leet     = strings.NewReplacer("0", "o", "1", "i", "3", "e", "4", "a", "5", "s", "7", "t", "@", "a", "$", "s")
-)
+// wordJoin is a hyphen, underscore or dot inside a word.
+var wordJoin = regexp.MustCompile(`(\pL)[-_.](\pL)`)
+
+// leet reads the digits and signs that stand for letters as the letters ("1gn0r3" -> "ignore").
+func leet(w string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '0':
+			return 'o'
+		case '1':
+			return 'i'
+		case '3':
+			return 'e'
+		case '4', '@':
+			return 'a'
+		case '5', '$':
+			return 's'
+		case '7':
+			return 't'
+		}
+		return r
+	}, w)
+}
 
 // readings are the texts the patterns are matched on: the folded code; the code with its string
 // literals joined ("ign" + "ore"); words joined across hyphens, underscores and dots; words
@@ -211,7 +229,7 @@ func readings(code, folded string) []string {
 		changed := false
 		for i, w := range words {
 			if hasLetter(w) && strings.ContainsAny(w, "013457@$") {
-				words[i], changed = leet.Replace(w), true
+				words[i], changed = leet(w), true
 			}
 		}
 		if changed {

@@ -2,16 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/manifest"
-	"github.com/vulnbench/vulnbench/internal/probe"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -117,7 +113,7 @@ func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probe
 	if err != nil {
 		return err
 	}
-	if err := writeProbeReport(e.stdout, o.format, rep); err != nil {
+	if err := rep.Write(e.stdout, o.format); err != nil {
 		return err
 	}
 	return runErr
@@ -145,25 +141,4 @@ func probeErr[T any](v T, err error) (T, error) {
 		return v, usageErr("%v", err)
 	}
 	return v, err
-}
-
-func writeProbeReport(w io.Writer, format string, rep probe.Report) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	case "md":
-		fmt.Fprintf(w, "Memorisation probe: %s\n\n| year | cases | memorised | control |\n|---|---:|---:|---:|\n", rep.Suite)
-		for _, r := range rep.Rows {
-			fmt.Fprintf(w, "| %s | %d | %d (%.1f%%) | %d (%.1f%%) |\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
-		}
-	default:
-		fmt.Fprintf(w, "memorisation probe: %s\n%-8s %6s %16s %16s\n", rep.Suite, "year", "cases", "memorised", "control")
-		for _, r := range rep.Rows {
-			fmt.Fprintf(w, "%-8s %6d %8d %6.1f%% %8d %6.1f%%\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
-		}
-	}
-	_, err := fmt.Fprintf(w, "%d cases too short to cut, %d without an answer\n", rep.TooShort, rep.Missing)
-	return err
 }

@@ -1,8 +1,9 @@
 // Package deps finds a project's dependency facts on a snapshot with readers of its own for the
 // manifests and lockfiles of four ecosystems (go.mod with go.sum, vendor/modules.txt,
 // requirements*.txt, poetry.lock, Pipfile.lock, uv.lock, pyproject.toml, setup.py, pom.xml with
-// its local parents, Gradle lockfiles, package-lock.json and npm-shrinkwrap.json), reading what
-// osv-scalibr v0.5.3's extractors read (a test compares the two on their own test files):
+// its local parents, Gradle lockfiles, each read whole up to MaxWhole; package-lock.json and
+// npm-shrinkwrap.json read as a stream of any size in bounded memory: npmLock), reading what
+// osv-scalibr v0.5.3's extractors read (tests compare the two on their own test files):
 // package, version or range, manifest and line, direct or indirect, in every module of a
 // monorepo; and checks versions against OSV ranges with scalibr's semantic package, per
 // ecosystem (the one part of scalibr linked: its extractors brought disk-image readers, gRPC
@@ -125,7 +126,6 @@ func readers() []reader {
 		{pySetup, base("setup.py"), plain(readSetupPy)},
 		{javaPom, func(p string) bool { return path.Base(p) == "pom.xml" || path.Ext(p) == ".pom" }, readPOM},
 		{javaGradle, base("buildscript-gradle.lockfile", "gradle.lockfile"), plain(readGradleLock)},
-		{npmLock, base("package-lock.json", "npm-shrinkwrap.json"), readNPMLock},
 	}
 }
 
@@ -170,22 +170,31 @@ func Extract(ctx context.Context, fsys FS) (*Facts, error) {
 // read runs the reader that wants file p (d nil: a file the walk did not list, read if it is
 // there).
 func (facts *Facts) read(fsys FS, rs []reader, p string, d fs.DirEntry) {
+	if isNPMLock(p) {
+		facts.readNPMLock(fsys, p)
+		return
+	}
 	for _, r := range rs {
 		if !r.want(p) {
 			continue
 		}
-		if d == nil {
-			if _, err := fs.Stat(fsys, p); errors.Is(err, fs.ErrNotExist) {
-				return // a vendor directory without modules.txt
-			} else if err != nil {
-				facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
-				return
-			}
+		info, err := fs.Stat(fsys, p)
+		if d == nil && errors.Is(err, fs.ErrNotExist) {
+			return // a vendor directory without modules.txt
+		}
+		if err != nil {
+			facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
+			return
 		}
 		if !slices.Contains(facts.Manifests, p) {
 			facts.Manifests = append(facts.Manifests, p)
 		}
-		b, err := fs.ReadFile(fsys, p)
+		if info.Size() > MaxWhole {
+			facts.Problems = append(facts.Problems, &Problem{File: p, Extractor: r.name,
+				Err: fmt.Errorf("not read: %s, over the %s a manifest of this kind is read whole", mib(info.Size()), mib(MaxWhole))})
+			return
+		}
+		b, err := readWhole(fsys, p)
 		if err != nil {
 			facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
 			return
@@ -198,6 +207,80 @@ func (facts *Facts) read(fsys FS, rs []reader, p string, d fs.DirEntry) {
 		facts.Deps = append(facts.Deps, deps...)
 	}
 }
+
+// MaxWhole is the largest manifest Extract reads whole into memory; a larger one is a Problem
+// saying so. npm lockfiles, the manifests that grow that large, are read as a stream whatever
+// their size (npmLock).
+const MaxWhole = 32 << 20
+
+// Streamer opens a file of any size as a stream, with its size: a snapshot's FS has it (its
+// reads charged to the unit's budget), where Open refuses files over the per-file read limit.
+type Streamer interface {
+	Stream(name string) (io.ReadCloser, int64, error)
+}
+
+// open opens p for reading whatever its size when fsys can stream, else through Open.
+func open(fsys FS, p string) (io.ReadCloser, error) {
+	if s, ok := fsys.(Streamer); ok {
+		f, _, err := s.Stream(p)
+		return f, err
+	}
+	return fsys.Open(p)
+}
+
+// readWhole reads p (at most MaxWhole bytes) through open.
+func readWhole(fsys FS, p string) ([]byte, error) {
+	f, err := open(fsys, p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxWhole))
+}
+
+// isNPMLock reports whether p is an npm lockfile of the project (not one inside node_modules).
+func isNPMLock(p string) bool {
+	base := path.Base(p)
+	return (base == "package-lock.json" || base == "npm-shrinkwrap.json") && !slices.Contains(strings.Split(path.Dir(p), "/"), "node_modules")
+}
+
+// readNPMLock reads an npm lockfile as a stream (npmLock). npm-shrinkwrap.json wins over a
+// package-lock.json beside it. A lockfile read only in part says how much.
+func (facts *Facts) readNPMLock(fsys FS, p string) {
+	if path.Base(p) == "package-lock.json" {
+		if _, err := fs.Stat(fsys, path.Join(path.Dir(p), "npm-shrinkwrap.json")); err == nil {
+			return
+		}
+	}
+	info, err := fs.Stat(fsys, p)
+	if err != nil {
+		facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
+		return
+	}
+	facts.Manifests = append(facts.Manifests, p)
+	f, err := open(fsys, p)
+	if err != nil {
+		facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
+		return
+	}
+	defer f.Close()
+	deps, read, err := npmLock(f, p)
+	if err != nil {
+		if read < info.Size() {
+			err = fmt.Errorf("read the first %s of %s, then: %w", mib(read), mib(info.Size()), err)
+		}
+		facts.Problems = append(facts.Problems, &Problem{File: p, Extractor: npmLockName, Err: err})
+	}
+	facts.Deps = append(facts.Deps, deps...)
+}
+
+// readNPMLockFile is npmLock over a lockfile's content (ExtractFile).
+func readNPMLockFile(p string, content []byte) ([]Dependency, error) {
+	deps, _, err := npmLock(bytes.NewReader(content), p)
+	return deps, err
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // requirementRE splits a PEP 508 requirement into its name and the rest.
 func splitRequirement(req string) (string, string) {
@@ -269,7 +352,7 @@ func (facts *Facts) settle(fsys fs.FS) {
 			}
 		case pyRequirements, pySetup, javaPom:
 			d.Direct = Direct
-		case npmLock:
+		case npmLockName:
 			names, ok := pkgJSON[d.Module]
 			if !ok {
 				names = packageJSONDeps(fsys, path.Join(d.Module, "package.json"))

@@ -77,7 +77,7 @@ var fileReaders = map[string]struct {
 	KindPom:            {javaPom, readPOM},
 	KindGradleLock:     {javaGradle, plain(readGradleLock)},
 	KindVersionCatalog: {javaVersionCatalog, plain(readVersionCatalog)},
-	KindPackageLock:    {npmLock, readNPMLock},
+	KindPackageLock:    {npmLockName, plain(readNPMLockFile)},
 	KindYarnLock:       {npmYarnLock, plain(readYarnLock)},
 	KindPnpmLock:       {npmPnpmLock, plain(readPnpmLock)},
 }

@@ -21,6 +21,7 @@ type Store interface {
 	GetRun(ctx context.Context, id string) (*store.Run, error)
 	Cases(ctx context.Context, runID string, fn func(*suite.Case) error) error
 	Verdicts(ctx context.Context, runID string, fn func(verdict.Verdict) error) error
+	AllAttempts(ctx context.Context, runID string, fn func(verdict.Verdict) error) error
 }
 
 // ErrOtherKind is a run of another subject kind than this one.
@@ -65,5 +66,11 @@ func Load(ctx context.Context, st Store, runID string, seed uint64) (probe.Repor
 	if err := json.Unmarshal(man.Config, &cfg); err != nil || cfg.Tokens < 1 {
 		return probe.Report{}, fmt.Errorf("run %s: the manifest records no probe_tokens in its subject config", runID)
 	}
-	return probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, cfg.Options(), seed), nil
+	rep := probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, cfg.Options(), seed)
+	var all []verdict.Verdict
+	if err := st.AllAttempts(ctx, runID, func(v verdict.Verdict) error { all = append(all, v); return nil }); err != nil {
+		return probe.Report{}, err
+	}
+	rep.Retries = probe.RetriesOf(all)
+	return rep, nil
 }

@@ -76,3 +76,9 @@ func noPrograms(t *testing.T) {
 	t.Setenv("VULNBENCH_NODE", t.TempDir())
 	t.Setenv("GOBIN", t.TempDir())
 }
+
+// spentOf is a run's summed cost (store.Spend.Cost).
+func spentOf(st *store.Store, ctx context.Context, runID string) (float64, error) {
+	sp, err := st.RunSpend(ctx, runID)
+	return sp.Cost, err
+}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/lineerr"
@@ -19,12 +20,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/tokens"
 )
 
-// Requester is a subject whose one request per unit is built without calling its model (the
-// plain LLM subject): its prompt is counted exactly as it would be sent.
-type Requester interface {
-	Request(u subject.Unit) (llm.Request, error)
-}
-
 // ContextRequester is a subject whose one request per unit holds context retrieved for the
 // unit (depaug: the target's callers and callees from the snapshot's code graph, or the case's
 // precomputed context), built from the unit's Env as the run builds it, without calling its model.
@@ -32,28 +27,43 @@ type ContextRequester interface {
 	RequestIn(ctx context.Context, u subject.Unit, env *subject.Env) (llm.Request, error)
 }
 
-// Prompted is a model subject's prompting strategy (every modelkit subject has one).
-type Prompted interface {
-	Strategy() prompt.Strategy
-}
-
-// Input is one estimate: a subject, built as the run would build it, over a suite.
+// Input is one estimate: a subject kind configured as the run would configure it, over a suite.
 type Input struct {
 	Suite   string
 	Reading *lineerr.Reading       // how Suite is read (--lossy-utf8); nil: strictly
 	Keep    func(*suite.Case) bool // nil keeps every case (--after)
 	Spec    string                 // the subject as given, e.g. "llm"
-	Subject subject.Subject
+	// Factory and Config are the subject's kind and config: what its declaration says (its
+	// model, its requests, its step cap, its settings: the answer budget, the rate, the prompt).
+	Factory subject.Factory
+	Config  subject.Config
 	Repeats int
-	// StepCap is an agent's step cap (--max-steps, else the kind's); 0 for a one-call subject.
-	StepCap     int
-	MaxTokens   int // --max-tokens (0: the provider's default)
-	RPM         int // --rpm (0: the provider's limit, unknown offline: time at concurrency alone)
+	// MaxSteps is the run's --max-steps (0: the kind's own step cap).
+	MaxSteps    int
 	Concurrency int
 	Counter     *tokens.Counter
+	// Getenv is the environment (API keys); nil: os.Getenv. No call is made, so a missing key is
+	// given a stand-in.
+	Getenv func(string) string
 	// Env gives a unit the Env a run would (its snapshot and code graph: --repos, the snapshot
 	// cache), for a ContextRequester; the caller closes it. nil: units have no snapshot.
 	Env func(subject.Unit) *subject.Env
+}
+
+// build builds the subject as the run would, with a stand-in for a missing API key (the model
+// stack is built and never sent anything).
+func build(in Input) (subject.Subject, error) {
+	env := in.Getenv
+	if env == nil {
+		env = os.Getenv
+	}
+	getenv := func(k string) string {
+		if v := env(k); v != "" || (k != llm.KeyEnv("openai") && k != llm.KeyEnv("anthropic")) {
+			return v
+		}
+		return "estimate-makes-no-call"
+	}
+	return in.Factory.New(in.Config, subject.Deps{Getenv: getenv})
 }
 
 // Row is the estimate of one subject and model.
@@ -103,12 +113,22 @@ const (
 // AgentSteps is the steps an agent is assumed to take: half its cap, at least one.
 func AgentSteps(stepCap int) int { return max(1, (stepCap+1)/2) }
 
-// Estimate goes over the suite once and returns the subject's row. The subject must be a model
-// subject (subject.Modeled); nothing is sent.
+// Estimate builds the subject, goes over the suite once and returns the subject's row. The kind
+// must declare a model; nothing is sent.
 func Estimate(ctx context.Context, in Input) (Row, error) {
-	modeled, ok := in.Subject.(subject.Modeled)
-	if !ok {
+	if _, ok := in.Factory.ModelOf(in.Config); !ok {
 		return Row{}, fmt.Errorf("subject %s calls no model: there is nothing to estimate", in.Spec)
+	}
+	subj, err := build(in)
+	if err != nil {
+		return Row{}, err
+	}
+	defer in.Factory.Close(subj)
+	modeled, _ := in.Factory.Modeled(subj)
+	set := in.Factory.SettingsOf(in.Config)
+	stepCap := in.MaxSteps
+	if in.Factory.Steps != nil {
+		stepCap = in.Factory.StepsOf(in.Config, subject.Limits{Steps: in.MaxSteps})
 	}
 	if in.Repeats < 1 {
 		in.Repeats = 1
@@ -120,23 +140,20 @@ func Estimate(ctx context.Context, in Input) (Row, error) {
 	spec := info.Spec()
 	enc, exact := tokens.EncodingOf(spec)
 	row := Row{Subject: in.Spec, Model: spec, Encoding: enc, Exact: exact}
-	req, isReq := in.Subject.(Requester)
-	creq, isCReq := in.Subject.(ContextRequester)
+	req, isReq := in.Factory.Requester(subj)
+	creq, isCReq := subj.(ContextRequester)
 	if isCReq {
 		isReq = true
 		req = requestIn{ctx, creq, in.Env}
 	}
 	row.Modelled = !isReq
-	cot := false
-	if p, ok := in.Subject.(Prompted); ok {
-		st := p.Strategy()
-		cot = st == prompt.CoT || st == prompt.CoTFS
-	}
+	st, _ := prompt.ParseStrategy(set.Prompt)
+	cot := st == prompt.CoT || st == prompt.CoTFS
 	count := func(s string) int64 { n, _ := in.Counter.Count(spec, s); return int64(n) }
 	plainOut, appsecOut := count(plainAnswer), count(appsecExtra)
 	capOut := func(n int64) int64 {
-		if in.MaxTokens > 0 {
-			return min(n, int64(in.MaxTokens))
+		if set.MaxTokens > 0 {
+			return min(n, int64(set.MaxTokens))
 		}
 		return n
 	}
@@ -161,7 +178,7 @@ func Estimate(ctx context.Context, in Input) (Row, error) {
 			}
 			out = capOut(out)
 		} else {
-			steps := int64(AgentSteps(in.StepCap))
+			steps := int64(AgentSteps(stepCap))
 			first := count(c.Code) + AgentInstructionTokens
 			step := int64(AgentStepOutput + AgentObservation)
 			prompt, calls = steps*first+step*steps*(steps-1)/2, steps
@@ -179,12 +196,12 @@ func Estimate(ctx context.Context, in Input) (Row, error) {
 	if len(problems) > 0 {
 		return Row{}, fmt.Errorf("%s: %w (vulnbench suite validate %s lists every problem)", in.Suite, problems[0], in.Suite)
 	}
-	row.Method = method(isReq, exact, enc, cot, in.StepCap)
+	row.Method = method(isReq, exact, enc, cot, stepCap)
 	if isCReq {
 		row.Method[1] = "prompts rendered exactly as the run sends them, with the context the run retrieves for each case (the same snapshots and code graphs, or the precomputed context); texts only: the chat framing, a few tokens a message, is not counted"
 	}
 	price(&row, modeled.Prices())
-	row.Seconds = seconds(row, in.RPM, in.Concurrency)
+	row.Seconds = seconds(row, set.RPM, in.Concurrency)
 	return row, nil
 }
 

@@ -27,10 +27,10 @@ type Config struct {
 	Advisories string `json:"advisories"`
 }
 
-// NeedsRepository is what run's preflight asks: every case is judged on its snapshot.
+// NeedsRepository is the kind's Repository declaration: every case is judged on its snapshot.
 func (c Config) NeedsRepository(cs *suite.Case) bool { return subject.CaseRepo(cs) }
 
-// NeedsAdvisories is what run's preflight asks: the case's CVE, in --advisories.
+// NeedsAdvisories is the kind's Advisories declaration: the case's CVE, in --advisories.
 func (c Config) NeedsAdvisories(cs *suite.Case) ([]string, string) {
 	return subject.CaseAdvisory(cs), c.Advisories
 }
@@ -158,6 +158,9 @@ func judge(c *suite.Case, advs []*advisory.Advisory, facts *deps.Facts) verdict.
 	}
 	why := fmt.Sprintf("no manifest of the project pins a version of %s affected by %s (%s); %d manifests read",
 		packages(live, eco), c.CVE, ids(live), len(facts.Manifests))
+	if n := len(facts.Problems); n > 0 { // what could not be read cannot be excluded: say so
+		why += fmt.Sprintf(", %d of them not whole (first: %v)", n, facts.Problems[0])
+	}
 	v := answer("code_not_present", why, nil)
 	v.Explanation = joinFindings(nil, append([]string{why}, notes...))
 	return v

@@ -1,6 +1,6 @@
 // Package docs reads the shell blocks of vulnbench's Markdown documentation (README.md and
-// docs/*.md), so that a test runs every one of them (docs as tests, DESIGN.md section 1's wave 4
-// seams) or finds it marked illustrative with the reason.
+// docs/*.md), so that a test runs every one of them (docs as tests:
+// every documented command runs) or finds it marked illustrative with the reason.
 //
 // A fenced block's opening fence names its language (```sh, ```text, ```go ...). The line before
 // a shell block's fence marks it, as an HTML comment a reader of the rendered page does not see:

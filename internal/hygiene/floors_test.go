@@ -72,7 +72,7 @@ func drawing(floor map[string]int) string {
 }
 
 const (
-	drawnBegin = "<!-- floors: drawn from the imports by internal/hygiene (go test ./internal/hygiene -run TestStructureDrawn -update) -->\n```\n"
+	drawnBegin = "<!-- floors: drawn from the imports by internal/hygiene (go test ./internal/hygiene -run TestStructureDrawn -update) -->\n```text\n"
 	drawnEnd   = "```\n<!-- /floors -->"
 )
 

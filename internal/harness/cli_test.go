@@ -119,6 +119,12 @@ func shellCall(cli, cmd string) llmtest.ToolCall {
 		return llmtest.ToolCall{ID: "toolu_probe", Name: "Bash", Arguments: `{"command":` + q + `,"description":"Look around the sandbox"}`}
 	case "codex":
 		return llmtest.ToolCall{ID: "call_probe", Name: "exec_command", Arguments: `{"cmd":` + q + `,"yield_time_ms":10000}`}
+	case "gemini-cli", "qwen-code":
+		return llmtest.ToolCall{ID: "call_probe", Name: "run_shell_command", Arguments: `{"command":` + q + `,"description":"Look around the sandbox"}`}
+	case "pi":
+		return llmtest.ToolCall{ID: "call_probe", Name: "bash", Arguments: `{"command":` + q + `}`}
+	case "cline":
+		return llmtest.ToolCall{ID: "call_probe", Name: "run_commands", Arguments: `{"commands":[` + q + `]}`}
 	}
 	return llmtest.ToolCall{ID: "call_probe", Name: "bash", Arguments: `{"command":` + q + `,"description":"Look around the sandbox"}`}
 }
@@ -155,8 +161,13 @@ func TestCLIs(t *testing.T) {
 		{"claude-code", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
 		{"codex", "openai:gpt-5.4-mini", llm.OpenAIResponses},
 		{"opencode", "openai:gpt-4.1", llm.OpenAIChat},
+		{"qwen-code", "openai:gpt-4.1", llm.OpenAIChat},
+		{"pi", "openai:gpt-4.1", llm.OpenAIChat},
+		{"pi", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
+		{"cline", "openai:gpt-4.1", llm.OpenAIChat},
+		{"kilo", "openai:gpt-4.1", llm.OpenAIChat},
 	} {
-		t.Run(tc.cli, func(t *testing.T) {
+		t.Run(tc.cli+"/"+tc.spec, func(t *testing.T) {
 			cli := harness.CLIs()[tc.cli]
 			in, err := cli.Locate("")
 			if errors.Is(err, harness.ErrNotInstalled) {

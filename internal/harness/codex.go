@@ -10,10 +10,19 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
 const codexLast = "codex-last-message.txt"
+
+// codex is OpenAI's Codex CLI: the Responses API; model_reasoning_effort takes the five levels.
+func codex() behaviour {
+	return behaviour{apis: map[string]llm.API{"openai": llm.OpenAIResponses}, invoke: codexInvoke, answer: codexAnswer,
+		effort: func(e llm.Effort, _ llm.API) (setting, bool) {
+			return setting{args: []string{"-c", "model_reasoning_effort=" + string(e)}}, true
+		}}
+}
 
 // codexInvoke runs `codex exec` with its events as JSON lines and its last message written to
 // the output directory, approvals and Codex's own sandbox off (--dangerously-bypass-approvals-
@@ -42,8 +51,8 @@ enabled = false
 persistence = "none"
 `, r.Model)
 	// The base URL is an argument: the sandbox fills in {gateway} in arguments, not in files.
-	args := []string{"exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--ephemeral", "--color", "never",
-		"-c", `model_providers.vulnbench.base_url="{gateway}/v1"`}
+	args := append(append([]string(nil), r.effort.args...), "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--ephemeral", "--color", "never",
+		"-c", `model_providers.vulnbench.base_url="{gateway}/v1"`)
 	if r.OutDir != "" {
 		args = append(args, "--output-last-message", "{out}/"+codexLast)
 	}

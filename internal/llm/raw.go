@@ -19,12 +19,19 @@ const (
 	AnthropicMessages API = "anthropic.messages" // POST /v1/messages
 	OpenAIChat        API = "openai.chat"        // POST /chat/completions
 	OpenAIResponses   API = "openai.responses"   // POST /responses
+	// GeminiGenerate is Gemini's generateContent: POST /v1beta/models/MODEL:generateContent, or
+	// :streamGenerateContent?alt=sse when RawRequest.Stream says so (the model and the stream
+	// are in the path, not the body).
+	GeminiGenerate API = "gemini.generate"
 )
 
 // Provider is the provider that serves the API.
 func (a API) Provider() string {
-	if a == AnthropicMessages {
+	switch a {
+	case AnthropicMessages:
 		return "anthropic"
+	case GeminiGenerate:
+		return "gemini"
 	}
 	return "openai"
 }

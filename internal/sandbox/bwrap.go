@@ -117,7 +117,7 @@ func (s *Sandbox) bwrapCommand(spec Spec, project, forwarder string, l layout) (
 		for _, d := range parents(dst) {
 			add("--dir", d)
 		}
-		add("--perms", fmt.Sprintf("%04o", mode), "--file", fd(string(f.Data)), dst)
+		add("--perms", fmt.Sprintf("%04o", mode), "--file", fd(string(l.data(f))), dst)
 	}
 	argv := make([]string, len(spec.Args))
 	for i, a := range spec.Args {

@@ -379,7 +379,7 @@ func (s *Sandbox) commandNone(ctx context.Context, p *Process, spec Spec, projec
 		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
-		if err := os.WriteFile(dst, f.Data, os.FileMode(mode)); err != nil {
+		if err := os.WriteFile(dst, l.data(f), os.FileMode(mode)); err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 	}

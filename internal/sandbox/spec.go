@@ -51,6 +51,17 @@ type File struct {
 	Dst  string
 	Data []byte
 	Mode uint32 // 0: 0o644
+	// Expand replaces the placeholders in Data as in Args (a configuration naming {gateway}:
+	// its port differs under ModeNone); data in it must be Quoted.
+	Expand bool
+}
+
+// data is the file's content, its placeholders replaced when it asks.
+func (l layout) data(f File) []byte {
+	if !f.Expand {
+		return f.Data
+	}
+	return []byte(l.expand(string(f.Data)))
 }
 
 // Spec is one sandboxed process.

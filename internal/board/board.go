@@ -20,15 +20,14 @@ import (
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
-	"github.com/vulnbench/vulnbench/internal/verdict"
 	"github.com/vulnbench/vulnbench/internal/version"
 )
 
-// Store is what a board reads: the runs, their reports' inputs, and every attempt (for spend).
+// Store is what a board reads: the runs, their reports' inputs, and each run's spend.
 type Store interface {
 	report.Store
+	report.SpendStore
 	Runs(ctx context.Context) ([]store.Run, error)
-	AllAttempts(ctx context.Context, runID string, fn func(verdict.Verdict) error) error
 }
 
 // The suite kinds a board knows, each with its headline figures.
@@ -45,7 +44,8 @@ type Column struct {
 	Label string `json:"label"` // the text header
 	// Metric is the report.Metrics key the figure is read from ("" for cost and tokens).
 	Metric string `json:"metric,omitempty"`
-	// Unit says how to write it: "fraction" (in [0,1]), "points" (of 100), "count", "usd", "tokens".
+	// Unit says how to write it: "fraction" (in [0,1]), "points" (a fraction of 100 points,
+	// written "N.N of 100" in text), "count", "usd", "tokens".
 	Unit string `json:"unit"`
 	// Lower marks a figure where lower is better (VD-S's FNR, cost, tokens).
 	Lower bool `json:"lower_is_better,omitempty"`
@@ -60,7 +60,16 @@ type Cell struct {
 	Std  float64  `json:"std"`
 	Lo   *float64 `json:"lo,omitempty"`
 	Hi   *float64 `json:"hi,omitempty"`
+	// Note qualifies the figure: NoteDegenerate (VD-S of scores that take at most two values),
+	// NoteUnpriced (a cost not known: never a number).
+	Note string `json:"note,omitempty"`
 }
+
+// The notes of a cell.
+const (
+	NoteDegenerate = "degenerate"
+	NoteUnpriced   = "unpriced"
+)
 
 // Row is one run.
 type Row struct {
@@ -263,6 +272,7 @@ func rowOf(ctx context.Context, st Store, rep *report.Report, cols []Column) (Ro
 	if err != nil {
 		return Row{}, err
 	}
+	degenerate := f.VDS != nil && f.VDS.Degenerate
 	for _, c := range cols {
 		var cell Cell
 		switch c.Key {
@@ -272,6 +282,9 @@ func rowOf(ctx context.Context, st Store, rep *report.Report, cols []Column) (Ro
 			cell = sp.tokens
 		default:
 			cell = cellOf(metrics, f, c)
+			if c.Key == "vds" && cell.OK && degenerate {
+				cell.Note = NoteDegenerate
+			}
 		}
 		row.Cells = append(row.Cells, cell)
 	}
@@ -288,9 +301,6 @@ func cellOf(metrics map[string]report.Metric, f *report.Figures, c Column) Cell 
 		return Cell{}
 	}
 	cell := Cell{OK: true, Mean: v.Stat.Mean, Std: v.Stat.Std}
-	if c.Unit == "points" {
-		cell.Mean, cell.Std = 100*cell.Mean, 100*cell.Std
-	}
 	if c.ci != "" {
 		if m, ok := metrics[c.ci]; ok {
 			if iv, ok := m.Get(f, ""); ok {
@@ -304,24 +314,13 @@ func cellOf(metrics map[string]report.Metric, f *report.Figures, c Column) Cell 
 
 type spend struct{ cost, tokens Cell }
 
-// spendOf is a run's cost and tokens per case and repeat: every attempt (retries too) summed,
-// over the cases of the truth times the repeats scored. Cost is missing when no attempt has one.
+// spendOf is a run's cost and tokens per case and repeat: every attempt (retries too) summed
+// (store.Store.RunSpend), over the cases of the truth times the repeats scored. The cost is
+// NoteUnpriced when some attempt used a model whose price is not known, and missing when no
+// attempt used a model.
 func spendOf(ctx context.Context, st Store, rep *report.Report) (spend, error) {
 	run := rep.Runs[0]
-	var cost float64
-	var tokens int64
-	priced := false
-	err := st.AllAttempts(ctx, run.ID, func(v verdict.Verdict) error {
-		if _, ok, _ := rep.Truth.Find(v.CaseID); !ok {
-			return nil
-		}
-		tokens += v.Usage.InputTokens + v.Usage.OutputTokens
-		if v.Usage.CostUSD != nil {
-			cost += *v.Usage.CostUSD
-			priced = true
-		}
-		return nil
-	})
+	sp, err := st.RunSpend(ctx, run.ID)
 	if err != nil {
 		return spend{}, err
 	}
@@ -329,9 +328,12 @@ func spendOf(ctx context.Context, st Store, rep *report.Report) (spend, error) {
 	if units == 0 {
 		return spend{}, nil
 	}
-	s := spend{tokens: Cell{OK: true, Mean: float64(tokens) / units}}
-	if priced {
-		s.cost = Cell{OK: true, Mean: cost / units}
+	s := spend{tokens: Cell{OK: true, Mean: float64(sp.Tokens) / units}}
+	switch {
+	case sp.Known():
+		s.cost = Cell{OK: true, Mean: sp.Cost / units}
+	case sp.Unpriced > 0:
+		s.cost = Cell{Note: NoteUnpriced}
 	}
 	return s, nil
 }

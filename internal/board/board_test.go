@@ -96,7 +96,38 @@ func TestWriters(t *testing.T) {
 
 func TestPointsColumn(t *testing.T) {
 	c := board.Columns(board.KindAppSec)[0]
-	if got := c.Text(board.Cell{OK: true, Mean: 10}); got != "10.0 of 100" {
+	if got := c.Text(board.Cell{OK: true, Mean: 0.1}); got != "10.0 of 100" {
 		t.Errorf("points: %q", got)
+	}
+}
+
+// A cost that is not known is written "unpriced" in every format, never a number; a degenerate
+// VD-S says so beside its figure.
+func TestCellNotes(t *testing.T) {
+	cols := board.Columns(board.KindPrimeVul)
+	cells := make([]board.Cell, len(cols))
+	cells[2] = board.Cell{OK: true, Mean: 0.9, Note: board.NoteDegenerate}
+	cells[3] = board.Cell{Note: board.NoteUnpriced}
+	b := &board.Board{Tables: []board.Table{{Kind: board.KindPrimeVul, Hash: strings.Repeat("b", 64), Columns: cols,
+		Rows: []board.Row{{Run: "r", Rank: 1, Repeats: 1, Cells: cells}}}}}
+	for format, want := range map[string][]string{
+		"text": {"90.0% (degenerate)", "unpriced"},
+		"md":   {"| 90.0% (degenerate) |", "| unpriced |"},
+		"csv":  {",vds,0.9,0,,,degenerate", ",cost_per_case,,,,,unpriced"},
+		"json": {`"note": "unpriced"`},
+		"html": {"<td>unpriced</td>"},
+	} {
+		var out bytes.Buffer
+		if err := board.Write(&out, format, b); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%s lacks %q:\n%s", format, w, out.String())
+			}
+		}
+		if strings.Contains(out.String(), "$0") {
+			t.Errorf("%s writes an unpriced cost as a number:\n%s", format, out.String())
+		}
 	}
 }

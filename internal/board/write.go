@@ -48,9 +48,13 @@ func Write(w io.Writer, format string, b *Board) error {
 }
 
 // Text is how text, Markdown and HTML write a cell: fractions as percentages with one decimal,
-// points as "N.N of 100", a 95% CI in brackets, a std over repeats after ±; "-" when missing.
+// points as "N.N of 100", a 95% CI in brackets, a std over repeats after ±, its note in
+// parentheses; "-" when missing, the note alone (unpriced) when it has one.
 func (c Column) Text(cell Cell) string {
 	if !cell.OK {
+		if cell.Note != "" {
+			return cell.Note
+		}
 		return "-"
 	}
 	scale, suffix, prec := 1.0, "", 1
@@ -58,7 +62,7 @@ func (c Column) Text(cell Cell) string {
 	case "fraction":
 		scale, suffix = 100, "%"
 	case "points":
-		suffix = " of 100"
+		scale, suffix = 100, " of 100"
 	case "usd":
 		prec = 4
 	case "tokens":
@@ -76,6 +80,9 @@ func (c Column) Text(cell Cell) string {
 	}
 	if cell.Lo != nil && cell.Hi != nil {
 		s += " [" + num(*cell.Lo) + ", " + num(*cell.Hi) + "]"
+	}
+	if cell.Note != "" {
+		s += " (" + cell.Note + ")"
 	}
 	return s
 }
@@ -163,17 +170,18 @@ func WriteJSON(w io.Writer, b *Board) error {
 }
 
 // WriteCSV writes one line per run and figure: suite hash, kind, rank, run, subject, model,
-// prompt, harness, repeats, figure key, mean, std, lo, hi (fractions in [0,1], points of 100;
-// empty where the run lacks the figure or the interval).
+// prompt, harness, repeats, figure key, mean, std, lo, hi (fractions in [0,1], points as a
+// fraction of 100; empty where the run lacks the figure or the interval), note (degenerate,
+// unpriced).
 func WriteCSV(w io.Writer, b *Board) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"suite_sha256", "kind", "rank", "run", "subject", "model", "prompt", "harness", "repeats", "figure", "mean", "std", "lo", "hi"})
+	_ = cw.Write([]string{"suite_sha256", "kind", "rank", "run", "subject", "model", "prompt", "harness", "repeats", "figure", "mean", "std", "lo", "hi", "note"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, t := range b.Tables {
 		for _, r := range t.Rows {
 			for k, c := range t.Columns {
 				cell := r.Cells[k]
-				rec := []string{t.Hash, t.Kind, strconv.Itoa(r.Rank), r.Run, r.Subject, r.Model, r.Prompt, r.Harness, strconv.Itoa(r.Repeats), c.Key, "", "", "", ""}
+				rec := []string{t.Hash, t.Kind, strconv.Itoa(r.Rank), r.Run, r.Subject, r.Model, r.Prompt, r.Harness, strconv.Itoa(r.Repeats), c.Key, "", "", "", "", cell.Note}
 				if cell.OK {
 					rec[10], rec[11] = f(cell.Mean), f(cell.Std)
 				}
@@ -207,6 +215,7 @@ type HTMLTable struct {
 	Header []string
 	Rows   [][]string
 	Note   string
+	Runs   []string // the run of each row
 }
 
 // HTMLTables are the tables of b as the HTML board and the viewer's runs page show them.
@@ -224,6 +233,7 @@ func HTMLTables(b *Board) []HTMLTable {
 				cells = append(cells, c.Text(r.Cells[k]))
 			}
 			ht.Rows = append(ht.Rows, cells)
+			ht.Runs = append(ht.Runs, r.Run)
 		}
 		ts = append(ts, ht)
 	}

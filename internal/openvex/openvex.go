@@ -21,7 +21,10 @@ import (
 
 // Options describe the document.
 type Options struct {
-	RunID string // names the document: https://vulnbench.dev/openvex/RUN_ID unless ID is set
+	// RunID names the document unless ID is set: https://vulnbench.dev/openvex/RUN_ID, and of
+	// a run of several repeats .../RUN_ID/repeat-N or .../RUN_ID/majority (each document of a
+	// run has its own @id).
+	RunID string
 	ID    string
 	// Author and Role are CISA's author and role (defaults: "vulnbench" and "automated assessment
 	// tool"); Tooling names the subject and vulnbench's version.
@@ -63,6 +66,12 @@ func Build(cases []suite.Case, verdicts []verdict.Verdict, opt Options) (*govex.
 			return nil, errors.New("openvex: the document needs an id (Options.ID or RunID)")
 		}
 		id = "https://vulnbench.dev/openvex/" + url.PathEscape(opt.RunID)
+		switch {
+		case opt.Majority:
+			id += "/majority"
+		case opt.Repeats > 1:
+			id += fmt.Sprintf("/repeat-%d", opt.Repeat)
+		}
 	}
 	author, role := opt.Author, opt.Role
 	if author == "" {

@@ -2,6 +2,7 @@ package openvex_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,5 +170,28 @@ func TestPURLs(t *testing.T) {
 	}
 	if _, err := openvex.Build(nil, nil, openvex.Options{RunID: "r"}); err == nil {
 		t.Error("Build without Now")
+	}
+}
+
+// Each document of a run has its own @id: a run of one repeat, each repeat of a repeated run,
+// and its majority.
+func TestDocumentIDs(t *testing.T) {
+	cases := []suite.Case{vexCase("a", "vulnerable")}
+	vs := []verdict.Verdict{answer("a", 0, "vulnerable"), answer("a", 1, "code_not_present"), answer("a", 2, "vulnerable")}
+	seen := map[string]string{}
+	for _, o := range []openvex.Options{{}, {Repeats: 3}, {Repeats: 3, Repeat: 1}, {Repeats: 3, Repeat: 2}, {Repeats: 3, Majority: true}} {
+		o.RunID, o.Now = "r1", now
+		doc, err := openvex.Build(cases, vs, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("%+v", o)
+		if prev, ok := seen[doc.ID]; ok {
+			t.Errorf("%s and %s share @id %s", prev, what, doc.ID)
+		}
+		seen[doc.ID] = what
+	}
+	if _, ok := seen["https://vulnbench.dev/openvex/r1/repeat-1"]; !ok {
+		t.Errorf("ids %v", seen)
 	}
 }

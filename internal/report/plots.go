@@ -5,16 +5,17 @@ import (
 	"math"
 
 	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/store"
 )
 
 // What plots draw beyond the figures (Request.Plots): each run's spend and the ROC curve of its
 // first repeat, so that a presenter (internal/output/html) computes nothing and reads no store.
 
-// SpendStore is a store that keeps what each attempt cost. Build reads a run's spend from the
-// Store given when it also is one.
+// SpendStore is a store that keeps what each attempt used and cost. Build reads a run's spend
+// from the Store given when it also is one.
 type SpendStore interface {
-	// Spent is the summed cost of every attempt of a run.
-	Spent(ctx context.Context, runID string) (float64, error)
+	// RunSpend sums what every attempt of a run used (store.Store.RunSpend).
+	RunSpend(ctx context.Context, runID string) (store.Spend, error)
 }
 
 // ROCStep is how far (in FPR plus TPR) a point of a drawn ROC curve moves from the last one kept.
@@ -32,17 +33,17 @@ type ROC struct {
 	VDS XY
 }
 
-// plots fills each run's Spent and ROC.
+// plots fills each run's Spend and ROC.
 func (r *Report) plots(ctx context.Context, st Store) error {
 	ss, _ := st.(SpendStore)
 	us, _ := st.(UsageStore)
 	for _, run := range r.Runs {
 		if run.Stored != nil && ss != nil {
-			c, err := ss.Spent(ctx, run.ID)
+			sp, err := ss.RunSpend(ctx, run.ID)
 			if err != nil {
 				return err
 			}
-			run.Spent = &c
+			run.Spend = &sp
 		}
 		run.ROC = rocOf(r.Truth, run, r.Options)
 		if err := run.perCase(ctx, r.Truth, us); err != nil {

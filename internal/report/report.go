@@ -105,10 +105,11 @@ type Run struct {
 	Model    string     // the model an llm run asked, e.g. openai:gpt-4o; "" for others
 	Stored   *store.Run // nil for a predictions file
 	Manifest *Manifest  // nil for a predictions file or an unreadable manifest
-	// Spent is the run's spend in USD (every attempt, retries and errors included) and ROC
-	// the curve of its first repeat, filled by Build with Request.Plots (plots.go); nil: not
-	// known (a predictions file has no spend), or no curve to draw.
-	Spent *float64
+	// Spend is what every attempt of the run used (retries and errors included; its Cost is
+	// the run's cost only when Spend.Known) and ROC the curve of its first repeat, filled by
+	// Build with Request.Plots (plots.go); nil: not known (a predictions file has no spend), or
+	// no curve to draw.
+	Spend *store.Spend
 	ROC   *ROC
 	// PerCase is what the first repeat used and did per case (percase.go), filled by Build
 	// with Request.Plots; nil: nothing to draw.
@@ -165,7 +166,7 @@ type Request struct {
 	// Reading is how the suite and predictions files are read (--lossy-utf8, and the notes of
 	// what their readers accepted); nil: strictly.
 	Reading *lineerr.Reading
-	// Plots also fills what plots draw: each run's Spent (from a Store that is a SpendStore)
+	// Plots also fills what plots draw: each run's Spend (from a Store that is a SpendStore)
 	// and ROC.
 	Plots bool
 }

@@ -34,11 +34,11 @@ type RunMeta struct {
 // relative to the repository; a finding without a file is placed in the case's target file), a
 // vul verdict without findings one result at the case's target file and lines; a case without a
 // file (a function case) is the artifact vulnbench-cases/ID over its code's lines, with its
-// function as a logical location; every result has a partial fingerprint (case, rule, place); CWEs are rule tags (external/cwe/cwe-N), rule relationships and result
+// function as a logical location; every result has a partial fingerprint of its own (case, repeat, rule, place); CWEs are rule tags (external/cwe/cwe-N), rule relationships and result
 // taxa of a CWE taxonomy; the message is the finding's, else the verdict's explanation. Verdicts
 // with status error become tool execution notifications. cases gives each verdict's case.
 func Write(w io.Writer, meta RunMeta, cases map[string]*suite.Case, vs []verdict.Verdict) error {
-	b := builder{ruleIndex: map[string]int{}, taxonIndex: map[string]int{}, results: []wResult{}}
+	b := builder{ruleIndex: map[string]int{}, taxonIndex: map[string]int{}, results: []wResult{}, prints: map[string]int{}}
 	inv := wInvocation{ExecutionSuccessful: true, ToolExecutionNotifications: []wNotification{}}
 	for i := range vs {
 		v := &vs[i]
@@ -102,6 +102,7 @@ type builder struct {
 	taxa       []wTaxon
 	taxonIndex map[string]int
 	results    []wResult
+	prints     map[string]int // fingerprints given, and how often
 }
 
 func (b *builder) add(v *verdict.Verdict, c *suite.Case, f verdict.Finding) {
@@ -137,7 +138,13 @@ func (b *builder) add(v *verdict.Verdict, c *suite.Case, f verdict.Finding) {
 	}
 	loc := locationOf(f, c, v.CaseID)
 	res.Locations = append(res.Locations, loc)
-	res.PartialFingerprints = map[string]string{FingerprintKey: fingerprint(v.CaseID, id, loc)}
+	fp := fingerprint(v.CaseID, v.Repeat, id, loc)
+	if n := b.prints[fp]; n > 0 { // a second result at the same place and rule of one answer
+		b.prints[fp]++
+		fp = fingerprint(v.CaseID, v.Repeat, fmt.Sprintf("%s\x00%d", id, n), loc)
+	}
+	b.prints[fp]++
+	res.PartialFingerprints = map[string]string{FingerprintKey: fp}
 	b.results = append(b.results, res)
 }
 
@@ -214,12 +221,16 @@ func functionOf(f verdict.Finding, c *suite.Case) string {
 // duplicates).
 const FingerprintKey = "vulnbenchCaseRule/v1"
 
-// fingerprint identifies a result across runs: its case, rule and place.
-func fingerprint(caseID, rule string, loc wLocation) string {
+// fingerprint identifies a result across runs: its case, rule and place, and its repeat (a
+// run's repeats are distinct results of one log; repeat 0's fingerprint is a one-repeat run's).
+func fingerprint(caseID string, repeat int, rule string, loc wLocation) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", caseID, rule, loc.PhysicalLocation.ArtifactLocation.URI)
 	if r := loc.PhysicalLocation.Region; r != nil {
 		fmt.Fprintf(h, "\x00%d", r.StartLine)
+	}
+	if repeat > 0 {
+		fmt.Fprintf(h, "\x00repeat %d", repeat)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }

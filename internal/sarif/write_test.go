@@ -148,3 +148,53 @@ func TestCheckGitHubRefuses(t *testing.T) {
 		}
 	}
 }
+
+// Every result of a log has a fingerprint of its own: the repeats of a run answer the same case
+// at the same place, and one answer may put two findings of one rule on one line. Repeat 0's
+// fingerprint is the one a run of one repeat gives.
+func TestFingerprintsPerRepeat(t *testing.T) {
+	cases := map[string]*suite.Case{"j": {ID: "j", Kind: suite.KindJIT, Target: &suite.Target{File: "src/a.c", Line: 3, EndLine: 9}}}
+	two := []verdict.Finding{{File: "src/a.c", StartLine: 4, Rule: "bof"}, {File: "src/a.c", StartLine: 4, Rule: "bof"}}
+	var vs []verdict.Verdict
+	for r := range 3 {
+		vs = append(vs, verdict.Verdict{CaseID: "j", Repeat: r, Status: verdict.OK, Label: suite.Vul, Findings: two})
+	}
+	prints := func(vs []verdict.Verdict) []string {
+		var b bytes.Buffer
+		if err := sarif.Write(&b, sarif.RunMeta{RunID: "r"}, cases, vs); err != nil {
+			t.Fatal(err)
+		}
+		if err := sarif.CheckGitHub(b.Bytes()); err != nil {
+			t.Error(err)
+		}
+		var doc struct {
+			Runs []struct {
+				Results []struct {
+					PartialFingerprints map[string]string `json:"partialFingerprints"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range doc.Runs[0].Results {
+			out = append(out, r.PartialFingerprints[sarif.FingerprintKey])
+		}
+		return out
+	}
+	all := prints(vs)
+	seen := map[string]bool{}
+	for _, p := range all {
+		if p == "" || seen[p] {
+			t.Errorf("fingerprint %q given twice or empty among %v", p, all)
+		}
+		seen[p] = true
+	}
+	if len(all) != 6 {
+		t.Fatalf("%d results, want 6", len(all))
+	}
+	if one := prints(vs[:1]); one[0] != all[0] || one[1] != all[1] {
+		t.Errorf("repeat 0 of a repeated run %v, a run of one repeat %v", all[:2], one)
+	}
+}

@@ -41,7 +41,7 @@ func (s *Server) cases(w http.ResponseWriter, r *http.Request) {
 	}
 	ix := e.index
 	q := r.URL.Query()
-	f, page, bad, err := s.casesFilter(ctx, id, q, ix)
+	f, page, bad, err := s.casesFilter(ctx, run, q, ix)
 	if bad != "" {
 		s.bad(w, "%s", bad)
 		return
@@ -80,7 +80,7 @@ func (s *Server) cases(w http.ResponseWriter, r *http.Request) {
 	}
 	var flipOpts []option
 	for _, o := range others {
-		if o.ID != id {
+		if o.ID != id && sameSuite(run, &o.Run) {
 			flipOpts = append(flipOpts, option{Value: o.ID, Text: o.ID + " (" + o.Subject + ")", Selected: o.ID == flip})
 		}
 	}
@@ -109,7 +109,8 @@ func (s *Server) cases(w http.ResponseWriter, r *http.Request) {
 
 // casesFilter reads the query of a cases page: the filter, the sort, the run to flip against
 // and the page. A query that asks for what cannot be shown returns bad, the message of a 400.
-func (s *Server) casesFilter(ctx context.Context, id string, q url.Values, ix *caseIndex) (f filter, page int, bad string, err error) {
+func (s *Server) casesFilter(ctx context.Context, run *store.Run, q url.Values, ix *caseIndex) (f filter, page int, bad string, err error) {
+	id := run.ID
 	f = filter{lang: -1, sort: q.Get("sort"), desc: q.Get("desc") == "1", limit: perPage}
 	pick := func(name string, names []string) (uint8, bool) {
 		v := q.Get(name)
@@ -149,9 +150,12 @@ func (s *Server) casesFilter(ctx context.Context, id string, q url.Values, ix *c
 		if flip == id {
 			return f, 0, "flipped against itself: pick another run", nil
 		}
-		_, fe, err := s.runEntry(ctx, flip, false, true)
+		fr, fe, err := s.runEntry(ctx, flip, false, true)
 		if err != nil {
 			return f, 0, "", err
+		}
+		if why := notComparable(run, fr); why != "" {
+			return f, 0, why, nil
 		}
 		f.flip = fe.index
 	}

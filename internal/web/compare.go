@@ -1,10 +1,12 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 
 	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
 
@@ -20,14 +22,18 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		s.bad(w, "compare two different runs: /compare?a=RUN_A&b=RUN_B")
 		return
 	}
-	_, ea, err := s.runEntry(ctx, a, false, true)
+	ra, ea, err := s.runEntry(ctx, a, false, true)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	_, eb, err := s.runEntry(ctx, b, false, true)
+	rb, eb, err := s.runEntry(ctx, b, false, true)
 	if err != nil {
 		s.fail(w, err)
+		return
+	}
+	if why := notComparable(ra, rb); why != "" {
+		s.bad(w, "%s", why)
 		return
 	}
 	cmp, err := s.comparison(ctx, ea, eb)
@@ -74,6 +80,19 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	}{"compare " + a + " and " + b, a, b, cmp, flips, total, total > len(flips), notes,
 		"/runs/" + textnorm.PathSegment(a) + "/cases?" + url.Values{"flip": {b}}.Encode(),
 		cmp.ScoresA.PAcc != nil && cmp.ScoresB.PAcc != nil, deref(cmp.ScoresA.PAcc), deref(cmp.ScoresB.PAcc)})
+}
+
+// sameSuite reports whether two runs judged the same suite (the same file content), the only
+// runs a comparison pairs case by case.
+func sameSuite(a, b *store.Run) bool { return a.SuiteHash != "" && a.SuiteHash == b.SuiteHash }
+
+// notComparable says why runs a and b cannot be compared ("" when they can).
+func notComparable(a, b *store.Run) string {
+	if sameSuite(a, b) {
+		return ""
+	}
+	return fmt.Sprintf("runs %s and %s judged different suites (%s, sha256 %.12s; %s, sha256 %.12s): a comparison pairs the answers of one suite's cases; compare runs of one suite",
+		a.ID, b.ID, a.SuitePath, a.SuiteHash, b.SuitePath, b.SuiteHash)
 }
 
 func deref(f *float64) float64 {

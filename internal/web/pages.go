@@ -127,7 +127,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	others = slices.DeleteFunc(others, func(o runRow) bool { return o.ID == id })
+	others = slices.DeleteFunc(others, func(o runRow) bool { return o.ID == id || !sameSuite(run, &o.Run) })
 	s.render(w, http.StatusOK, "run", struct {
 		Title  string
 		Run    *store.Run

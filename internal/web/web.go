@@ -36,8 +36,7 @@ type Store interface {
 	AttemptCount(ctx context.Context, runID string) (int, error)
 	Attempts(ctx context.Context, runID, caseID string, repeat int) ([]verdict.Verdict, error)
 	TraceEvents(ctx context.Context, runID, caseID string, repeat, attempt int) ([]trace.Event, error)
-	Spent(ctx context.Context, runID string) (float64, error)
-	AllAttempts(ctx context.Context, runID string, fn func(verdict.Verdict) error) error
+	report.SpendStore
 }
 
 // Options tune the viewer.

@@ -1,18 +1,21 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"html/template"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/vulnbench/vulnbench/internal/cli"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/store/pgtest"
@@ -71,6 +74,7 @@ func TestPages(t *testing.T) {
 }
 
 func testPages(t *testing.T, f *fixture) {
+	other := otherSuiteRun(t, f)
 	srv := serve(t, f)
 	caseURL := func(run, id string) string { return "/runs/" + run + "/case?" + url.Values{"id": {id}}.Encode() }
 	for _, tc := range []struct {
@@ -91,6 +95,8 @@ func testPages(t *testing.T, f *fixture) {
 		{caseURL(f.agent, "nope"), 404, []string{"not found"}},
 		{"/compare?a=" + f.random + "&b=" + f.vul, 200, []string{"McNemar", "only A right", "Flips:"}},
 		{"/compare?a=" + f.random, 400, []string{"compare two different runs"}},
+		{"/compare?a=" + f.random + "&b=" + other, 400, []string{"judged different suites", "compare runs of one suite"}},
+		{"/runs/" + f.agent + "/cases?flip=" + other, 400, []string{"judged different suites"}},
 	} {
 		code, page := get(t, srv, tc.path)
 		if code != tc.code {
@@ -101,6 +107,13 @@ func testPages(t *testing.T, f *fixture) {
 			if !strings.Contains(page, w) {
 				t.Errorf("GET %s lacks %q", tc.path, w)
 			}
+		}
+	}
+	// Only runs of the run's own suite are offered to compare with, or to flip against.
+	for _, path := range []string{"/", "/runs/" + f.random, "/runs/" + f.random + "/cases"} {
+		_, page := get(t, srv, path)
+		if !strings.Contains(page, `<option value="`+f.vul+`"`) || strings.Contains(page, `<option value="`+other+`"`) {
+			t.Errorf("GET %s: the runs offered are not those of its suite", path)
 		}
 	}
 	// Filters: counts the fixture fixes. constant:vul answers vul everywhere: its tp are the 30
@@ -137,6 +150,22 @@ func testPages(t *testing.T, f *fixture) {
 	if i, j := strings.Index(page, ">v9<"), strings.Index(page, ">v29<"); i < 0 || j < 0 || i > j {
 		t.Errorf("sorted by id descending: v9 at %d, v29 at %d", i, j)
 	}
+}
+
+// otherSuiteRun stores a run of another suite (two function cases) beside the fixture's.
+func otherSuiteRun(t *testing.T, f *fixture) string {
+	t.Helper()
+	path := filepath.Join(f.dir, "other.jsonl")
+	if err := os.WriteFile(path, []byte(`{"id":"o1","kind":"function","label":"vul","code":"int f(void){return 1;}"}
+{"id":"o2","kind":"function","label":"ben","code":"int g(void){return 0;}"}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"run", "--db", f.db, "--suite", path, "--subject", "constant:vul", "--run-id", "other-suite", "--no-score"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("run on another suite: exit %d\n%s", code, errb.String())
+	}
+	return "other-suite"
 }
 
 // A case whose code holds <script> shows it as text; nothing of the case becomes markup.

@@ -25,6 +25,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/store"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -168,9 +169,7 @@ func build(rep *report.Report) (*content, error) {
 			row.Created = stamp(r.Stored.CreatedAt)
 			row.Finished = stamp(r.Stored.FinishedAt)
 		}
-		if r.Spent != nil {
-			row.Cost = fmt.Sprintf("$%.4f", *r.Spent)
-		}
+		row.Cost = costText(r.Spend)
 		c.Runs = append(c.Runs, row)
 	}
 	c.Title = "vulnbench report: " + strings.Join(names, ", ")
@@ -184,6 +183,20 @@ func build(rep *report.Report) (*content, error) {
 	c.Heat = cweHeat(names, figs)
 	c.Matrices = vexMatrices(names, figs)
 	return c, nil
+}
+
+// costText is a run's cost as the runs table writes it: dollars when every attempt that used a
+// model is priced, "unpriced" (never $0) when some is not, "-" when no attempt used a model.
+func costText(sp *store.Spend) string {
+	switch {
+	case sp == nil:
+		return ""
+	case sp.Known():
+		return fmt.Sprintf("$%.4f", sp.Cost)
+	case sp.Unpriced > 0:
+		return "unpriced"
+	}
+	return "-"
 }
 
 func stamp(t time.Time) string {
@@ -278,21 +291,31 @@ func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Fi
 	if err := c.addDistPlots(rep, names, figs); err != nil {
 		return err
 	}
-	var cn []string
+	var cn, unpriced []string
 	var cc, cf, cp []float64
 	for i, r := range rep.Runs {
-		if r.Spent == nil {
+		switch {
+		case r.Spend == nil:
+			continue
+		case !r.Spend.Known():
+			if r.Spend.Unpriced > 0 {
+				unpriced = append(unpriced, names[i])
+			}
 			continue
 		}
 		cn = append(cn, names[i])
-		cc, cf, cp = append(cc, *r.Spent), append(cf, f1[i]), append(cp, pacc[i])
+		cc, cf, cp = append(cc, r.Spend.Cost), append(cf, f1[i]), append(cp, pacc[i])
 	}
 	if len(cn) > 0 {
 		s, err := costPlot(cn, cc, cf, cp, pairs)
 		if err != nil {
 			return err
 		}
-		c.Plots = append(c.Plots, figure{Title: "Cost against F1 and pAcc", SVG: s, Note: "cost: every attempt of the run, retries and errors included"})
+		note := "cost: every attempt of the run, retries and errors included"
+		if len(unpriced) > 0 {
+			note += "; left off, unpriced: " + strings.Join(unpriced, ", ")
+		}
+		c.Plots = append(c.Plots, figure{Title: "Cost against F1 and pAcc", SVG: s, Note: note})
 	}
 	for i, r := range rep.Runs {
 		fig, err := rocFigure(r, names[i])

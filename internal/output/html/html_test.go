@@ -12,6 +12,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/output/html"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/store"
 )
 
 // fixture writes a suite of 6 pairs over two CWEs and two predictions files: one with scores
@@ -115,7 +116,7 @@ func TestReportIsDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, c := range []float64{0.25, 0} {
-			rep.Runs[i].Spent = &c
+			rep.Runs[i].Spend = &store.Spend{Attempts: 40, Priced: 40, Cost: c}
 		}
 		pages = append(pages, render(t, rep))
 	}

@@ -62,6 +62,7 @@ func plant(t *testing.T) secrets {
 	key := "sk-real-" + tag
 	t.Setenv("ANTHROPIC_API_KEY", key)
 	t.Setenv("OPENAI_API_KEY", key)
+	t.Setenv("GEMINI_API_KEY", key)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +167,10 @@ func TestCLIs(t *testing.T) {
 		{"pi", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
 		{"cline", "openai:gpt-4.1", llm.OpenAIChat},
 		{"kilo", "openai:gpt-4.1", llm.OpenAIChat},
+		// gemini-cli is not here yet: it answers through the gateway (2 calls, tokens and cost
+		// metered), but its run_shell_command returned the probe's output empty, or only its
+		// first line, in the sandbox (its pseudo-terminal shell, not yet understood).
+		{"pi", "gemini:gemini-2.5-flash", llm.GeminiGenerate},
 	} {
 		t.Run(tc.cli+"/"+tc.spec, func(t *testing.T) {
 			cli := harness.CLIs()[tc.cli]
@@ -184,9 +189,12 @@ func TestCLIs(t *testing.T) {
 func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Install, spec string, api llm.API) {
 	s := plant(t)
 	var srv *llmtest.Server
-	if api.Provider() == "anthropic" {
+	switch api.Provider() {
+	case "anthropic":
 		srv = llmtest.NewAnthropic(script(cli.Name, s))
-	} else {
+	case "gemini":
+		srv = llmtest.NewGemini(script(cli.Name, s))
+	default:
 		srv = llmtest.NewOpenAI(script(cli.Name, s))
 	}
 	defer srv.Close()

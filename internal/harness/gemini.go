@@ -28,6 +28,9 @@ func geminiInvoke(r Run) invocation {
 	settings := map[string]any{
 		"privacy": map[string]any{"usageStatisticsEnabled": false}, "telemetry": map[string]any{"enabled": false},
 		"general": map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+		// GOOGLE_GEMINI_BASE_URL alone picks its "gateway" auth, which its headless mode refuses
+		// ("Invalid auth method selected."): the API key's, with that base URL.
+		"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
 	}
 	if r.Effort != "" {
 		settings["modelConfigs"] = map[string]any{"customOverrides": []any{map[string]any{
@@ -47,6 +50,9 @@ func geminiInvoke(r Run) invocation {
 // geminiAnswer reads the object `gemini -o json` prints: its response, or its error.
 func geminiAnswer(res sandbox.Result, _ string) (string, error) {
 	out := strings.TrimSpace(string(res.Stdout))
+	if out == "" { // its error object goes to stderr
+		out = strings.TrimSpace(string(res.Stderr))
+	}
 	if i := strings.Index(out, "\n{"); i >= 0 && !strings.HasPrefix(out, "{") {
 		out = out[i+1:]
 	}

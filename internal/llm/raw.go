@@ -46,6 +46,10 @@ type RawRequest struct {
 	// (anthropic-version, anthropic-beta, openai-beta), never a key or a client's identity.
 	Header http.Header
 	Repeat int // as Request.Repeat: distinguishes repeats of one case in the cache
+	// Model and Stream, for GeminiGenerate, whose body holds neither (they are in its path):
+	// the model (the gateway sets the unit's) and whether the answer is streamed.
+	Model  string
+	Stream bool
 
 	fields *rawFields // read once, by the first layer that needs them
 }
@@ -122,6 +126,12 @@ func (r *RawRequest) readFields() (rawFields, error) {
 		return *r.fields, nil
 	}
 	f, err := readFields(r.Body)
+	if err == nil && r.API == GeminiGenerate {
+		f.Model, f.Stream = r.Model, r.Stream
+		if n, e := jsonparser.GetInt(r.Body, "generationConfig", "maxOutputTokens"); e == nil {
+			f.MaxOutputTokens = int(n)
+		}
+	}
 	if err == nil {
 		r.fields = &f
 	}

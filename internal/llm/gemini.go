@@ -229,4 +229,3 @@ func parseGemini(body []byte, stream bool) (Usage, Answer, error) {
 	}
 	return u, a, nil
 }
-

@@ -48,11 +48,14 @@ func (geminiDialect) route(method, path string) route {
 	return routeNone
 }
 
-// fromPath sets what a Gemini request's path says: the model, and a stream for
-// streamGenerateContent.
+// fromPath sets what a Gemini request's path says: the model, a stream for
+// streamGenerateContent, and the key when it comes as ?key=.
 func (geminiDialect) fromPath(r *http.Request, req *Request) {
 	model, method, _ := geminiPath(r.URL.Path)
 	req.Model, req.Stream = model, method == "streamGenerateContent"
+	if req.APIKey == "" {
+		req.APIKey = r.URL.Query().Get("key")
+	}
 }
 
 func (geminiDialect) setHeaders(h http.Header, _ string) {

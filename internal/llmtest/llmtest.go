@@ -394,14 +394,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Provider = d.name()
-	if pp, ok := d.(interface{ fromPath(*http.Request, *Request) }); ok {
-		pp.fromPath(r, &req)
-	}
 	req.Raw = body
 	req.Header = r.Header.Clone()
 	req.APIKey = d.apiKey(r.Header)
-	if req.APIKey == "" && d.name() == Gemini {
-		req.APIKey = r.URL.Query().Get("key")
+	if pp, ok := d.(interface{ fromPath(*http.Request, *Request) }); ok {
+		pp.fromPath(r, &req)
 	}
 	if !s.cfg.noLog {
 		s.mu.Lock()

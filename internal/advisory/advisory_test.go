@@ -255,6 +255,14 @@ func TestProblems(t *testing.T) {
 		"array.json":     `[1, 2]`, // not a record: skipped silently
 		"badproto.json":  `{"id": "GHSA-3", "published": "last tuesday"}`,
 		"sub/trunc.json": `{"id": "GHSA-4", "aliases": [`,
+		// valid JSON, not valid OSV (issue 35 item 7): each a problem naming the field
+		"notlist.json":   "{\n\"id\": \"GHSA-5\",\n\"affected\": {\"package\": {\"name\": \"x\"}}\n}",
+		"semver.json":    "{\"id\": \"GO-6\",\n\"affected\": [{\"package\": {\"ecosystem\": \"Go\", \"name\": \"x\"},\n\"ranges\": [{\"type\": \"SEMVER\", \"events\": [{\"introduced\": \"0\"},\n{\"fixed\": \"1.x\"}]}]}]}",
+		"pypi.json":      "{\"id\": \"PYSEC-7\",\n\"affected\": [{\"package\": {\"ecosystem\": \"PyPI\", \"name\": \"x\"},\n\"ranges\": [{\"type\": \"ECOSYSTEM\", \"events\": [{\"introduced\": \"0\"},\n{\"fixed\": \"the next one\"}]}]}]}",
+		"goeco.json":     `{"id": "GHSA-8", "affected": [{"package": {"ecosystem": "Go", "name": "x"}, "ranges": [{"type": "ECOSYSTEM", "events": [{"introduced": "latest"}]}]}]}`,
+		"event.json":     `{"id": "GHSA-9", "affected": [{"ranges": [{"type": "ECOSYSTEM", "events": [{"introduced": "0", "fixed": "1.0"}]}]}]}`,
+		"rangetype.json": `{"id": "GHSA-10", "affected": [{"ranges": [{"type": "SEMVERS", "events": [{"introduced": "0"}]}]}]}`,
+		"dupkey.json":    "{\"id\": \"GHSA-11\",\n\"withdrawn\": \"2024-01-01T00:00:00Z\",\n\"Withdrawn\": \"\"}",
 	})
 	if err := os.Symlink(filepath.Join(dir, "ok.json"), filepath.Join(dir, "link.json")); err != nil {
 		t.Fatal(err)
@@ -265,20 +273,30 @@ func TestProblems(t *testing.T) {
 		got = append(got, strings.TrimPrefix(p.Error(), dir+string(filepath.Separator)))
 	}
 	want := []string{
+		`badproto.json:1: not a valid OSV record: field published: "last tuesday" is not an RFC 3339 time`,
+		`dupkey.json:3: keys "withdrawn" and "Withdrawn" of the object at $ differ only in case (a JSON reader may take either for the other)`,
+		`event.json: not a valid OSV record: field affected[0].ranges[0].events[0]: an event has both "introduced" and "fixed"`,
+		`goeco.json:1: not a valid OSV record: field affected[0].ranges[0].events[0].introduced: "latest" is not a Go version`,
 		`noid.json:1: not an OSV record: no "id"`,
+		`notlist.json:3: field "affected": expected a list of objects, got JSON object`,
+		`pypi.json:4: not a valid OSV record: field affected[0].ranges[0].events[1].fixed: "the next one" is not a PyPI version`,
+		`rangetype.json:1: not a valid OSV record: field affected[0].ranges[0].type: "SEMVERS" is not SEMVER, ECOSYSTEM or GIT`,
+		`semver.json:4: not a valid OSV record: field affected[0].ranges[0].events[1].fixed: "1.x" is not a SemVer version`,
 		"sub/trunc.json:1: invalid JSON: unexpected end of JSON input",
 		"syntax.json:3: invalid JSON: invalid character ']' looking for beginning of value",
-		`type.json:3: field "aliases": expected []string, got JSON string`,
+		`type.json:3: field "aliases": expected a list of strings, got JSON string`,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("problems (-want +got):\n%s", d)
 	}
-	if db.Len() != 2 { // ok.json and badproto.json; not the symlink
-		t.Errorf("Len = %d, want 2", db.Len())
+	if db.Len() != 1 { // ok.json; not the symlink
+		t.Errorf("Len = %d, want 1", db.Len())
 	}
-	_, err := db.Find("GHSA-3")
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "badproto.json")+": not a valid OSV record") {
-		t.Errorf("Find(GHSA-3) = %v", err)
+	if as, err := db.Find("GHSA-3"); len(as) != 0 || err != nil {
+		t.Errorf("Find(GHSA-3) = %v, %v; want nothing: the record is a problem", as, err)
+	}
+	if p := db.Problem(); !strings.HasPrefix(p, "12 advisory files could not be read") {
+		t.Errorf("Problem() = %q; want the 12 counted for the run's notes", p)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -157,13 +158,6 @@ func pathExt(name string) string {
 	return ""
 }
 
-// head is what indexing reads of a record.
-type head struct {
-	ID        string   `json:"id"`
-	Aliases   []string `json:"aliases"`
-	Withdrawn string   `json:"withdrawn"`
-}
-
 type indexed struct {
 	loc     location
 	aliases []string
@@ -222,16 +216,9 @@ func readHead(j job, buf *bytes.Buffer) indexed {
 	if err != nil {
 		return indexed{err: err}
 	}
-	var h head
-	if err := json.Unmarshal(b, &h); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field == "" {
-			return indexed{} // a JSON file that is not an object: not a record
-		}
-		return indexed{err: jsonProblem(loc.source(), b, err)}
-	}
-	if h.ID == "" {
-		return indexed{err: &lineerr.Error{File: loc.source(), Line: 1, Err: errors.New(`not an OSV record: no "id"`)}}
+	h, err := check(loc.source(), b)
+	if err != nil || h == nil {
+		return indexed{err: err} // nil, nil: a JSON file that is not an object, not a record
 	}
 	loc.id, loc.withdrawn = h.ID, h.Withdrawn != ""
 	return indexed{loc: loc, aliases: h.Aliases}
@@ -273,9 +260,26 @@ func jsonProblem(source string, b []byte, err error) *lineerr.Error {
 	case errors.As(err, &se):
 		return &lineerr.Error{File: source, Line: lineOf(b, se.Offset), Err: fmt.Errorf("invalid JSON: %v", err)}
 	case errors.As(err, &te):
-		return &lineerr.Error{File: source, Line: lineOf(b, te.Offset), Err: fmt.Errorf("field %q: expected %v, got JSON %s", te.Field, te.Type, te.Value)}
+		return &lineerr.Error{File: source, Line: lineOf(b, te.Offset), Err: fmt.Errorf("field %q: expected %s, got JSON %s", te.Field, typeName(te.Type), te.Value)}
 	}
 	return &lineerr.Error{File: source, Err: err}
+}
+
+// typeName says what JSON a Go type is read from: "a list of strings", "an object", "a string".
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(typeName(t.Elem()), "a "), "an ") + "s"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Interface:
+		return "a value"
+	}
+	return "a number"
 }
 
 func lineOf(b []byte, off int64) int {

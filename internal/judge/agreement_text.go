@@ -44,7 +44,12 @@ func WriteAgreement(w io.Writer, format string, jd *Judge, a Agreement) error {
 	})
 	for _, p := range parts {
 		pa := a.ByPart[p]
-		fmt.Fprintf(w, "  %-14s  n %d, MAE %.3f, bands %.1f%%\n", strings.ReplaceAll(p, "_", " "), pa.N, pa.MAE, 100*pa.BandAgreement)
+		name := strings.ReplaceAll(p, "_", " ")
+		if pa.Compared == 0 { // no reply of this part was scored: there is no MAE, and no band agreed
+			fmt.Fprintf(w, "  %-14s  n %d, unmeasured: no reply scored\n", name, pa.N)
+			continue
+		}
+		fmt.Fprintf(w, "  %-14s  n %d, MAE %.3f, bands %.1f%%\n", name, pa.N, pa.MAE, 100*pa.BandAgreement)
 	}
 	fmt.Fprintf(w, "  calls %d (%d from the cache)", info.Calls, info.CacheHits)
 	if info.CostUSD != nil {

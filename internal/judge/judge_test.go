@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -258,5 +259,39 @@ func TestGated(t *testing.T) {
 				t.Errorf("%d calls, want %d", srv.Requests(), want)
 			}
 		})
+	}
+}
+
+// A part none of whose replies the judge scored prints "unmeasured", not "MAE 0.000" (issue 35
+// item 7); a part that was measured prints its figures.
+func TestAgreementTextUnmeasuredPart(t *testing.T) {
+	s, err := LoadSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The judge answers every part but the explanation; its explanation replies do not parse.
+	j, _ := newJudge(t, func(req llmtest.Request) llmtest.Reply {
+		if strings.Contains(req.Prompt(), "Part: EXPLANATION") {
+			return llmtest.Reply{Text: "I would rather not say."}
+		}
+		return llmtest.Reply{Text: `{"score": 5, "reason": "middling"}`}
+	})
+	a, err := Calibrate(context.Background(), j, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteAgreement(&b, "text", j, a); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !regexp.MustCompile(`(?m)^  explanation +n \d+, unmeasured: no reply scored$`).MatchString(out) {
+		t.Errorf("the explanation part, never scored, is not shown unmeasured:\n%s", out)
+	}
+	if regexp.MustCompile(`(?m)^  explanation .*MAE`).MatchString(out) {
+		t.Errorf("the explanation part shows an MAE it never measured:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^  exploit +n \d+, MAE \d\.\d{3}, bands`).MatchString(out) {
+		t.Errorf("the exploit part, scored, shows no MAE:\n%s", out)
 	}
 }

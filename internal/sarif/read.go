@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/buger/jsonparser"
+	"github.com/vulnbench/vulnbench/internal/jsonkeys"
 	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -53,6 +54,9 @@ func ReadFile(path string, rd *lineerr.Reading) (*Log, error) {
 	b, bom, err := rd.File(path, b)
 	if err != nil {
 		return nil, err
+	}
+	if e := jsonkeys.Check(b); e != nil {
+		return nil, &lineerr.Error{File: path, Line: e.Line, Err: e}
 	}
 	l, err := Parse(b)
 	if err != nil {

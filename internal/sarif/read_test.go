@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/jsonkeys"
 	"github.com/vulnbench/vulnbench/internal/sarif"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -211,4 +212,19 @@ func bigSARIF(size int) []byte {
 	}
 	buf.WriteString(`]}]}`)
 	return buf.Bytes()
+}
+
+// BenchmarkReadChecked is BenchmarkRead with the key check ReadFile adds (jsonkeys.Check) first.
+func BenchmarkReadChecked(b *testing.B) {
+	doc := bigSARIF(50 << 20)
+	b.SetBytes(int64(len(doc)))
+	b.ResetTimer()
+	for b.Loop() {
+		if e := jsonkeys.Check(doc); e != nil {
+			b.Fatal(e)
+		}
+		if _, err := sarif.Parse(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

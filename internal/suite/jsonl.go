@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/jsonkeys"
 	"github.com/vulnbench/vulnbench/internal/lineerr"
 )
 
@@ -133,7 +134,24 @@ func DecodeCase(b []byte) (*Case, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("more than one JSON value on the line")
 	}
+	if err := CheckKeys(b); err != nil {
+		return nil, err
+	}
 	return &c, nil
+}
+
+// CheckKeys refuses a JSON text holding an object with a key given twice or two keys that
+// differ only in case (encoding/json takes the last, and "Label" for label): nil when none does.
+// The error names the line inside b when b spans lines ("line 3: ...").
+func CheckKeys(b []byte) error {
+	e := jsonkeys.Check(b)
+	if e == nil {
+		return nil
+	}
+	if bytes.Count(b, []byte("\n")) > 0 {
+		return fmt.Errorf("line %d: %w", e.Line, e)
+	}
+	return e
 }
 
 // DescribeJSONError turns an encoding/json error about line b into a message for people: a

@@ -121,6 +121,9 @@ func parseJSON(b []byte) (Prediction, []error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return p, []error{errors.New("invalid JSON: more than one JSON value on the line")}
 	}
+	if err := suite.CheckKeys(b); err != nil {
+		return p, []error{err}
+	}
 	var errs []error
 	v := &p.Verdict
 	if v.CaseID == "" {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/cvss"
+	"github.com/vulnbench/vulnbench/internal/jsonkeys"
 	"github.com/vulnbench/vulnbench/internal/taxonomy"
 )
 
@@ -93,6 +94,10 @@ func (v Validator) ValidateJSONL(ctx context.Context, data []byte) Report {
 		}
 		var raw map[string]json.RawMessage
 		if err := json.Unmarshal(line, &raw); err != nil {
+			problems = append(problems, Problem{Record: "?", Line: n, Kind: KindJSON, Message: err.Error()})
+			continue
+		}
+		if err := jsonkeys.Check(line); err != nil {
 			problems = append(problems, Problem{Record: "?", Line: n, Kind: KindJSON, Message: err.Error()})
 			continue
 		}

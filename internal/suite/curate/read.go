@@ -144,6 +144,10 @@ func decodeLine(b []byte, _ int) decoded {
 		d.err = suite.DescribeJSONError(b, err, "record")
 		return d
 	}
+	if err := suite.CheckKeys(b); err != nil {
+		d.err = err
+		return d
+	}
 	r := &d.raw
 	switch {
 	case r.Project == "":

@@ -65,6 +65,9 @@ func parseRecord(b []byte) (Request, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return Request{}, errors.New("invalid JSON: more than one JSON value on the line")
 	}
+	if err := suite.CheckKeys(b); err != nil {
+		return Request{}, err
+	}
 	var errs []error
 	need := func(name string, v *string) string {
 		if v == nil || *v == "" {

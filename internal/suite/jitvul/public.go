@@ -111,6 +111,9 @@ func publicPair(b []byte, line int) (vul, ben *suite.Case, err error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, nil, errors.New("invalid JSON: more than one JSON value on the line")
 	}
+	if err := suite.CheckKeys(b); err != nil {
+		return nil, nil, err
+	}
 	var errs []error
 	str := func(name string, v *string, required bool) string {
 		if v == nil || *v == "" {

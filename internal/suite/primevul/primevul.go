@@ -348,6 +348,9 @@ func parseRow(b []byte) (*row, format, []error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, formatUnknown, []error{errors.New("invalid JSON: more than one JSON value on the line")}
 	}
+	if err := suite.CheckKeys(b); err != nil {
+		return nil, formatUnknown, []error{err}
+	}
 	var errs []error
 	check := func(err error) {
 		if err != nil {

@@ -122,6 +122,9 @@ func parse(b []byte) (*suite.Case, string, []error) {
 	if err := json.Unmarshal(b, &t); err != nil {
 		return &suite.Case{}, "", []error{suite.DescribeJSONError(b, err, "task")}
 	}
+	if err := suite.CheckKeys(b); err != nil {
+		return &suite.Case{}, "", []error{err}
+	}
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if t.TaskID == "" {

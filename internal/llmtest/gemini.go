@@ -348,3 +348,10 @@ func (geminiDialect) statusError(status int, typ string) *apiError {
 func (geminiDialect) errorBody(e *apiError, _ string) []byte {
 	return mustJSON(map[string]any{"error": map[string]any{"code": e.status, "message": e.message, "status": e.typ}})
 }
+
+// readPath lets a dialect whose path says part of the request (Gemini's model) read it.
+func readPath(d dialect, r *http.Request, req *Request) {
+	if pp, ok := d.(interface{ fromPath(*http.Request, *Request) }); ok {
+		pp.fromPath(r, req)
+	}
+}

@@ -397,9 +397,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	req.Raw = body
 	req.Header = r.Header.Clone()
 	req.APIKey = d.apiKey(r.Header)
-	if pp, ok := d.(interface{ fromPath(*http.Request, *Request) }); ok {
-		pp.fromPath(r, &req)
-	}
+	readPath(d, r, &req)
 	if !s.cfg.noLog {
 		s.mu.Lock()
 		s.log = append(s.log, req)

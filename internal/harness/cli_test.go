@@ -80,7 +80,8 @@ func (s secrets) probe() string {
 	return strings.Join([]string{
 		"echo SANDBOX-RAN; id",
 		"cat " + s.marker + " " + s.store + " leak",
-		"cat /proc/1/environ; echo; env",
+		// NULs turned to newlines: Gemini CLI's shell tool returns output only up to its first NUL.
+		"tr '\\0' '\\n' </proc/1/environ; env",
 		fmt.Sprintf("curl -s -m 3 http://127.0.0.1:%d/ || echo NO-SECOND-PORT", s.port),
 		"ls / /root /home; echo SANDBOX-DONE",
 	}, "; ")
@@ -167,9 +168,7 @@ func TestCLIs(t *testing.T) {
 		{"pi", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
 		{"cline", "openai:gpt-4.1", llm.OpenAIChat},
 		{"kilo", "openai:gpt-4.1", llm.OpenAIChat},
-		// gemini-cli is not here yet: it answers through the gateway (2 calls, tokens and cost
-		// metered), but its run_shell_command returned the probe's output empty, or only its
-		// first line, in the sandbox (its pseudo-terminal shell, not yet understood).
+		{"gemini-cli", "gemini:gemini-2.5-flash", llm.GeminiGenerate},
 		{"pi", "gemini:gemini-2.5-flash", llm.GeminiGenerate},
 	} {
 		t.Run(tc.cli+"/"+tc.spec, func(t *testing.T) {
@@ -250,7 +249,8 @@ func checkFake(t *testing.T, srv *llmtest.Server, s secrets) {
 	var results []string
 	for _, r := range srv.Log() {
 		// The providers' server-side web search would be the web behind the sandbox's back.
-		if strings.Contains(string(r.Raw), `"web_search`) || slices.Contains(r.Tools, "WebSearch") {
+		if strings.Contains(string(r.Raw), `"web_search`) || strings.Contains(string(r.Raw), `"googleSearch`) ||
+			slices.Contains(r.Tools, "WebSearch") || slices.Contains(r.Tools, "google_web_search") {
 			t.Errorf("a request offers the model web search: tools %v", r.Tools)
 		}
 		for _, f := range s.forbidden {

@@ -91,8 +91,13 @@
 // Gemini CLI 0.61.0 (`gemini -p PROMPT -o json --yolo --skip-trust`):
 //   - GOOGLE_GEMINI_BASE_URL makes it use its "gateway" auth with GEMINI_API_KEY as the key
 //     (x-goog-api-key); it speaks Gemini's generateContent (streamed).
+//   - Alone, GOOGLE_GEMINI_BASE_URL selects its "gateway" auth, which headless mode refuses
+//     ("Invalid auth method selected."): settings select the API key's, with that base URL.
+//   - It offers google_web_search (the model with Google Search grounding: the web behind the
+//     sandbox's back) and web_fetch: excluded in its settings (tools.exclude).
+//   - Its shell tool returns a command's output only up to its first NUL byte.
 //   - The effort is a thinkingBudget for the unit's model in settings.json's
-//     modelConfigs.customOverrides.
+//     modelConfigs.customOverrides. It prints its JSON (an error too) on stderr when it fails.
 //
 // Crush (@charmland/crush 0.96.1) is not among them: its package downloads its binary from
 // GitHub when installed ("Installation failed: Request failed: getaddrinfo ENOTFOUND

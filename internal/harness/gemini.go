@@ -31,6 +31,9 @@ func geminiInvoke(r Run) invocation {
 		// GOOGLE_GEMINI_BASE_URL alone picks its "gateway" auth, which its headless mode refuses
 		// ("Invalid auth method selected."): the API key's, with that base URL.
 		"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+		// google_web_search asks the model with Google Search grounding: the web behind the
+		// sandbox's back.
+		"tools": map[string]any{"exclude": []string{"google_web_search", "web_fetch"}},
 	}
 	if r.Effort != "" {
 		settings["modelConfigs"] = map[string]any{"customOverrides": []any{map[string]any{

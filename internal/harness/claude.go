@@ -14,6 +14,7 @@ import (
 // low, the lowest it takes).
 func claude() behaviour {
 	return behaviour{apis: map[string]llm.API{"anthropic": llm.AnthropicMessages}, invoke: claudeInvoke, answer: claudeAnswer,
+		shell: shellTool("Bash", "command", `,"description":"Run it"`),
 		effort: func(e llm.Effort, _ llm.API) (setting, bool) {
 			v := string(e)
 			if e == llm.EffortMinimal {

@@ -115,20 +115,12 @@ const finalAnswer = `{"category":"code_not_reachable","reasoning":"parse is neve
 
 // shellCall is each CLI's shell tool, as the scripted model calls it.
 func shellCall(cli, cmd string) llmtest.ToolCall {
-	q := fmt.Sprintf("%q", cmd)
-	switch cli {
-	case "claude-code":
-		return llmtest.ToolCall{ID: "toolu_probe", Name: "Bash", Arguments: `{"command":` + q + `,"description":"Look around the sandbox"}`}
-	case "codex":
-		return llmtest.ToolCall{ID: "call_probe", Name: "exec_command", Arguments: `{"cmd":` + q + `,"yield_time_ms":10000}`}
-	case "gemini-cli", "qwen-code":
-		return llmtest.ToolCall{ID: "call_probe", Name: "run_shell_command", Arguments: `{"command":` + q + `,"description":"Look around the sandbox"}`}
-	case "pi":
-		return llmtest.ToolCall{ID: "call_probe", Name: "bash", Arguments: `{"command":` + q + `}`}
-	case "cline":
-		return llmtest.ToolCall{ID: "call_probe", Name: "run_commands", Arguments: `{"commands":[` + q + `]}`}
+	name, args := harness.CLIs()[cli].Shell(cmd)
+	id := "call_probe"
+	if cli == "claude-code" {
+		id = "toolu_probe" // Anthropic's shape
 	}
-	return llmtest.ToolCall{ID: "call_probe", Name: "bash", Arguments: `{"command":` + q + `,"description":"Look around the sandbox"}`}
+	return llmtest.ToolCall{ID: id, Name: name, Arguments: args}
 }
 
 // script is the scripted model: requests without tools (a CLI's side tasks: titles) get a short

@@ -15,6 +15,10 @@ import (
 // (none|low|medium|high|xhigh: minimal is low).
 func cline() behaviour {
 	return behaviour{apis: map[string]llm.API{"openai": llm.OpenAIChat}, invoke: clineInvoke, answer: clineAnswer,
+		shell: func(cmd string) (string, string) {
+			q, _ := json.Marshal([]string{cmd})
+			return "run_commands", `{"commands":` + string(q) + `}`
+		},
 		effort: func(e llm.Effort, _ llm.API) (setting, bool) {
 			v := string(e)
 			if e == llm.EffortMinimal {

@@ -19,6 +19,7 @@ const codexLast = "codex-last-message.txt"
 // codex is OpenAI's Codex CLI: the Responses API; model_reasoning_effort takes the five levels.
 func codex() behaviour {
 	return behaviour{apis: map[string]llm.API{"openai": llm.OpenAIResponses}, invoke: codexInvoke, answer: codexAnswer,
+		shell: shellTool("exec_command", "cmd", `,"yield_time_ms":10000`),
 		effort: func(e llm.Effort, _ llm.API) (setting, bool) {
 			return setting{args: []string{"-c", "model_reasoning_effort=" + string(e)}}, true
 		}}

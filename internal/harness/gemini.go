@@ -15,6 +15,7 @@ import (
 // settings (modelConfigs.customOverrides' generateContentConfig.thinkingConfig).
 func gemini() behaviour {
 	return behaviour{apis: map[string]llm.API{"gemini": llm.GeminiGenerate}, invoke: geminiInvoke, answer: geminiAnswer,
+		shell: shellTool("run_shell_command", "command", `,"description":"Run it"`),
 		effort: func(e llm.Effort, _ llm.API) (setting, bool) {
 			return setting{desc: fmt.Sprintf("settings thinkingConfig.thinkingBudget=%d", e.ThinkingBudget())}, true
 		}}

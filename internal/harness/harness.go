@@ -2,11 +2,13 @@ package harness
 
 import (
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +33,8 @@ type CLI struct {
 	// effort is the CLI's own setting for an effort level, as the arguments and environment
 	// it adds and a description for the manifest; nil: the CLI has none.
 	effort func(level llm.Effort, api llm.API) (setting, bool)
+	// Shell is the CLI's shell tool as a model calls it: its name and its arguments for cmd.
+	Shell func(cmd string) (name, args string)
 }
 
 // behaviour is the code half of a CLI: one file per CLI defines it.
@@ -39,6 +43,16 @@ type behaviour struct {
 	invoke func(r Run) invocation
 	answer func(res sandbox.Result, outDir string) (string, error)
 	effort func(level llm.Effort, api llm.API) (setting, bool)
+	shell  func(cmd string) (name, args string)
+}
+
+// shellTool is a shell tool named name whose command is the argument key, with extra
+// arguments (JSON members) after it.
+func shellTool(name, key, extra string) func(cmd string) (string, string) {
+	return func(cmd string) (string, string) {
+		q, _ := json.Marshal(cmd)
+		return name, "{" + strconv.Quote(key) + ":" + string(q) + extra + "}"
+	}
 }
 
 // behaviours are the CLIs' files, by the name of their row in clis.tsv.
@@ -84,7 +98,7 @@ func CLIs() map[string]CLI {
 	for _, r := range Rows() {
 		b := behaviours[r.Name]()
 		out[r.Name] = CLI{Name: r.Name, Package: r.Package, Version: r.Version, Binary: r.Binary, Title: r.Title,
-			APIs: b.apis, invoke: b.invoke, answer: b.answer, effort: b.effort}
+			APIs: b.apis, invoke: b.invoke, answer: b.answer, effort: b.effort, Shell: b.shell}
 	}
 	return out
 }

@@ -26,6 +26,7 @@ func opencodeLike(name, envPrefix, schema string) behaviour {
 	return behaviour{apis: map[string]llm.API{"openai": llm.OpenAIChat, "anthropic": llm.AnthropicMessages},
 		invoke: func(r Run) invocation { return opencodeInvoke(r, envPrefix, schema) },
 		answer: func(res sandbox.Result, _ string) (string, error) { return opencodeAnswer(name, res) },
+		shell:  shellTool("bash", "command", `,"description":"Run it"`),
 		effort: func(e llm.Effort, api llm.API) (setting, bool) {
 			if api != llm.AnthropicMessages {
 				return setting{args: []string{"--variant", string(e)}}, true

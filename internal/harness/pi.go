@@ -22,7 +22,7 @@ var piAPIs = map[llm.API][2]string{
 // --thinking, which takes the five levels.
 func pi() behaviour {
 	return behaviour{apis: map[string]llm.API{"openai": llm.OpenAIChat, "anthropic": llm.AnthropicMessages, "gemini": llm.GeminiGenerate},
-		invoke: piInvoke, answer: piAnswer,
+		invoke: piInvoke, answer: piAnswer, shell: shellTool("bash", "command", ""),
 		effort: func(e llm.Effort, _ llm.API) (setting, bool) {
 			return setting{args: []string{"--thinking", string(e)}}, true
 		}}

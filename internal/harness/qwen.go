@@ -14,6 +14,7 @@ import (
 // request's reasoning_effort, set in its settings (model.generationConfig.samplingParams).
 func qwen() behaviour {
 	return behaviour{apis: map[string]llm.API{"openai": llm.OpenAIChat}, invoke: qwenInvoke, answer: qwenAnswer,
+		shell: shellTool("run_shell_command", "command", `,"description":"Run it"`),
 		effort: func(e llm.Effort, _ llm.API) (setting, bool) {
 			return setting{desc: "settings model.generationConfig.samplingParams.reasoning_effort=" + string(e)}, true
 		}}

@@ -96,14 +96,16 @@ func (w world) probe() string {
 }
 
 func shellCall(cli, cmd string) llmtest.ToolCall {
-	q := fmt.Sprintf("%q", cmd)
-	switch cli {
-	case "claude-code":
-		return llmtest.ToolCall{ID: "toolu_probe", Name: "Bash", Arguments: `{"command":` + q + `,"description":"Look around"}`}
-	case "codex":
-		return llmtest.ToolCall{ID: "call_probe", Name: "exec_command", Arguments: `{"cmd":` + q + `,"yield_time_ms":10000}`}
+	c, ok := harness.CLIs()[cli]
+	if !ok {
+		return llmtest.ToolCall{ID: "call_probe", Name: "bash", Arguments: `{"command":` + fmt.Sprintf("%q", cmd) + `}`}
 	}
-	return llmtest.ToolCall{ID: "call_probe", Name: "bash", Arguments: `{"command":` + q + `,"description":"Look around"}`}
+	name, args := c.Shell(cmd)
+	id := "call_probe"
+	if cli == "claude-code" {
+		id = "toolu_probe" // Anthropic's shape
+	}
+	return llmtest.ToolCall{ID: id, Name: name, Arguments: args}
 }
 
 // script: side calls without tools get a title; the first turn of a case runs the probe, the

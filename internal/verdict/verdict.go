@@ -3,11 +3,11 @@
 package verdict
 
 import (
-	"strings"
 	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
 )

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -362,7 +363,11 @@ func assess(ctx context.Context, timeout time.Duration, subj subject.Subject, u 
 	case errors.Is(a.err, context.DeadlineExceeded) && uctx.Err() != nil:
 		v = verdict.Stopped(fmt.Sprintf("--timeout %s (no answer within it: a failed answer, counted)", timeout), a.v.Usage)
 	case errors.Is(a.err, subject.ErrLimit):
-		v = verdict.Stopped(a.err.Error()+" (a failed answer, counted)", a.v.Usage)
+		msg := a.err.Error()
+		if i := strings.Index(msg, subject.ErrLimit.Error()+": "); i >= 0 {
+			msg = msg[i+len(subject.ErrLimit.Error())+2:]
+		}
+		v = verdict.Stopped("its limit: "+msg+" (a failed answer, counted)", a.v.Usage)
 	default:
 		v = verdict.Verdict{Status: verdict.Error, Reason: a.err.Error(), Usage: a.v.Usage}
 	}

@@ -59,7 +59,10 @@ figure lies wholly better, so runs whose intervals overlap share a rank.`,
 				return err
 			}
 			defer st.Close()
-			g, done, err := appsecGrader(e, &jf, true, st)
+			g, done, closeFix, err := appsecGrader(e, &jf, true, st)
+			if closeFix != nil {
+				defer closeFix()
+			}
 			if err != nil {
 				return err
 			}

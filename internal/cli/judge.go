@@ -94,29 +94,30 @@ func calibrate(ctx context.Context, jd *judge.Judge, w io.Writer) (judge.Agreeme
 }
 
 // appsecGrader is the grader of appsec suites for score: the automatic parts, the fix checks
-// unless off, and the judge when --judge-model names one, measured on the calibration set before
-// its first grade and refused below the thresholds unless --force-judge. done completes the
-// judge's information once the report is built (its agreement, calls and cost) and says on
-// stderr how it was calibrated.
-func appsecGrader(e *env, jf *judgeFlags, fixChecks bool, cache *store.Store) (g *grade.Grader, done func(), err error) {
+// unless off (stored runs read those stored with their attempts; predictions files are checked
+// now, by the checker closed by closeFix), and the judge when --judge-model names one, measured
+// on the calibration set before its first grade and refused below the thresholds unless
+// --force-judge. done completes the judge's information once the report is built (its
+// agreement, calls and cost) and says on stderr how it was calibrated.
+func appsecGrader(e *env, jf *judgeFlags, fixChecks bool, cache *store.Store) (g *grade.Grader, done, closeFix func(), err error) {
 	g, err = grade.NewGrader()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if fixChecks {
-		g.Fix = fixcheck.Default()
-	}
+	live := fixcheck.Default()
+	g.Fix, g.SkipFix = live, !fixChecks
+	closeFix = func() { live.Close() }
 	done = func() {}
 	if jf.model == "" {
-		return g, done, nil
+		return g, done, closeFix, nil
 	}
 	jd, err := jf.open(cache)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, closeFix, err
 	}
 	set, err := judge.LoadSet()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, closeFix, err
 	}
 	gate := &judge.Gated{Of: jd, Set: set, Force: jf.force}
 	info := &score.JudgeInfo{}
@@ -134,7 +135,7 @@ func appsecGrader(e *env, jf *judgeFlags, fixChecks bool, cache *store.Store) (g
 			fmt.Fprintf(e.stderr, "vulnbench: warning: judge %s is below the calibration thresholds (%s): used because of --force-judge\n", jd.Spec(), a.Problem())
 		}
 	}
-	return g, done, nil
+	return g, done, closeFix, nil
 }
 
 // refusedJudge turns a refused judge, however deep in a report's error, into the error score

@@ -62,7 +62,10 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 				return err
 			}
 			defer st.Close()
-			g, done, err := appsecGrader(e, &jf, fixChecks, st)
+			g, done, closeFix, err := appsecGrader(e, &jf, fixChecks, st)
+			if closeFix != nil {
+				defer closeFix()
+			}
 			if err != nil {
 				return err
 			}

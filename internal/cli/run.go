@@ -34,6 +34,7 @@ type runOpts struct {
 	unitTokens                             int64
 	unitCost, maxCost                      float64
 	retryErrors, noScore, skipUnsupported  bool
+	fixChecks                              bool
 	queue, riverQueue                      string
 	detach, estimate                       bool
 	scoreFlags
@@ -94,6 +95,7 @@ Subjects:
 	f.BoolVar(&o.retryErrors, "retry-errors", false, "with --resume, also redo units whose latest attempt is an error (as a new attempt)")
 	f.BoolVar(&o.skipUnsupported, "skip-unsupported", false, "give cases the subject cannot judge (kind or language) error verdicts that say why, instead of refusing the suite")
 	f.BoolVar(&o.noScore, "no-score", false, "skip the score table at the end (score later with vulnbench score)")
+	f.BoolVar(&o.fixChecks, "fix-checks", true, "AppSecBench suites: at the end, check the fix each answer proposes (parser, scanners on PATH, in the sandbox) and store the checks with the attempts (vulnbench grade makes them later)")
 	f.StringVar(&o.out, "out", "", "also write the run's verdicts as predictions JSONL to this file")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "stop once the run's cost (every attempt, and the calls in flight) reaches this many USD; checked before every model call; resumable")
 	f.StringVar(&o.repos, "repos", "", "where the cases' repositories are cloned: a case's https://HOST/OWNER/NAME is found at DIR/HOST/OWNER/NAME, DIR/OWNER/NAME, DIR/OWNER+NAME or DIR/NAME (each also with .git)")
@@ -427,6 +429,11 @@ func printRunScore(ctx context.Context, e *env, st *store.Store, o *runOpts, r *
 	if o.out != "" {
 		if err := writeRunPredictions(ctx, st, r.ID(), o.out); err != nil {
 			return err
+		}
+	}
+	if o.fixChecks {
+		if err := checkFixes(context.WithoutCancel(ctx), e, st, r.ID(), 0); err != nil {
+			return &exitError{code: ExitFail, err: err}
 		}
 	}
 	fmt.Fprintf(e.stdout, "run %s: %s on %s\n", r.ID(), r.Manifest().Subject, r.Manifest().Suite.Path)

@@ -225,7 +225,10 @@ func newScoreCmd(e *env) *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			g, done, err := appsecGrader(e, &jf, fixChecks, st)
+			g, done, closeFix, err := appsecGrader(e, &jf, fixChecks, st)
+			if closeFix != nil {
+				defer closeFix()
+			}
 			if err != nil {
 				return err
 			}

@@ -91,11 +91,27 @@ type Judge interface {
 	Judge(ctx context.Context, part string, it *Item) (JudgeScore, error)
 }
 
-// FixChecker checks a proposed fix of a vulnerable snippet.
+// FixChecker checks the fix an item's answer proposes (Vul.AppSec.FixCode) against its record:
+// the language's syntax, and the scanners that tell the vulnerable snippet from the record's own
+// secure version (a scanner that flags both tells nothing of a fix, and is not asked).
 type FixChecker interface {
-	// secure is the record's own secure version: a scanner that flags it too cannot tell a
-	// fixed snippet from a vulnerable one, and is not asked.
-	CheckFix(ctx context.Context, language, vulnerable, secure, fix string) FixCheck
+	CheckFix(ctx context.Context, it *Item) FixCheck
+}
+
+// FixCheckPart names fix checks among an attempt's stored grades (store.Grade.Part), and
+// FixCheckVersion is the version of the checks (internal/grade/fixcheck) they were made by: bump
+// it when the same fix may be checked otherwise, and stored checks of the old version are made
+// again.
+const (
+	FixCheckPart    = "fix_check"
+	FixCheckVersion = "1"
+)
+
+// ProposesFix reports whether an item's answer is one whose fix is checked: an ok verdict that
+// calls the vulnerable snippet vulnerable and gives an AppSec answer.
+func ProposesFix(it *Item) bool {
+	v := it.Vul
+	return v != nil && v.Status == verdict.OK && v.Label == suite.Vul && v.AppSec != nil
 }
 
 // The outcomes of a fix check.
@@ -109,11 +125,14 @@ const (
 	ScannerNot     = "not checked" // no scanner for the language on PATH, or none tells the vulnerable snippet from its secure version
 )
 
-// FixCheck is what the checks said of one proposed fix.
+// FixCheck is what the checks said of one proposed fix, as stored with its attempt.
 type FixCheck struct {
-	Syntax  string // SyntaxOK, SyntaxError, SyntaxUnchecked
-	Scanner string // ScannerClean, ScannerFlagged, ScannerNot
-	Detail  string // the checker's message, the scanners used
+	Syntax  string `json:"syntax"`           // SyntaxOK, SyntaxError, SyntaxUnchecked
+	Scanner string `json:"scanner"`          // ScannerClean, ScannerFlagged, ScannerNot
+	Detail  string `json:"detail,omitempty"` // the checker's message, the scanners used
+	// NotStored marks a fix whose check is not stored with its attempt (the run was made before
+	// checks were stored, or with --fix-checks=false): it is counted apart, as no outcome.
+	NotStored bool `json:"-"`
 }
 
 // String describes a check for a reader.
@@ -127,7 +146,12 @@ type Grader struct {
 	Rubric    appsec.RubricSpec
 	Hierarchy *taxonomy.Hierarchy
 	Judge     Judge
-	Fix       FixChecker
+	// Fix checks proposed fixes. Stored runs read the checks stored with their attempts
+	// (internal/report gives their grader a FixChecker over them); a live checker here serves
+	// predictions files, which have no store.
+	Fix FixChecker
+	// SkipFix leaves fixes unchecked, stored or not (score --fix-checks=false), and says so.
+	SkipFix bool
 	// JudgeInfo names the judge in the summary.
 	JudgeInfo *score.JudgeInfo
 	// Concurrency is how many items GradeAll grades at once; 0: DefaultConcurrency.
@@ -233,8 +257,8 @@ func (g *Grader) Grade(ctx context.Context, it *Item) (*RecordGrade, error) {
 	if detected {
 		out.CVSS = Distance(rec.ExpectedCVSS, it.Vul.AppSec)
 	}
-	if g.Fix != nil && detected && it.Vul.AppSec != nil {
-		fc := g.Fix.CheckFix(ctx, rec.Language, it.VulCode, it.SecureCode, it.Vul.AppSec.FixCode)
+	if g.Fix != nil && !g.SkipFix && ProposesFix(it) {
+		fc := g.Fix.CheckFix(ctx, it)
 		out.Fix = &fc
 	}
 	if g.Judge != nil {
@@ -381,6 +405,7 @@ func (g *Grader) Summarise(gs []*RecordGrade) *score.AppSec {
 	if anyFix {
 		a.Fix = &fix
 	}
+	a.FixSkipped = g.SkipFix
 	a.ByDifficulty = groups(gs, pass, func(rg *RecordGrade) string { return rg.Difficulty })
 	a.ByLanguage = groups(gs, pass, func(rg *RecordGrade) string { return rg.Language })
 	a.ByArchetype = groups(gs, pass, func(rg *RecordGrade) string { return rg.Archetype })
@@ -388,6 +413,10 @@ func (g *Grader) Summarise(gs []*RecordGrade) *score.AppSec {
 }
 
 func addFix(f *score.FixChecks, c *FixCheck) {
+	if c.NotStored {
+		f.NotStored++
+		return
+	}
 	switch c.Syntax {
 	case SyntaxOK:
 		f.SyntaxOK++

@@ -2,11 +2,13 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
@@ -81,6 +83,63 @@ func (r *Run) keepAppSec(t *Truth, i int, v verdict.Verdict) {
 	m[i] = &v
 }
 
+// GradeStore is a store that keeps grading results with their attempts (store.Store.Grades):
+// a stored run's fix checks are read from it, never made while a report is built.
+type GradeStore interface {
+	Grades(ctx context.Context, runID, part, version string, fn func(store.Grade) error) error
+}
+
+// grader is the grader of the run's AppSecBench answers: g (nil: the automatic parts), and for a
+// stored run the fix checks stored with its attempts (of grade.FixCheckVersion) in place of g's
+// checker, unless g skips them. A stored run whose store keeps no grades has none.
+func (r *Run) grader(ctx context.Context, st Store, t *Truth, g *grade.Grader) (*grade.Grader, error) {
+	if !t.HasAppSec() || r.Stored == nil || (g != nil && g.SkipFix) {
+		return g, nil
+	}
+	if g == nil {
+		var err error
+		if g, err = grade.NewGrader(); err != nil {
+			return nil, err
+		}
+	}
+	own := *g
+	own.Fix = nil
+	gs, ok := st.(GradeStore)
+	if !ok {
+		return &own, nil
+	}
+	stored := storedFixes{}
+	err := gs.Grades(ctx, r.ID, grade.FixCheckPart, grade.FixCheckVersion, func(sg store.Grade) error {
+		var fc grade.FixCheck
+		if err := json.Unmarshal(sg.Result, &fc); err != nil {
+			return fmt.Errorf("run %s: the fix check of case %s (repeat %d, attempt %d): %w", r.ID, sg.CaseID, sg.Repeat, sg.Attempt, err)
+		}
+		stored[attemptKey{sg.CaseID, sg.Repeat, sg.Attempt}] = fc
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	own.Fix = stored
+	return &own, nil
+}
+
+type attemptKey struct {
+	caseID          string
+	repeat, attempt int
+}
+
+// storedFixes are the fix checks stored with a run's attempts, by attempt.
+type storedFixes map[attemptKey]grade.FixCheck
+
+// CheckFix implements grade.FixChecker: the stored check, or one marked NotStored.
+func (s storedFixes) CheckFix(_ context.Context, it *grade.Item) grade.FixCheck {
+	if fc, ok := s[attemptKey{it.Vul.CaseID, it.Vul.Repeat, it.Vul.Attempt}]; ok {
+		return fc
+	}
+	return grade.FixCheck{NotStored: true}
+}
+
 // GradeAppSec grades the run's answers on the truth's AppSecBench records with g (nil: the
 // automatic parts only), one summary per repeat, which Score puts in each repeat's result.
 func (r *Run) GradeAppSec(ctx context.Context, t *Truth, g *grade.Grader) error {
@@ -113,6 +172,7 @@ func (r *Run) GradeAppSec(ctx context.Context, t *Truth, g *grade.Grader) error 
 	}
 	slices.Sort(repeats)
 	r.appsec = map[int]*score.AppSec{}
+	notStored := 0
 	for _, k := range repeats {
 		answers := r.appsecAnswers[k]
 		items := make([]*grade.Item, 0, len(t.appsec.records))
@@ -132,6 +192,13 @@ func (r *Run) GradeAppSec(ctx context.Context, t *Truth, g *grade.Grader) error 
 			return fmt.Errorf("run %s, repeat %d: %w", r.Name, k, err)
 		}
 		r.appsec[k] = g.Summarise(gs)
+		if f := r.appsec[k].Fix; f != nil {
+			notStored = max(notStored, f.NotStored)
+		}
+	}
+	if notStored > 0 {
+		r.Notes = append(r.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: %d proposed fixes have no stored fix check (the run was made before checks were stored, or with --fix-checks=false): 'vulnbench grade --run %s' checks them and stores the results",
+			r.ID, notStored, r.ID)})
 	}
 	return nil
 }

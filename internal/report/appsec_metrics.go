@@ -115,7 +115,16 @@ func appsecPartMetrics() []Metric {
 			}
 			type fc = score.FixChecksOf[score.Stat]
 			ms = append(ms,
+				appsecGet("fix_checks_skipped", "  fix checks skipped (--fix-checks=false)", Flag, func(a *appsecStat) (Value, bool) {
+					return Value{Flag: true}, a.FixSkipped
+				}),
 				fix("proposed", "  fixes checked", func(c *fc) score.Stat { return c.Proposed }),
+				appsecGet("fix_checks.not_stored", "  fix check not stored", Count, func(a *appsecStat) (Value, bool) {
+					if a.Fix == nil {
+						return Value{}, false
+					}
+					return Value{Stat: a.Fix.NotStored}, a.Fix.NotStored.Mean > 0 // a stored run made before checks were stored
+				}),
 				fix("syntax_ok", "  fix parses", func(c *fc) score.Stat { return c.SyntaxOK }),
 				fix("syntax_error", "  fix syntax error", func(c *fc) score.Stat { return c.SyntaxError }),
 				fix("syntax_unchecked", "  fix syntax unchecked", func(c *fc) score.Stat { return c.SyntaxUnchecked }),

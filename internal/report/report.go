@@ -232,7 +232,11 @@ func Build(ctx context.Context, st Store, req Request) (*Report, error) {
 		return nil, err
 	}
 	for _, run := range rep.Runs {
-		if err := run.GradeAppSec(ctx, t, req.AppSec); err != nil {
+		g, err := run.grader(ctx, st, t, req.AppSec)
+		if err != nil {
+			return nil, err
+		}
+		if err := run.GradeAppSec(ctx, t, g); err != nil {
 			return nil, err
 		}
 		run.Score(t, req.Score, req.CI)

@@ -25,6 +25,8 @@ type AppSecOf[C, F any] struct {
 	JudgeFailed map[string]C    `json:"judge_failed,omitempty"`
 	CVSS        *CVSSOf[C, F]   `json:"cvss,omitempty"`
 	Fix         *FixChecksOf[C] `json:"fix_checks,omitempty"`
+	// FixSkipped says the fixes were left unchecked on purpose (score --fix-checks=false).
+	FixSkipped bool `json:"fix_checks_skipped,omitempty"`
 	// Judge names the judge of the judged parts, nil without one.
 	Judge *JudgeInfo `json:"judge,omitempty"`
 	// ByDifficulty, ByLanguage and ByArchetype break MeanScore and PassRate down.
@@ -58,9 +60,12 @@ type CVSSOf[C, F any] struct {
 // (ok, error, unchecked: no checker for the language, or no code proposed), and the scanners'
 // verdict where one flags the vulnerable snippet (clean, still flagged) or none could say
 // (not checked: no scanner for the language on PATH, or none that flags the vulnerable snippet
-// and not the record's secure version).
+// and not the record's secure version). NotStored counts the proposed fixes of a stored run
+// whose check is not stored with their attempt (counted in no outcome: vulnbench grade makes
+// them).
 type FixChecksOf[C any] struct {
 	Proposed        C `json:"proposed"`
+	NotStored       C `json:"not_stored"`
 	SyntaxOK        C `json:"syntax_ok"`
 	SyntaxError     C `json:"syntax_error"`
 	SyntaxUnchecked C `json:"syntax_unchecked"`
@@ -105,6 +110,7 @@ func aggregateAppSec(xs []AppSec) *AppSecOf[Stat, Stat] {
 		Parts:          statMap(xs, func(x AppSec) map[string]float64 { return x.Parts }),
 		JudgeFailed:    statMap(xs, func(x AppSec) map[string]float64 { return intMap(x.JudgeFailed) }),
 		Judge:          xs[0].Judge,
+		FixSkipped:     xs[0].FixSkipped,
 	}
 	if len(a.JudgeFailed) == 0 {
 		a.JudgeFailed = nil
@@ -124,7 +130,8 @@ func aggregateAppSec(xs []AppSec) *AppSecOf[Stat, Stat] {
 			return over(fs, func(f FixChecks) float64 { return float64(get(f)) })
 		}
 		a.Fix = &FixChecksOf[Stat]{
-			Proposed: n(func(f FixChecks) int { return f.Proposed }), SyntaxOK: n(func(f FixChecks) int { return f.SyntaxOK }),
+			Proposed: n(func(f FixChecks) int { return f.Proposed }), NotStored: n(func(f FixChecks) int { return f.NotStored }),
+			SyntaxOK:    n(func(f FixChecks) int { return f.SyntaxOK }),
 			SyntaxError: n(func(f FixChecks) int { return f.SyntaxError }), SyntaxUnchecked: n(func(f FixChecks) int { return f.SyntaxUnchecked }),
 			ScannerClean: n(func(f FixChecks) int { return f.ScannerClean }), ScannerFlagged: n(func(f FixChecks) int { return f.ScannerFlagged }),
 			ScannerNot: n(func(f FixChecks) int { return f.ScannerNot }),

@@ -74,7 +74,16 @@ func distinct(ss []string) []string {
 // Cases calls fn with every stored case of a run in suite order; it stops at, and returns, the
 // first error fn returns.
 func (s *Store) Cases(ctx context.Context, runID string, fn func(*suite.Case) error) error {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT case_json FROM run_cases WHERE run_id = ? ORDER BY ordinal`), runID)
+	return s.cases(ctx, runID, `SELECT case_json FROM run_cases WHERE run_id = ? ORDER BY ordinal`, []any{runID}, fn)
+}
+
+// CasesOfKind is Cases of the cases of one kind.
+func (s *Store) CasesOfKind(ctx context.Context, runID string, kind suite.Kind, fn func(*suite.Case) error) error {
+	return s.cases(ctx, runID, `SELECT case_json FROM run_cases WHERE run_id = ? AND kind = ? ORDER BY ordinal`, []any{runID, string(kind)}, fn)
+}
+
+func (s *Store) cases(ctx context.Context, runID, query string, args []any, fn func(*suite.Case) error) error {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
 	if err != nil {
 		return fmt.Errorf("read cases of run %s: %w", runID, err)
 	}

@@ -1,10 +1,14 @@
 // Package fixcheck checks the fixes an AppSecBench answer proposes, with the languages' parsers
-// and the scanners of internal/subject/sast: the grade.FixChecker the CLI gives the grader. It
-// is apart from internal/grade so that scoring links neither the scanners nor tree-sitter (cgo).
+// and the scanners of internal/subject/sast (every scan in the sandbox): the grade.FixChecker
+// of predictions files, and Fill, which checks the fixes of a stored run's attempts once, in
+// parallel, and stores each check with its attempt for score, report, board and the viewer to
+// read. It is apart from internal/grade so that scoring links neither the scanners nor
+// tree-sitter (cgo).
 package fixcheck
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -34,6 +38,9 @@ type Checks struct {
 
 	mu   sync.Mutex
 	seen map[scanKey]bool // a vulnerable snippet is scanned once per scanner
+
+	goCache string    // the Go build cache the Go scanners share ("": each scan its own)
+	warm    sync.Once // the cache prepared before the first Go scan
 }
 
 type scanKey struct{ scanner, code string }
@@ -46,7 +53,10 @@ type NamedScanner struct {
 }
 
 // New uses the default syntax checkers and every scanner of internal/subject/sast found
-// on PATH; a missing scanner is left out (its languages' fixes are "not checked").
+// on PATH; a missing scanner is left out (its languages' fixes are "not checked"). The scanners
+// of Go share one build cache (a temporary directory, removed by Close), prepared once before
+// the first scan: each scan then type-checks against the standard library compiled once, not
+// again per check.
 func New() *Checks {
 	c := &Checks{Syntax: parsers.Default()}
 	for _, s := range sast.Scanners() {
@@ -54,13 +64,42 @@ func New() *Checks {
 		if err != nil {
 			continue
 		}
+		if slices.Contains(s.Languages, "go") {
+			if c.goCache == "" {
+				if dir, err := os.MkdirTemp("", "vulnbench-fixcheck-gocache-"); err == nil {
+					c.goCache = dir
+				}
+			}
+			t.GoCache = c.goCache
+		}
 		c.Scanners = append(c.Scanners, NamedScanner{Name: s.Name, Languages: s.Languages, Scanner: t})
 	}
 	return c
 }
 
+// Close removes the shared Go build cache.
+func (c *Checks) Close() error {
+	if c.goCache == "" {
+		return nil
+	}
+	return os.RemoveAll(c.goCache)
+}
+
+// Version implements the version of the checks (grade.FixCheckVersion).
+func (c *Checks) Version() string { return grade.FixCheckVersion }
+
 // CheckFix implements grade.FixChecker.
-func (c *Checks) CheckFix(ctx context.Context, language, vulnerable, secure, fix string) grade.FixCheck {
+func (c *Checks) CheckFix(ctx context.Context, it *grade.Item) grade.FixCheck {
+	fix := ""
+	if it.Vul != nil && it.Vul.AppSec != nil {
+		fix = it.Vul.AppSec.FixCode
+	}
+	return c.Check(ctx, it.Record.Language, it.VulCode, it.SecureCode, fix)
+}
+
+// Check checks fix, proposed for the vulnerable snippet whose record's secure version is
+// secure, in language.
+func (c *Checks) Check(ctx context.Context, language, vulnerable, secure, fix string) grade.FixCheck {
 	if strings.TrimSpace(fix) == "" {
 		return grade.FixCheck{Syntax: grade.SyntaxUnchecked, Scanner: grade.ScannerNot, Detail: "no secure code proposed"}
 	}
@@ -95,6 +134,40 @@ func (c *Checks) CheckFix(ctx context.Context, language, vulnerable, secure, fix
 	return out
 }
 
+// warmGo is what prepares the Go build cache: a file importing the standard library's packages
+// that AppSecBench's Go snippets, and the fixes proposed for them, use.
+const warmGo = `package warm
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var _ = []any{context.Background, md5.New, rand.Reader, sha256.New, tls.Config{}, sql.Open, json.Marshal, errors.New,
+	fmt.Sprint, template.New, io.Copy, log.Print, slog.Info, http.Get, url.Parse, os.Open, exec.Command, filepath.Join,
+	regexp.MustCompile, strconv.Itoa, strings.Cut, time.Now}
+`
+
 // flags reports whether s calls code vulnerable; a scanner that fails says nothing. Answers
 // are remembered: every repeat and run checks fixes of the same vulnerable snippets.
 func (c *Checks) flags(ctx context.Context, s NamedScanner, language, code string) bool {
@@ -105,9 +178,12 @@ func (c *Checks) flags(ctx context.Context, s NamedScanner, language, code strin
 	if ok {
 		return got
 	}
-	cs := &suite.Case{ID: "fix-check", Kind: suite.KindAppSec, Language: language, Code: code}
-	v, err := s.Scanner.Assess(ctx, subject.Unit{Case: cs}, &subject.Env{Trace: trace.NewBuffer()})
-	got = err == nil && v.Status == verdict.OK && v.Label == suite.Vul
+	if language == "go" && c.goCache != "" {
+		// The first Go scan compiles what the others need; the rest wait for it rather than
+		// each compiling the standard library at once.
+		c.warm.Do(func() { c.scan(ctx, s, language, warmGo) })
+	}
+	got = c.scan(ctx, s, language, code)
 	c.mu.Lock()
 	if c.seen == nil {
 		c.seen = map[scanKey]bool{}
@@ -117,16 +193,35 @@ func (c *Checks) flags(ctx context.Context, s NamedScanner, language, code strin
 	return got
 }
 
-// Default is New made on the first check: a suite without fixes to check asks no
-// scanner for its version.
-func Default() grade.FixChecker { return &lazyChecks{} }
+// scan asks s whether code is vulnerable.
+func (c *Checks) scan(ctx context.Context, s NamedScanner, language, code string) bool {
+	cs := &suite.Case{ID: "fix-check", Kind: suite.KindAppSec, Language: language, Code: code}
+	v, err := s.Scanner.Assess(ctx, subject.Unit{Case: cs}, &subject.Env{Trace: trace.NewBuffer()})
+	return err == nil && v.Status == verdict.OK && v.Label == suite.Vul
+}
 
-type lazyChecks struct {
+// Default is New made on the first check: a suite without fixes to check asks no scanner for
+// its version. Close it to remove the shared build cache.
+func Default() *Lazy { return &Lazy{} }
+
+// Lazy is Checks made on the first check.
+type Lazy struct {
 	once sync.Once
 	c    *Checks
 }
 
-func (l *lazyChecks) CheckFix(ctx context.Context, language, vulnerable, secure, fix string) grade.FixCheck {
+// CheckFix implements grade.FixChecker.
+func (l *Lazy) CheckFix(ctx context.Context, it *grade.Item) grade.FixCheck {
 	l.once.Do(func() { l.c = New() })
-	return l.c.CheckFix(ctx, language, vulnerable, secure, fix)
+	return l.c.CheckFix(ctx, it)
+}
+
+// Close closes the checks if any were made.
+func (l *Lazy) Close() error {
+	made := true
+	l.once.Do(func() { made = false })
+	if !made || l.c == nil {
+		return nil
+	}
+	return l.c.Close()
 }

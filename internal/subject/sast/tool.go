@@ -63,6 +63,11 @@ type Tool struct {
 	binds    []sandbox.Bind // what shows it
 	once     sync.Once
 	sbErr    error
+	// GoCache, when set, is a host directory every scan sees writable as its Go build cache
+	// (gosec type-checks the standard library): one warm cache that the scans of a session share,
+	// each adding what it compiled (cgo off). Empty: a fresh cache in each scan's tmp. Nothing
+	// outside the sandbox reads it.
+	GoCache string
 
 	mu    sync.Mutex
 	scans map[string]*scan // snapshot directory → its scan
@@ -158,6 +163,11 @@ func (t *Tool) run(ctx context.Context, dir, target string) ([]verdict.Finding, 
 		return nil, err
 	}
 	spec := sandbox.Spec{Project: dir, Binds: binds, Env: toolEnv}
+	if t.GoCache != "" {
+		spec.OutDir = t.GoCache
+		spec.Env = append(slices.DeleteFunc(slices.Clone(toolEnv), func(e string) bool { return strings.HasPrefix(e, "GOCACHE=") }),
+			"GOCACHE={out}", "CGO_ENABLED=0")
+	}
 	config := ""
 	if t.Scanner.Config != nil {
 		name, content := t.Scanner.Config()

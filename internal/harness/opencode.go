@@ -41,6 +41,11 @@ func opencodeLike(name, envPrefix, schema string) behaviour {
 		}}
 }
 
+// StartupCuts are the variables (after OPENCODE_ or KILO_) that cut OpenCode's and Kilo's
+// start-up per case: no watcher of the project's files, no native file-finder index of it
+// (the snapshot is read-only and read once; docs/harness.md has the measurement).
+var StartupCuts = []string{"EXPERIMENTAL_DISABLE_FILEWATCHER", "DISABLE_FFF"}
+
 // opencodeInvoke runs `opencode run` (or Kilo's `kilo run`) with its events as JSON, every
 // permission granted (--auto and the configuration's permission block) and no external
 // plugins (--pure). Its provider is the gateway: an OpenAI-compatible one
@@ -66,8 +71,8 @@ func opencodeInvoke(r Run, prefix, schema string) invocation {
 		"permission": map[string]string{"edit": "allow", "bash": "allow", "webfetch": "deny"},
 	})
 	env := []string{prefix + "_CONFIG_CONTENT=" + string(config)}
-	for _, v := range []string{"DISABLE_PROJECT_CONFIG", "DISABLE_CLAUDE_CODE", "DISABLE_MODELS_FETCH", "DISABLE_AUTOUPDATE",
-		"DISABLE_DEFAULT_PLUGINS", "DISABLE_LSP_DOWNLOAD", "DISABLE_SHARE", "DISABLE_EXTERNAL_SKILLS"} {
+	for _, v := range append([]string{"DISABLE_PROJECT_CONFIG", "DISABLE_CLAUDE_CODE", "DISABLE_MODELS_FETCH", "DISABLE_AUTOUPDATE",
+		"DISABLE_DEFAULT_PLUGINS", "DISABLE_LSP_DOWNLOAD", "DISABLE_SHARE", "DISABLE_EXTERNAL_SKILLS"}, StartupCuts...) {
 		env = append(env, prefix+"_"+v+"=1")
 	}
 	return invocation{

@@ -34,6 +34,11 @@ var compareAnswers = map[string][]string{
 	"claude-code": {"vulnerable", "code_not_present", "code_not_reachable", "vulnerable", "code_not_reachable", "code_not_reachable"},
 	"codex":       {"vulnerable", "code_not_present", "vulnerable", "code_not_reachable", "requires_configuration", "code_not_reachable"},
 	"opencode":    {"vulnerable", "code_not_reachable", "code_not_reachable", "vulnerable", "requires_configuration", "uncertain"},
+	"gemini-cli":  {"vulnerable", "code_not_present", "code_not_present", "vulnerable", "requires_configuration", "code_not_reachable"},
+	"qwen-code":   {"code_not_reachable", "code_not_present", "code_not_reachable", "vulnerable", "requires_configuration", "code_not_reachable"},
+	"pi":          {"vulnerable", "code_not_present", "code_not_reachable", "code_not_reachable", "requires_configuration", "vulnerable"},
+	"cline":       {"vulnerable", "vulnerable", "code_not_reachable", "vulnerable", "requires_configuration", "code_not_reachable"},
+	"kilo":        {"vulnerable", "code_not_present", "uncertain", "vulnerable", "code_not_reachable", "code_not_reachable"},
 	"vex-agent":   {"code_not_reachable", "code_not_present", "code_not_reachable", "vulnerable", "vulnerable", "code_not_reachable"},
 }
 
@@ -60,7 +65,7 @@ func compareScript(name string) llmtest.Handler {
 	}
 }
 
-// TestVEXSideBySide: the three CLIs and vex-agent on one built vex suite (VEX-Bench Figure 7's
+// TestVEXSideBySide: the eight CLIs and vex-agent on one built vex suite (VEX-Bench Figure 7's
 // comparison): status F1, justification macro-F1 and tokens per case, from the stored verdicts.
 // docs/harness.md shows its output.
 func TestVEXSideBySide(t *testing.T) {
@@ -97,9 +102,12 @@ func TestVEXSideBySide(t *testing.T) {
 	defer st.Close()
 	t.Setenv("ANTHROPIC_API_KEY", "k")
 	t.Setenv("OPENAI_API_KEY", "k")
+	t.Setenv("GEMINI_API_KEY", "k")
 	var table []string
 	for _, tc := range []struct{ name, model string }{
-		{"claude-code", "anthropic:claude-sonnet-4-5"}, {"codex", "openai:gpt-5.4-mini"}, {"opencode", "openai:gpt-4.1"}, {"vex-agent", "openai:gpt-4.1"},
+		{"claude-code", "anthropic:claude-sonnet-4-5"}, {"codex", "openai:gpt-5.4-mini"}, {"opencode", "openai:gpt-4.1"},
+		{"gemini-cli", "gemini:gemini-2.5-flash"}, {"qwen-code", "openai:gpt-4.1"}, {"pi", "anthropic:claude-sonnet-4-5"},
+		{"cline", "openai:gpt-4.1"}, {"kilo", "openai:gpt-4.1"}, {"vex-agent", "openai:gpt-4.1"},
 	} {
 		if tc.name != "vex-agent" {
 			if _, err := harness.CLIs()[tc.name].Locate(""); errors.Is(err, harness.ErrNotInstalled) {
@@ -108,9 +116,12 @@ func TestVEXSideBySide(t *testing.T) {
 			}
 		}
 		var srv *llmtest.Server
-		if strings.HasPrefix(tc.model, "anthropic:") {
+		switch {
+		case strings.HasPrefix(tc.model, "anthropic:"):
 			srv = llmtest.NewAnthropic(compareScript(tc.name))
-		} else {
+		case strings.HasPrefix(tc.model, "gemini:"):
+			srv = llmtest.NewGemini(compareScript(tc.name))
+		default:
 			srv = llmtest.NewOpenAI(compareScript(tc.name))
 		}
 		fac := vexagent.Kind().Factory()
@@ -129,9 +140,13 @@ func TestVEXSideBySide(t *testing.T) {
 		srv.Close()
 		vs := map[string]verdict.Verdict{}
 		var tokens int64
+		var cost float64
 		st.Verdicts(context.Background(), tc.name, func(v verdict.Verdict) error {
 			vs[v.CaseID] = v
 			tokens += v.Usage.InputTokens + v.Usage.OutputTokens
+			if v.Usage.CostUSD != nil {
+				cost += *v.Usage.CostUSD
+			}
 			if v.Status != verdict.OK {
 				t.Errorf("%s %s: %s %s", tc.name, v.CaseID, v.Status, v.Reason)
 			}
@@ -145,9 +160,11 @@ func TestVEXSideBySide(t *testing.T) {
 		if d := fmt.Sprintf("%.4f %.4f", res.VEX.StatusF1, res.VEX.JustificationMacroF1); d != want {
 			t.Errorf("%s: status F1, justification macro-F1 = %s, want %s (by hand)", tc.name, d, want)
 		}
-		table = append(table, fmt.Sprintf("%-12s %9.3f %22.3f %16d", tc.name, res.VEX.StatusF1, res.VEX.JustificationMacroF1, tokens/int64(len(cases))))
+		table = append(table, fmt.Sprintf("%-12s %-28s %9.3f %22.3f %15.3f %16d %14.5f", tc.name, tc.model, res.VEX.StatusF1, res.VEX.JustificationMacroF1,
+			res.VEX.CompletionRate, tokens/int64(len(cases)), cost/float64(len(cases))))
 	}
-	t.Logf("\n%-12s %9s %22s %16s\n%s", "subject", "status F1", "justification macro-F1", "tokens per case", strings.Join(table, "\n"))
+	t.Logf("\n%-12s %-28s %9s %22s %15s %16s %14s\n%s", "subject", "model", "status F1", "justification macro-F1", "completion rate", "tokens per case",
+		"cost per case", strings.Join(table, "\n"))
 }
 
 // handScore is VEX-Bench's two figures computed directly: status F1 with affected (vulnerable)

@@ -238,6 +238,7 @@ func Columns(kind string) []Column {
 		cs = []Column{
 			{Key: "status_f1", Label: "status F1", Metric: "vex.status_f1", Unit: "fraction"},
 			{Key: "justification_macro_f1", Label: "justification macro-F1", Metric: "vex.justification_macro_f1", Unit: "fraction"},
+			{Key: "justification_macro_f1_lenient", Label: "justification macro-F1 (lenient)", Metric: "vex.justification_macro_f1_lenient", Unit: "fraction"},
 		}
 	case KindAppSec:
 		cs = []Column{

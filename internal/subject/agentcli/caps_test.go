@@ -117,6 +117,9 @@ func TestCapsOnePolicy(t *testing.T) {
 			if x := res.VEX; x == nil || x.N != len(cases) || x.Failed != len(cases) || x.CompletionRate != 0 || x.StatusAccuracy != 0 || x.FN != 1 {
 				t.Errorf("score %+v: want both cases counted, failed, completion rate 0", x)
 			}
+			if res.Status.Stopped != len(cases) || res.Status.Failed != len(cases) {
+				t.Errorf("status %+v: want every case failed and shown apart as stopped", res.Status)
+			}
 		})
 	}
 }

@@ -148,21 +148,7 @@ func TestCLIs(t *testing.T) {
 	if err != nil {
 		t.Skipf("bubblewrap cannot run here: %v", err)
 	}
-	for _, tc := range []struct {
-		cli, spec string
-		api       llm.API
-	}{
-		{"claude-code", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
-		{"codex", "openai:gpt-5.4-mini", llm.OpenAIResponses},
-		{"opencode", "openai:gpt-4.1", llm.OpenAIChat},
-		{"qwen-code", "openai:gpt-4.1", llm.OpenAIChat},
-		{"pi", "openai:gpt-4.1", llm.OpenAIChat},
-		{"pi", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
-		{"cline", "openai:gpt-4.1", llm.OpenAIChat},
-		{"kilo", "openai:gpt-4.1", llm.OpenAIChat},
-		{"gemini-cli", "gemini:gemini-2.5-flash", llm.GeminiGenerate},
-		{"pi", "gemini:gemini-2.5-flash", llm.GeminiGenerate},
-	} {
+	for _, tc := range realCLIs() {
 		t.Run(tc.cli+"/"+tc.spec, func(t *testing.T) {
 			cli := harness.CLIs()[tc.cli]
 			in, err := cli.Locate("")
@@ -174,6 +160,27 @@ func TestCLIs(t *testing.T) {
 			}
 			runCLI(t, sb, cli, in, tc.spec, tc.api)
 		})
+	}
+}
+
+// realCLI is a CLI with a model it speaks to and the wire format of that model.
+type realCLI struct {
+	cli, spec string
+	api       llm.API
+}
+
+func realCLIs() []realCLI {
+	return []realCLI{
+		{"claude-code", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
+		{"codex", "openai:gpt-5.4-mini", llm.OpenAIResponses},
+		{"opencode", "openai:gpt-4.1", llm.OpenAIChat},
+		{"qwen-code", "openai:gpt-4.1", llm.OpenAIChat},
+		{"pi", "openai:gpt-4.1", llm.OpenAIChat},
+		{"pi", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
+		{"cline", "openai:gpt-4.1", llm.OpenAIChat},
+		{"kilo", "openai:gpt-4.1", llm.OpenAIChat},
+		{"gemini-cli", "gemini:gemini-2.5-flash", llm.GeminiGenerate},
+		{"pi", "gemini:gemini-2.5-flash", llm.GeminiGenerate},
 	}
 }
 
@@ -205,9 +212,8 @@ func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Insta
 	}
 	defer gw.Close()
 	_, model, _ := llm.ParseSpec(spec)
-	out := t.TempDir()
-	ps, err := cli.Spec(in, harness.Run{Prompt: "Is src/parse.c vulnerable? " + dataBraces + " Answer with a JSON object.", Model: model, API: api, Token: gw.Token(),
-		Project: project(t, sb, s), Gateway: gw.Socket(), OutDir: out, Timeout: 4 * time.Minute})
+	ps, err := cli.Spec(in, harness.Run{Prompt: "Is src/parse.c vulnerable? " + sandbox.Quote(dataBraces) + " Answer with a JSON object.", Model: model, API: api, Token: gw.Token(),
+		Project: project(t, sb, s), Gateway: gw.Socket(), Timeout: 4 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +221,7 @@ func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Insta
 	if err != nil {
 		t.Fatalf("run: %v\nstderr: %s", err, res.Stderr)
 	}
-	answer, err := cli.Answer(res, out)
+	answer, err := cli.Answer(res)
 	if err != nil || !strings.Contains(answer, finalAnswer) {
 		t.Errorf("answer %q, %v\nstdout: %.2000s\nstderr: %.2000s", answer, err, res.Stdout, res.Stderr)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
@@ -40,14 +41,15 @@ func clineInvoke(r Run) invocation {
 	b, _ := json.Marshal(providers)
 	return invocation{
 		args: join([]string{"--json", "--auto-approve", "true", "--data-dir", "{home}/.cline/data", "-P", "openai-compatible", "-m", sandbox.Quote(r.Model)},
-			r.effort.args, sandbox.Quote(piPrompt(r.Prompt))),
-		files: []sandbox.File{{Dst: "{home}/.cline/data/settings/providers.json", Data: b, Mode: 0o600, Expand: true}},
+			r.effort.args, argPrompt(r.Prompt)),
+		argOnly: true, // its task is an argument
+		files:   []sandbox.File{{Dst: "{home}/.cline/data/settings/providers.json", Data: b, Mode: 0o600, Expand: true}},
 	}
 }
 
 // clineAnswer reads cline's JSON lines: the run_result line's text; a run that did not
 // complete is the error.
-func clineAnswer(res sandbox.Result, _ string) (string, error) {
+func clineAnswer(res sandbox.Result) (string, error) {
 	sc := bufio.NewScanner(bytes.NewReader(res.Stdout))
 	sc.Buffer(nil, 64<<20)
 	var result *struct {
@@ -78,4 +80,12 @@ func clineAnswer(res sandbox.Result, _ string) (string, error) {
 		return "", errors.New("cline: " + result.FinishReason + ": " + result.Error + result.Text)
 	}
 	return result.Text, nil
+}
+
+// argPrompt keeps a prompt given as an argument from reading as a flag or a file argument (@FILE).
+func argPrompt(p string) string {
+	if strings.HasPrefix(p, "@") || strings.HasPrefix(p, "-") {
+		return " " + p
+	}
+	return p
 }

@@ -21,7 +21,7 @@ func gemini() behaviour {
 		}}
 }
 
-// geminiInvoke runs `gemini -p` with its JSON output, every tool approved (--yolo: the sandbox
+// geminiInvoke runs `gemini` headless (its standard input not a terminal) with its JSON output, every tool approved (--yolo: the sandbox
 // is the boundary), the workspace trusted for the session (--skip-trust), its API pointed at the
 // gateway (GOOGLE_GEMINI_BASE_URL, its "gateway" auth), and settings that turn usage statistics,
 // telemetry and update checks off.
@@ -44,7 +44,7 @@ func geminiInvoke(r Run) invocation {
 	}
 	b, _ := json.Marshal(settings)
 	return invocation{
-		args: []string{"-m", sandbox.Quote(r.Model), "-o", "json", "--yolo", "--skip-trust", "-p", sandbox.Quote(r.Prompt)},
+		args: []string{"-m", sandbox.Quote(r.Model), "-o", "json", "--yolo", "--skip-trust"}, // the prompt from standard input (not a TTY: headless)
 		env: []string{"GEMINI_API_KEY=" + r.Token, "GOOGLE_GEMINI_BASE_URL={gateway}", "GEMINI_CLI_NO_RELAUNCH=true",
 			"GEMINI_CLI_TRUST_WORKSPACE=true"},
 		files: []sandbox.File{{Dst: "{home}/.gemini/settings.json", Data: b}},
@@ -52,7 +52,7 @@ func geminiInvoke(r Run) invocation {
 }
 
 // geminiAnswer reads the object `gemini -o json` prints: its response, or its error.
-func geminiAnswer(res sandbox.Result, _ string) (string, error) {
+func geminiAnswer(res sandbox.Result) (string, error) {
 	out := strings.TrimSpace(string(res.Stdout))
 	if out == "" { // its error object goes to stderr
 		out = strings.TrimSpace(string(res.Stderr))

@@ -25,7 +25,7 @@ func kilo() behaviour { return opencodeLike("kilo", "KILO", "https://kilo.ai/con
 func opencodeLike(name, envPrefix, schema string) behaviour {
 	return behaviour{apis: map[string]llm.API{"openai": llm.OpenAIChat, "anthropic": llm.AnthropicMessages},
 		invoke: func(r Run) invocation { return opencodeInvoke(r, envPrefix, schema) },
-		answer: func(res sandbox.Result, _ string) (string, error) { return opencodeAnswer(name, res) },
+		answer: func(res sandbox.Result) (string, error) { return opencodeAnswer(name, res) },
 		shell:  shellTool("bash", "command", `,"description":"Run it"`),
 		effort: func(e llm.Effort, api llm.API) (setting, bool) {
 			if api != llm.AnthropicMessages {
@@ -76,7 +76,7 @@ func opencodeInvoke(r Run, prefix, schema string) invocation {
 		env = append(env, prefix+"_"+v+"=1")
 	}
 	return invocation{
-		args: join([]string{"run", "--format", "json", "--pure", "--auto", "-m", model}, r.effort.args, sandbox.Quote(r.Prompt)),
+		args: append([]string{"run", "--format", "json", "--pure", "--auto", "-m", model}, r.effort.args...), // the prompt from standard input
 		env:  env,
 	}
 }

@@ -42,25 +42,16 @@ func piInvoke(r Run) invocation {
 	}}}
 	b, _ := json.Marshal(models)
 	return invocation{
-		args: join([]string{"-p", "--mode", "json", "--no-session", "--provider", "vulnbench", "--model", sandbox.Quote(r.Model),
-			"--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes", "--no-context-files", "--offline"}, r.effort.args,
-			sandbox.Quote(piPrompt(r.Prompt))),
+		args: append([]string{"-p", "--mode", "json", "--no-session", "--provider", "vulnbench", "--model", sandbox.Quote(r.Model),
+			"--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes", "--no-context-files", "--offline"}, r.effort.args...), // the prompt from standard input
 		env:   []string{"PI_CODING_AGENT_DIR={home}/.pi/agent", "PI_OFFLINE=1", "PI_TELEMETRY=0"},
 		files: []sandbox.File{{Dst: "{home}/.pi/agent/models.json", Data: b, Expand: true}},
 	}
 }
 
-// piPrompt keeps a prompt from reading as pi's file arguments (@FILE).
-func piPrompt(p string) string {
-	if strings.HasPrefix(p, "@") || strings.HasPrefix(p, "-") {
-		return " " + p
-	}
-	return p
-}
-
 // piAnswer reads pi's JSON lines: the answer is the text of the last assistant message of its
 // agent_end event; a message that stopped on an error is the error.
-func piAnswer(res sandbox.Result, _ string) (string, error) {
+func piAnswer(res sandbox.Result) (string, error) {
 	type message struct {
 		Role    string `json:"role"`
 		Content []struct {

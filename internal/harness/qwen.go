@@ -36,14 +36,14 @@ func qwenInvoke(r Run) invocation {
 	b, _ := json.Marshal(settings)
 	return invocation{
 		args: []string{"--safe-mode", "--auth-type", "openai", "--openai-base-url", "{gateway}/v1", "--openai-api-key", r.Token,
-			"-m", sandbox.Quote(r.Model), "-o", "json", "--yolo", sandbox.Quote(r.Prompt)},
+			"-m", sandbox.Quote(r.Model), "-o", "json", "--yolo"}, // the prompt from standard input (not a TTY: headless)
 		env:   []string{"QWEN_CODE_SUPPRESS_YOLO_WARNING=1"},
 		files: []sandbox.File{{Dst: "{home}/.qwen/settings.json", Data: b}},
 	}
 }
 
 // qwenAnswer reads the result message of the JSON array `qwen -o json` prints.
-func qwenAnswer(res sandbox.Result, _ string) (string, error) {
+func qwenAnswer(res sandbox.Result) (string, error) {
 	out := strings.TrimSpace(string(res.Stdout))
 	if i := strings.Index(out, "\n["); i >= 0 && !strings.HasPrefix(out, "[") {
 		out = out[i+1:]

@@ -100,7 +100,7 @@ func startOnce(b *testing.B, sb *sandbox.Sandbox, cli harness.CLI, in harness.In
 		b.Fatal(err)
 	}
 	ps, err := cli.Spec(in, harness.Run{Prompt: "Is main.c vulnerable? Answer with a JSON object.", Model: model, API: cli.APIs[provider], Token: gw.Token(),
-		Project: project, Gateway: gw.Socket(), OutDir: b.TempDir(), Timeout: 4 * time.Minute})
+		Project: project, Gateway: gw.Socket(), Timeout: 4 * time.Minute})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -120,17 +120,8 @@ func startOnce(b *testing.B, sb *sandbox.Sandbox, cli harness.CLI, in harness.In
 	if err != nil {
 		b.Fatalf("%s: %v\n%s", cli.Name, err, res.Stderr)
 	}
-	if _, err := cli.Answer(res, ps.OutDir); err != nil || firstAt.IsZero() {
+	if _, err := cli.Answer(res); err != nil || firstAt.IsZero() {
 		b.Fatalf("%s answered %v (first call seen: %v)", cli.Name, err, !firstAt.IsZero())
 	}
 	return firstAt.Sub(start).Seconds(), end.Sub(start).Seconds()
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +24,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/subject/agentcli"
 	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
+	"github.com/vulnbench/vulnbench/internal/web"
 )
 
 func TestMain(m *testing.M) {
@@ -207,6 +210,7 @@ func runOne(t *testing.T, sb *sandbox.Sandbox, w world, srv *llmtest.Server, cli
 			t.Fatal(err)
 		}
 		checkTurns(t, v.CaseID, events)
+		checkCasePage(t, st, v)
 		return nil
 	})
 	if fmt.Sprint(want) != fmt.Sprint(got) {
@@ -259,6 +263,26 @@ func checkFake(t *testing.T, srv *llmtest.Server, w world) {
 	for _, want := range []string{"SANDBOX-RAN", "uid=1000(sandbox)", "NO-SECOND-PORT", advisoryID + ".json", "SANDBOX-DONE"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the tool results lack %q:\n%.3000s", want, all)
+		}
+	}
+}
+
+// checkCasePage: the viewer's page of a case shows the CLI's tokens, cost, calls and tool calls
+// as stored, and each turn.
+func checkCasePage(t *testing.T, st *store.Store, v verdict.Verdict) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	web.New(st, web.Options{}).ServeHTTP(rec, httptest.NewRequest("GET", "/runs/r/case?"+url.Values{"id": {v.CaseID}}.Encode(), nil))
+	body := rec.Body.String()
+	u := v.Usage
+	want := []string{fmt.Sprintf("%d in (", u.InputTokens), fmt.Sprintf("%d out (", u.OutputTokens), fmt.Sprintf("%d calls,", u.Calls),
+		fmt.Sprintf("%d tool calls", u.ToolCalls), "model_response", "tool_call", "tool_result", " turn "}
+	if u.CostUSD != nil {
+		want = append(want, fmt.Sprintf("$%.6f", *u.CostUSD))
+	}
+	for _, w := range want {
+		if rec.Code != 200 || !strings.Contains(body, w) {
+			t.Errorf("%s: the viewer's case page (HTTP %d) lacks %q", v.CaseID, rec.Code, w)
 		}
 	}
 }

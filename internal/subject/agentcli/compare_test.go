@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/board"
 	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/harness"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
@@ -66,8 +69,9 @@ func compareScript(name string) llmtest.Handler {
 }
 
 // TestVEXSideBySide: the eight CLIs and vex-agent on one built vex suite (VEX-Bench Figure 7's
-// comparison): status F1, justification macro-F1 and tokens per case, from the stored verdicts.
-// docs/harness.md shows its output.
+// comparison) through the runner, then `vulnbench board` of the store: one row each with status
+// F1, justification macro-F1, completion rate, stopped units, tokens and cost per case.
+// docs/harness.md shows its board.
 func TestVEXSideBySide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the real CLIs take tens of seconds each")
@@ -103,7 +107,7 @@ func TestVEXSideBySide(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "k")
 	t.Setenv("OPENAI_API_KEY", "k")
 	t.Setenv("GEMINI_API_KEY", "k")
-	var table []string
+	ran := map[string]spend{}
 	for _, tc := range []struct{ name, model string }{
 		{"claude-code", "anthropic:claude-sonnet-4-5"}, {"codex", "openai:gpt-5.4-mini"}, {"opencode", "openai:gpt-4.1"},
 		{"gemini-cli", "gemini:gemini-2.5-flash"}, {"qwen-code", "openai:gpt-4.1"}, {"pi", "anthropic:claude-sonnet-4-5"},
@@ -160,11 +164,62 @@ func TestVEXSideBySide(t *testing.T) {
 		if d := fmt.Sprintf("%.4f %.4f", res.VEX.StatusF1, res.VEX.JustificationMacroF1); d != want {
 			t.Errorf("%s: status F1, justification macro-F1 = %s, want %s (by hand)", tc.name, d, want)
 		}
-		table = append(table, fmt.Sprintf("%-12s %-28s %9.3f %22.3f %15.3f %16d %14.5f", tc.name, tc.model, res.VEX.StatusF1, res.VEX.JustificationMacroF1,
-			res.VEX.CompletionRate, tokens/int64(len(cases)), cost/float64(len(cases))))
+		ran[tc.name] = spend{tokens: float64(tokens) / float64(len(cases)), cost: cost / float64(len(cases)), completion: res.VEX.CompletionRate}
 	}
-	t.Logf("\n%-12s %-28s %9s %22s %15s %16s %14s\n%s", "subject", "model", "status F1", "justification macro-F1", "completion rate", "tokens per case",
-		"cost per case", strings.Join(table, "\n"))
+	checkBoard(t, st, ran)
+}
+
+// spend is a subject's tokens and cost per case and completion rate, from its stored verdicts.
+type spend struct{ tokens, cost, completion float64 }
+
+// checkBoard: `vulnbench board` of the store has one row per subject run with VEX-Bench's
+// figures as computed by hand, the completion rate and no stopped unit, and the tokens and cost
+// per case the verdicts hold.
+func checkBoard(t *testing.T, st *store.Store, ran map[string]spend) {
+	t.Helper()
+	b, err := board.Build(context.Background(), st, board.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Tables) != 1 || len(b.Tables[0].Rows) != len(ran) {
+		t.Fatalf("board: %d tables, want one with a row per subject run (%d)", len(b.Tables), len(ran))
+	}
+	tab := b.Tables[0]
+	cell := func(r board.Row, key string) board.Cell {
+		i := slices.IndexFunc(tab.Columns, func(c board.Column) bool { return c.Key == key })
+		if i < 0 {
+			t.Fatalf("the VEX board has no %s column", key)
+		}
+		return r.Cells[i]
+	}
+	for _, r := range tab.Rows {
+		sp, ok := ran[r.Run]
+		if !ok {
+			t.Errorf("board row of run %q, which the test did not make", r.Run)
+			continue
+		}
+		got := fmt.Sprintf("%.4f %.4f", cell(r, "status_f1").Mean, cell(r, "justification_macro_f1").Mean)
+		if want := handScore(compareTruth, compareAnswers[r.Run]); got != want {
+			t.Errorf("%s: the board's status F1, justification macro-F1 = %s, want %s (by hand)", r.Run, got, want)
+		}
+		if c := cell(r, "completion_rate"); !c.OK || math.Abs(c.Mean-sp.completion) > 1e-9 {
+			t.Errorf("%s: completion rate %+v, want %v", r.Run, c, sp.completion)
+		}
+		if c := cell(r, "stopped"); !c.OK || c.Mean != 0 {
+			t.Errorf("%s: stopped %+v, want 0", r.Run, c)
+		}
+		if c := cell(r, "tokens_per_case"); !c.OK || math.Abs(c.Mean-sp.tokens) > 1e-6 {
+			t.Errorf("%s: tokens per case %+v, want %v", r.Run, c, sp.tokens)
+		}
+		if c := cell(r, "cost_per_case"); !c.OK || math.Abs(c.Mean-sp.cost) > 1e-9 {
+			t.Errorf("%s: cost per case %+v, want %v", r.Run, c, sp.cost)
+		}
+	}
+	var text strings.Builder
+	if err := board.WriteText(&text, b); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
 }
 
 // handScore is VEX-Bench's two figures computed directly: status F1 with affected (vulnerable)

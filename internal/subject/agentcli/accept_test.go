@@ -128,7 +128,7 @@ func (w world) script(cli string) llmtest.Handler {
 	}
 }
 
-// TestCLIsThroughTheRunner: each real CLI judges a vex case and a jit case through the whole
+// TestCLIsThroughTheRunner: each real CLI of the harness table judges a vex case and a jit case through the whole
 // runner (store, meter, gateway, sandbox) against the scripted fake; the tool results the fake
 // receives hold none of the host's secrets; the verdicts, tokens, cost and every turn are stored.
 func TestCLIsThroughTheRunner(t *testing.T) {
@@ -141,6 +141,8 @@ func TestCLIsThroughTheRunner(t *testing.T) {
 	}
 	for _, tc := range []struct{ cli, model string }{
 		{"claude-code", "anthropic:claude-sonnet-4-5"}, {"codex", "openai:gpt-5.4-mini"}, {"opencode", "openai:gpt-4.1"},
+		{"gemini-cli", "gemini:gemini-2.5-flash"}, {"qwen-code", "openai:gpt-4.1"}, {"pi", "anthropic:claude-sonnet-4-5"},
+		{"cline", "openai:gpt-4.1"}, {"kilo", "openai:gpt-4.1"},
 	} {
 		t.Run(tc.cli, func(t *testing.T) {
 			if _, err := harness.CLIs()[tc.cli].Locate(""); errors.Is(err, harness.ErrNotInstalled) {
@@ -148,9 +150,12 @@ func TestCLIsThroughTheRunner(t *testing.T) {
 			}
 			w := newWorld(t)
 			var srv *llmtest.Server
-			if strings.HasPrefix(tc.model, "anthropic:") {
+			switch {
+			case strings.HasPrefix(tc.model, "anthropic:"):
 				srv = llmtest.NewAnthropic(w.script(tc.cli))
-			} else {
+			case strings.HasPrefix(tc.model, "gemini:"):
+				srv = llmtest.NewGemini(w.script(tc.cli))
+			default:
 				srv = llmtest.NewOpenAI(w.script(tc.cli))
 			}
 			defer srv.Close()

@@ -15,7 +15,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
-	"github.com/vulnbench/vulnbench/internal/trace"
 )
 
 // startupModels is the model each CLI starts on in BenchmarkStartup.
@@ -90,7 +89,7 @@ func startOnce(b *testing.B, sb *sandbox.Sandbox, cli harness.CLI, in harness.In
 		b.Fatal(err)
 	}
 	raw, _ := llm.AsRaw(stack.Model)
-	gw, err := gateway.Start(gateway.Config{Model: raw, Recorder: trace.Discard{}})
+	gw, err := gateway.Start(gateway.Config{Model: raw})
 	if err != nil {
 		b.Fatal(err)
 	}

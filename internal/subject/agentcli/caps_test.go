@@ -93,7 +93,7 @@ func TestCapsOnePolicy(t *testing.T) {
 			if name != "vex-agent" {
 				fac = kindOf(t, name)
 			}
-			cfg, err := fac.Configure("", runner.Values{"model": model, "base-url": srv.BaseURL(), "prompt": "vanilla", "max-retries": "0", "tool-protocol": "native"})
+			cfg, err := fac.Configure("", subject.TextValues{"model": model, "base-url": srv.BaseURL(), "prompt": "vanilla", "max-retries": "0", "tool-protocol": "native"})
 			if err != nil {
 				t.Fatal(err)
 			}

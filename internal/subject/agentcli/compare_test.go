@@ -132,7 +132,7 @@ func TestVEXSideBySide(t *testing.T) {
 		if tc.name != "vex-agent" {
 			fac = kindOf(t, tc.name)
 		}
-		cfg, err := fac.Configure("", runner.Values{"model": tc.model, "base-url": srv.BaseURL(), "prompt": "vanilla", "max-retries": "0", "max-steps": "0", "tool-protocol": "native"})
+		cfg, err := fac.Configure("", subject.TextValues{"model": tc.model, "base-url": srv.BaseURL(), "prompt": "vanilla", "max-retries": "0", "max-steps": "0", "tool-protocol": "native"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,6 +197,9 @@ func checkBoard(t *testing.T, st *store.Store, ran map[string]spend) {
 		if !ok {
 			t.Errorf("board row of run %q, which the test did not make", r.Run)
 			continue
+		}
+		if cli, ok := harness.CLIs()[r.Run]; ok && (r.Harness != cli.Name+" "+cli.Version || r.Effort != "default") {
+			t.Errorf("%s: harness %q, effort %q; want %q and default", r.Run, r.Harness, r.Effort, cli.Name+" "+cli.Version)
 		}
 		got := fmt.Sprintf("%.4f %.4f", cell(r, "status_f1").Mean, cell(r, "justification_macro_f1").Mean)
 		if want := handScore(compareTruth, compareAnswers[r.Run]); got != want {

@@ -181,8 +181,11 @@ func relayToHost(ctx context.Context, ln net.Listener, gw *os.File) {
 				unix.Close(fds[0])
 				return
 			}
-			up, err := net.FileConn(os.NewFile(uintptr(fds[0]), "gateway"))
-			unix.Close(fds[0])
+			// FileConn dups the descriptor: the File is closed through itself, so that no
+			// finalizer closes its number again once another socket has taken it.
+			f := os.NewFile(uintptr(fds[0]), "gateway")
+			up, err := net.FileConn(f)
+			f.Close()
 			if err != nil {
 				return
 			}

@@ -126,7 +126,7 @@ print(statistics.median(ts))
 
 // BenchmarkModelCallFromSandbox measures the gateway's overhead per model call as an agent in
 // the sandbox meets it: a program in the sandbox calls the gateway on the sandbox's loopback
-// (the helper, the socket pair handed to the host, the gateway on its Unix socket, the llm
+// (the helper handing the connection to the host, the host relay, the gateway on its Unix socket, the llm
 // stack, the fake provider), and the same program on the host calls the fake provider
 // directly; each makes 20 streamed Claude Code-sized calls and reports its median, on one kept
 // connection ("keep") or a new one per call ("new"). Both run in each iteration, so that they

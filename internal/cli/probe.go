@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -20,6 +18,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/subject/builtin"
 	"github.com/vulnbench/vulnbench/internal/subject/memprobe"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 func newProbeCmd(e *env) *cobra.Command {
@@ -120,7 +119,7 @@ func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probe
 	if err != nil {
 		return err
 	}
-	if err := writeProbeReport(e.stdout, o.format, rep); err != nil {
+	if err := rep.Write(e.stdout, o.format); err != nil {
 		return err
 	}
 	return runErr
@@ -175,26 +174,11 @@ func probeReport(ctx context.Context, st *store.Store, runID string, seed uint64
 	if err != nil {
 		return probe.Report{}, fmt.Errorf("run %s: the manifest's probe-tokens: %w", runID, err)
 	}
-	return probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, probe.Options{Tokens: tokens}, seed), nil
-}
-
-func writeProbeReport(w io.Writer, format string, rep probe.Report) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	case "md":
-		fmt.Fprintf(w, "Memorisation probe: %s\n\n| year | cases | memorised | control |\n|---|---:|---:|---:|\n", rep.Suite)
-		for _, r := range rep.Rows {
-			fmt.Fprintf(w, "| %s | %d | %d (%.1f%%) | %d (%.1f%%) |\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
-		}
-	default:
-		fmt.Fprintf(w, "memorisation probe: %s\n%-8s %6s %16s %16s\n", rep.Suite, "year", "cases", "memorised", "control")
-		for _, r := range rep.Rows {
-			fmt.Fprintf(w, "%-8s %6d %8d %6.1f%% %8d %6.1f%%\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
-		}
+	rep := probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, probe.Options{Tokens: tokens}, seed)
+	var all []verdict.Verdict
+	if err := st.AllAttempts(ctx, runID, func(v verdict.Verdict) error { all = append(all, v); return nil }); err != nil {
+		return probe.Report{}, err
 	}
-	_, err := fmt.Fprintf(w, "%d cases too short to cut, %d without an answer\n", rep.TooShort, rep.Missing)
-	return err
+	rep.Retries = probe.RetriesOf(all)
+	return rep, nil
 }

@@ -14,7 +14,8 @@ import (
 )
 
 // WriteComparison writes a comparison of two runs of rep in format: text, md or json (the
-// compare contract of DESIGN.md section 3, opening with the scorer and vulnbench's version).
+// compare contract: mcnemar {b, c, p_value} and delta {f1, pacc} with their intervals, opening
+// with the scorer and vulnbench's version).
 func WriteComparison(w io.Writer, format string, rep *report.Report, c *report.Comparison) error {
 	return writeCompare(w, format, "comparison", struct {
 		Scorer    int    `json:"scorer"`

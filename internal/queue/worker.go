@@ -2,9 +2,12 @@ package queue
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +40,29 @@ type WorkerOptions struct {
 	DeadAfter time.Duration
 	// OnNote receives what the worker has to say (a run it cannot open, a run stopped).
 	OnNote func(string)
+}
+
+// This host's worker: its id (HOST-PID-RANDOM, unique among live workers), host and pid.
+func (o *WorkerOptions) This() {
+	o.Host, _ = os.Hostname()
+	o.PID = os.Getpid()
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	o.ID = fmt.Sprintf("%s-%d-%s", o.Host, o.PID, hex.EncodeToString(b[:]))
+}
+
+// ParseQueues reads a comma-separated list of queue names (--queues); none is an error.
+func ParseQueues(s string) ([]string, error) {
+	var queues []string
+	for _, q := range strings.Split(s, ",") {
+		if q = strings.TrimSpace(q); q != "" {
+			queues = append(queues, q)
+		}
+	}
+	if len(queues) == 0 {
+		return nil, errors.New("--queues names no queue")
+	}
+	return queues, nil
 }
 
 // fetchCooldown is the least time between two fetches of a worker: short enough that a freed
@@ -93,7 +119,7 @@ func Work(ctx context.Context, st *store.Store, o WorkerOptions) error {
 		return fmt.Errorf("worker: %w", err)
 	}
 	w.client = client
-	w.commit = newCommitter(st, o.Concurrency*len(queues))
+	w.commit = newCommitter(st, completeJobs(drv), o.Concurrency*len(queues))
 	committed := make(chan struct{})
 	go func() { w.commit.run(context.WithoutCancel(ctx)); close(committed) }()
 	defer func() { w.commit.close(); <-committed }() // after River's stop: no unit is left to put
@@ -311,7 +337,8 @@ type unitWorker struct {
 // Timeout is each job's own: the run's --timeout plus a margin (see UnitArgs.jobTimeout).
 func (u *unitWorker) Timeout(job *river.Job[UnitArgs]) time.Duration { return job.Args.jobTimeout() }
 
-// Work does one unit and stores its attempt with the job's completion, in one transaction.
+// Work does one unit and stores its attempt with the job's completion, in one transaction (the
+// worker's group commit).
 func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	w, a := u.w, job.Args
 	r, err := w.run(ctx, a.Run)
@@ -368,7 +395,7 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	if err != nil {
 		return err // the case cannot be read now (the store): the job is tried again
 	}
-	at, _, err, ok := r.opened.Do(uctx, unit)
+	at, _, ok, err := r.opened.Do(uctx, unit)
 	if errors.Is(err, subject.ErrAbort) {
 		w.note(fmt.Sprintf("run %s: %v: stopping it", a.Run, err))
 		_ = w.st.SetState(context.WithoutCancel(ctx), a.Run, store.StateStopping)
@@ -389,10 +416,10 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 		_ = w.st.SetState(context.WithoutCancel(ctx), a.Run, store.StateStopping)
 		return river.JobCancel(runner.ErrBudget)
 	}
-	// Stored in the worker's next group commit; River completes the job once Work returns. A
-	// job no longer running (rescued while this worker was slow) is not completed: the attempt
-	// is stored all the same, and the job's next try finds it.
-	err = w.commit.put(a.Run, at)
+	// Stored with the job's completion in the worker's next group commit. A job no longer
+	// running (rescued while this worker was slow) is not completed: the attempt is stored all
+	// the same, and the job's next try finds it.
+	err = w.commit.put(a.Run, job.ID, at)
 	if errors.Is(err, store.ErrExists) {
 		return nil // another try of this unit stored it first: one attempt, not two
 	}

@@ -1,5 +1,5 @@
-// Package json presents a report's scores as JSON, the score contract of DESIGN.md section 3:
-// fractions stay in [0,1].
+// Package json presents a report's scores as JSON, the score contract scripts rely on: fractions
+// stay in [0,1], absent sections are omitted, and over repeats each figure is {mean, std}.
 package json
 
 import (

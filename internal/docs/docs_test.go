@@ -236,6 +236,8 @@ var otherFlags = map[string]string{
 	"args":          "bwrap",
 	"overlay-src":   "bwrap",
 	"seccomp":       "bwrap",
+	"variant":       "opencode and kilo (docs/harness.md's effort column)",
+	"thinking":      "pi and cline (docs/harness.md's effort column)",
 	"tools":         "bench/llmserver",
 	"dialect":       "bench/llmserver",
 	"forever":       "bench/llmserver",

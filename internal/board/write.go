@@ -97,8 +97,16 @@ func dash(s string) string {
 // header is the text header and one row's leading cells.
 var header = []string{"rank", "run", "subject", "model", "prompt", "harness", "repeats"}
 
+// rankText is a row's rank, "=N" when it shares it.
+func rankText(r Row) string {
+	if r.Tied {
+		return "=" + strconv.Itoa(r.Rank)
+	}
+	return strconv.Itoa(r.Rank)
+}
+
 func lead(r Row) []string {
-	return []string{strconv.Itoa(r.Rank), r.Run, r.Subject, dash(r.Model), dash(r.Prompt), dash(r.Harness), strconv.Itoa(r.Repeats)}
+	return []string{rankText(r), r.Run, r.Subject, dash(r.Model), dash(r.Prompt), dash(r.Harness), strconv.Itoa(r.Repeats)}
 }
 
 func title(t *Table) string {
@@ -172,16 +180,16 @@ func WriteJSON(w io.Writer, b *Board) error {
 // WriteCSV writes one line per run and figure: suite hash, kind, rank, run, subject, model,
 // prompt, harness, repeats, figure key, mean, std, lo, hi (fractions in [0,1], points as a
 // fraction of 100; empty where the run lacks the figure or the interval), note (degenerate,
-// unpriced).
+// unpriced), tied (the rank is shared).
 func WriteCSV(w io.Writer, b *Board) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"suite_sha256", "kind", "rank", "run", "subject", "model", "prompt", "harness", "repeats", "figure", "mean", "std", "lo", "hi", "note"})
+	_ = cw.Write([]string{"suite_sha256", "kind", "rank", "run", "subject", "model", "prompt", "harness", "repeats", "figure", "mean", "std", "lo", "hi", "note", "tied"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, t := range b.Tables {
 		for _, r := range t.Rows {
 			for k, c := range t.Columns {
 				cell := r.Cells[k]
-				rec := []string{t.Hash, t.Kind, strconv.Itoa(r.Rank), r.Run, r.Subject, r.Model, r.Prompt, r.Harness, strconv.Itoa(r.Repeats), c.Key, "", "", "", "", cell.Note}
+				rec := []string{t.Hash, t.Kind, strconv.Itoa(r.Rank), r.Run, r.Subject, r.Model, r.Prompt, r.Harness, strconv.Itoa(r.Repeats), c.Key, "", "", "", "", cell.Note, strconv.FormatBool(r.Tied)}
 				if cell.OK {
 					rec[10], rec[11] = f(cell.Mean), f(cell.Std)
 				}

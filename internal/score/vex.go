@@ -122,35 +122,26 @@ func vexScore(cases []Case, answers []Answer) *VEX {
 		if i < len(answers) {
 			a = answers[i]
 		}
-		var p int8       // the justification answered (index + 1), failed when none
-		var vul, ok bool // the status answered; ok false: failed
-		switch {
-		case a.out == outFailed || a.cat == catInvalid:
-			p = failed
-		case a.out == outVul || a.out == outBen:
-			if a.cat > 0 {
-				p, vul, ok = a.cat, suite.VEXCategories[a.cat-1] == suite.VEXVulnerable, true
-				answered++
-			} else {
-				p, vul, ok = failed, a.out == outVul, true
-			}
-		default: // error, missing
+		o, counts := vexOf(t, a)
+		if !counts {
 			continue
 		}
 		n++
-		if p == failed {
+		if o.answered {
+			answered++
+		}
+		if o.p == failed {
 			nFailed++
 		}
-		m[t-1][p-1]++
-		truthVul := suite.VEXCategories[t-1] == suite.VEXVulnerable
-		switch {
-		case ok && vul && truthVul:
+		m[t-1][o.p-1]++
+		switch o.status {
+		case statusTP:
 			tp++
-		case ok && vul:
+		case statusFP:
 			fp++
-		case ok && !truthVul:
+		case statusTN:
 			tn++
-		case truthVul: // an answer of not exploitable, or failed
+		case statusFN:
 			fn++
 		}
 	}
@@ -193,6 +184,79 @@ func vexScore(cases []Case, answers []Answer) *VEX {
 		x.JustificationWeightedF1 = weighted / float64(support)
 	}
 	return x
+}
+
+// The status outcomes of a vex answer (vexOutcome.status).
+const (
+	statusNone int8 = iota // a failed answer on a case that is not exploitable: in no count
+	statusTP
+	statusFP
+	statusTN
+	statusFN
+)
+
+// vexOutcome is what one vex case adds to the VEX figures.
+type vexOutcome struct {
+	p        int8 // the justification answered: category index + 1, or that of VEXFailed
+	status   int8 // statusTP, ...
+	answered bool // with one of the twelve categories (the completion rate)
+}
+
+// vexOf is the outcome of answer a on a case of ground-truth category t (index + 1); counts is
+// false for an error or missing verdict, which no figure but the completion rate counts.
+//
+// An ok verdict with one of the twelve categories gives that category and its status; an ok
+// verdict without a category (a subject that only labels) gives the status of its label and a
+// failed justification; a failed verdict, or an ok one whose category is not one of the twelve,
+// is failed for both: wrong, a false negative on an exploitable case, never a false positive.
+func vexOf(t int8, a Answer) (o vexOutcome, counts bool) {
+	failed := int8(len(suite.VEXCategories) + 1)
+	var vul, ok bool // the status answered; ok false: failed
+	switch {
+	case a.out == outFailed || a.cat == catInvalid:
+		o.p = failed
+	case a.out == outVul || a.out == outBen:
+		if a.cat > 0 {
+			o.p, vul, ok, o.answered = a.cat, suite.VEXCategories[a.cat-1] == suite.VEXVulnerable, true, true
+		} else {
+			o.p, vul, ok = failed, a.out == outVul, true
+		}
+	default: // error, missing
+		return o, false
+	}
+	truthVul := suite.VEXCategories[t-1] == suite.VEXVulnerable
+	switch {
+	case ok && vul && truthVul:
+		o.status = statusTP
+	case ok && vul:
+		o.status = statusFP
+	case ok && !truthVul:
+		o.status = statusTN
+	case truthVul: // an answer of not exploitable, or failed
+		o.status = statusFN
+	}
+	return o, true
+}
+
+// vexMacroF1 is the justification macro-F1 of a confusion matrix (Matrix[truth][answer] over
+// VEXLabels): the mean F1 of the twelve categories present in the ground truth.
+func vexMacroF1(m [][]int) float64 {
+	present, sum := 0, 0.0
+	for c := 0; c < len(suite.VEXCategories); c++ {
+		sup, pred := 0, 0
+		for j := range m {
+			sup += m[c][j]
+			pred += m[j][c]
+		}
+		if sup > 0 {
+			present++
+			sum += ratio(2*m[c][c], sup+pred)
+		}
+	}
+	if present == 0 {
+		return 0
+	}
+	return sum / float64(present)
 }
 
 // aggregateVEX is the Stat of every VEX figure over the repeats that have the section; a class

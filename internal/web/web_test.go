@@ -83,7 +83,7 @@ func testPages(t *testing.T, f *fixture) {
 		want []string
 	}{
 		{"/", 200, []string{f.random, f.vul, f.agent, "react", "openai:gpt-4o-mini",
-			" board: ", "<th>rank</th>", "<th>F1</th>", `<a href="/runs/` + f.agent + `">`, "overlapping intervals share a rank"}},
+			" board: ", "<th>rank</th>", "<th>F1</th>", `<a href="/runs/` + f.agent + `">`, "runs whose intervals overlap share a rank"}},
 		{"/runs/" + f.agent, 200, []string{"<svg", "ROC agent", "F1 and pAcc", "Tool calls by label", "P-C"}},
 		{"/runs/" + f.vul, 200, []string{"degenerate"}},
 		{"/runs/nope", 404, []string{"not found"}},

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/board"
 	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/report"
@@ -46,17 +47,24 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
 }).Parse(tmplText))
 
-// Page presents the report as one whole HTML page.
-type Page struct{}
+// Page presents the report as one whole HTML page. Ranking, when set, is the ranking of its
+// runs as the board ranks them (board.TableOf), shown above the scores.
+type Page struct {
+	Ranking *board.Table
+}
 
 // Name implements output.Presenter.
 func (Page) Name() string { return "html" }
 
 // Present implements output.Presenter.
-func (Page) Present(w io.Writer, rep *report.Report) error {
+func (p Page) Present(w io.Writer, rep *report.Report) error {
 	c, err := build(rep)
 	if err != nil {
 		return err
+	}
+	if p.Ranking != nil {
+		ts := board.HTMLTables(&board.Board{Tables: []board.Table{*p.Ranking}})
+		c.Ranking = &ts[0]
 	}
 	var b bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&b, "page", struct {
@@ -93,6 +101,7 @@ func (Fragment) Present(w io.Writer, rep *report.Report) error {
 // content is what the template shows.
 type content struct {
 	Title     string
+	Ranking   *board.HTMLTable
 	Scorer    int
 	Vulnbench string
 	Layout    int

@@ -285,6 +285,18 @@ func TableOf(rep *report.Report, sortKey string) (*Table, error) {
 	return t, nil
 }
 
+// Headline is the headline figures of one run of rep, as the board shows them (its kind's
+// columns, cost and tokens aside): what `score --by` lays out per group.
+func Headline(rep *report.Report, run *report.Run) ([]Column, []Cell, error) {
+	cols := Columns(KindOf(rep.Truth))
+	cols = cols[:len(cols)-2] // cost and tokens: a group's spend is its run's
+	row, err := rowOf(rep, run, cols, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cols, row.Cells, nil
+}
+
 // rowOf reads a row's figures from run, one of rep's runs; sp is its spend (nil: not known).
 func rowOf(rep *report.Report, run *report.Run, cols []Column, sp *store.Spend) (Row, error) {
 	f, err := run.Figures()

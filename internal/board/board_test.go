@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vulnbench/vulnbench/internal/board"
+	"github.com/vulnbench/vulnbench/internal/output/formats"
 )
 
 func ci(mean, lo, hi float64) board.Cell { return board.Cell{OK: true, Mean: mean, Lo: &lo, Hi: &hi} }
@@ -80,7 +81,7 @@ func TestWriters(t *testing.T) {
 		"html": {"<!DOCTYPE html>", "<td>60.0% [50.0, 70.0]</td>"},
 	} {
 		var out bytes.Buffer
-		if err := board.Write(&out, format, b); err != nil {
+		if err := formats.All().Present(&out, format, b); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range want {
@@ -89,7 +90,7 @@ func TestWriters(t *testing.T) {
 			}
 		}
 	}
-	if err := board.Write(&bytes.Buffer{}, "xml", b); err == nil {
+	if err := formats.All().Present(&bytes.Buffer{}, "xml", b); err == nil {
 		t.Error("xml accepted")
 	}
 }
@@ -118,7 +119,7 @@ func TestCellNotes(t *testing.T) {
 		"html": {"<td>unpriced</td>"},
 	} {
 		var out bytes.Buffer
-		if err := board.Write(&out, format, b); err != nil {
+		if err := formats.All().Present(&out, format, b); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range want {

@@ -1,9 +1,7 @@
 package board
 
 import (
-	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -11,40 +9,24 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/vulnbench/vulnbench/internal/output"
 )
 
-// Writer writes a board in one format.
-type Writer struct {
-	Format string
-	Write  func(w io.Writer, b *Board) error
-}
+// Kind names a board among the documents commands write (output.Document).
+func (*Board) Kind() string { return "board" }
 
-// Writers is the explicit list of board formats, in the order help texts show them.
-func Writers() []Writer {
-	return []Writer{{"text", WriteText}, {"md", WriteMarkdown}, {"json", WriteJSON}, {"csv", WriteCSV}, {"html", WriteHTML}}
-}
+// JSONValue is what the json format writes: the board as schema/board.schema.json describes.
+func (b *Board) JSONValue() (any, error) { return b, nil }
 
-// Formats lists the formats of Writers.
-func Formats() []string {
-	var fs []string
-	for _, w := range Writers() {
-		fs = append(fs, w.Format)
+// Blocks is the board as general formats lay it out: a table per suite, every cell as text
+// writes it, the rank rule under it, then the scorer's line.
+func (b *Board) Blocks() ([]output.Block, error) {
+	var bs []output.Block
+	for _, t := range HTMLTables(b) {
+		bs = append(bs, output.Block{Title: t.Title, Table: &output.Table{Header: t.Header, Rows: t.Rows, Note: t.Note}})
 	}
-	return fs
-}
-
-// Write writes b to w in format.
-func Write(w io.Writer, format string, b *Board) error {
-	i := slices.IndexFunc(Writers(), func(x Writer) bool { return x.Format == format })
-	if i < 0 {
-		return fmt.Errorf("unknown board format %q: use one of %s", format, strings.Join(Formats(), ", "))
-	}
-	var buf bytes.Buffer
-	if err := Writers()[i].Write(&buf, b); err != nil {
-		return fmt.Errorf("write %s board: %w", format, err)
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return append(bs, output.Block{Lines: []string{fmt.Sprintf("scorer %d, vulnbench %s", b.Scorer, b.Vulnbench)}}), nil
 }
 
 // Text is how text, Markdown and HTML write a cell: fractions as percentages with one decimal,
@@ -114,7 +96,7 @@ func title(t *Table) string {
 }
 
 // WriteText writes each table aligned, with its rank rule under it.
-func WriteText(w io.Writer, b *Board) error {
+func (b *Board) WriteText(w io.Writer) error {
 	for i := range b.Tables {
 		t := &b.Tables[i]
 		if i > 0 {
@@ -144,7 +126,7 @@ func WriteText(w io.Writer, b *Board) error {
 }
 
 // WriteMarkdown writes each table as a GitHub Markdown table.
-func WriteMarkdown(w io.Writer, b *Board) error {
+func (b *Board) WriteMarkdown(w io.Writer) error {
 	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	for i := range b.Tables {
 		t := &b.Tables[i]
@@ -170,18 +152,11 @@ func WriteMarkdown(w io.Writer, b *Board) error {
 	return nil
 }
 
-// WriteJSON writes the board as schema/board.schema.json describes.
-func WriteJSON(w io.Writer, b *Board) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(b)
-}
-
 // WriteCSV writes one line per run and figure: suite hash, kind, rank, run, subject, model,
 // prompt, harness, repeats, figure key, mean, std, lo, hi (fractions in [0,1], points as a
 // fraction of 100; empty where the run lacks the figure or the interval), note (degenerate,
 // unpriced), tied (the rank is shared).
-func WriteCSV(w io.Writer, b *Board) error {
+func (b *Board) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"suite_sha256", "kind", "rank", "run", "subject", "model", "prompt", "harness", "repeats", "figure", "mean", "std", "lo", "hi", "note", "tied"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -249,7 +224,7 @@ func HTMLTables(b *Board) []HTMLTable {
 }
 
 // WriteHTML writes the board as one self-contained HTML page (no script, nothing fetched).
-func WriteHTML(w io.Writer, b *Board) error {
+func (b *Board) WriteHTML(w io.Writer) error {
 	return htmlBoard.Execute(w, struct {
 		Tables    []HTMLTable
 		Scorer    int

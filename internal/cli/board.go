@@ -39,7 +39,7 @@ serve' shows the same board, ranks and intervals on its runs page.`,
   vulnbench board --db vulnbench.db --suite primevul-test.jsonl --sort pacc --format md`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format, board.Formats()...); err != nil {
+			if err := checkFormat(format, (*board.Board)(nil)); err != nil {
 				return err
 			}
 			if resamples < 1 {
@@ -77,13 +77,13 @@ serve' shows the same board, ranks and intervals on its runs page.`,
 			}
 			done()
 			printNotes(e.stderr, b.Notes)
-			return board.Write(e.stdout, format, b)
+			return present(e.stdout, format, b)
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs")
 	f.StringVar(&suitePath, "suite", "", "only the runs of this suite (recorded path, base name, or sha256 prefix of at least 6 digits)")
-	f.StringVar(&format, "format", "text", "text, md, json, csv or html")
+	f.StringVar(&format, "format", "text", formatUsage((*board.Board)(nil)))
 	f.StringVar(&sortBy, "sort", "", "column key to sort and rank by (default: the suite kind's first figure)")
 	f.Float64Var(&vdsFPR, "vds-fpr", score.DefaultVDSFPR, "VD-S: the tolerated false-positive rate r")
 	f.StringVar(&unparsedAs, "unparsed-as", "", "how failed verdicts count: failed or ben (default as score)")

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -71,7 +69,7 @@ case; vulnbench score --run ID treats them as labels, which measures nothing: us
 	f.DurationVar(&r.timeout, "timeout", 5*time.Minute, "limit per attempt")
 	f.Float64Var(&r.maxCost, "max-cost", 0, "stop once the run's cost reaches this many USD; resumable")
 	f.BoolVar(&r.retryErrors, "retry-errors", false, "with --resume, also redo units whose latest attempt is an error")
-	f.StringVar(&o.format, "format", "text", "table format: text, md or json")
+	f.StringVar(&o.format, "format", "text", "table "+formatUsage(probe.Report{}))
 	f.Uint64Var(&o.controlSeed, "control-seed", 1, "seed of the derangement that pairs answers with other cases' continuations")
 	fac, _, err := reg.Lookup(memprobe.Name)
 	if err != nil {
@@ -84,7 +82,7 @@ case; vulnbench score --run ID treats them as labels, which measures nothing: us
 }
 
 func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probeOpts, fs *pflag.FlagSet) error {
-	if err := checkFormat(o.format, "text", "md", "json"); err != nil {
+	if err := checkFormat(o.format, probe.Report{}); err != nil {
 		return err
 	}
 	if o.run.resume == "" && o.run.suite == "" {
@@ -120,7 +118,7 @@ func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probe
 	if err != nil {
 		return err
 	}
-	if err := writeProbeReport(e.stdout, o.format, rep); err != nil {
+	if err := present(e.stdout, o.format, rep); err != nil {
 		return err
 	}
 	return runErr
@@ -176,25 +174,4 @@ func probeReport(ctx context.Context, st *store.Store, runID string, seed uint64
 		return probe.Report{}, fmt.Errorf("run %s: the manifest's probe-tokens: %w", runID, err)
 	}
 	return probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, probe.Options{Tokens: tokens}, seed), nil
-}
-
-func writeProbeReport(w io.Writer, format string, rep probe.Report) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	case "md":
-		fmt.Fprintf(w, "Memorisation probe: %s\n\n| year | cases | memorised | control |\n|---|---:|---:|---:|\n", rep.Suite)
-		for _, r := range rep.Rows {
-			fmt.Fprintf(w, "| %s | %d | %d (%.1f%%) | %d (%.1f%%) |\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
-		}
-	default:
-		fmt.Fprintf(w, "memorisation probe: %s\n%-8s %6s %16s %16s\n", rep.Suite, "year", "cases", "memorised", "control")
-		for _, r := range rep.Rows {
-			fmt.Fprintf(w, "%-8s %6d %8d %6.1f%% %8d %6.1f%%\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
-		}
-	}
-	_, err := fmt.Fprintf(w, "%d cases too short to cut, %d without an answer\n", rep.TooShort, rep.Missing)
-	return err
 }

@@ -2,6 +2,8 @@ package probe
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"sort"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -15,6 +17,33 @@ type Report struct {
 	Rows     []Row  `json:"rows"`
 	TooShort int    `json:"too_short"` // cases whose code could not be cut
 	Missing  int    `json:"missing"`   // cases with no answer: not run yet, or an error verdict
+}
+
+// Kind names the table among the documents commands write (output.Document): `vulnbench probe
+// memory`'s.
+func (Report) Kind() string { return "memory probe" }
+
+// WriteMarkdown writes the table per year as Markdown, and the cases left out.
+func (rep Report) WriteMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "Memorisation probe: %s\n\n| year | cases | memorised | control |\n|---|---:|---:|---:|\n", rep.Suite)
+	for _, r := range rep.Rows {
+		fmt.Fprintf(w, "| %s | %d | %d (%.1f%%) | %d (%.1f%%) |\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
+	}
+	return rep.leftOut(w)
+}
+
+// WriteText writes the table per year as aligned text, and the cases left out.
+func (rep Report) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "memorisation probe: %s\n%-8s %6s %16s %16s\n", rep.Suite, "year", "cases", "memorised", "control")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(w, "%-8s %6d %8d %6.1f%% %8d %6.1f%%\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
+	}
+	return rep.leftOut(w)
+}
+
+func (rep Report) leftOut(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "%d cases too short to cut, %d without an answer\n", rep.TooShort, rep.Missing)
+	return err
 }
 
 // FromRun makes the table of a memory-probe run from its cases and its scored verdicts: each

@@ -58,6 +58,9 @@ type Report struct {
 	Comparisons []*Comparison
 }
 
+// Kind names a report among the documents commands write (output.Document): a report's scores.
+func (*Report) Kind() string { return "scores" }
+
 // Note is something a user should hear about a report: a warning, or a plain note.
 type Note struct {
 	Warning bool

@@ -56,8 +56,19 @@ type Page struct {
 // Name implements output.Presenter.
 func (Page) Name() string { return "html" }
 
+// Presents implements output.Presenter: every document (a report's scores as the report page,
+// others in their own HTML layout or as tables).
+func (Page) Presents(output.Document) bool { return true }
+
 // Present implements output.Presenter.
-func (p Page) Present(w io.Writer, rep *report.Report) error {
+func (p Page) Present(w io.Writer, d output.Document) error {
+	rep, ok := d.(*report.Report)
+	if !ok {
+		if h, ok := d.(output.HTMLWriter); ok {
+			return output.Buffered(w, h.WriteHTML)
+		}
+		return writeBlocks(w, d)
+	}
 	c, err := build(rep)
 	if err != nil {
 		return err
@@ -84,8 +95,15 @@ type Fragment struct{}
 // Name implements output.Presenter.
 func (Fragment) Name() string { return "html-fragment" }
 
+// Presents implements output.Presenter: a report's scores.
+func (Fragment) Presents(d output.Document) bool { _, ok := d.(*report.Report); return ok }
+
 // Present implements output.Presenter.
-func (Fragment) Present(w io.Writer, rep *report.Report) error {
+func (Fragment) Present(w io.Writer, d output.Document) error {
+	rep, ok := d.(*report.Report)
+	if !ok {
+		return &output.UnsupportedError{Format: "html-fragment", Kind: d.Kind(), Known: []string{"html"}}
+	}
 	c, err := build(rep)
 	if err != nil {
 		return err

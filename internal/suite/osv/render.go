@@ -98,41 +98,49 @@ func withMedian(n int, med float64) string {
 	return fmt.Sprintf("%d (median %g)", n, med)
 }
 
-// Write writes the study as a table: format "text" (aligned columns), "md" or "json".
-func (st *Study) Write(w io.Writer, format string) error {
-	cols := studyColumns()
+// Kind names a study among the documents commands write (output.Document): `vulnbench suite
+// osv-vic`'s.
+func (st *Study) Kind() string { return "osv-vic" }
+
+// rows are the study's rows: one per project, the records not checked, the total.
+func (st *Study) rows() []VICRow {
 	rows := append([]VICRow{}, st.Projects...)
 	if st.Unchecked.Records > 0 {
 		rows = append(rows, st.Unchecked)
 	}
-	rows = append(rows, st.Total)
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
-	case "md":
-		var b strings.Builder
+	return append(rows, st.Total)
+}
+
+const studyNote = "rule earlier / later: median first-parent distance in commits. harness-only: the bisected commit changes only fuzzing harnesses, tests, build files or docs (not compared)."
+
+// WriteMarkdown writes the study as a Markdown table with its note.
+func (st *Study) WriteMarkdown(w io.Writer) error {
+	cols := studyColumns()
+	var b strings.Builder
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(c.name)
+	}
+	fmt.Fprintf(&b, "\n%s\n", strings.TrimSuffix(strings.Repeat("---|", len(cols)), "|"))
+	for _, r := range st.rows() {
 		for i, c := range cols {
 			if i > 0 {
 				b.WriteString(" | ")
 			}
-			b.WriteString(c.name)
+			b.WriteString(strings.ReplaceAll(c.get(r), "|", `\|`))
 		}
-		fmt.Fprintf(&b, "\n%s\n", strings.TrimSuffix(strings.Repeat("---|", len(cols)), "|"))
-		for _, r := range rows {
-			for i, c := range cols {
-				if i > 0 {
-					b.WriteString(" | ")
-				}
-				b.WriteString(strings.ReplaceAll(c.get(r), "|", `\|`))
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("\nrule earlier / later: median first-parent distance in commits. harness-only: the bisected commit changes only fuzzing harnesses, tests, build files or docs (not compared).\n")
-		_, err := io.WriteString(w, b.String())
-		return err
+		b.WriteString("\n")
 	}
+	b.WriteString("\n" + studyNote + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteText writes the study as aligned columns.
+func (st *Study) WriteText(w io.Writer) error {
+	cols := studyColumns()
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i, c := range cols {
 		if i > 0 {
@@ -141,7 +149,7 @@ func (st *Study) Write(w io.Writer, format string) error {
 		fmt.Fprint(tw, c.name)
 	}
 	fmt.Fprintln(tw)
-	for _, r := range rows {
+	for _, r := range st.rows() {
 		for i, c := range cols {
 			if i > 0 {
 				fmt.Fprint(tw, "\t")

@@ -6,10 +6,10 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/codegraph"
 	"github.com/vulnbench/vulnbench/internal/codegraph/codeview"
+	"github.com/vulnbench/vulnbench/internal/output"
 )
 
 // codeFlags are the options every code subcommand shares.

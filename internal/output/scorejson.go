@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-
 	"github.com/vulnbench/vulnbench/internal/report"
 )
 

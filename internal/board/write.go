@@ -23,10 +23,17 @@ func (b *Board) JSONValue() (any, error) { return b, nil }
 // writes it, the rank rule under it, then the scorer's line.
 func (b *Board) Blocks() ([]output.Block, error) {
 	var bs []output.Block
-	for _, t := range HTMLTables(b) {
-		bs = append(bs, output.Block{Title: t.Title, Table: &output.Table{Header: t.Header, Rows: t.Rows, Note: t.Note}})
+	for i := range b.Tables {
+		bs = append(bs, output.Block{Title: title(&b.Tables[i]), Table: b.Tables[i].Output()})
 	}
 	return append(bs, output.Block{Lines: []string{fmt.Sprintf("scorer %d, vulnbench %s", b.Scorer, b.Vulnbench)}}), nil
+}
+
+// Output is the table as general formats and the HTML report show it: every cell as text writes
+// it, the rank rule as its note.
+func (t *Table) Output() *output.Table {
+	ht := HTMLTables(&Board{Tables: []Table{*t}})[0]
+	return &output.Table{Header: ht.Header, Rows: ht.Rows, Note: ht.Note}
 }
 
 // Text is how text, Markdown and HTML write a cell: fractions as percentages with one decimal,

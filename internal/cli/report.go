@@ -86,9 +86,11 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 			path := filepath.Join(dir, "index.html")
 			page := html.Page{}
 			if len(rep.Runs) > 1 { // ranked as the board ranks them
-				if page.Ranking, err = board.TableOf(rep, ""); err != nil {
+				t, err := board.TableOf(rep, "")
+				if err != nil {
 					return err
 				}
+				page.Ranking = t.Output()
 			}
 			if err := suite.WriteFileAtomic(path, func(w io.Writer) error { return page.Present(w, rep) }); err != nil {
 				return err

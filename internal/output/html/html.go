@@ -21,7 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vulnbench/vulnbench/internal/board"
 	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/report"
@@ -48,9 +47,9 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 }).Parse(tmplText))
 
 // Page presents the report as one whole HTML page. Ranking, when set, is the ranking of its
-// runs as the board ranks them (board.TableOf), shown above the scores.
+// runs as the board ranks them (board.TableOf, as a table), shown above the scores.
 type Page struct {
-	Ranking *board.Table
+	Ranking *output.Table
 }
 
 // Name implements output.Presenter.
@@ -73,10 +72,7 @@ func (p Page) Present(w io.Writer, d output.Document) error {
 	if err != nil {
 		return err
 	}
-	if p.Ranking != nil {
-		ts := board.HTMLTables(&board.Board{Tables: []board.Table{*p.Ranking}})
-		c.Ranking = &ts[0]
-	}
+	c.Ranking = p.Ranking
 	var b bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&b, "page", struct {
 		Style template.CSS
@@ -119,7 +115,7 @@ func (Fragment) Present(w io.Writer, d output.Document) error {
 // content is what the template shows.
 type content struct {
 	Title     string
-	Ranking   *board.HTMLTable
+	Ranking   *output.Table
 	Scorer    int
 	Vulnbench string
 	Layout    int

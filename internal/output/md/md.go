@@ -38,27 +38,28 @@ func (p Presenter) Present(w io.Writer, d output.Document) error {
 			b.WriteString("\n")
 		}
 		if bl.Title != "" {
-			b.WriteString("### " + clean.Replace(bl.Title) + "\n\n")
+			b.WriteString("### " + clean(bl.Title) + "\n\n")
 		}
 		if bl.Table != nil {
 			table(&b, *bl.Table)
 		}
 		for _, l := range bl.Lines {
-			b.WriteString(clean.Replace(l) + "\n")
+			b.WriteString(clean(l) + "\n")
 		}
 	}
 	_, err = w.Write(b.Bytes())
 	return err
 }
 
-var clean = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ")
+// clean makes a cell's text one Markdown table cell.
+func clean(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s) }
 
 // table writes t as a Markdown table, its first column left-aligned, the others right.
 func table(b *bytes.Buffer, t output.Table) {
 	line := func(cells []string) {
 		b.WriteString("|")
 		for _, c := range cells {
-			b.WriteString(" " + clean.Replace(c) + " |")
+			b.WriteString(" " + clean(c) + " |")
 		}
 		b.WriteString("\n")
 	}

@@ -117,6 +117,10 @@ type Run struct {
 	// PerCase is what the first repeat used and did per case (percase.go), filled by Build
 	// with Request.Plots; nil: nothing to draw.
 	PerCase *PerCase
+	// Groups are the run's scores per group of the cases' language and repository size
+	// (DimLanguage, DimRepoSize: groups.go), filled by Build with Request.Plots where the truth
+	// has two groups or more.
+	Groups map[string][]GroupScore
 	// Export is the run's cases and whole verdicts, for export presenters (LoadExport); nil
 	// in a scored report.
 	Export *Export

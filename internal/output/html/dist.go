@@ -2,6 +2,7 @@ package html
 
 import (
 	"fmt"
+	"strconv"
 	"html/template"
 	"image/color"
 	"math"
@@ -117,7 +118,7 @@ func confusionPlot(name string, rows, cols []string, counts, share [][]float64) 
 				continue
 			}
 			xys = append(xys, plotter.XY{X: float64(c), Y: float64(n - 1 - r)})
-			texts = append(texts, fmt.Sprintf("%g", v))
+			texts = append(texts, strconv.FormatFloat(v, 'g', 3, 64)) // a mean over repeats: 1.67
 		}
 	}
 	if len(xys) > 0 {

@@ -316,8 +316,9 @@ func (c *content) addVEXPlots(rep *report.Report, names []string, figs []*report
 	if !anyTokens {
 		return nil
 	}
-	tp := newPlot("Tokens per case", "", "tokens (input + output) per case")
+	tp := newPlot("Tokens per case", "", "tokens per case")
 	tp.Y.Min = 0
+	tp.Y.Tick.Marker = plainTicks{}
 	hi := 0.0
 	tv := make([]float64, len(tokens))
 	for i, t := range tokens {
@@ -326,11 +327,14 @@ func (c *content) addVEXPlots(rep *report.Report, names []string, figs []*report
 		}
 	}
 	tp.Y.Max = hi*1.15 + 1
-	if err := bars(tp, vg.Points(14), []string{"tokens per case"}, [][]float64{tv}); err != nil {
+	bc, err := plotter.NewBarChart(plotter.Values(tv), vg.Points(14))
+	if err != nil {
 		return err
 	}
+	bc.Color, bc.LineStyle.Width = colour(0), 0
+	tp.Add(bc)
 	nominal(tp, ns)
-	s, err = svg(tp, width(len(ns))/2+vg.Inch, 3*vg.Inch)
+	s, err = svg(tp, width(len(ns))*3/4, 3*vg.Inch)
 	if err != nil {
 		return err
 	}
@@ -636,4 +640,18 @@ func costPlot(names []string, cost, value []float64, label string) (template.HTM
 	p.Add(lb)
 	p.Legend.Top = true
 	return svg(p, 6*vg.Inch, 3.5*vg.Inch)
+}
+
+// plainTicks are the default ticks labelled as plain numbers (25000, not 25000.00).
+type plainTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+		}
+	}
+	return ts
 }

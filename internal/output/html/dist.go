@@ -2,10 +2,10 @@ package html
 
 import (
 	"fmt"
-	"strconv"
 	"html/template"
 	"image/color"
 	"math"
+	"strconv"
 
 	"github.com/vulnbench/vulnbench/internal/report"
 	"gonum.org/v1/plot/palette"

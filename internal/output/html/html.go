@@ -13,11 +13,11 @@ package html
 
 import (
 	"bytes"
-	"strconv"
 	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 

@@ -2,8 +2,8 @@ package html_test
 
 import (
 	"bytes"
-	stdhtml "html"
 	"fmt"
+	stdhtml "html"
 	"os"
 	"path/filepath"
 	"regexp"

@@ -134,7 +134,6 @@ func addMark(p *plot.Plot, name string, x, y float64) error {
 	return nil
 }
 
-
 // nominal names the bars, slanted so that long run ids do not run into each other.
 func nominal(p *plot.Plot, names []string) {
 	p.NominalX(names...)
@@ -222,7 +221,6 @@ func toolPlot(names []string, vul, ben []float64) (template.HTML, error) {
 	return svg(p, width(len(names)), 3*vg.Inch)
 }
 
-
 // appsecPlot draws, per AppSecBench rubric part (in rubric order), each run's mean share of the
 // part's points as grouped bars; a part a run was not graded on (a judged part without a judge)
 // has no bar for it: parts[k][run] is NaN.
@@ -247,7 +245,6 @@ func appsecPlot(runs, parts []string, share [][]float64) (template.HTML, error) 
 	p.Legend.Top = true
 	return svg(p, width(len(parts)), 3.2*vg.Inch)
 }
-
 
 // Pareto returns the runs no other run beats on both cost (lower) and figure (higher), by
 // ascending cost: the Pareto front of cost against a headline figure.

@@ -41,8 +41,11 @@ not only the first. Exits 1 when there is any problem.
 A file of AppSecBench records (its first line has "benchmark_id", as records.jsonl written by
 suite build appsec) gets every record check of SPEC section 3 instead: JSON, unique ids, the
 required fields, enums, CWE/OWASP/CVSS patterns, CVSS scores, references, catalog and metadata
-consistency, and syntax by real parsers. Problems print as FILE:LINE: ID: FIELD: message, then a
-per-language count of snippets syntax-checked and unchecked (no parser: never assumed valid).
+consistency, and syntax by a real parser for each of the twelve languages. Problems print as
+FILE:LINE: ID: FIELD: message; a syntax error's message names the twin (vulnerable or secure), the
+snippet's file_path:LINE:COLUMN and the parser's own words. Then a per-language count of snippets
+checked, unchecked (the parser could not run: never assumed valid) and in error, each row saying
+how its language was parsed.
 
 --templates (no FILE) checks the snippet templates built into this binary, the files
 internal/suite/appsec/templates/<archetype>/<language>/<framework>/{vul,fix}.<ext>.tmpl that

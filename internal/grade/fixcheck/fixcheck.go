@@ -109,7 +109,7 @@ func (c *Checks) Check(ctx context.Context, language, vulnerable, secure, fix st
 	case appsec.SyntaxChecked:
 		out.Syntax = grade.SyntaxOK
 	case appsec.SyntaxError:
-		out.Syntax, out.Detail = grade.SyntaxError, sr.Message
+		out.Syntax, out.Detail = grade.SyntaxError, sr.Located()
 	default:
 		out.Syntax, out.Detail = grade.SyntaxUnchecked, sr.Message
 	}

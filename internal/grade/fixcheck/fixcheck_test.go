@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -41,8 +42,10 @@ func TestCheckFix(t *testing.T) {
 			secure: "import subprocess\n\ndef run(cmd):\n    subprocess.call(['sh', '-c', cmd], shell=True)\n",
 			fix:    "import subprocess\n\ndef run(cmd):\n    subprocess.call(cmd.strip(), shell=True)\n",
 			want:   grade.FixCheck{Syntax: grade.SyntaxOK, Scanner: grade.ScannerNot}},
-		{name: "terraform: no checker, no scanner", lang: "terraform", fix: "resource \"x\" \"y\" {}",
-			want: grade.FixCheck{Syntax: grade.SyntaxUnchecked, Scanner: grade.ScannerNot, Detail: "no syntax checker for terraform"}},
+		{name: "terraform: parsed by HCL, no scanner", lang: "terraform", fix: "resource \"x\" \"y\" {}",
+			want: grade.FixCheck{Syntax: grade.SyntaxOK, Scanner: grade.ScannerNot}},
+		{name: "a language without a checker", lang: "cobol", fix: "DISPLAY 'HI'.",
+			want: grade.FixCheck{Syntax: grade.SyntaxUnchecked, Scanner: grade.ScannerNot, Detail: "no syntax checker for cobol"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,8 +63,8 @@ func TestCheckFix(t *testing.T) {
 		})
 	}
 	// A syntax error is caught by the real parser.
-	if got := c.Check(context.Background(), "python", vulnerable, secure, "def run(:\n"); got.Syntax != grade.SyntaxError {
-		t.Errorf("broken python: syntax %q, want error", got.Syntax)
+	if got := c.Check(context.Background(), "python", vulnerable, secure, "def run(:\n"); got.Syntax != grade.SyntaxError || !strings.HasPrefix(got.Detail, "line 1, column ") {
+		t.Errorf("broken python: syntax %q (%s), want an error on line 1", got.Syntax, got.Detail)
 	}
 }
 

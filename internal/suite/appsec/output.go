@@ -136,7 +136,11 @@ func WriteSyntaxTally(w io.Writer, heading string, tally map[string]SyntaxTally)
 	fmt.Fprintln(w, heading)
 	for _, l := range langs {
 		t := tally[l]
-		fmt.Fprintf(w, "  %-12s %5d %5d %5d\n", l, t.Checked, t.Unchecked, t.Errors)
+		fmt.Fprintf(w, "  %-12s %5d %5d %5d", l, t.Checked, t.Unchecked, t.Errors)
+		if t.Notes != "" {
+			fmt.Fprintf(w, "  (%s)", t.Notes)
+		}
+		fmt.Fprintln(w)
 	}
 }
 

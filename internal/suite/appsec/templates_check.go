@@ -121,6 +121,9 @@ func checkTemplate(ctx context.Context, fsys fs.FS, name, language, variant stri
 		return problem(marked[0], "the fixed template has a vulnerability marker %s", VulnMarker)
 	}
 	t := tally[language]
+	if t.Notes == "" {
+		t.Notes = syntax.Notes(language)
+	}
 	defer func() { tally[language] = t }()
 	res := syntax.Check(ctx, language, code)
 	switch res.Status {
@@ -128,49 +131,14 @@ func checkTemplate(ctx context.Context, fsys fs.FS, name, language, variant stri
 		t.Checked++
 	case SyntaxError:
 		t.Errors++
-		line := syntaxErrorLine(res.Message)
-		switch checker := syntax[language].(type) {
-		case GoSyntax:
-			if !hasPackageClause(code) && line > 0 {
-				line-- // GoSyntax parsed it after a package clause of its own
-			}
-		case YAMLSyntax:
-			line = firstFailingLine(ctx, checker, code)
-		}
-		return problem(line, "%s syntax error (rendered with the sample identifiers): %s", language, res.Message)
+		return problem(res.Line, "%s syntax error (rendered with the sample identifiers): %s", language, res.Located())
 	default:
 		t.Unchecked++
+		if t.Notes == "" {
+			t.Notes = "unchecked: " + res.Message
+		}
 	}
 	return nil
-}
-
-// firstFailingLine is the first line L such that lines 1..L of code do not parse: where a YAML
-// stream goes wrong. yaml.v3 reports a parser error at the line before its context's (a 0-based
-// line printed as 1-based) and a scanner error at its own, so its message cannot say which.
-// Truncating YAML at a line boundary leaves it valid unless a flow collection or quoted scalar
-// spans that boundary, so for such a snippet the line found is where that construct starts.
-func firstFailingLine(ctx context.Context, c SyntaxChecker, code string) int {
-	lines := strings.SplitAfter(code, "\n")
-	for l := 1; l <= len(lines); l++ {
-		if c.CheckSyntax(ctx, strings.Join(lines[:l], "")).Status == SyntaxError {
-			return l
-		}
-	}
-	return 0
-}
-
-// syntaxErrorLine finds the line in a syntax checker's message: "line N" (tree-sitter, YAML,
-// bash -n) or "snippet.EXT:N" (go/parser, node --check); 0 when it names none.
-func syntaxErrorLine(msg string) int {
-	if n := lineAfter(msg, "line "); n > 0 {
-		return n
-	}
-	if i := strings.Index(msg, "snippet."); i >= 0 {
-		if j := strings.IndexByte(msg[i:], ':'); j >= 0 {
-			return lineAfter(msg[i+j:], ":")
-		}
-	}
-	return 0
 }
 
 // lineAfter returns the number right after the first occurrence of prefix in s, or 0.

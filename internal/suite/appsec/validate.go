@@ -51,11 +51,13 @@ func (p Problem) String() string {
 }
 
 // SyntaxTally counts syntax outcomes of one language (each record counts twice: vulnerable and
-// secure code).
+// secure code). Notes says how the language's checker parses (SyntaxNotes), or why its code is
+// unchecked.
 type SyntaxTally struct {
-	Checked   int `json:"checked"`
-	Unchecked int `json:"unchecked"`
-	Errors    int `json:"errors"`
+	Checked   int    `json:"checked"`
+	Unchecked int    `json:"unchecked"`
+	Errors    int    `json:"errors"`
+	Notes     string `json:"notes,omitempty"`
 }
 
 // Report is the outcome of a validation.
@@ -372,29 +374,54 @@ func (c *recordCheck) metadata() {
 	}
 }
 
-// syntax checks that the code parses, by a real parser where the language has one.
+// syntax checks that the code parses, by a real parser where the language has one. An error
+// names the twin, the record's file_path with the line and column of the snippet where the
+// parser found it, and the parser's message.
 func (v Validator) syntax(ctx context.Context, c *recordCheck, tally map[string]SyntaxTally) {
 	r := c.rec
-	// Syntax, by a real parser where the language has one.
-	if r.Language != "" {
-		t := tally[r.Language]
-		for _, code := range []struct{ field, src string }{{"vulnerable_code", r.VulnerableCode}, {"secure_code", r.SecureCode}} {
-			if strings.TrimSpace(code.src) == "" {
-				continue
-			}
-			res := v.Syntax.Check(ctx, r.Language, code.src)
-			switch res.Status {
-			case SyntaxChecked:
-				t.Checked++
-			case SyntaxError:
-				t.Errors++
-				c.add(code.field, KindSyntax, "%s syntax error: %s", r.Language, res.Message)
-			default:
-				t.Unchecked++
+	if r.Language == "" {
+		return
+	}
+	t := tally[r.Language]
+	if t.Notes == "" {
+		t.Notes = v.Syntax.Notes(r.Language)
+	}
+	for _, code := range []struct{ field, twin, src string }{
+		{"vulnerable_code", "vulnerable", r.VulnerableCode}, {"secure_code", "secure", r.SecureCode},
+	} {
+		if strings.TrimSpace(code.src) == "" {
+			continue
+		}
+		res := v.Syntax.Check(ctx, r.Language, code.src)
+		switch res.Status {
+		case SyntaxChecked:
+			t.Checked++
+		case SyntaxError:
+			t.Errors++
+			c.add(code.field, KindSyntax, "%s syntax error in the %s twin at %s: %s", r.Language, code.twin, placeIn(r.FilePath, res), res.Message)
+		default:
+			t.Unchecked++
+			if t.Notes == "" {
+				t.Notes = "unchecked: " + res.Message
 			}
 		}
-		tally[r.Language] = t
 	}
+	tally[r.Language] = t
+}
+
+// placeIn is FILE:LINE:COLUMN of a syntax error in the snippet of file, as far as the parser
+// named it.
+func placeIn(file string, res SyntaxResult) string {
+	if file == "" {
+		file = "(no file_path)"
+	}
+	switch {
+	case res.Line > 0 && res.Column > 0:
+		return fmt.Sprintf("%s:%d:%d", file, res.Line, res.Column)
+	case res.Line > 0:
+		return fmt.Sprintf("%s:%d", file, res.Line)
+	}
+	return file
 }
 
 func emptyList(l []string) bool {

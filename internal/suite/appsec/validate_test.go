@@ -90,6 +90,11 @@ func TestValidatePlantedDefects(t *testing.T) {
 		{"c syntax error", "c", func(r *Record) { r.VulnerableCode += "\nint broken( {\n" }, "vulnerable_code", KindSyntax},
 		{"java syntax error", "java", func(r *Record) { r.VulnerableCode += "\nclass Broken { void f( }\n" }, "vulnerable_code", KindSyntax},
 		{"python syntax error", "python", func(r *Record) { r.SecureCode += "\ndef broken(:\n    pass\n" }, "secure_code", KindSyntax},
+		{"csharp syntax error", "csharp", func(r *Record) { r.SecureCode += "\nclass Broken { void F( }\n" }, "secure_code", KindSyntax},
+		{"php syntax error", "php", func(r *Record) { r.VulnerableCode += "\nfunction broken( {\n" }, "vulnerable_code", KindSyntax},
+		{"ruby syntax error", "ruby", func(r *Record) { r.SecureCode += "\ndef broken(\n" }, "secure_code", KindSyntax},
+		{"typescript syntax error", "typescript", func(r *Record) { r.VulnerableCode += "\nconst broken: = 1;\n" }, "vulnerable_code", KindSyntax},
+		{"terraform syntax error", "terraform", func(r *Record) { r.SecureCode += "\nresource \"x\" \"y\" {\n" }, "secure_code", KindSyntax},
 	}
 	if _, err := exec.LookPath("bash"); err == nil {
 		defects = append(defects, defect{"bash syntax error", "bash", func(r *Record) { r.VulnerableCode += "if then fi\n" }, "vulnerable_code", KindSyntax})
@@ -184,7 +189,29 @@ func TestSyntaxCheckers(t *testing.T) {
 		{"c", "int main(void) { return 0 }\n", SyntaxError},
 		{"java", "class A { void f() { g(); } }\n", SyntaxChecked},
 		{"java", "class A { void f() { g( } }\n", SyntaxError},
-		{"php", "<?php echo 1;\n", SyntaxUnchecked},
+		{"php", "<?php echo 1;\n", SyntaxChecked},
+		{"php", "<?php echo 1\n", SyntaxError},
+		{"php", "echo 1;\n", SyntaxChecked},                 // PHP code without a tag
+		{"php", "<p>hello</p>\n<?= $x ?>\n", SyntaxChecked}, // a template: HTML around a tag
+		{"csharp", "var x = 1;\nConsole.WriteLine(x);\n", SyntaxChecked},
+		{"csharp", "class A { void F() { G(; } }\n", SyntaxError},
+		{"ruby", "def f(x) = x * 2\nputs f(2)\n", SyntaxChecked},
+		{"ruby", "def f(x\n  x\n", SyntaxError},
+		{"typescript", "const n: number = <number>(1 as unknown);\n", SyntaxChecked},
+		{"typescript", "const e = <div className=\"a\">{n}</div>;\n", SyntaxChecked}, // only TSX parses it
+		{"typescript", "function f(a: string { return a; }\n", SyntaxError},
+		{"terraform", "resource \"aws_s3_bucket\" \"b\" {\n  bucket = \"x\"\n}\n", SyntaxChecked},
+		{"terraform", "resource \"aws_s3_bucket\" \"b\" {\n  bucket = \"x\"\n", SyntaxError},
+		// Class members alone (a fix a model proposes) parse inside a class; their own errors,
+		// or a stray closer the wrapper would pair off, do not.
+		{"csharp", "[HttpGet]\npublic IActionResult Get(int id)\n{\n    return Ok(id);\n}\n", SyntaxChecked},
+		{"csharp", "public IActionResult Get(int id)\n{\n    return Ok(id)\n}\n", SyntaxError},
+		{"csharp", "}\nclass B {\n", SyntaxError},
+		{"java", "@GetMapping(\"/x\")\npublic String x() { return \"x\"; }\n", SyntaxChecked},
+		{"typescript", "@Get(':id')\nasync find(@Param('id') id: string): Promise<string> {\n  return id;\n}\n", SyntaxChecked},
+		{"php", "public function show(int $id): string\n{\n    return (string) $id;\n}\n", SyntaxChecked},
+		{"php", "public function show(int $id): string\n{\n    return (string) $id\n}\n", SyntaxError},
+		{"cobol", "DISPLAY 'HI'.\n", SyntaxUnchecked},
 	} {
 		if got := s.Check(ctx, tc.lang, tc.code); got.Status != tc.want {
 			t.Errorf("%s %q: %v, want %s", tc.lang, tc.code, got, tc.want)

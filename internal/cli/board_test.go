@@ -163,6 +163,7 @@ func TestResultsOnMixedStore(t *testing.T) {
 	db, runs := mixedStore(t, dir)
 	t.Run("board", func(t *testing.T) { checkBoard(t, dir, db, runs) })
 	t.Run("viewer", func(t *testing.T) { checkViewerBoard(t, dir, db) })
+	t.Run("compare-vex", func(t *testing.T) { checkVEXCompare(t, dir, db) })
 	t.Run("by", func(t *testing.T) { checkBreakdowns(t, dir, db, runs) })
 	t.Run("sarif", func(t *testing.T) { checkSARIFExports(t, dir, db) })
 	t.Run("openvex", func(t *testing.T) { checkOpenVEXRepeats(t, dir, db) })
@@ -292,6 +293,48 @@ func scoreInterval(doc map[string]any, path string) (lo, hi float64, ok bool) {
 	return arr[0].(float64), arr[1].(float64), true
 }
 
+// checkVEXCompare: compare of two VEX runs weighs every repeat of each (paired by case) and
+// each category, and its figures are score's means over repeats.
+func checkVEXCompare(t *testing.T, dir, db string) {
+	code, out, errOut := run(t, dir, "compare", "--run", "vex-p3", "--run", "vex-r2", "--db", db, "--format", "json")
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s", code, errOut)
+	}
+	var cmpDoc struct {
+		VEX struct {
+			RepeatsA int `json:"repeats_a"`
+			RepeatsB int `json:"repeats_b"`
+			StatusF1 struct {
+				A, B, Value float64
+				CI          [2]float64
+			} `json:"status_f1"`
+			PerClass map[string]struct{ A, B float64 } `json:"per_class"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &cmpDoc); err != nil {
+		t.Fatal(err)
+	}
+	v := cmpDoc.VEX
+	if v.RepeatsA != 3 || v.RepeatsB != 2 || len(v.PerClass) < 3 {
+		t.Errorf("compare of vex-p3 and vex-r2: %+v", v)
+	}
+	for id, got := range map[string]float64{"vex-p3": v.StatusF1.A, "vex-r2": v.StatusF1.B} {
+		_, sout, _ := run(t, dir, "score", "--run", id, "--db", db, "--format", "json")
+		var figs map[string]any
+		if err := json.Unmarshal([]byte(sout), &figs); err != nil {
+			t.Fatal(err)
+		}
+		mean, _, ok := scoreFigure(t, figs, "vex.status_f1")
+		if !ok || !near(got, mean) {
+			t.Errorf("%s: compare's status F1 %v, score's mean over repeats %v", id, got, mean)
+		}
+	}
+	code, out, _ = run(t, dir, "compare", "--run", "vex-p3", "--run", "vex-r2", "--db", db)
+	if code != 0 || !strings.Contains(out, "VEX: every repeat (A 3, B 2), paired by case") || !strings.Contains(out, "F1 code_not_reachable") {
+		t.Errorf("compare text: exit %d\n%s", code, out)
+	}
+}
+
 // checkViewerBoard: the viewer's runs page shows the board `vulnbench board` prints: the same
 // tables, ranks, figures and intervals, cell for cell.
 func checkViewerBoard(t *testing.T, dir, db string) {
@@ -408,9 +451,11 @@ func checkBreakdowns(t *testing.T, dir, db string, runs map[string][]string) {
 			t.Errorf("%s: %d groups, want several (%v)", want, groupsSeen[want], groupsSeen)
 		}
 	}
-	// Text names the group; a subset of no case is refused.
+	// Text is one compact table, a row per group with its cases and the kind's headline
+	// figures; a subset of no case is refused.
 	code, out, _ := run(t, dir, "score", "--run", "fn-r1", "--db", db, "--by", "language")
-	if code != 0 || !strings.Contains(out, "== language = c: 30 of 60 cases ==") {
+	if code != 0 || !regexp.MustCompile(`(?m)^language +cases +F1 +pAcc +VD-S`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^c +30 of 60 +\d+\.\d% +\d+\.\d%`).MatchString(out) || strings.Count(out, "\n") != 4 {
 		t.Errorf("--by language text: exit %d\n%s", code, out)
 	}
 	code, _, errOut := run(t, dir, "score", "--run", "fn-r1", "--db", db, "--select", "language=rust")

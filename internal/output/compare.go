@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/stats"
 )
 
@@ -68,6 +69,30 @@ func comparisonRows(rep *report.Report, c *report.Comparison) (rows [][]string, 
 	}
 	rows = append(rows, []string{"accuracy", percent(c.ScoresA.Accuracy), percent(c.ScoresB.Accuracy), points(c.Delta.Accuracy.Value), iv(c.Delta.Accuracy.CI)})
 	rows = append(rows, []string{"Youden (mean over CWEs)", percent(c.Youden.A), percent(c.Youden.B), points(c.Youden.Delta), "-"})
+	var vexLines []string
+	if v := c.VEX; v != nil {
+		for _, d := range []struct {
+			name string
+			x    score.VEXDelta
+		}{{"VEX status F1", v.StatusF1}, {"VEX justification macro-F1", v.MacroF1}} {
+			rows = append(rows, []string{d.name, percent(d.x.A), percent(d.x.B), points(d.x.Value), iv(d.x.CI)})
+		}
+		names := make([]string, 0, len(v.PerClass))
+		for n := range v.PerClass {
+			names = append(names, n)
+		}
+		slices.SortFunc(names, report.VEXCompare)
+		for _, n := range names {
+			k := v.PerClass[n]
+			rows = append(rows, []string{fmt.Sprintf("  F1 %s (support %g)", n, k.Support), percent(k.A), percent(k.B), points(k.Delta), "-"})
+		}
+		vm := v.McNemar
+		vexLines = append(vexLines,
+			fmt.Sprintf("VEX: every repeat (A %d, B %d), paired by case; bootstrap: %d resamples of %d cases and of each run's repeats, seed %d",
+				v.RepeatsA, v.RepeatsB, v.Resamples, v.Units, v.Seed),
+			fmt.Sprintf("McNemar exact on the category (right in most repeats): %d cases judged by both; only A right %d, only B right %d; p = %.4g",
+				vm.N, vm.B, vm.C, vm.PValue))
+	}
 	m := c.McNemar
 	verdict := "no significant difference at 5%"
 	if m.PValue < 0.05 {
@@ -77,6 +102,7 @@ func comparisonRows(rep *report.Report, c *report.Comparison) (rows [][]string, 
 		fmt.Sprintf("McNemar exact: %d cases judged by both; only A right %d, only B right %d; p = %.4g (%s)", m.N, m.B, m.C, m.PValue, verdict),
 		fmt.Sprintf("bootstrap: %d resamples of %d %s units, seed %d", c.Delta.Resamples, c.Delta.Units, c.Delta.By, c.Delta.Seed),
 		fmt.Sprintf("Youden: %d CWEs with vul and ben cases (%d skipped)", c.Youden.CWEs, c.Youden.Skipped))
+	lines = append(lines, vexLines...)
 	cwes := make([]string, 0, len(c.Youden.ByCWE))
 	for w := range c.Youden.ByCWE {
 		cwes = append(cwes, w)

@@ -192,3 +192,82 @@ func vexResample(vs []vexUnit, w []int32, m [][]int) (statusF1, macroF1 float64)
 	}
 	return ratio(2*tp, 2*tp+fp+fn), vexMacroF1(m)
 }
+
+// VEXDelta is a difference A - B of a VEX figure, each a mean over its run's repeats, with the
+// paired bootstrap interval of the difference.
+type VEXDelta struct {
+	A     float64        `json:"a"`
+	B     float64        `json:"b"`
+	Value float64        `json:"value"`
+	CI    stats.Interval `json:"ci"`
+}
+
+// VEXDeltas are the differences of two runs' VEX-Bench figures over all their repeats, paired by
+// case: each resample draws the units once for both runs, and for each run as many of its
+// repeats with replacement as it has.
+type VEXDeltas struct {
+	Level     float64  `json:"level"`
+	Resamples int      `json:"resamples"`
+	Seed      uint64   `json:"seed"`
+	Units     int      `json:"units"`
+	RepeatsA  int      `json:"repeats_a"`
+	RepeatsB  int      `json:"repeats_b"`
+	StatusF1  VEXDelta `json:"status_f1"`
+	MacroF1   VEXDelta `json:"justification_macro_f1"`
+}
+
+// PairedVEXDeltas compares two runs' answers (a[k] and b[k] their repeats) on the same vex
+// cases; nil when no case has a VEX category.
+func PairedVEXDeltas(cases []Case, a, b [][]Answer, co CIOptions) *VEXDeltas {
+	if !vexUnitsAny(cases) || len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	co = co.norm()
+	u := UnitsOf(cases)
+	va, vb := make([][]vexUnit, len(a)), make([][]vexUnit, len(b))
+	for k := range a {
+		va[k] = vexUnits(cases, a[k], u)
+	}
+	for k := range b {
+		vb[k] = vexUnits(cases, b[k], u)
+	}
+	nl := len(VEXLabels())
+	m := make([][]int, nl)
+	for i := range m {
+		m[i] = make([]int, nl)
+	}
+	mean := func(vs [][]vexUnit, w []int32, pick func(int) int) (sf, mf float64) {
+		for j := range vs {
+			s, f := vexResample(vs[pick(j)], w, m)
+			sf, mf = sf+s, mf+f
+		}
+		n := float64(len(vs))
+		return sf / n, mf / n
+	}
+	all := ones(u.N)
+	same := func(j int) int { return j }
+	sa, ma := mean(va, all, same)
+	sb, mb := mean(vb, all, same)
+	reps := resamples(co.Resamples, u.N*(len(a)+len(b)))
+	d := &VEXDeltas{Level: co.Level, Resamples: reps, Seed: co.Seed, Units: u.N, RepeatsA: len(a), RepeatsB: len(b),
+		StatusF1: VEXDelta{A: sa, B: sb, Value: sa - sb}, MacroF1: VEXDelta{A: ma, B: mb, Value: ma - mb}}
+	ds, dm := make([]float64, reps), make([]float64, reps)
+	r := stats.NewResampler(u.N, co.Seed)
+	pick := rand.New(rand.NewPCG(co.Seed, 0x6a09e667f3bcc909))
+	for i := 0; i < reps; i++ {
+		w := r.Next()
+		xa, ya := mean(va, w, func(j int) int { return drawRepeat(pick, len(va), j) })
+		xb, yb := mean(vb, w, func(j int) int { return drawRepeat(pick, len(vb), j) })
+		ds[i], dm[i] = xa-xb, ya-yb
+	}
+	d.StatusF1.CI, d.MacroF1.CI = stats.Percentile(ds, co.Level), stats.Percentile(dm, co.Level)
+	return d
+}
+
+// drawRepeat is the j-th repeat drawn of n: repeat 0 for a run of one repeat, else a random one.
+func drawRepeat(pick *rand.Rand, n, _ int) int {
+	if n == 1 {
+		return 0
+	}
+	return pick.IntN(n)
+}

@@ -123,3 +123,30 @@ func TestUnitMeanIntervals(t *testing.T) {
 		t.Errorf("half ones: interval %v", got[1])
 	}
 }
+
+// Two runs compared over every repeat: a run against itself differs by nothing; each side's
+// figure is the mean of its repeats' figures; the interval holds the difference.
+func TestPairedVEXDeltas(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	cs, a0 := vexTask(rng, 40)
+	_, a1 := vexTask(rng, 40)
+	_, b0 := vexTask(rng, 40)
+	co := CIOptions{Resamples: 300, Seed: 2}
+	self := PairedVEXDeltas(cs, [][]Answer{a0, a1}, [][]Answer{a0, a1}, co)
+	if self.StatusF1.Value != 0 || self.MacroF1.Value != 0 || self.RepeatsA != 2 {
+		t.Errorf("a run against itself: %+v", self)
+	}
+	d := PairedVEXDeltas(cs, [][]Answer{a0, a1}, [][]Answer{b0}, co)
+	r0, r1, rb := Compute(cs, a0, Options{}).VEX, Compute(cs, a1, Options{}).VEX, Compute(cs, b0, Options{}).VEX
+	if math.Abs(d.StatusF1.A-(r0.StatusF1+r1.StatusF1)/2) > 1e-12 || math.Abs(d.MacroF1.B-rb.JustificationMacroF1) > 1e-12 {
+		t.Errorf("A %v, want the mean of %v and %v; B %v, want %v", d.StatusF1.A, r0.StatusF1, r1.StatusF1, d.MacroF1.B, rb.JustificationMacroF1)
+	}
+	for _, x := range []VEXDelta{d.StatusF1, d.MacroF1} {
+		if !(x.CI[0] <= x.Value && x.Value <= x.CI[1]) {
+			t.Errorf("delta %v outside its interval %v", x.Value, x.CI)
+		}
+	}
+	if PairedVEXDeltas([]Case{{ID: "x"}}, [][]Answer{nil}, [][]Answer{nil}, co) != nil {
+		t.Error("deltas without vex cases")
+	}
+}

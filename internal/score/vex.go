@@ -306,3 +306,13 @@ func aggregateVEX(xs []VEX) *VEXOf[Stat, Stat] {
 	}
 	return a
 }
+
+// VEXRight says whether an answer gave a vex case's ground-truth category; judged is false for
+// an error or missing verdict, and for a case without a category (left out of paired tests).
+func VEXRight(c *Case, a Answer) (right, judged bool) {
+	if c.VEX <= 0 {
+		return false, false
+	}
+	o, counts := vexOf(c.VEX, a)
+	return counts && o.p == c.VEX, counts
+}

@@ -30,6 +30,7 @@ type Store interface {
 	Cases(ctx context.Context, runID string, fn func(*suite.Case) error) error
 	CaseCount(ctx context.Context, runID string) (int, error)
 	Case(ctx context.Context, runID, caseID string) (*suite.Case, error)
+	SetCaseMeta(ctx context.Context, runID, caseID, key string, value any) error
 	report.Store
 }
 
@@ -270,7 +271,7 @@ func (r *Run) finish(ctx context.Context, timeout time.Duration, limits subject.
 	if err := r.price(ctx); err != nil {
 		return err
 	}
-	r.envs = reposEnvs(r.subj, newRepos(r.host.Repos, r.host.SnapshotCache, r.host.Deps.Sandbox), limits, timeout)
+	r.envs = reposEnvs(r.subj, newRepos(r.host.Repos, r.host.SnapshotCache, r.host.Deps.Sandbox).recordSizes(r.st, r.rec.ID), limits, timeout)
 	if r.out.Budget != nil {
 		r.envs.Ledger = localLedger{r.out.Budget}
 	}

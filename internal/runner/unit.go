@@ -57,7 +57,7 @@ func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Run, er
 	if r.man.Limits != nil {
 		limits = *r.man.Limits
 	}
-	envs := reposEnvs(r.subj, newRepos(o.Repos, o.SnapshotCache, o.Deps.Sandbox), limits, timeout)
+	envs := reposEnvs(r.subj, newRepos(o.Repos, o.SnapshotCache, o.Deps.Sandbox).recordSizes(st, id), limits, timeout)
 	if _, err := st.Budget(ctx, id); err == nil {
 		envs.Ledger = storeLedger{st: st, run: id}
 	} else if !errors.Is(err, store.ErrNotFound) {

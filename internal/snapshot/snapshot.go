@@ -68,6 +68,10 @@ type Info struct {
 	Files    int       `json:"files"`  // regular files extracted
 	Symlinks int       `json:"symlinks"`
 	Bytes    int64     `json:"bytes"` // bytes of the regular files
+	// Lines counts the lines of the regular files that are text (no NUL byte in their first
+	// 8000 bytes): the snapshot's size in lines of code, counted once as it is extracted (nil
+	// in a snapshot extracted before it was counted).
+	Lines *int64 `json:"lines,omitempty"`
 	Skipped  []Skipped `json:"skipped,omitempty"`
 }
 

@@ -109,6 +109,15 @@ func testPages(t *testing.T, f *fixture) {
 			}
 		}
 	}
+	// The agent read its cases' snapshots: each case's repository size was counted once and
+	// stored with the case, so its cases group by size (the baselines read none).
+	var out, errb bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"score", "--run", f.agent, "--db", f.db, "--by", "repo-size", "--format", "json"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("score --by repo-size: exit %d\n%s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), `"group": "<10k lines"`) || !strings.Contains(out.String(), `"cases": 60`) || strings.Contains(out.String(), `"group": "(none)"`) {
+		t.Errorf("score --by repo-size of the agent's run: %.600s", out.String())
+	}
 	// Only runs of the run's own suite are offered to compare with, or to flip against.
 	for _, path := range []string{"/", "/runs/" + f.random, "/runs/" + f.random + "/cases"} {
 		_, page := get(t, srv, path)

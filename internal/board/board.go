@@ -303,8 +303,10 @@ func rowOf(rep *report.Report, run *report.Run, cols []Column, sp *store.Spend) 
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Run: run.ID, State: run.Stored.State, Subject: run.Subject, Model: run.Model,
-		Repeats: len(run.Repeats), Cases: len(rep.Truth.Cases)}
+	row := Row{Run: run.ID, Subject: run.Subject, Model: run.Model, Repeats: len(run.Repeats), Cases: len(rep.Truth.Cases)}
+	if run.Stored != nil { // a predictions file has no state
+		row.State = run.Stored.State
+	}
 	if m := run.Manifest; m != nil {
 		row.Prompt, row.Harness = m.Flags["prompt"], m.Flags["harness"]
 	}

@@ -74,11 +74,11 @@ func TestWriters(t *testing.T) {
 	}
 	b := &board.Board{Scorer: 6, Vulnbench: "v", Tables: []board.Table{*tb}}
 	for format, want := range map[string][]string{
-		"text": {"primevul board: s.jsonl", "60.0% [50.0, 70.0]", "40.0% ± 2.0", "rank  run", "runs whose intervals overlap share a rank"},
+		"text": {"primevul board: s.jsonl", "60.0% [50.0%, 70.0%]", "40.0% ± 2.0%", "rank  run", "runs whose intervals overlap share a rank"},
 		"md":   {"| rank | run |", "| =1 | a | llm |", "| 3 | e | llm |"},
 		"csv":  {"suite_sha256,kind,rank,run", ",primevul,1,a,llm,,,,1,f1,0.6,0,0.5,0.7,,true"},
 		"json": {`"kind": "primevul"`, `"lower_is_better": true`},
-		"html": {"<!DOCTYPE html>", "<td>60.0% [50.0, 70.0]</td>"},
+		"html": {"<!DOCTYPE html>", "<td>60.0% [50.0%, 70.0%]</td>"},
 	} {
 		var out bytes.Buffer
 		if err := formats.All().Present(&out, format, b); err != nil {

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/score"
 )
 
 // Kind names a board among the documents commands write (output.Document).
@@ -36,9 +38,10 @@ func (t *Table) Output() *output.Table {
 	return &output.Table{Header: ht.Header, Rows: ht.Rows, Note: ht.Note}
 }
 
-// Text is how text, Markdown and HTML write a cell: fractions as percentages with one decimal,
-// points as "N.N of 100", a 95% CI in brackets, a std over repeats after ±, its note in
-// parentheses; "-" when missing, the note alone (unpriced) when it has one.
+// Text is how text, Markdown and HTML write a cell: a figure as score writes it (output.Text:
+// fractions as percentages with one decimal, points as "N.N of 100", a std over repeats after ±),
+// its interval in brackets as score writes intervals, its note in parentheses; cost in dollars,
+// tokens as a whole number; "-" when missing, the note alone (unpriced) when it has one.
 func (c Column) Text(cell Cell) string {
 	if !cell.OK {
 		if cell.Note != "" {
@@ -46,29 +49,27 @@ func (c Column) Text(cell Cell) string {
 		}
 		return "-"
 	}
-	scale, suffix, prec := 1.0, "", 1
+	v := report.Value{Stat: score.Stat{Mean: cell.Mean, Std: cell.Std}}
+	var s string
 	switch c.Unit {
 	case "fraction":
-		scale, suffix = 100, "%"
+		s = output.Text(report.Fraction, v, cell.Std != 0)
 	case "points":
-		scale, suffix = 100, " of 100"
+		s = output.Text(report.Points, v, cell.Std != 0)
 	case "usd":
-		prec = 4
+		s = "$" + strconv.FormatFloat(cell.Mean, 'f', 4, 64)
 	case "tokens":
-		prec = 0
-	case "count":
-		prec = 2
-	}
-	num := func(v float64) string { return strconv.FormatFloat(v*scale, 'f', prec, 64) }
-	s := num(cell.Mean) + suffix
-	if c.Unit == "usd" {
-		s = "$" + s
-	}
-	if cell.Std != 0 {
-		s += " ± " + num(cell.Std)
+		s = strconv.FormatFloat(cell.Mean, 'f', 0, 64)
+	default:
+		s = output.Text(report.Count, v, cell.Std != 0)
 	}
 	if cell.Lo != nil && cell.Hi != nil {
-		s += " [" + num(*cell.Lo) + ", " + num(*cell.Hi) + "]"
+		iv := report.Value{Lo: *cell.Lo, Hi: *cell.Hi}
+		if c.Unit == "points" {
+			s += " " + output.Text(report.PointsInterval, iv, false)
+		} else {
+			s += " " + output.Text(report.Interval, iv, false)
+		}
 	}
 	if cell.Note != "" {
 		s += " (" + cell.Note + ")"

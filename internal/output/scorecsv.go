@@ -43,7 +43,7 @@ func writeCSV(b *bytes.Buffer, rep *report.Report, ms []report.Metric, cols []Co
 		_ = report.Each(ms, c.Figs, nil, func(x report.Figure) error {
 			key, v := x.Metric.CSVKey(x.Name), x.Value
 			switch x.Metric.Format {
-			case report.Interval:
+			case report.Interval, report.PointsInterval:
 				row(key+":lo", num(v.Lo), "")
 				row(key+":hi", num(v.Hi), "")
 			case report.Flag:

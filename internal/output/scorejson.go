@@ -148,7 +148,7 @@ func jsonValue(format report.Format, v report.Value, agg bool) ([]byte, error) {
 		return stdjson.Marshal(v.Stat.Mean)
 	case report.Flag:
 		return stdjson.Marshal(v.Flag)
-	case report.Interval:
+	case report.Interval, report.PointsInterval:
 		return stdjson.Marshal([2]float64{v.Lo, v.Hi})
 	case report.Number:
 		return []byte(v.Text), nil

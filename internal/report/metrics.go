@@ -67,6 +67,7 @@ const (
 	Number                      // an exact number written as it is in Text (a seed)
 	Matrix                      // a confusion matrix: Labels, and Cells[truth][answer] counts
 	Points                      // a share of 100 points: text and Markdown "N.N of 100", JSON and CSV the fraction
+	PointsInterval              // [Lo, Hi] of shares of 100 points: text "[N.N, N.N] of 100", JSON and CSV the fractions
 )
 
 // Value is one figure of one run.
@@ -556,7 +557,11 @@ func ciMetrics() []Metric {
 		}),
 		ciOptional("ci.status_f1", "status F1 95% CI", SecVEX, func(c *score.CI) *stats.Interval { return c.StatusF1 }),
 		ciOptional("ci.justification_macro_f1", "justification macro-F1 95% CI", SecVEX, func(c *score.CI) *stats.Interval { return c.MacroF1 }),
-		ciOptional("ci.mean_score", "mean score 95% CI", SecAppSec, func(c *score.CI) *stats.Interval { return c.MeanScore }),
+		func() Metric {
+			m := ciOptional("ci.mean_score", "mean score 95% CI", SecAppSec, func(c *score.CI) *stats.Interval { return c.MeanScore })
+			m.Format = PointsInterval
+			return m
+		}(),
 		ciOptional("ci.pass_rate", "pass rate 95% CI", SecAppSec, func(c *score.CI) *stats.Interval { return c.PassRate }),
 	}
 }

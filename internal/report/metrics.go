@@ -58,16 +58,16 @@ type Format uint8
 
 // The formats of figures.
 const (
-	Count     Format = iota + 1 // a count: an integer, or a mean over repeats
-	Fraction                    // in [0,1]; text and Markdown show a percentage, JSON and CSV the fraction
-	Threshold                   // a score; Null when there is none
-	Flag                        // true or false
-	Interval                    // [Lo, Hi] of fractions
-	Text                        // a word
-	Number                      // an exact number written as it is in Text (a seed)
-	Matrix                      // a confusion matrix: Labels, and Cells[truth][answer] counts
-	Points                      // a share of 100 points: text and Markdown "N.N of 100", JSON and CSV the fraction
-	PointsInterval              // [Lo, Hi] of shares of 100 points: text "[N.N, N.N] of 100", JSON and CSV the fractions
+	Count          Format = iota + 1 // a count: an integer, or a mean over repeats
+	Fraction                         // in [0,1]; text and Markdown show a percentage, JSON and CSV the fraction
+	Threshold                        // a score; Null when there is none
+	Flag                             // true or false
+	Interval                         // [Lo, Hi] of fractions
+	Text                             // a word
+	Number                           // an exact number written as it is in Text (a seed)
+	Matrix                           // a confusion matrix: Labels, and Cells[truth][answer] counts
+	Points                           // a share of 100 points: text and Markdown "N.N of 100", JSON and CSV the fraction
+	PointsInterval                   // [Lo, Hi] of shares of 100 points: text "[N.N, N.N] of 100", JSON and CSV the fractions
 )
 
 // Value is one figure of one run.

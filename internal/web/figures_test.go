@@ -189,6 +189,10 @@ func TestFiguresInChromium(t *testing.T) {
 			t.Errorf("%s report: %d whiskers drawn (%v): the check would see none", rp.name, whiskered, err)
 		}
 		if rp.name == "vex" {
+			cost, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#runs tbody tr")].map(r => r.cells[0].textContent + " " + r.cells[6].textContent)`))
+			if err != nil || !contains(cost, "vex-unpriced unpriced") || !contains(cost, "vex-priced $0.9000") {
+				t.Errorf("the runs table's cost: %q, %v (an unpriced run is never $0)", cost, err)
+			}
 			note, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#fig-cost-per-case-against-status-f1 figcaption`)))
 			if err != nil || !strings.Contains(note, "left off, unpriced (no price for the model): vex-unpriced") {
 				t.Errorf("the cost figure does not name the unpriced run it leaves off: %q, %v", note, err)

@@ -8,6 +8,7 @@
 package advisory
 
 import (
+	"strings"
 	"time"
 
 	"github.com/ossf/osv-schema/bindings/go/osvschema"
@@ -79,6 +80,24 @@ type Range struct {
 // Event is one OSV range event; exactly one field is set.
 type Event struct {
 	Introduced, Fixed, LastAffected, Limit string
+}
+
+// EventsText writes a range's events in order: "introduced 0, fixed 1.3.0".
+func (r Range) EventsText() string {
+	var evs []string
+	for _, e := range r.Events {
+		switch {
+		case e.Introduced != "":
+			evs = append(evs, "introduced "+e.Introduced)
+		case e.Fixed != "":
+			evs = append(evs, "fixed "+e.Fixed)
+		case e.LastAffected != "":
+			evs = append(evs, "last affected "+e.LastAffected)
+		case e.Limit != "":
+			evs = append(evs, "limit "+e.Limit)
+		}
+	}
+	return strings.Join(evs, ", ")
 }
 
 // fromRecord converts a decoded record.

@@ -251,6 +251,7 @@ func Columns(kind string) []Column {
 		cs = []Column{
 			{Key: "status_f1", Label: "status F1", Metric: "vex.status_f1", Unit: "fraction", CI: "ci.status_f1"},
 			{Key: "justification_macro_f1", Label: "justification macro-F1", Metric: "vex.justification_macro_f1", Unit: "fraction", CI: "ci.justification_macro_f1"},
+			{Key: "justification_macro_f1_lenient", Label: "justification macro-F1 (lenient)", Metric: "vex.justification_macro_f1_lenient", Unit: "fraction"},
 		}
 	case KindAppSec:
 		cs = []Column{

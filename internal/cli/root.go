@@ -120,7 +120,7 @@ Exit codes: 0 success, 1 a failed check or run, 2 a usage error.`,
 		return &exitError{code: ExitUsage, err: err}
 	})
 	root.PersistentFlags().BoolVar(&e.reading.Lossy, "lossy-utf8", false, "accept input files (suites, predictions, SARIF, datasets) that are not valid UTF-8, each bad byte read as U+FFFD and counted (without it, such a line is a FILE:LINE problem)")
-	root.AddCommand(newSuiteCmd(e), newRunCmd(e), newScoreCmd(e), newCompareCmd(e), newRunsCmd(e), newMigrateCmd(e), newStopCmd(e), newCancelCmd(e), newWorkerCmd(e), newCodeCmd(e), newSarifCmd(e), newExportCmd(e), newReportCmd(e), newBoardCmd(e), newServeCmd(e), newJudgeCmd(e), newFetchCmd(e), newProbeCmd(e), newGradeCmd(e))
+	root.AddCommand(newSuiteCmd(e), newRunCmd(e), newScoreCmd(e), newCompareCmd(e), newRunsCmd(e), newMigrateCmd(e), newStopCmd(e), newCancelCmd(e), newWorkerCmd(e), newCodeCmd(e), newSarifCmd(e), newExportCmd(e), newReportCmd(e), newBoardCmd(e), newServeCmd(e), newJudgeCmd(e), newFetchCmd(e), newProbeCmd(e), newGradeCmd(e), newLabelCmd(e))
 	return root
 }
 

@@ -13,10 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/web"
+	labelsweb "github.com/vulnbench/vulnbench/internal/web/labels"
 )
 
 func newServeCmd(e *env) *cobra.Command {
-	var db, addr, scoring string
+	var db, addr, scoring, repos string
+	var labels bool
 	var runs, resamples, memLimit, childLimit int
 	var allowHosts []string
 	var allowRemote bool
@@ -33,6 +35,8 @@ func newServeCmd(e *env) *cobra.Command {
                           attempt with its verdict and its trace turn by turn (tool calls,
                           observations, tokens, cost, latency)
   /compare?a=ID&b=ID      McNemar's test, the paired deltas, the flips
+With --labels it also serves the labelling projects' pages, /label/PROJECT/... (see vulnbench
+label --help), writing their labels to the store (the runs' pages stay read-only).
 It listens on loopback unless --addr says otherwise; anyone who can reach it reads the store, so
 a non-loopback --addr needs --allow-remote. It answers only requests for an IP address,
 localhost or a name given with --allow-host (a web page cannot read it through DNS rebinding),
@@ -76,16 +80,26 @@ runtimes, two copies of the binary's pages).`,
 				// big run's case index leaves while it is built does not double the footprint.
 				debug.SetMemoryLimit(int64(memLimit) << 20)
 			}
-			st, err := openRead(ctx, db)
+			open := openRead
+			if labels {
+				open = openExisting // the labels are written
+			}
+			st, err := open(ctx, db)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			var handler http.Handler = web.New(st, opt)
+			if labels {
+				if handler, err = labelsweb.Mount(handler, st, repos); err != nil {
+					return err
+				}
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return &exitError{code: ExitFail, err: fmt.Errorf("listen on %s: %w (pick another with --addr)", addr, err)}
 			}
-			srv := &http.Server{Handler: web.Guard(web.New(st, opt), allowHosts), ReadHeaderTimeout: 10 * time.Second}
+			srv := &http.Server{Handler: web.Guard(handler, allowHosts), ReadHeaderTimeout: 10 * time.Second}
 			if allowRemote && web.CheckBind(addr, false) != nil {
 				fmt.Fprintf(e.stderr, "vulnbench: --allow-remote: %s is reachable from other machines; whoever reaches it reads the store\n", ln.Addr())
 			}
@@ -114,6 +128,8 @@ runtimes, two copies of the binary's pages).`,
 	f.IntVar(&memLimit, "memory-limit", 100, "soft memory limit in MiB (Go's GC target; 0: none; GOMEMLIMIT overrides it); the cases index of a 1M-case suite takes ~26 MiB, shared by its runs, and each run adds 2 MiB (6 with tool calls): keep --cache-runs × that below it")
 	f.IntVar(&childLimit, "scoring-memory-limit", 200, "soft memory limit in MiB of each scoring child (--scoring child; 0: none; GOMEMLIMIT overrides it): a run of 1M verdicts needs ~90 MiB of live heap to score, and a limit below that makes it slower, not smaller")
 	f.StringVar(&scoring, "scoring", "process", "where runs are scored: process (the server) or child (a vulnbench process per run page or comparison)")
+	f.BoolVar(&labels, "labels", false, "also serve the labelling projects' pages (/label/PROJECT/...), writing their labels to the store")
+	f.StringVar(&repos, "repos", "", "with --labels: where the cases' repositories are, for their code (default: the project's label init --repos)")
 	f.IntVar(&resamples, "resamples", 1000, "bootstrap resamples of the intervals a run page and a comparison show")
 	c.AddCommand(newServeScoreCmd(e))
 	return c

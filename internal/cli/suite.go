@@ -25,7 +25,7 @@ func newSuiteCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	c.AddCommand(newSuiteValidateCmd(e), newSuiteStatsCmd(e), newSuiteImportCmd(e), newCurateCmd(e), newLeakCmd(e),
-		newSuiteBuildCmd(e), newSuiteSelectCmd(e), newSuiteJitCmd(e), newSuiteOSVVicCmd(e))
+		newSuiteBuildCmd(e), newSuiteSelectCmd(e), newSuiteJitCmd(e), newSuiteOSVVicCmd(e), newSuiteMineCmd(e))
 	return c
 }
 

@@ -26,9 +26,12 @@ import (
 	"github.com/google/osv-scalibr/extractor/filesystem/language/golang/gomod"
 	"github.com/google/osv-scalibr/extractor/filesystem/language/golang/vendormodules"
 	"github.com/google/osv-scalibr/extractor/filesystem/language/java/gradlelockfile"
+	"github.com/google/osv-scalibr/extractor/filesystem/language/java/gradleversioncatalog"
 	"github.com/google/osv-scalibr/extractor/filesystem/language/java/javalockfile"
 	"github.com/google/osv-scalibr/extractor/filesystem/language/java/pomxml"
 	"github.com/google/osv-scalibr/extractor/filesystem/language/javascript/packagelockjson"
+	"github.com/google/osv-scalibr/extractor/filesystem/language/javascript/pnpmlock"
+	"github.com/google/osv-scalibr/extractor/filesystem/language/javascript/yarnlock"
 	"github.com/google/osv-scalibr/extractor/filesystem/language/python/pipfilelock"
 	"github.com/google/osv-scalibr/extractor/filesystem/language/python/poetrylock"
 	"github.com/google/osv-scalibr/extractor/filesystem/language/python/pyprojecttoml"
@@ -251,9 +254,9 @@ func fromPackage(pkg *extractor.Package, manifest, plugin string) []Dependency {
 		if plugin == vendormodules.Name {
 			d.Module = path.Dir(d.Module)
 		}
-	case pomxml.Name, gradlelockfile.Name:
+	case pomxml.Name, gradlelockfile.Name, gradleversioncatalog.Name:
 		d.Ecosystem = "Maven"
-	case packagelockjson.Name:
+	case packagelockjson.Name, yarnlock.Name, pnpmlock.Name:
 		d.Ecosystem = "npm"
 	default:
 		d.Ecosystem = "PyPI"

@@ -15,21 +15,77 @@ import (
 // ECOSYSTEM ranges, compared with osv-scalibr's semantic rules for the ecosystem (GIT ranges are
 // not evaluated). A version or event the ecosystem cannot parse is an error.
 func Affects(ecosystem, version string, af advisory.Affected) (bool, error) {
-	version = strings.TrimPrefix(version, "v")
-	if slices.Contains(af.Versions, version) || slices.Contains(af.Versions, "v"+version) {
+	m := &Matcher{ecosystem: ecosystem, versions: af.Versions}
+	if v := strings.TrimPrefix(version, "v"); slices.Contains(af.Versions, v) || slices.Contains(af.Versions, "v"+v) {
 		return true, nil
 	}
-	v, err := semantic.Parse(version, ecosystem)
+	v, err := m.Parse(version)
 	if err != nil {
-		return false, fmt.Errorf("version %q of %s: %w", version, ecosystem, err)
+		return false, err
 	}
+	if m, err = NewMatcher(ecosystem, af); err != nil {
+		return false, err
+	}
+	return m.AffectsParsed(version, v)
+}
+
+// Matcher is an affected package's ranges with their versions parsed once, for many questions.
+type Matcher struct {
+	ecosystem string
+	versions  []string
+	ranges    [][]event // each SEMVER or ECOSYSTEM range's events, sorted by version
+}
+
+// NewMatcher parses af's ranges in ecosystem's version order. A range event the ecosystem
+// cannot parse is an error naming the range.
+func NewMatcher(ecosystem string, af advisory.Affected) (*Matcher, error) {
+	m := &Matcher{ecosystem: ecosystem, versions: af.Versions}
 	for _, r := range af.Ranges {
 		if r.Type != "SEMVER" && r.Type != "ECOSYSTEM" {
 			continue
 		}
-		in, err := inRange(ecosystem, v, r.Events)
+		evs, err := parseEvents(ecosystem, r.Events)
 		if err != nil {
-			return false, fmt.Errorf("%s range of %s: %w", r.Type, af.Package, err)
+			return nil, fmt.Errorf("%s range of %s: %w", r.Type, af.Package, err)
+		}
+		m.ranges = append(m.ranges, evs)
+	}
+	return m, nil
+}
+
+// Parse reads a version in the matcher's ecosystem order (a leading v dropped).
+func (m *Matcher) Parse(version string) (semantic.Version, error) {
+	v, err := semantic.Parse(strings.TrimPrefix(version, "v"), m.ecosystem)
+	if err != nil {
+		return nil, fmt.Errorf("version %q of %s: %w", version, m.ecosystem, err)
+	}
+	return v, nil
+}
+
+// Affects is Affects of version against the matcher's package.
+func (m *Matcher) Affects(version string) (bool, error) {
+	version = strings.TrimPrefix(version, "v")
+	if slices.Contains(m.versions, version) || slices.Contains(m.versions, "v"+version) {
+		return true, nil
+	}
+	v, err := m.Parse(version)
+	if err != nil {
+		return false, err
+	}
+	return m.AffectsParsed(version, v)
+}
+
+// AffectsParsed is Affects of a version parsed with Parse (raw is its text, for the listed
+// versions).
+func (m *Matcher) AffectsParsed(raw string, v semantic.Version) (bool, error) {
+	raw = strings.TrimPrefix(raw, "v")
+	if slices.Contains(m.versions, raw) || slices.Contains(m.versions, "v"+raw) {
+		return true, nil
+	}
+	for _, evs := range m.ranges {
+		in, err := inRange(v, evs)
+		if err != nil {
+			return false, err
 		}
 		if in {
 			return true, nil
@@ -45,10 +101,8 @@ type event struct {
 	ver  semantic.Version
 }
 
-// inRange is OSV's evaluation of one range: events sorted by version (introduced "0" first);
-// walking them up to v, an introduced event at or below v makes it affected, a fixed or limit
-// event at or below v, or a last_affected event below v, makes it not.
-func inRange(ecosystem string, v semantic.Version, events []advisory.Event) (bool, error) {
+// parseEvents parses one range's events and sorts them by version (introduced "0" first).
+func parseEvents(ecosystem string, events []advisory.Event) ([]event, error) {
 	evs := make([]event, 0, len(events))
 	for _, e := range events {
 		x := event{}
@@ -67,7 +121,7 @@ func inRange(ecosystem string, v semantic.Version, events []advisory.Event) (boo
 		if x.at != "0" {
 			pv, err := semantic.Parse(strings.TrimPrefix(x.at, "v"), ecosystem)
 			if err != nil {
-				return false, fmt.Errorf("event version %q: %w", x.at, err)
+				return nil, fmt.Errorf("event version %q: %w", x.at, err)
 			}
 			x.ver = pv
 		}
@@ -90,8 +144,15 @@ func inRange(ecosystem string, v semantic.Version, events []advisory.Event) (boo
 		return c
 	})
 	if sortErr != nil {
-		return false, sortErr
+		return nil, sortErr
 	}
+	return evs, nil
+}
+
+// inRange is OSV's evaluation of one range, its events sorted: walking them up to v, an
+// introduced event at or below v makes it affected, a fixed or limit event at or below v, or a
+// last_affected event below v, makes it not.
+func inRange(v semantic.Version, evs []event) (bool, error) {
 	affected := false
 	for _, e := range evs {
 		c := 1 // v against the event's version; "0" is below everything

@@ -347,6 +347,18 @@ func vexMetric(key, label string, format Format, get func(x *score.VEXOf[score.S
 	return sectionMetric(key, label, SecVEX, format, func(f *Figures) *score.VEXOf[score.Stat, score.Stat] { return f.VEX }, statGet(get))
 }
 
+// lenientMetric is a lenient justification figure: there only when some case of the suite has
+// acceptable alternatives.
+func lenientMetric(key, label string, get func(x *score.VEXOf[score.Stat, score.Stat]) *score.Stat) Metric {
+	return sectionMetric(key, label, SecVEX, Fraction, func(f *Figures) *score.VEXOf[score.Stat, score.Stat] { return f.VEX },
+		func(x *score.VEXOf[score.Stat, score.Stat]) (Value, bool) {
+			if s := get(x); s != nil {
+				return statOf(*s)
+			}
+			return Value{}, false
+		})
+}
+
 func binaryOf(f *Figures) *score.BinaryOf[score.Stat, score.Stat] { return &f.Binary }
 
 // summaryMetrics are the summary section: repeats, matcher, counts and the binary figures.
@@ -506,6 +518,8 @@ func vexMetrics() []Metric {
 		vexMetric("vex.status_f1", "status F1", Fraction, func(x *vexStat) score.Stat { return x.StatusF1 }),
 		vexMetric("vex.justification_accuracy", "justification accuracy", Fraction, func(x *vexStat) score.Stat { return x.JustificationAccuracy }),
 		vexMetric("vex.justification_macro_f1", "justification macro-F1", Fraction, func(x *vexStat) score.Stat { return x.JustificationMacroF1 }),
+		lenientMetric("vex.justification_macro_f1_lenient", "justification macro-F1 (lenient)", func(x *vexStat) *score.Stat { return x.JustificationMacroF1Lenient }),
+		lenientMetric("vex.justification_accuracy_lenient", "justification accuracy (lenient)", func(x *vexStat) *score.Stat { return x.JustificationAccuracyLenient }),
 		vexMetric("vex.justification_weighted_f1", "justification weighted F1", Fraction, func(x *vexStat) score.Stat { return x.JustificationWeightedF1 }),
 		vexMetric("vex.completion_rate", "completion rate", Fraction, func(x *vexStat) score.Stat { return x.CompletionRate }),
 		class("support", "support", "", Count, func(c classStat) score.Stat { return c.Support }),

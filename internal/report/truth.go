@@ -220,6 +220,7 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		Injected: inj.Injected, Suspicious: inj.Suspicious}
 	if c.Kind == suite.KindVEX && c.VEX != nil {
 		sc.VEX = score.VEXCategory(c.VEX.Category)
+		sc.VEXAlt = score.VEXAlternatives(c.VEX.Alternatives)
 		t.vex = t.vex || sc.VEX > 0
 	}
 	t.Cases = append(t.Cases, sc)

@@ -190,7 +190,8 @@ func vexResample(vs []vexUnit, w []int32, m [][]int) (statusF1, macroF1 float64)
 			m[int(c)/nl][int(c)%nl] += int(wu)
 		}
 	}
-	return ratio(2*tp, 2*tp+fp+fn), vexMacroF1(m)
+	_, macro, _ := justification(m, VEXLabels(), nil)
+	return ratio(2*tp, 2*tp+fp+fn), macro
 }
 
 // VEXDelta is a difference A - B of a VEX figure, each a mean over its run's repeats, with the

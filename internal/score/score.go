@@ -58,6 +58,9 @@ type Case struct {
 	// VEX is a vex case's ground-truth category as VEXCategory gives it (0: none, and the case
 	// takes no part in the VEX section).
 	VEX int8
+	// VEXAlt are the other categories acceptable for the case (VEXAlternatives): the lenient
+	// justification figures count them as right.
+	VEXAlt uint16
 }
 
 // Meta is what cases share: their CWE list and project.

@@ -12,6 +12,18 @@ import (
 // category that is not one of the twelve).
 const VEXFailed = "failed"
 
+// VEXAlternatives is the Case.VEXAlt of a case's acceptable alternative categories: bit i set
+// for the category whose VEXCategory is i; names that are no category are left out.
+func VEXAlternatives(names []string) uint16 {
+	var bits uint16
+	for _, n := range names {
+		if c := vexCat(n); c > 0 {
+			bits |= 1 << uint(c)
+		}
+	}
+	return bits
+}
+
 // VEXLabels are the rows and columns of the VEX confusion matrix: the twelve categories in
 // VEX-Bench's order, then VEXFailed.
 func VEXLabels() []string {
@@ -29,22 +41,28 @@ func VEXLabels() []string {
 // support. CompletionRate is the share of all vex cases (errors and missing included) answered
 // with one of the twelve categories.
 type VEXOf[C, F any] struct {
-	N                       C                        `json:"n"`
-	Failed                  C                        `json:"failed"`
-	TP                      C                        `json:"status_tp"`
-	FP                      C                        `json:"status_fp"`
-	TN                      C                        `json:"status_tn"`
-	FN                      C                        `json:"status_fn"`
-	StatusAccuracy          F                        `json:"status_accuracy"`
-	StatusPrecision         F                        `json:"status_precision"`
-	StatusRecall            F                        `json:"status_recall"`
-	StatusF1                F                        `json:"status_f1"`
-	JustificationAccuracy   F                        `json:"justification_accuracy"`
-	JustificationMacroF1    F                        `json:"justification_macro_f1"`
-	JustificationWeightedF1 F                        `json:"justification_weighted_f1"`
-	PerClass                map[string]ClassOf[C, F] `json:"per_class"`
-	Confusion               ConfusionOf[C]           `json:"confusion"`
-	CompletionRate          F                        `json:"completion_rate"`
+	N                       C `json:"n"`
+	Failed                  C `json:"failed"`
+	TP                      C `json:"status_tp"`
+	FP                      C `json:"status_fp"`
+	TN                      C `json:"status_tn"`
+	FN                      C `json:"status_fn"`
+	StatusAccuracy          F `json:"status_accuracy"`
+	StatusPrecision         F `json:"status_precision"`
+	StatusRecall            F `json:"status_recall"`
+	StatusF1                F `json:"status_f1"`
+	JustificationAccuracy   F `json:"justification_accuracy"`
+	JustificationMacroF1    F `json:"justification_macro_f1"`
+	JustificationWeightedF1 F `json:"justification_weighted_f1"`
+	// JustificationAccuracyLenient and JustificationMacroF1Lenient are the same figures when an
+	// answer among a case's acceptable alternatives (its vex.alternatives, what annotators also
+	// accepted) counts as the case's category; nil when no case has alternatives (they would
+	// equal the strict ones).
+	JustificationAccuracyLenient *F                       `json:"justification_accuracy_lenient,omitempty"`
+	JustificationMacroF1Lenient  *F                       `json:"justification_macro_f1_lenient,omitempty"`
+	PerClass                     map[string]ClassOf[C, F] `json:"per_class"`
+	Confusion                    ConfusionOf[C]           `json:"confusion"`
+	CompletionRate               F                        `json:"completion_rate"`
 }
 
 // ClassOf is one category's figures: every class of the ground truth, and every category some
@@ -110,6 +128,13 @@ func vexScore(cases []Case, answers []Answer) *VEX {
 	for i := range m {
 		m[i] = make([]int, nl)
 	}
+	var ml [][]int // the lenient matrix, when some case has alternatives
+	if slices.ContainsFunc(cases, func(c Case) bool { return c.VEX > 0 && c.VEXAlt != 0 }) {
+		ml = make([][]int, nl)
+		for i := range ml {
+			ml[i] = make([]int, nl)
+		}
+	}
 	var total, answered int
 	var tp, fp, tn, fn, nFailed, n int
 	for i := range cases {
@@ -134,6 +159,13 @@ func vexScore(cases []Case, answers []Answer) *VEX {
 			nFailed++
 		}
 		m[t-1][o.p-1]++
+		if ml != nil {
+			pl := o.p
+			if o.p != failed && o.p != t && cases[i].VEXAlt&(1<<uint(o.p)) != 0 {
+				pl = t // an acceptable alternative counts as the category
+			}
+			ml[t-1][pl-1]++
+		}
 		switch o.status {
 		case statusTP:
 			tp++
@@ -154,8 +186,24 @@ func vexScore(cases []Case, answers []Answer) *VEX {
 		PerClass:        map[string]VEXClass{},
 		Confusion:       ConfusionOf[int]{Labels: labels, Matrix: m},
 	}
-	var correct, present, support int
-	var macro, weighted float64
+	correct, macro, weighted := justification(m, labels, x.PerClass)
+	x.JustificationAccuracy = ratio(correct, n)
+	x.JustificationMacroF1, x.JustificationWeightedF1 = macro, weighted
+	if ml != nil {
+		lc, lm, _ := justification(ml, labels, nil)
+		acc := ratio(lc, n)
+		x.JustificationAccuracyLenient, x.JustificationMacroF1Lenient = &acc, &lm
+	}
+	return x
+}
+
+// justification reads the justification figures off a confusion matrix over labels (the twelve
+// categories, then failed): the answers right, the macro-F1 over the categories of the ground
+// truth and the F1 weighted by their support; each class's figures go into per when it is not
+// nil.
+func justification(m [][]int, labels []string, per map[string]VEXClass) (correct int, macro, weighted float64) {
+	nl := len(labels)
+	var present, support int
 	for c := 0; c < nl-1; c++ { // the twelve categories
 		sup, pred := 0, 0
 		for j := 0; j < nl; j++ {
@@ -168,7 +216,9 @@ func vexScore(cases []Case, answers []Answer) *VEX {
 		hit := m[c][c]
 		correct += hit
 		k := VEXClass{Precision: ratio(hit, pred), Recall: ratio(hit, sup), F1: ratio(2*hit, sup+pred), Support: sup}
-		x.PerClass[labels[c]] = k
+		if per != nil {
+			per[labels[c]] = k
+		}
 		if sup > 0 {
 			present++
 			support += sup
@@ -176,14 +226,13 @@ func vexScore(cases []Case, answers []Answer) *VEX {
 			weighted += float64(sup) * k.F1
 		}
 	}
-	x.JustificationAccuracy = ratio(correct, n)
 	if present > 0 {
-		x.JustificationMacroF1 = macro / float64(present)
+		macro /= float64(present)
 	}
 	if support > 0 {
-		x.JustificationWeightedF1 = weighted / float64(support)
+		weighted /= float64(support)
 	}
-	return x
+	return correct, macro, weighted
 }
 
 // The status outcomes of a vex answer (vexOutcome.status).
@@ -238,27 +287,6 @@ func vexOf(t int8, a Answer) (o vexOutcome, counts bool) {
 	return o, true
 }
 
-// vexMacroF1 is the justification macro-F1 of a confusion matrix (Matrix[truth][answer] over
-// VEXLabels): the mean F1 of the twelve categories present in the ground truth.
-func vexMacroF1(m [][]int) float64 {
-	present, sum := 0, 0.0
-	for c := 0; c < len(suite.VEXCategories); c++ {
-		sup, pred := 0, 0
-		for j := range m {
-			sup += m[c][j]
-			pred += m[j][c]
-		}
-		if sup > 0 {
-			present++
-			sum += ratio(2*m[c][c], sup+pred)
-		}
-	}
-	if present == 0 {
-		return 0
-	}
-	return sum / float64(present)
-}
-
 // aggregateVEX is the Stat of every VEX figure over the repeats that have the section; a class
 // over the repeats that have it.
 func aggregateVEX(xs []VEX) *VEXOf[Stat, Stat] {
@@ -281,6 +309,11 @@ func aggregateVEX(xs []VEX) *VEXOf[Stat, Stat] {
 		JustificationWeightedF1: over(xs, func(x VEX) float64 { return x.JustificationWeightedF1 }),
 		CompletionRate:          over(xs, func(x VEX) float64 { return x.CompletionRate }),
 		PerClass:                map[string]ClassOf[Stat, Stat]{},
+	}
+	if !slices.ContainsFunc(xs, func(x VEX) bool { return x.JustificationMacroF1Lenient == nil }) {
+		acc := over(xs, func(x VEX) float64 { return *x.JustificationAccuracyLenient })
+		mf := over(xs, func(x VEX) float64 { return *x.JustificationMacroF1Lenient })
+		a.JustificationAccuracyLenient, a.JustificationMacroF1Lenient = &acc, &mf
 	}
 	classes := map[string][]VEXClass{}
 	for _, x := range xs {

@@ -321,3 +321,37 @@ func TestVEXLabelOnly(t *testing.T) {
 		t.Errorf("label-only answers: %+v", x)
 	}
 }
+
+// Lenient justification scoring counts an answer among a case's acceptable alternatives as its
+// category. Four cases, by hand:
+//
+//	c1 code_not_reachable (also requires_configuration) answered requires_configuration
+//	c2 vulnerable                                          answered vulnerable
+//	c3 code_not_present (also code_not_reachable)          answered code_not_reachable
+//	c4 code_not_reachable                                  answered vulnerable
+//
+// Strict: code_not_present F1 0 (1 case, never answered), code_not_reachable 0 (2 cases, one
+// answer, wrong), vulnerable 2*1/(1+2) = 2/3; macro-F1 (0 + 0 + 2/3) / 3 = 2/9, accuracy 1/4.
+// Lenient (c1 and c3 right): code_not_present 1, code_not_reachable 2*1/(2+1) = 2/3, vulnerable
+// 2/3; macro-F1 (1 + 2/3 + 2/3) / 3 = 7/9, accuracy 3/4.
+func TestVEXLenient(t *testing.T) {
+	cases := []score.Case{vexCase("c1", "code_not_reachable"), vexCase("c2", "vulnerable"), vexCase("c3", "code_not_present"), vexCase("c4", "code_not_reachable")}
+	cases[0].VEXAlt = score.VEXAlternatives([]string{"requires_configuration"})
+	cases[2].VEXAlt = score.VEXAlternatives([]string{"code_not_reachable", "no_such_category"})
+	x := vexScore(cases, []string{"requires_configuration", "vulnerable", "code_not_reachable", "vulnerable"}).VEX
+	if x.JustificationMacroF1Lenient == nil || x.JustificationAccuracyLenient == nil {
+		t.Fatal("no lenient figures for a suite with alternatives")
+	}
+	got := []float64{x.JustificationMacroF1, x.JustificationAccuracy, *x.JustificationMacroF1Lenient, *x.JustificationAccuracyLenient}
+	want := []float64{2.0 / 9, 0.25, 7.0 / 9, 0.75}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })); diff != "" {
+		t.Errorf("strict and lenient macro-F1 and accuracy (-want +got):\n%s", diff)
+	}
+	// Without alternatives there are no lenient figures (they would equal the strict ones).
+	for i := range cases {
+		cases[i].VEXAlt = 0
+	}
+	if x := vexScore(cases, []string{"requires_configuration", "vulnerable", "code_not_reachable", "vulnerable"}).VEX; x.JustificationMacroF1Lenient != nil {
+		t.Errorf("lenient macro-F1 %v without alternatives", *x.JustificationMacroF1Lenient)
+	}
+}

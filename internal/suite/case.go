@@ -52,7 +52,7 @@ var Splits = []string{"train", "valid", "test"}
 type Case struct {
 	ID       string         `json:"id"`
 	Kind     Kind           `json:"kind"`
-	Label    Label          `json:"label"`
+	Label    Label          `json:"label,omitempty"` // "" only in an unlabelled suite (CheckUnlabelled)
 	Pair     string         `json:"pair,omitempty"`
 	Split    string         `json:"split,omitempty"`
 	Project  string         `json:"project,omitempty"`
@@ -91,6 +91,9 @@ type VEX struct {
 	Package   string `json:"package,omitempty"`
 	Ecosystem string `json:"ecosystem,omitempty"`
 	Advisory  string `json:"advisory,omitempty"`
+	// Alternatives are other categories that annotators found acceptable for the case (a
+	// labelled suite's, label export): lenient scoring counts an answer among them as right.
+	Alternatives []string `json:"alternatives,omitempty"`
 }
 
 // SourceIdx returns the original dataset's integer index (PrimeVul's idx) when the case has one.
@@ -120,6 +123,8 @@ func (c *Case) Check() error {
 		return fmt.Errorf("case %q: missing field \"kind\"", c.ID)
 	case !slices.Contains(Kinds, c.Kind):
 		return fmt.Errorf("case %q: kind %q is not one of function, jit, appsec, vex", c.ID, c.Kind)
+	case c.Label == "" && c.Kind == KindVEX && c.Meta["mined"] != nil:
+		return fmt.Errorf("case %q is unlabelled (mined by suite mine vex): label the suite first (vulnbench label init), then use the suite label export writes", c.ID)
 	case c.Label == "":
 		return fmt.Errorf("case %q: missing field \"label\"", c.ID)
 	case !c.Label.Valid():
@@ -159,8 +164,34 @@ func (c *Case) Check() error {
 				return fmt.Errorf("case %q: vex.category %q contradicts label %q (only \"vulnerable\" is vul)", c.ID, c.VEX.Category, c.Label)
 			}
 		}
+		if c.VEX != nil {
+			for _, a := range c.VEX.Alternatives {
+				switch {
+				case !ValidVEXCategory(a):
+					return fmt.Errorf("case %q: vex.alternatives: %q is not one of VEX-Bench's twelve categories", c.ID, a)
+				case c.VEX.Category == "":
+					return fmt.Errorf("case %q: vex.alternatives without a vex.category", c.ID)
+				case a == c.VEX.Category:
+					return fmt.Errorf("case %q: vex.alternatives repeats the category %q", c.ID, a)
+				}
+			}
+		}
 	}
 	return nil
+}
+
+// CheckUnlabelled is Check for a suite that is to be labelled: a vex case may have no label
+// yet (and then no category either); every other check stands.
+func (c *Case) CheckUnlabelled() error {
+	if c.Label != "" || c.Kind != KindVEX {
+		return c.Check()
+	}
+	if c.VEX != nil && (c.VEX.Category != "" || len(c.VEX.Alternatives) > 0) {
+		return fmt.Errorf("case %q: vex.category without a label", c.ID)
+	}
+	x := *c
+	x.Label, x.Meta = Ben, nil // any label: the rest is what is checked
+	return x.Check()
 }
 
 // ValidCWE reports whether s looks like CWE-123 (or NVD's placeholders NVD-CWE-Other / NVD-CWE-noinfo).

@@ -191,6 +191,21 @@ func Scan(path string, rd *lineerr.Reading, check bool, fn func(c *Case, line in
 // ScanReader is Scan over an open reader named file. Lines are decoded on every CPU; fn is
 // called in file order from the calling goroutine.
 func ScanReader(r io.Reader, file string, rd *lineerr.Reading, check bool, fn func(c *Case, line int) error) (string, []error, error) {
+	return scanReader(r, file, rd, check, (*Case).Check, fn)
+}
+
+// ScanUnlabelled is Scan of a suite that is to be labelled: its vex cases may have no label
+// yet (Case.CheckUnlabelled). Ids and pairs are checked.
+func ScanUnlabelled(path string, rd *lineerr.Reading, fn func(c *Case, line int) error) (hash string, problems []error, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, fmt.Errorf("open suite: %w", err)
+	}
+	defer f.Close()
+	return scanReader(f, path, rd, true, (*Case).CheckUnlabelled, fn)
+}
+
+func scanReader(r io.Reader, file string, rd *lineerr.Reading, check bool, checkCase func(*Case) error, fn func(c *Case, line int) error) (string, []error, error) {
 	lr := NewLineReader(r, file)
 	lr.Reading = rd
 	var ck *Checker
@@ -205,7 +220,7 @@ func ScanReader(r io.Reader, file string, rd *lineerr.Reading, check bool, fn fu
 	err := DecodeLines(lr, 0, func(b []byte, _ int) decoded {
 		c, err := DecodeCase(b)
 		if err == nil {
-			err = c.Check()
+			err = checkCase(c)
 		}
 		return decoded{c, err}
 	}, func(d decoded, line int, err error) error {

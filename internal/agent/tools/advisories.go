@@ -204,20 +204,7 @@ func writeAdvisory(b *strings.Builder, a *advisory.Advisory) {
 	for _, af := range a.Affected {
 		fmt.Fprintf(b, "Affected: %s %s\n", af.Ecosystem, af.Package)
 		for _, r := range af.Ranges {
-			var evs []string
-			for _, e := range r.Events {
-				switch {
-				case e.Introduced != "":
-					evs = append(evs, "introduced "+e.Introduced)
-				case e.Fixed != "":
-					evs = append(evs, "fixed "+e.Fixed)
-				case e.LastAffected != "":
-					evs = append(evs, "last affected "+e.LastAffected)
-				case e.Limit != "":
-					evs = append(evs, "limit "+e.Limit)
-				}
-			}
-			fmt.Fprintf(b, "  %s range: %s\n", r.Type, strings.Join(evs, ", "))
+			fmt.Fprintf(b, "  %s range: %s\n", r.Type, r.EventsText())
 		}
 		if n := len(af.Versions); n > 0 {
 			vs := af.Versions

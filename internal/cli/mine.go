@@ -40,7 +40,8 @@ Go pseudo-versions, PEP 440, Maven, semver; a range's lower bound where a manife
 gives one candidate per vulnerability: an unlabelled vex case at the commit BEFORE the fix (the
 affected snapshot), with meta.mined holding the advisories and CVEs, the package, old and new
 versions with their manifest lines, the fixing commit and its message, its pull request, and
-whether the message or a commit the merge brought in names the vulnerability.
+whether the message or a commit the merge brought in names the vulnerability; meta.hints.sca is
+version matching's answer there (a hint for annotators who ask for it, never ground truth).
 
 Every dropped candidate is printed with its reason, and --drops FILE writes them all (JSONL):
 still_affected (no fixed version crossed), downgrade, withdrawn, removed, unparsable_version, and

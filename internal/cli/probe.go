@@ -90,7 +90,7 @@ func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probe
 	}
 	r := &o.run
 	r.subject, r.repeats, r.noScore, r.queue = memprobe.Name, 1, true, store.QueueLocal
-	r.sandbox = "bwrap" // run's default; the probe starts no process
+	r.sandbox.mode = "bwrap" // run's default; the probe starts no process
 	defaults := pflag.NewFlagSet("score", pflag.ContinueOnError)
 	r.scoreFlags.add(defaults) // the run's score is not printed: the flags keep their defaults
 	id := r.resume

@@ -28,7 +28,8 @@ import (
 
 type runOpts struct {
 	suite, subject, db, resume, out, runID string
-	repos, snapCache, sandbox              string
+	repos, snapCache                       string
+	sandbox                                sandboxOpts
 	concurrency, repeats, maxSteps         int
 	timeout, batchPoll                     time.Duration
 	storeRetry                             time.Duration
@@ -100,7 +101,7 @@ Subjects:
 	f.StringVar(&o.out, "out", "", "also write the run's verdicts as predictions JSONL to this file")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "stop once the run's cost (every attempt, and the calls in flight) reaches this many USD; checked before every model call; resumable")
 	f.StringVar(&o.repos, "repos", "", "where the cases' repositories are cloned: a case's https://HOST/OWNER/NAME is found at DIR/HOST/OWNER/NAME, DIR/OWNER/NAME, DIR/OWNER+NAME or DIR/NAME (each also with .git)")
-	f.StringVar(&o.sandbox, "sandbox", "bwrap", sandboxUsage)
+	o.sandbox.register(f, sandboxUsage)
 	f.StringVar(&o.snapCache, "snapshot-cache", "", "where repositories are materialised at their commits, without .git (default: the user's cache directory, vulnbench/snapshots)")
 	f.IntVar(&o.maxSteps, "max-steps", 0, "limit of model calls per attempt (0: none)")
 	f.Int64Var(&o.unitTokens, "unit-max-tokens", 0, "limit of tokens (in + out) per attempt (0: none)")
@@ -227,7 +228,7 @@ func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *
 
 	host := runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Reading: e.reading}, Repos: o.repos, SnapshotCache: o.snapCache,
 		Concurrency: o.concurrency, MaxCost: o.maxCost}
-	if host.Deps.Sandbox, err = openSandbox(ctx, o.sandbox, changed("sandbox")); err != nil {
+	if host.Deps.Sandbox, err = openSandbox(ctx, o.sandbox, changed("sandbox"), e.stderr); err != nil {
 		return err
 	}
 	r, live, err := openRun(ctx, st, reg, o, fs, host)

@@ -19,7 +19,7 @@ import (
 
 type workerOpts struct {
 	db, queues, repos, snapCache string
-	sandbox                      string
+	sandbox                      sandboxOpts
 	concurrency                  int
 	storeRetry                   time.Duration
 }
@@ -64,7 +64,7 @@ On SQLite the same code runs on one host: vulnbench run --queue river --db FILE 
 	f.StringVar(&o.queues, "queues", queue.DefaultQueue, "River queues to take units from, comma-separated (run --river-queue picks a run's)")
 	f.StringVar(&o.repos, "repos", "", "where this host's clones of the cases' repositories are (see vulnbench run --help)")
 	f.StringVar(&o.snapCache, "snapshot-cache", "", "where this host materialises repositories at their commits (default: the user's cache directory)")
-	f.StringVar(&o.sandbox, "sandbox", "bwrap", sandboxUsage+"; a run started in bwrap is refused under none")
+	o.sandbox.register(f, sandboxUsage+"; a run started in bwrap is refused under none")
 	return c
 }
 
@@ -81,7 +81,7 @@ func runWorker(ctx context.Context, e *env, o *workerOpts, sandboxGiven bool) er
 	if len(queues) == 0 {
 		return usageErr("--queues names no queue")
 	}
-	sb, err := openSandbox(ctx, o.sandbox, sandboxGiven)
+	sb, err := openSandbox(ctx, o.sandbox, sandboxGiven, e.stderr)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 func claudeInvoke(r Run) invocation {
 	return invocation{
 		args: []string{"-p", "--bare", "--output-format", "json", "--model", r.Model, "--dangerously-skip-permissions",
-			"--setting-sources", "user", "--strict-mcp-config", "--no-session-persistence", sandbox.Quote(r.Prompt)},
+			"--setting-sources", "user", "--strict-mcp-config", "--no-session-persistence"}, // the prompt from standard input
 		env: []string{
 			"ANTHROPIC_BASE_URL={gateway}", "ANTHROPIC_API_KEY=" + r.Token,
 			"IS_SANDBOX=1", // for --sandbox none as root, where it would refuse --dangerously-skip-permissions
@@ -32,7 +32,7 @@ func claudeInvoke(r Run) invocation {
 }
 
 // claudeAnswer reads the result object `claude -p --output-format json` prints last.
-func claudeAnswer(res sandbox.Result, _ string) (string, error) {
+func claudeAnswer(res sandbox.Result) (string, error) {
 	out := strings.TrimSpace(string(res.Stdout))
 	if i := strings.LastIndex(out, "\n{"); i >= 0 {
 		out = out[i+1:]

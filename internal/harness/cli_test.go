@@ -148,14 +148,7 @@ func TestCLIs(t *testing.T) {
 	if err != nil {
 		t.Skipf("bubblewrap cannot run here: %v", err)
 	}
-	for _, tc := range []struct {
-		cli, spec string
-		api       llm.API
-	}{
-		{"claude-code", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
-		{"codex", "openai:gpt-5.4-mini", llm.OpenAIResponses},
-		{"opencode", "openai:gpt-4.1", llm.OpenAIChat},
-	} {
+	for _, tc := range realCLIs() {
 		t.Run(tc.cli, func(t *testing.T) {
 			cli := harness.CLIs()[tc.cli]
 			in, err := cli.Locate("")
@@ -167,6 +160,20 @@ func TestCLIs(t *testing.T) {
 			}
 			runCLI(t, sb, cli, in, tc.spec, tc.api)
 		})
+	}
+}
+
+// realCLI is a CLI with a model it speaks to and the wire format of that model.
+type realCLI struct {
+	cli, spec string
+	api       llm.API
+}
+
+func realCLIs() []realCLI {
+	return []realCLI{
+		{"claude-code", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
+		{"codex", "openai:gpt-5.4-mini", llm.OpenAIResponses},
+		{"opencode", "openai:gpt-4.1", llm.OpenAIChat},
 	}
 }
 
@@ -195,9 +202,8 @@ func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Insta
 	}
 	defer gw.Close()
 	_, model, _ := llm.ParseSpec(spec)
-	out := t.TempDir()
-	ps, err := cli.Spec(in, harness.Run{Prompt: "Is src/parse.c vulnerable? " + dataBraces + " Answer with a JSON object.", Model: model, API: api, Token: gw.Token(),
-		Project: project(t, sb, s), Gateway: gw.Socket(), OutDir: out, Timeout: 4 * time.Minute})
+	ps, err := cli.Spec(in, harness.Run{Prompt: "Is src/parse.c vulnerable? " + sandbox.Quote(dataBraces) + " Answer with a JSON object.", Model: model, API: api, Token: gw.Token(),
+		Project: project(t, sb, s), Gateway: gw.Socket(), Timeout: 4 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +211,7 @@ func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Insta
 	if err != nil {
 		t.Fatalf("run: %v\nstderr: %s", err, res.Stderr)
 	}
-	answer, err := cli.Answer(res, out)
+	answer, err := cli.Answer(res)
 	if err != nil || !strings.Contains(answer, finalAnswer) {
 		t.Errorf("answer %q, %v\nstdout: %.2000s\nstderr: %.2000s", answer, err, res.Stdout, res.Stderr)
 	}

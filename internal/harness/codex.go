@@ -6,14 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
-const codexLast = "codex-last-message.txt"
+// codexLastPath is where Codex writes its last message: in the sandbox's output folder.
+const codexLastPath = "{out}/codex-last-message.txt"
 
 // codexInvoke runs `codex exec` with its events as JSON lines and its last message written to
 // the output directory, approvals and Codex's own sandbox off (--dangerously-bypass-approvals-
@@ -43,23 +42,21 @@ persistence = "none"
 `, r.Model)
 	// The base URL is an argument: the sandbox fills in {gateway} in arguments, not in files.
 	args := []string{"exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--ephemeral", "--color", "never",
-		"-c", `model_providers.vulnbench.base_url="{gateway}/v1"`}
-	if r.OutDir != "" {
-		args = append(args, "--output-last-message", "{out}/"+codexLast)
-	}
+		"-c", `model_providers.vulnbench.base_url="{gateway}/v1"`, "--output-last-message", codexLastPath}
 	if r.Project != "" {
 		args = append(args, "--cd", "{project}")
 	}
 	return invocation{
-		args:  append(args, sandbox.Quote(r.Prompt)),
+		args:  append(args, "-"), // the prompt from standard input
 		env:   []string{"CODEX_HOME={home}/.codex", "OPENAI_API_KEY=" + r.Token, "RUST_LOG=error"},
 		files: []sandbox.File{{Dst: "{home}/.codex/config.toml", Data: []byte(config)}},
 	}
 }
 
-// codexAnswer reads the last message from the output directory, else from the JSON lines'
-// last agent_message; a turn.failed or error event is the error.
-func codexAnswer(res sandbox.Result, outDir string) (string, error) {
+// codexAnswer reads the last message from the output folder, else from the JSON lines' last
+// agent_message; a turn.failed or error event is the error, and so is a last-message file the
+// sandbox's reader refused (a link out, a FIFO, a file past its cap).
+func codexAnswer(res sandbox.Result) (string, error) {
 	var last, failed string
 	sc := bufio.NewScanner(bytes.NewReader(res.Stdout))
 	sc.Buffer(nil, 16<<20)
@@ -87,10 +84,12 @@ func codexAnswer(res sandbox.Result, outDir string) (string, error) {
 			failed = e.Message
 		}
 	}
-	if outDir != "" {
-		if b, err := os.ReadFile(filepath.Join(outDir, codexLast)); err == nil && strings.TrimSpace(string(b)) != "" {
-			return string(b), nil
-		}
+	b, err := res.File(codexLastPath)
+	switch {
+	case errors.Is(err, sandbox.ErrRefused):
+		return "", fmt.Errorf("codex: its last message: %w", err)
+	case err == nil && strings.TrimSpace(string(b)) != "":
+		return string(b), nil
 	}
 	switch {
 	case failed != "":

@@ -31,13 +31,13 @@ func Command(argv []string) (CLI, error) {
 			return invocation{args: out,
 				env: []string{"OPENAI_BASE_URL={gateway}/v1", "ANTHROPIC_BASE_URL={gateway}", "OPENAI_API_KEY=" + r.Token,
 					"ANTHROPIC_API_KEY=" + r.Token, "VULNBENCH_MODEL=" + r.Model, "VULNBENCH_PROMPT_FILE=" + PromptFile},
-				files: []sandbox.File{{Dst: PromptFile, Data: []byte(r.Prompt)}}}
+				files: []sandbox.File{{Dst: PromptFile, Data: []byte(r.Prompt), Expand: true}}, fileOnly: true}
 		},
 		answer: commandAnswer}, nil
 }
 
 // commandAnswer is what the program printed; a program that printed nothing failed.
-func commandAnswer(res sandbox.Result, _ string) (string, error) {
+func commandAnswer(res sandbox.Result) (string, error) {
 	if s := strings.TrimSpace(string(res.Stdout)); s != "" {
 		return s, nil
 	}

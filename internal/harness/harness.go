@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,10 +23,14 @@ type CLI struct {
 	// APIs are the wire formats it can send, by the provider of the unit's model; a provider
 	// it cannot use is absent.
 	APIs map[string]llm.API
+	// ReadBack are the files the CLI leaves that vulnbench reads back after it ended (its last
+	// message in {out}, session files under {home}): only through the sandbox's guarded reader,
+	// and each one a place the hostile-agent battery plants a link, a FIFO and a huge file at.
+	ReadBack []string
 	// invoke builds the process: arguments, environment, files, for one run.
 	invoke func(r Run) invocation
-	// answer reads the final answer from what the process left.
-	answer func(res sandbox.Result, outDir string) (string, error)
+	// answer reads the final answer from what the process printed and the files read back.
+	answer func(res sandbox.Result) (string, error)
 }
 
 // CLIs are the agent CLIs, by name.
@@ -34,7 +39,7 @@ func CLIs() map[string]CLI {
 		"claude-code": {Name: "claude-code", Package: "@anthropic-ai/claude-code", Version: "2.1.328", Binary: "claude",
 			APIs: map[string]llm.API{"anthropic": llm.AnthropicMessages}, invoke: claudeInvoke, answer: claudeAnswer},
 		"codex": {Name: "codex", Package: "@openai/codex", Version: "0.169.0", Binary: "codex",
-			APIs: map[string]llm.API{"openai": llm.OpenAIResponses}, invoke: codexInvoke, answer: codexAnswer},
+			APIs: map[string]llm.API{"openai": llm.OpenAIResponses}, ReadBack: []string{codexLastPath}, invoke: codexInvoke, answer: codexAnswer},
 		"opencode": {Name: "opencode", Package: "opencode-ai", Version: "1.18.33", Binary: "opencode",
 			APIs: map[string]llm.API{"openai": llm.OpenAIChat, "anthropic": llm.AnthropicMessages}, invoke: opencodeInvoke, answer: opencodeAnswer},
 	}
@@ -118,14 +123,20 @@ func packageVersion(modules, pkg string) string {
 
 // Run is one run of a CLI on a prompt.
 type Run struct {
+	// Prompt is the one message: it reaches the CLI on its standard input (or in a file for
+	// cmd), never in a command line. Its {project} and {advisories} name those places as the
+	// CLI sees them; data in it (a case's code, an advisory's words) is sandbox.Quote'd.
 	Prompt string
 	Model  string  // the unit's model id (the gateway sends it upstream whatever the CLI says)
 	API    llm.API // the wire format, one of the CLI's APIs
 	Token  string  // the gateway's token: the only key the CLI gets
-	// The sandbox: the project (read-only), the advisories, the gateway's socket, the limits.
+	// The sandbox: the project (read-only), the advisories (a host directory, or files shown
+	// read-only at {advisories}), the gateway's socket, the limits.
 	Project, Advisories, Gateway string
+	AdvisoryFiles                []sandbox.File
 	Timeout                      time.Duration
-	OutDir                       string // a host directory the CLI may leave its last message in
+	// Binds are more read-only host paths shown to the CLI (a cmd agent's own folder).
+	Binds []sandbox.Bind
 }
 
 // invocation is what a CLI needs to run.
@@ -133,6 +144,8 @@ type invocation struct {
 	args  []string // after the program
 	env   []string
 	files []sandbox.File
+	// fileOnly: the prompt is in a file (cmd's {prompt_file}), not on standard input.
+	fileOnly bool
 }
 
 // Spec is the sandboxed process that runs r with the CLI installed at in.
@@ -142,16 +155,22 @@ func (c CLI) Spec(in Install, r Run) (sandbox.Spec, error) {
 	}
 	inv := c.invoke(r)
 	env := append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME={home}", "TERM=dumb", "NO_COLOR=1", "CI=1"}, inv.env...)
-	return sandbox.Spec{
-		Project: r.Project, Advisories: r.Advisories, Gateway: r.Gateway, OutDir: r.OutDir,
-		Binds: in.Binds, Files: inv.files,
+	spec := sandbox.Spec{
+		Project: r.Project, Advisories: r.Advisories, Gateway: r.Gateway, Out: true,
+		Binds: append(slices.Clone(in.Binds), r.Binds...), Files: append(inv.files, r.AdvisoryFiles...),
 		Args: append([]string{in.Program}, inv.args...), Env: env,
-		Timeout: r.Timeout,
-	}, nil
+		Timeout: r.Timeout, Collect: c.ReadBack,
+	}
+	if !inv.fileOnly {
+		spec.Input = r.Prompt
+	}
+	return spec, nil
 }
 
-// Answer is the CLI's final answer, read from what the process printed or left in OutDir.
-// An error says the CLI reported none (its own error message, when it printed one).
-func (c CLI) Answer(res sandbox.Result, outDir string) (string, error) {
-	return c.answer(res, outDir)
+// Answer is the CLI's final answer, read from what the process printed and the files read
+// back (Result.Files). An error says the CLI reported none (its own error message, when it
+// printed one), or that a file it should have left was refused (a link, a FIFO, past its cap):
+// a sandboxed process's doing, never read another way.
+func (c CLI) Answer(res sandbox.Result) (string, error) {
+	return c.answer(res)
 }

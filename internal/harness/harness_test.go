@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,7 @@ func TestLocate(t *testing.T) {
 // and the unit's model; a provider it cannot speak is refused.
 func TestSpec(t *testing.T) {
 	in := harness.Install{Program: "/opt/vulnbench/node_modules/.bin/x"}
-	run := harness.Run{Prompt: "p", Model: "m-1", Token: "vulnbench-tok", Project: "/snap", Gateway: "/gw.sock", OutDir: "/out"}
+	run := harness.Run{Prompt: "the prompt", Model: "m-1", Token: "vulnbench-tok", Project: "/snap", Gateway: "/gw.sock"}
 	for name, api := range map[string]llm.API{"claude-code": llm.AnthropicMessages, "codex": llm.OpenAIResponses, "opencode": llm.OpenAIChat} {
 		run.API = api
 		spec, err := harness.CLIs()[name].Spec(in, run)
@@ -68,7 +69,9 @@ func TestSpec(t *testing.T) {
 				t.Errorf("%s: the process is not given %q:\n%s", name, want, all)
 			}
 		}
-		if spec.Project != "/snap" || spec.Gateway != "/gw.sock" || spec.Args[0] != in.Program || spec.Args[len(spec.Args)-1] != "p" {
+		// The prompt goes on standard input: in no command line (bubblewrap's, the helper's,
+		// the CLI's own).
+		if spec.Project != "/snap" || spec.Gateway != "/gw.sock" || spec.Args[0] != in.Program || spec.Input != "the prompt" || strings.Contains(all, "the prompt") {
 			t.Errorf("%s: spec %+v", name, spec)
 		}
 	}
@@ -86,9 +89,10 @@ func filesOf(s sandbox.Spec) []string {
 	return out
 }
 
-// TestAnswer: each CLI's final answer is read from what it printed; its own error is the error.
+// TestAnswer: each CLI's final answer is read from what it printed and the files read back; its
+// own error is the error, and so is a file the sandbox refused.
 func TestAnswer(t *testing.T) {
-	out := t.TempDir()
+	refused := &sandbox.RefusedError{Path: "{out}/codex-last-message.txt", Why: "a symbolic link"}
 	for _, tc := range []struct {
 		cli, stdout, file string
 		want, err         string
@@ -99,17 +103,21 @@ func TestAnswer(t *testing.T) {
 		{"codex", `{"type":"item.completed","item":{"type":"agent_message","text":"from the events"}}`, "", "from the events", ""},
 		{"codex", `{"type":"item.completed","item":{"type":"agent_message","text":"from the events"}}`, "from the file", "from the file", ""},
 		{"codex", `{"type":"turn.failed","error":{"message":"stream disconnected"}}`, "", "", "codex: stream disconnected"},
+		{"codex", `{"type":"item.completed","item":{"type":"agent_message","text":"from the events"}}`, "refused", "", "codex: its last message: sandbox: refused to read back {out}/codex-last-message.txt: a symbolic link"},
 		{"opencode", `{"type":"step_start"}` + "\n" + `{"type":"text","part":{"type":"text","text":"looking"}}` + "\n" +
 			`{"type":"step_start"}` + "\n" + `{"type":"text","part":{"type":"text","text":"final"}}`, "", "final", ""},
 		{"opencode", `{"type":"error","error":{"name":"APIError","data":{"message":"probe"}}}`, "", "", "opencode: APIError: probe"},
 	} {
-		os.Remove(filepath.Join(out, "codex-last-message.txt"))
-		if tc.file != "" {
-			if err := os.WriteFile(filepath.Join(out, "codex-last-message.txt"), []byte(tc.file), 0o644); err != nil {
-				t.Fatal(err)
-			}
+		res := sandbox.Result{Stdout: []byte(tc.stdout)}
+		switch tc.file {
+		case "":
+			res.Files = []sandbox.Collected{{Path: "{out}/codex-last-message.txt", Err: fs.ErrNotExist}}
+		case "refused":
+			res.Files = []sandbox.Collected{{Path: "{out}/codex-last-message.txt", Err: refused}}
+		default:
+			res.Files = []sandbox.Collected{{Path: "{out}/codex-last-message.txt", Data: []byte(tc.file)}}
 		}
-		got, err := harness.CLIs()[tc.cli].Answer(sandbox.Result{Stdout: []byte(tc.stdout)}, out)
+		got, err := harness.CLIs()[tc.cli].Answer(res)
 		if got != tc.want || (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%s %.40q: %q, %v; want %q, %q", tc.cli, tc.stdout, got, err, tc.want, tc.err)
 		}

@@ -36,7 +36,7 @@ func opencodeInvoke(r Run) invocation {
 		"permission": map[string]string{"edit": "allow", "bash": "allow", "webfetch": "deny"},
 	})
 	return invocation{
-		args: []string{"run", "--format", "json", "--pure", "--auto", "-m", model, sandbox.Quote(r.Prompt)},
+		args: []string{"run", "--format", "json", "--pure", "--auto", "-m", model}, // the prompt from standard input
 		env: []string{"OPENCODE_CONFIG_CONTENT=" + string(config),
 			"OPENCODE_DISABLE_PROJECT_CONFIG=1", "OPENCODE_DISABLE_CLAUDE_CODE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
 			"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
@@ -46,7 +46,7 @@ func opencodeInvoke(r Run) invocation {
 
 // opencodeAnswer reads `opencode run --format json`'s events: the answer is the text of its
 // last step (the text parts after the last step_start); an error event is the error.
-func opencodeAnswer(res sandbox.Result, _ string) (string, error) {
+func opencodeAnswer(res sandbox.Result) (string, error) {
 	var step []string
 	failed := ""
 	sc := bufio.NewScanner(bytes.NewReader(res.Stdout))

@@ -322,6 +322,20 @@ func TestNoLongFunction(t *testing.T) {
 	}
 }
 
+// writeTree writes files (slash-separated paths under root, and their contents).
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestStructureChecksCanFail runs the three checks on a small tree they must reject.
 func TestStructureChecksCanFail(t *testing.T) {
 	root := t.TempDir()
@@ -340,15 +354,7 @@ func TestStructureChecksCanFail(t *testing.T) {
 		"cmd/vulnbench/main.go":     "package main\n",
 		"internal/c/.hidden/bad.go": "not go",
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	fset := token.NewFileSet()
 	srcs := parseSources(t, root, fset)
 	g := buildFolderGraph(fset, srcs)

@@ -82,6 +82,8 @@ type Manifest struct {
 	Repeats        int               `json:"repeats"`
 	After          string            `json:"after,omitempty"`
 	Sandbox        string            `json:"sandbox,omitempty"` // --sandbox: none ran external processes on the host
+	// SandboxUnbounded are the sandbox's bounds that did not hold where the run started.
+	SandboxUnbounded []string `json:"sandbox_unbounded,omitempty"`
 	// Wave 1 manifests kept the model here instead of in Flags.
 	LLM *struct {
 		Model string `json:"model"`
@@ -309,6 +311,9 @@ func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error
 		run.Model = m.Model()
 		if m.Sandbox == "none" {
 			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s ran with --sandbox none: scanners, git and agents on case code ran on the host, with the whole host in view", r.ID)})
+		}
+		for _, u := range m.SandboxUnbounded {
+			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: sandbox bound not enforced: %s", r.ID, u)})
 		}
 		if u, _ := m.Describe[advisory.DescribeKey].(string); u != "" {
 			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: %s", r.ID, u)})

@@ -29,9 +29,12 @@ type Manifest struct {
 	Limits         *subject.Limits   `json:"limits,omitempty"`
 	SkipUnsupport  bool              `json:"skip_unsupported,omitempty"`
 	After          string            `json:"after,omitempty"` // only cases dated after this were run
-	// Sandbox is how external processes ran (--sandbox): bwrap, or none (the host in view).
-	Sandbox string    `json:"sandbox,omitempty"`
-	Created time.Time `json:"created"`
+	// Sandbox is how external processes ran (--sandbox): bwrap, or none (the host in view);
+	// SandboxUnbounded names the sandbox's bounds that did not hold where the run started (no
+	// writable memory cgroup, say), each printed under its scores as none is.
+	Sandbox          string    `json:"sandbox,omitempty"`
+	SandboxUnbounded []string  `json:"sandbox_unbounded,omitempty"`
+	Created          time.Time `json:"created"`
 
 	// Wave 1 manifests kept these instead of Flags; they are read on resume.
 	Seed     int64   `json:"seed,omitempty"`
@@ -103,7 +106,7 @@ func checkVersion(id string, man *Manifest, fac subject.Factory) error {
 // whose external processes run with --sandbox none: its cases' code would see the whole host.
 // (A run started with none may go on in bwrap: that only takes the host out of view.)
 func checkSandbox(id string, man *Manifest, sb *sandbox.Sandbox) error {
-	if man.Sandbox != string(sandbox.ModeBwrap) || sb == nil || sb.Mode() != sandbox.ModeNone {
+	if man.Sandbox != string(sandbox.ModeBwrap) || sb == nil || sb.Isolates() {
 		return nil
 	}
 	return fmt.Errorf("run %s runs its external processes in the bwrap sandbox, and --sandbox none here would show them the whole host: drop --sandbox none (its units need bubblewrap on this host)", id)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/engine"
@@ -125,6 +126,11 @@ func (r *Run) describe(s Spec, now time.Time) error {
 		After: s.After, Created: now.UTC()}
 	if sb := s.Host.Deps.Sandbox; sb != nil {
 		r.man.Sandbox = string(sb.Mode())
+		for _, u := range sb.Unbounded() {
+			if !strings.HasPrefix(u, "isolation:") {
+				r.man.SandboxUnbounded = append(r.man.SandboxUnbounded, u)
+			}
+		}
 	}
 	if s.Limits != (subject.Limits{}) {
 		l := s.Limits

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -504,5 +505,39 @@ func TestResumeReadsTheSuiteAsTheRunStarted(t *testing.T) {
 	st.Cases(context.Background(), "r", func(c *suite.Case) error { last = c; return nil })
 	if stored, _ := st.CaseCount(context.Background(), "r"); stored != n || last == nil || last.Code != "caf\uFFFD" {
 		t.Errorf("after the resume: %d cases stored, the last %+v; want %d, the last with U+FFFD", stored, last, n)
+	}
+}
+
+// A run whose sandbox cannot hold a bound (no writable cgroup: no memory limit, no process cap)
+// records which on its manifest, as --sandbox none is.
+func TestUnboundedSandboxIsStamped(t *testing.T) {
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{Mode: sandbox.ModeBwrap, NoProcCap: true})
+	if err != nil {
+		t.Fatalf("bubblewrap (make deps installs it): %v", err)
+	}
+	suitePath, st := oneCase(t)
+	fac := kind("closing", &closing{})
+	s := spec(fac, suitePath, 1)
+	s.RunID, s.Host.Deps.Sandbox = "unbounded", sb
+	if _, err := execute(st, s, Local{}); err != nil {
+		t.Fatal(err)
+	}
+	run, err := st.GetRun(ctx, "unbounded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(run.Manifest, &m); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(m.SandboxUnbounded, "\n")
+	for _, want := range []string{"memory: none (--sandbox-mem needs a writable memory cgroup", "processes: none"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("manifest's sandbox_unbounded %q lacks %q", m.SandboxUnbounded, want)
+		}
+	}
+	if m.Sandbox != "bwrap" {
+		t.Errorf("manifest sandbox %q", m.Sandbox)
 	}
 }

@@ -1,9 +1,13 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -62,28 +66,56 @@ func etcData() map[string]string {
 	}
 }
 
-// bwrapArgs is bubblewrap's command line for spec; data are the contents bubblewrap reads from
-// the files it is given as descriptors 3, 4, ... (in order); forwarder is the host program
-// serving the gateway ("" without one).
-type bwrapCmd struct {
-	args []string
-	data []string // contents of --ro-bind-data and --file descriptors, in order: fd 3+i
+// bwrap is the bubblewrap provider.
+type bwrap struct {
+	prog, version string
+	forwarder     string   // "": found on first use (forwarderProgram)
+	system        []string // the arguments showing the system directories, computed once
+	seccomp       []byte   // the filter's program, nil where none is built for this architecture
 }
 
-func (s *Sandbox) bwrapCommand(spec Spec, project, forwarder string, l layout) (bwrapCmd, error) {
-	var c bwrapCmd
-	add := func(a ...string) { c.args = append(c.args, a...) }
-	fd := func(content string) string {
-		c.data = append(c.data, content)
-		return strconv.Itoa(2 + len(c.data))
+// fds are the descriptors a command is given beyond its standard streams: ExtraFiles, the
+// first one descriptor 3.
+type fds struct {
+	files []*os.File
+}
+
+func (f *fds) add(file *os.File) string {
+	f.files = append(f.files, file)
+	return strconv.Itoa(2 + len(f.files))
+}
+
+// command prepares bubblewrap's command for spec. Its options go through a pipe (--args), so
+// that /proc/1/cmdline inside shows none of them (no host path, no data); its environment is
+// empty (/proc/1/environ is bubblewrap's own) and the process's is set with --setenv. With a
+// helper (a gateway, an output folder, files to read back) the command line is the helper's,
+// started from a descriptor (no host path bound), and the program's goes to it over the
+// control socket.
+func (b *bwrap) command(ctx context.Context, p *Process, spec Spec, project string) error {
+	l := bwrapLayout(spec)
+	var f fds
+	var args []string
+	add := func(a ...string) { args = append(args, a...) }
+	data := func(content []byte) (string, error) {
+		r, err := dataPipe(content)
+		if err != nil {
+			return "", err
+		}
+		p.afterStart = append(p.afterStart, r)
+		return f.add(r), nil
 	}
 	add("--unshare-all", "--unshare-user", "--disable-userns", "--uid", strconv.Itoa(UID), "--gid", strconv.Itoa(GID),
 		"--cap-drop", "ALL", "--die-with-parent", "--new-session", "--hostname", "sandbox")
-	add(s.system...)
+	add(b.system...)
 	for _, name := range sortedKeys(etcData()) {
-		add("--ro-bind-data", fd(etcData()[name]), name)
+		fd, err := data([]byte(etcData()[name]))
+		if err != nil {
+			return err
+		}
+		add("--ro-bind-data", fd, name)
 	}
-	add("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", TmpDir, "--perms", "0700", "--tmpfs", HomeDir)
+	add("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", strconv.FormatInt(shmSize(spec), 10), "--tmpfs", "/dev/shm")
+	add(writableSpace(spec)...)
 	if project != "" {
 		if spec.Writable {
 			add("--bind", project, ProjectDir)
@@ -91,52 +123,198 @@ func (s *Sandbox) bwrapCommand(spec Spec, project, forwarder string, l layout) (
 			add("--ro-bind", project, ProjectDir)
 		}
 	}
+	if spec.Cache != "" {
+		add("--bind", spec.Cache, CacheDir)
+	}
 	if spec.Advisories != "" {
 		add("--ro-bind", spec.Advisories, AdvisoriesDir)
+	} else if hasAdvisoryFiles(spec) {
+		add("--perms", "0755", "--size", strconv.Itoa(16<<20), "--tmpfs", AdvisoriesDir)
 	}
-	if spec.OutDir != "" {
-		add("--bind", spec.OutDir, OutDir)
-	}
-	for _, b := range spec.Binds {
-		if !filepath.IsAbs(b.Dst) || !filepath.IsAbs(b.Src) {
-			return c, fmt.Errorf("sandbox: bind %s -> %s: both paths must be absolute", b.Src, b.Dst)
+	for _, bd := range spec.Binds {
+		if !filepath.IsAbs(bd.Dst) || !filepath.IsAbs(bd.Src) {
+			return fmt.Errorf("sandbox: bind %s -> %s: both paths must be absolute", bd.Src, bd.Dst)
 		}
-		add("--ro-bind", b.Src, filepath.Clean(b.Dst))
+		add("--ro-bind", bd.Src, filepath.Clean(bd.Dst))
 	}
-	for _, f := range spec.Files {
-		dst := l.expand(f.Dst)
-		if !filepath.IsAbs(dst) {
-			return c, fmt.Errorf("sandbox: file %s: want an absolute path or one under {home} or {tmp}", f.Dst)
+	for _, file := range spec.Files {
+		dst, err := l.fileDst(file.Dst)
+		if err != nil {
+			return err
 		}
-		mode := f.Mode
+		content := file.Data
+		if file.Expand {
+			content = []byte(l.expand(string(content)))
+		}
+		fd, err := data(content)
+		if err != nil {
+			return err
+		}
+		mode := file.Mode
 		if mode == 0 {
 			mode = 0o644
 		}
-		// --file writes into the sandbox's tmpfs, owned by the sandbox's user; its directories
-		// are made first.
+		// --file writes into the writable space (a tmpfs, owned by the sandbox's user); its
+		// directories are made first.
 		for _, d := range parents(dst) {
 			add("--dir", d)
 		}
-		add("--perms", fmt.Sprintf("%04o", mode), "--file", fd(string(f.Data)), dst)
+		add("--perms", fmt.Sprintf("%04o", mode), "--file", fd, dst)
 	}
+	if spec.Advisories == "" && hasAdvisoryFiles(spec) {
+		add("--remount-ro", AdvisoriesDir)
+	}
+	// Nothing else is writable: not the root (bubblewrap's own tmpfs, unbounded), not /dev.
+	add("--remount-ro", "/dev", "--remount-ro", "/")
+	for _, kv := range l.env(spec) {
+		k, v, _ := strings.Cut(kv, "=")
+		add("--setenv", k, v)
+	}
+	if b.seccomp != nil {
+		fd, err := data(b.seccomp)
+		if err != nil {
+			return err
+		}
+		add("--seccomp", fd)
+	}
+	add("--chdir", l.dir(spec))
 	argv := make([]string, len(spec.Args))
 	for i, a := range spec.Args {
 		argv[i] = l.expand(a)
 	}
-	if spec.Gateway != "" {
-		add("--bind", spec.Gateway, socketPath, "--ro-bind", forwarder, forwarderPath)
-		argv = append([]string{forwarderPath, forwardCommand, "-listen", "127.0.0.1:" + strconv.Itoa(GatewayPort), "-socket", socketPath, "--"}, argv...)
+	if needsHelper(spec) {
+		var err error
+		if argv, err = b.helper(ctx, p, spec, &f, argv); err != nil {
+			return err
+		}
 	}
-	add("--chdir", l.dir(spec), "--")
-	add(argv...)
-	return c, nil
+	fd, err := data([]byte(strings.Join(args, "\x00") + "\x00"))
+	if err != nil {
+		return err
+	}
+	p.cmd = exec.Command(b.prog, append([]string{"--args", fd, "--"}, argv...)...)
+	p.cmd.Env = []string{}
+	p.cmd.ExtraFiles = f.files
+	p.layout = &l
+	p.boundedDisk = spec.MaxDisk > 0
+	p.places = func() map[string]place {
+		root := "/proc/" + strconv.Itoa(p.childPid) + "/root"
+		w := strings.TrimPrefix(WritableDir, "/")
+		m := map[string]place{"{tmp}": {root, w + "/tmp"}, "{home}": {root, w + "/home"}}
+		if spec.Out {
+			m["{out}"] = place{root, w + "/out"}
+		}
+		return m
+	}
+	return nil
 }
 
-// parents are the directories above p under the sandbox's home or tmp, outermost first, which
-// --file needs to exist.
+// helper starts the sandbox with the helper (ForwardMain) as its program: its command line, and
+// the control socket (and the gateway's) set up on the host's side.
+func (b *bwrap) helper(ctx context.Context, p *Process, spec Spec, f *fds, argv []string) ([]string, error) {
+	prog, err := forwarderProgram(b.forwarder)
+	if err != nil {
+		return nil, err
+	}
+	exe, err := os.Open(prog)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: the sandbox's helper %s: %w", prog, err)
+	}
+	p.afterStart = append(p.afterStart, exe)
+	exeFD := f.add(exe)
+	host, inside, err := socketPair("ctl")
+	if err != nil {
+		return nil, err
+	}
+	p.afterStart = append(p.afterStart, inside)
+	p.cleanups = append(p.cleanups, func() { host.Close() })
+	hargv := []string{"/proc/self/fd/" + exeFD, forwardCommand, "-exe", exeFD, "-ctl", f.add(inside)}
+	if spec.Gateway != "" {
+		gwHost, gwInside, err := socketPair("gateway")
+		if err != nil {
+			return nil, err
+		}
+		p.afterStart = append(p.afterStart, gwInside)
+		rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go func() {
+			relayFromHost(rctx, gwHost, spec.Gateway)
+			close(done)
+		}()
+		p.cleanups = append(p.cleanups, func() { stop(); <-done })
+		hargv = append(hargv, "-gateway", f.add(gwInside), "-listen", "127.0.0.1:"+strconv.Itoa(GatewayPort))
+	}
+	p.hold = newHolder(host)
+	p.argv = argv
+	return hargv, nil
+}
+
+// socketPair is a connected pair of Unix stream sockets: the host's end (close-on-exec) and
+// the sandbox's.
+func socketPair(name string) (host, inside *os.File, err error) {
+	fds, err := unixSocketpair()
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %s socket: %w", name, err)
+	}
+	return os.NewFile(uintptr(fds[0]), name), os.NewFile(uintptr(fds[1]), name), nil
+}
+
+// needsHelper: a gateway to serve, or files to read back, need the helper.
+func needsHelper(spec Spec) bool { return spec.Gateway != "" || spec.Out || len(spec.Collect) > 0 }
+
+func hasAdvisoryFiles(spec Spec) bool {
+	for _, f := range spec.Files {
+		if strings.HasPrefix(f.Dst, "{advisories}/") {
+			return true
+		}
+	}
+	return false
+}
+
+// writableSpace is the process's one writable place: a tmpfs of the spec's disk size at
+// WritableDir holding tmp (1777), home (0700) and out, and /tmp, /home/sandbox relative links
+// to the first two (relative, so that bubblewrap, which sets up the tree under another root,
+// follows them to the same place).
+func writableSpace(spec Spec) []string {
+	a := []string{}
+	if spec.MaxDisk > 0 {
+		a = append(a, "--size", strconv.FormatInt(spec.MaxDisk, 10))
+	}
+	a = append(a, "--perms", "0755", "--tmpfs", WritableDir,
+		"--perms", "1777", "--dir", WritableDir+"/tmp", "--symlink", strings.TrimPrefix(WritableDir, "/")+"/tmp", TmpDir,
+		"--perms", "0700", "--dir", WritableDir+"/home", "--dir", "/home", "--symlink", "../"+strings.TrimPrefix(WritableDir, "/")+"/home", HomeDir)
+	if spec.Out {
+		a = append(a, "--perms", "0755", "--dir", OutDir)
+	}
+	return a
+}
+
+// shmSize bounds /dev/shm, a writable place apart from the writable space: 64 MiB, or the
+// disk's bound when smaller.
+func shmSize(spec Spec) int64 {
+	if spec.MaxDisk > 0 {
+		return min(spec.MaxDisk, 64<<20)
+	}
+	return 64 << 20
+}
+
+// fileDst is where a File is written, its placeholder expanded to the real place (the writable
+// space's directories, not the links to them).
+func (l layout) fileDst(dst string) (string, error) {
+	for _, p := range []struct{ ph, real string }{{"{home}", WritableDir + "/home"}, {"{tmp}", WritableDir + "/tmp"},
+		{"{out}", WritableDir + "/out"}, {"{advisories}", AdvisoriesDir}} {
+		if rest, ok := strings.CutPrefix(dst, p.ph+"/"); ok && rest != "" && (p.ph != "{out}" || l.out != "") {
+			return filepath.Join(p.real, filepath.Clean("/"+rest)), nil
+		}
+	}
+	return "", fmt.Errorf("sandbox: file %s: want a path under {home}, {tmp}, {out} (with Out) or {advisories}", dst)
+}
+
+// parents are the directories above p under the writable space or the advisories, outermost
+// first, which --file needs to exist.
 func parents(p string) []string {
 	var out []string
-	for _, root := range []string{HomeDir, TmpDir, OutDir} {
+	for _, root := range []string{WritableDir + "/home", WritableDir + "/tmp", WritableDir + "/out", AdvisoriesDir} {
 		if !strings.HasPrefix(p, root+"/") {
 			continue
 		}
@@ -154,15 +332,21 @@ func parents(p string) []string {
 }
 
 func bwrapLayout(spec Spec) layout {
-	l := layout{home: HomeDir, tmp: TmpDir, gateway: gatewayURL(GatewayPort), binds: map[string]string{}}
+	l := layout{home: HomeDir, tmp: TmpDir, binds: map[string]string{}}
+	if spec.Gateway != "" {
+		l.gateway = gatewayURL(GatewayPort)
+	}
 	if spec.Project != "" {
 		l.project = ProjectDir
 	}
-	if spec.Advisories != "" {
+	if spec.Advisories != "" || hasAdvisoryFiles(spec) {
 		l.advisories = AdvisoriesDir
 	}
-	if spec.OutDir != "" {
+	if spec.Out {
 		l.out = OutDir
+	}
+	if spec.Cache != "" {
+		l.cache = CacheDir
 	}
 	for _, b := range spec.Binds {
 		if b.Name != "" {
@@ -170,4 +354,24 @@ func bwrapLayout(spec Spec) layout {
 		}
 	}
 	return l
+}
+
+// dataPipe is a pipe holding content, closed for writing as soon as it is all written: the
+// process (bubblewrap, for a file's content, its options or the filter; a program, for its
+// Input) reads it. Contents larger than the pipe's buffer are written as it reads; a reader that
+// never reads keeps the writer waiting until the read end is closed.
+func dataPipe(content []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	go func() {
+		_, _ = w.Write(content)
+		w.Close()
+	}()
+	return r, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }

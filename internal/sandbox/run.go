@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -20,25 +18,53 @@ import (
 	"time"
 )
 
-// Stdio are a process's streams; nil ones are /dev/null. An *os.File is handed to the process
-// as it is (a pipe the caller reads as a stream), anything else is copied.
+// Stdio are a process's streams; nil ones are /dev/null (stdin: Spec.Input). An *os.File is
+// handed to the process as it is (a pipe the caller reads as a stream), anything else is
+// copied.
 type Stdio struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 }
 
+// holdGrace is how long a stopped program's helper has to say it ended, and a released one to
+// end, before the sandbox is killed outright.
+const holdGrace = 5 * time.Second
+
 // Process is a started sandboxed process.
 type Process struct {
+	spec    Spec
 	cmd     *exec.Cmd
 	cgroup  *cgroup // nil: uncapped
 	blocked bool    // bubblewrap waits on --block-fd until the cgroup holds it
 	// afterStart are descriptors for the child only (the ends of its data pipes, of --info-fd
-	// and --block-fd): closed once it started, or at cleanup.
+	// and --block-fd, of its sockets): closed once it started, or at cleanup.
 	afterStart []*os.File
 	cleanups   []func()
 	reaped     atomic.Bool
-	done       chan struct{}
-	waitErr    error
+	childPid   int // bubblewrap's: the sandbox's first process (its init), on the host
+	// unit is the process's own host folder ("" until one is needed); readAfterExit: without
+	// a helper (ModeNone) the files are read back from it once the program ended.
+	unit          string
+	readAfterExit bool
+	// boundedDisk: the writable space is a tmpfs of MaxDisk (bubblewrap), so a full one is the
+	// limit reached.
+	boundedDisk bool
+	// With the helper: its control socket, the program's command line to send it, and where
+	// the writable places are while it holds the sandbox open.
+	hold   *holder
+	argv   []string
+	places func() map[string]place
+	layout *layout // how the process sees its places
+
+	stopReq  chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+	waitErr  error
+	// Set before done closes.
+	status      holderStatus
+	files       []Collected
+	diskFull    bool
+	outOfMemory bool
 }
 
 // Start starts spec's program with the given streams and returns at once. The process and
@@ -48,7 +74,8 @@ func (s *Sandbox) Start(ctx context.Context, spec Spec, stdio Stdio) (*Process, 
 	if len(spec.Args) == 0 {
 		return nil, errNoArgs
 	}
-	p := &Process{done: make(chan struct{})}
+	spec = s.withDefaults(spec)
+	p := &Process{spec: spec, done: make(chan struct{}), stopReq: make(chan struct{})}
 	ok := false
 	defer func() {
 		if !ok {
@@ -57,71 +84,90 @@ func (s *Sandbox) Start(ctx context.Context, spec Spec, stdio Stdio) (*Process, 
 	}()
 	project := spec.Project
 	if project != "" && spec.Writable {
-		dir, err := os.MkdirTemp(s.scratch, "vulnbench-project-")
+		u, err := s.unitDir(p)
 		if err != nil {
+			return nil, err
+		}
+		dir := u + "/project"
+		if err := os.Mkdir(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("sandbox: scratch copy of %s: %w", spec.Project, err)
 		}
-		p.cleanups = append(p.cleanups, func() { _ = removeAll(dir) })
 		if err := copyTree(spec.Project, dir); err != nil {
 			return nil, err
 		}
 		project = dir
 	}
-	var err error
-	if s.mode == ModeNone {
-		err = s.commandNone(ctx, p, spec, project)
-	} else {
-		err = s.commandBwrap(p, spec, project)
-	}
-	if err != nil {
+	if err := s.provider.command(ctx, p, spec, project); err != nil {
 		return nil, err
+	}
+	if stdio.Stdin == nil && spec.Input != "" {
+		r, err := dataPipe([]byte(p.expandInput(spec)))
+		if err != nil {
+			return nil, err
+		}
+		p.afterStart = append(p.afterStart, r)
+		stdio.Stdin = r
 	}
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	p.cmd.WaitDelay = 2 * time.Second // output pipes held open by something that escaped the kill
-	if s.cgroups != nil && spec.maxProcs() > 0 {
-		if p.cgroup, err = s.cgroups.create(spec.maxProcs()); err != nil {
+	if s.cgroups != nil && (spec.maxProcs() > 0 || spec.MaxMemory > 0) {
+		var err error
+		if p.cgroup, err = s.cgroups.create(spec.maxProcs(), spec.MaxMemory); err != nil {
 			return nil, err
 		}
-		p.blocked = s.mode == ModeBwrap
 	}
-	if err := p.start(); err != nil {
+	if err := p.start(s.mode == ModeBwrap); err != nil {
 		return nil, err
+	}
+	if p.hold != nil {
+		if err := p.hold.send(p.argv); err != nil {
+			p.kill()
+			_ = p.cmd.Wait()
+			return nil, fmt.Errorf("sandbox: the sandbox's helper: %w", err)
+		}
 	}
 	ok = true
 	go p.watch(ctx)
 	return p, nil
 }
 
-// start starts the command and, with a process cap, puts it in its cgroup before it can start
-// anything: bubblewrap says its sandbox's first process on --info-fd and waits on --block-fd
-// until both are in. Under ModeNone the program is moved as soon as it started (a shell's
-// first fork may come before; a cap is against runaways, not a race).
-func (p *Process) start() error {
-	if p.cgroup == nil {
-		if err := p.cmd.Start(); err != nil {
-			return fmt.Errorf("sandbox: start %s: %w", p.cmd.Path, err)
-		}
-		p.closeAfterStart()
-		return nil
+// expandInput is spec.Input with its placeholders replaced as the process sees them.
+func (p *Process) expandInput(spec Spec) string {
+	if p.layout == nil {
+		return spec.Input
 	}
+	return p.layout.expand(spec.Input)
+}
+
+// start starts the command. Under bubblewrap it learns the sandbox's first process from
+// --info-fd and, with a cgroup, puts bubblewrap and it in the cgroup before anything can start
+// (bubblewrap waits on --block-fd until both are in). Under ModeNone the program is moved as
+// soon as it started (a shell's first fork may come before; a cap is against runaways, not a
+// race).
+func (p *Process) start(bwrap bool) error {
 	var info, release *os.File
-	if p.blocked {
+	if bwrap {
 		var err error
-		if info, release, err = p.blockPipes(); err != nil {
+		if info, release, err = p.infoPipes(p.cgroup != nil); err != nil {
 			return err
 		}
 	}
 	if err := p.cmd.Start(); err != nil {
+		if info != nil {
+			info.Close()
+		}
+		if release != nil {
+			release.Close()
+		}
 		return fmt.Errorf("sandbox: start %s: %w", p.cmd.Path, err)
 	}
 	p.closeAfterStart()
-	pids := []int{p.cmd.Process.Pid}
 	var err error
-	if p.blocked {
-		var child int
-		child, err = readChildPid(info)
-		pids = append(pids, child)
+	pids := []int{p.cmd.Process.Pid}
+	if info != nil {
+		p.childPid, err = readChildPid(info)
+		pids = append(pids, p.childPid)
 		go func() {
 			// The rest of bubblewrap's info: closing the pipe before it wrote it all would
 			// kill it with SIGPIPE.
@@ -129,9 +175,11 @@ func (p *Process) start() error {
 			info.Close()
 		}()
 	}
-	for _, pid := range pids {
-		if err == nil {
-			err = p.cgroup.add(pid)
+	if p.cgroup != nil {
+		for _, pid := range pids {
+			if err == nil {
+				err = p.cgroup.add(pid)
+			}
 		}
 	}
 	if release != nil {
@@ -146,25 +194,31 @@ func (p *Process) start() error {
 	return nil
 }
 
-// blockPipes adds bubblewrap's --info-fd and --block-fd descriptors to the command: it
-// returns the read end of the first and the write end of the second.
-func (p *Process) blockPipes() (info, release *os.File, err error) {
+// infoPipes adds bubblewrap's --info-fd (and, to wait for the cgroup, --block-fd) descriptors
+// to the command: it returns the read end of the first and the write end of the second.
+func (p *Process) infoPipes(block bool) (info, release *os.File, err error) {
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
-	blockR, blockW, err := os.Pipe()
-	if err != nil {
-		infoR.Close()
-		infoW.Close()
-		return nil, nil, fmt.Errorf("sandbox: %w", err)
-	}
 	n := len(p.cmd.ExtraFiles)
-	p.cmd.ExtraFiles = append(p.cmd.ExtraFiles, infoW, blockR)
+	p.cmd.ExtraFiles = append(p.cmd.ExtraFiles, infoW)
+	p.afterStart = append(p.afterStart, infoW)
 	// The flags go first: bubblewrap reads its options up to "--".
-	p.cmd.Args = slices.Insert(p.cmd.Args, 1, "--info-fd", strconv.Itoa(3+n), "--block-fd", strconv.Itoa(4+n))
-	p.afterStart = append(p.afterStart, infoW, blockR)
-	return infoR, blockW, nil
+	flags := []string{"--info-fd", strconv.Itoa(3 + n)}
+	if block {
+		blockR, blockW, err := os.Pipe()
+		if err != nil {
+			infoR.Close()
+			return nil, nil, fmt.Errorf("sandbox: %w", err)
+		}
+		p.cmd.ExtraFiles = append(p.cmd.ExtraFiles, blockR)
+		p.afterStart = append(p.afterStart, blockR)
+		flags = append(flags, "--block-fd", strconv.Itoa(4+n))
+		release = blockW
+	}
+	p.cmd.Args = slices.Insert(p.cmd.Args, 1, flags...)
+	return infoR, release, nil
 }
 
 // closeAfterStart closes this process's copies of the descriptors only the child needs.
@@ -186,35 +240,126 @@ func readChildPid(r *os.File) (int, error) {
 		if m := childPidRE.FindSubmatch(buf); m != nil {
 			return strconv.Atoi(string(m[1]))
 		}
-		if err != nil {
-			return 0, fmt.Errorf("sandbox: bubblewrap did not say its child's pid: %w (%q)", err, buf)
+		if err != nil || len(buf) > 4096 {
+			return 0, fmt.Errorf("sandbox: bubblewrap did not say its child's pid: %v (%q)", err, buf)
 		}
 	}
 }
 
 var childPidRE = regexp.MustCompile(`"child-pid":\s*(\d+)[,\s}]`)
 
-// watch kills the process when ctx ends, then waits for it.
+// watch waits for the process to end (killing it when ctx ends or Kill is called), reads back
+// what it left while its helper holds the sandbox open, and releases everything.
 func (p *Process) watch(ctx context.Context) {
 	waited := make(chan error, 1)
 	go func() { waited <- p.cmd.Wait() }()
-	select {
-	case err := <-waited:
-		p.waitErr = err
-	case <-ctx.Done():
-		p.kill()
-		p.waitErr = <-waited
+	if p.hold != nil {
+		p.waitErr = p.holdToEnd(ctx, waited)
+	} else {
+		select {
+		case err := <-waited:
+			p.waitErr = err
+		case <-ctx.Done():
+			p.kill()
+			p.waitErr = <-waited
+		case <-p.stopReq:
+			p.kill()
+			p.waitErr = <-waited
+		}
+		if p.readAfterExit {
+			if p.cgroup != nil {
+				p.cgroup.killAll() // nothing may still be writing
+			}
+			p.status = holderStatus{ended: true, code: p.cmd.ProcessState.ExitCode()}
+			p.readBack()
+		}
 	}
 	p.reaped.Store(true)
 	if p.cgroup != nil {
 		p.cgroup.killAll() // whatever it left running (a daemon under ModeNone)
+		p.outOfMemory = p.cgroup.oomKilled()
 	}
 	p.cleanup()
 	close(p.done)
 }
 
-// Kill kills the process and everything it started.
-func (p *Process) Kill() { p.kill() }
+// holdToEnd is watch with the helper: when the program ended (or was stopped: ctx, Kill), the
+// helper has killed the rest of the sandbox and holds it open; the files are read back, and
+// the helper released.
+func (p *Process) holdToEnd(ctx context.Context, waited chan error) error {
+	var st holderStatus
+	var werr error
+	exited := false
+	stop := func() {
+		p.hold.stop()
+		select {
+		case st = <-p.hold.status:
+		case werr = <-waited:
+			exited = true
+		case <-time.After(holdGrace):
+		}
+	}
+	select {
+	case st = <-p.hold.status:
+	case werr = <-waited:
+		exited = true
+	case <-ctx.Done():
+		stop()
+	case <-p.stopReq:
+		stop()
+	}
+	if st.ended && !exited {
+		p.readBack()
+	}
+	p.status = st
+	p.hold.release()
+	if !exited {
+		select {
+		case werr = <-waited:
+		case <-time.After(holdGrace):
+			p.kill()
+			werr = <-waited
+		}
+	}
+	return werr
+}
+
+// readBack reads the files of Spec.Collect, and whether the writable space is full, while the
+// sandbox is held open.
+func (p *Process) readBack() {
+	places := p.places()
+	roots := map[string]*beneath{}
+	var opened error
+	for _, name := range slices.Sorted(maps.Keys(places)) {
+		b, err := openBeneath(places[name], name)
+		if err != nil {
+			opened = err
+			continue
+		}
+		defer b.close()
+		roots[name] = b
+	}
+	if tmp := roots["{tmp}"]; tmp != nil && p.spec.MaxDisk > 0 && p.boundedDisk {
+		p.diskFull = tmp.full()
+	}
+	p.files = collect(roots, p.spec.Collect, p.spec.collectMax())
+	if opened != nil {
+		for i := range p.files {
+			if errors.Is(p.files[i].Err, ErrRefused) && strings.Contains(p.files[i].Err.Error(), "not under {out}") {
+				p.files[i].Err = opened
+			}
+		}
+	}
+}
+
+// Kill kills the process and everything it started. With the helper the program is killed
+// first and what it left is still read back; the sandbox goes after.
+func (p *Process) Kill() {
+	if p.hold == nil {
+		p.kill()
+	}
+	p.stopOnce.Do(func() { close(p.stopReq) })
+}
 
 func (p *Process) kill() {
 	if p.cmd.Process != nil && !p.reaped.Load() {
@@ -230,11 +375,25 @@ func (p *Process) kill() {
 // program's exit as exec.Cmd.Wait reports it.
 func (p *Process) Wait() error {
 	<-p.done
+	if p.status.err != "" {
+		return fmt.Errorf("sandbox: start %s: %s", p.argv[0], p.status.err)
+	}
 	return p.waitErr
+}
+
+// ExitCode is the program's exit code once Wait returned: the helper's word when it had one.
+func (p *Process) ExitCode() int {
+	if p.status.ended {
+		return p.status.code
+	}
+	return p.cmd.ProcessState.ExitCode()
 }
 
 func (p *Process) cleanup() {
 	p.closeAfterStart()
+	if p.hold != nil {
+		p.hold.release()
+	}
 	if p.cgroup != nil {
 		p.cgroup.remove()
 		p.cgroup = nil
@@ -246,8 +405,10 @@ func (p *Process) cleanup() {
 }
 
 // Run runs spec's program to its end, capturing its output within MaxOutput, killing it at
-// Timeout. The error is ErrTimeout or ErrOutputLimit (with the Result so far), the context's,
-// or a failure to start; a program that ran and exited non-zero is no error: see ExitCode.
+// Timeout, and reads back the files of Spec.Collect. The error is ErrTimeout, ErrOutputLimit,
+// ErrDiskLimit or ErrMemoryLimit (several wrapped in one when several limits were reached,
+// with the Result so far), the context's, or a failure to start; a program that ran and exited
+// non-zero is no error: see ExitCode.
 func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	if spec.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -273,18 +434,30 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	p, err := s.Start(ctx, spec, Stdio{Stdin: spec.Stdin, Stdout: stdout, Stderr: stderr})
 	mu.Unlock()
 	if err != nil {
-		return Result{ExitCode: -1}, err
+		return Result{ExitCode: -1, Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes()}, err
 	}
 	werr := p.Wait()
-	res := Result{ExitCode: p.cmd.ProcessState.ExitCode(), Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(),
-		StdoutCut: stdout.cut, StderrCut: stderr.cut, Duration: time.Since(start)}
+	res := Result{ExitCode: p.ExitCode(), Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(),
+		StdoutCut: stdout.cut, StderrCut: stderr.cut, Duration: time.Since(start),
+		Files: p.files, DiskFull: p.diskFull, OutOfMemory: p.outOfMemory}
+	var limits []error
+	if res.StdoutCut || res.StderrCut {
+		limits = append(limits, fmt.Errorf("%w (%d bytes; %s)", ErrOutputLimit, spec.maxOutput(), strings.Join(spec.Args, " ")))
+	}
+	if res.OutOfMemory {
+		limits = append(limits, fmt.Errorf("%w (%s)", ErrMemoryLimit, Size(p.spec.MaxMemory)))
+	}
+	if res.DiskFull {
+		limits = append(limits, fmt.Errorf("%w (%s)", ErrDiskLimit, Size(p.spec.MaxDisk)))
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && spec.Timeout > 0 {
+		res.TimedOut = true
+		limits = append(limits, fmt.Errorf("%w (%s)", ErrTimeout, spec.Timeout))
+	}
 	var ee *exec.ExitError
 	switch {
-	case res.StdoutCut || res.StderrCut:
-		return res, fmt.Errorf("%w (%d bytes; %s)", ErrOutputLimit, spec.maxOutput(), strings.Join(spec.Args, " "))
-	case errors.Is(ctx.Err(), context.DeadlineExceeded) && spec.Timeout > 0:
-		res.TimedOut = true
-		return res, fmt.Errorf("%w (%s)", ErrTimeout, spec.Timeout)
+	case len(limits) > 0:
+		return res, joinLimits(limits)
 	case ctx.Err() != nil:
 		return res, ctx.Err()
 	case werr != nil && !errors.As(werr, &ee):
@@ -293,131 +466,35 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	return res, nil
 }
 
-// commandBwrap prepares bubblewrap's command for spec.
-func (s *Sandbox) commandBwrap(p *Process, spec Spec, project string) error {
-	l := bwrapLayout(spec)
-	forwarder := ""
-	if spec.Gateway != "" {
-		var err error
-		if forwarder, err = s.forwarderProgram(); err != nil {
-			return err
-		}
+// joinLimits is one error saying every limit reached, matching each.
+func joinLimits(errs []error) error {
+	if len(errs) == 1 {
+		return errs[0]
 	}
-	bc, err := s.bwrapCommand(spec, project, forwarder, l)
-	if err != nil {
-		return err
-	}
-	p.cmd = exec.Command(s.bwrap, bc.args...)
-	// bubblewrap's own environment is the process's: inside its PID namespace /proc/1/environ
-	// shows it, so nothing more may be in it.
-	p.cmd.Env = l.env(spec)
-	for _, content := range bc.data {
-		r, err := dataPipe(content)
-		if err != nil {
-			return err
-		}
-		p.cmd.ExtraFiles = append(p.cmd.ExtraFiles, r)
-		p.afterStart = append(p.afterStart, r)
-	}
-	return nil
+	return &limitsError{errs: errs}
 }
 
-// dataPipe is a pipe holding content, closed for writing: bubblewrap reads a file's content
-// from it. Contents are small (a CLI's configuration), within the pipe's buffer; larger ones
-// are written as bubblewrap reads.
-func dataPipe(content string) (*os.File, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
+type limitsError struct{ errs []error }
+
+func (e *limitsError) Error() string {
+	parts := make([]string, len(e.errs))
+	for i, err := range e.errs {
+		parts[i] = err.Error()
 	}
-	go func() {
-		_, _ = io.WriteString(w, content)
-		w.Close()
-	}()
-	return r, nil
+	return strings.Join(parts, "; ")
 }
 
-// commandNone prepares spec's program to run on the host: temporary home and tmp, spec's
-// files written there, the gateway served by an in-process forwarder on a host loopback port.
-func (s *Sandbox) commandNone(ctx context.Context, p *Process, spec Spec, project string) error {
-	base, err := os.MkdirTemp(s.scratch, "vulnbench-none-")
-	if err != nil {
-		return fmt.Errorf("sandbox: %w", err)
-	}
-	p.cleanups = append(p.cleanups, func() { _ = removeAll(base) })
-	l := layout{project: project, advisories: spec.Advisories, out: spec.OutDir, home: filepath.Join(base, "home"), tmp: filepath.Join(base, "tmp"),
-		binds: map[string]string{}}
-	for _, d := range []string{l.home, l.tmp} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return fmt.Errorf("sandbox: %w", err)
-		}
-	}
-	for _, b := range spec.Binds {
-		if b.Name != "" {
-			l.binds[b.Name] = b.Src
-		}
-	}
-	if spec.Gateway != "" {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return fmt.Errorf("sandbox: the gateway's forwarder: %w", err)
-		}
-		fctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-		go serveForward(fctx, ln, spec.Gateway)
-		p.cleanups = append(p.cleanups, func() { stop(); ln.Close() })
-		l.gateway = gatewayURL(ln.Addr().(*net.TCPAddr).Port)
-	}
-	for _, f := range spec.Files {
-		dst := l.expand(f.Dst)
-		if !strings.HasPrefix(dst, l.home+"/") && !strings.HasPrefix(dst, l.tmp+"/") {
-			return fmt.Errorf("sandbox: file %s: under --sandbox none only files under {home} or {tmp} are written", f.Dst)
-		}
-		mode := f.Mode
-		if mode == 0 {
-			mode = 0o644
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-			return fmt.Errorf("sandbox: %w", err)
-		}
-		if err := os.WriteFile(dst, f.Data, os.FileMode(mode)); err != nil {
-			return fmt.Errorf("sandbox: %w", err)
-		}
-	}
-	argv := make([]string, len(spec.Args))
-	for i, a := range spec.Args {
-		argv[i] = l.expand(a)
-	}
-	env := l.env(spec)
-	prog := argv[0]
-	if !strings.Contains(prog, "/") {
-		// Looked up in the process's own PATH, not vulnbench's.
-		prog = lookPath(prog, env)
-	}
-	p.cmd = exec.Command(prog, argv[1:]...)
-	p.cmd.Args[0] = argv[0]
-	p.cmd.Env = env
-	p.cmd.Dir = l.dir(spec)
-	return nil
-}
+func (e *limitsError) Unwrap() []error { return e.errs }
 
-// lookPath finds name in the PATH of env; name itself when it is not there (the start fails
-// naming it).
-func lookPath(name string, env []string) string {
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
+// Size writes a byte count for people: 1 GiB, 512 MiB, 1536 B.
+func Size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
 	}
-	for _, dir := range filepath.SplitList(path) {
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	return name
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
+	return fmt.Sprintf("%d B", n)
 }

@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
 	"time"
@@ -11,14 +13,15 @@ import (
 // The fixed layout a sandboxed process sees. Under ModeNone the placeholders name host paths
 // instead (see Spec).
 const (
-	ProjectDir    = "/project"       // the project: read-only, or a writable scratch copy
-	AdvisoriesDir = "/advisories"    // Spec.Advisories, read-only
-	HomeDir       = "/home/sandbox"  // a tmpfs, the process's HOME
-	TmpDir        = "/tmp"           // a tmpfs
-	OutDir        = "/out"           // Spec.OutDir, writable: what the process leaves for the caller
-	runDir        = "/run/vulnbench" // the gateway's socket and the forwarder
-	socketPath    = runDir + "/gateway.sock"
-	forwarderPath = runDir + "/forward"
+	ProjectDir    = "/project"      // the project: read-only, or a writable scratch copy
+	AdvisoriesDir = "/advisories"   // Spec.Advisories, read-only
+	HomeDir       = "/home/sandbox" // the process's HOME, in its writable space
+	TmpDir        = "/tmp"          // in its writable space
+	// WritableDir is the process's one writable space: a tmpfs of Spec.MaxDisk (Options.Disk)
+	// holding tmp, home and out; /tmp and /home/sandbox link to the first two.
+	WritableDir = "/run/sandbox"
+	OutDir      = WritableDir + "/out"   // Spec.Out: what the process leaves for the caller
+	CacheDir    = "/var/cache/vulnbench" // Spec.Cache, writable
 	// GatewayPort is the loopback port inside the sandbox on which the forwarder serves the
 	// gateway: {gateway} is http://127.0.0.1:GatewayPort.
 	GatewayPort = 8420
@@ -33,6 +36,11 @@ const (
 const (
 	DefaultMaxOutput = 64 << 20
 	DefaultMaxProcs  = 1024
+	// DefaultDisk bounds /tmp, home and /out together (--sandbox-disk).
+	DefaultDisk = 1 << 30
+	// DefaultMemory bounds the memory of a process and all it starts (--sandbox-mem), where a
+	// memory cgroup is writable.
+	DefaultMemory = 4 << 30
 )
 
 // Bind is a host path shown read-only inside the sandbox at Dst. Name, when set, is a
@@ -45,12 +53,15 @@ type Bind struct {
 }
 
 // File is a file the sandbox writes for the process before it starts (a CLI's configuration in
-// its home, say). Dst may start with a placeholder ({home}, {tmp}); the file is the process's own
-// to change.
+// its home, say). Dst starts with a placeholder: {home}, {tmp} or {out} (the process's own to
+// change), or {advisories} (a read-only place of such files, for a Spec without Advisories).
 type File struct {
 	Dst  string
 	Data []byte
 	Mode uint32 // 0: 0o644
+	// Expand replaces Data's placeholders as in Args (Quote the data in it): a prompt naming
+	// {advisories} or {project}.
+	Expand bool
 }
 
 // Spec is one sandboxed process.
@@ -66,9 +77,14 @@ type Spec struct {
 	Writable bool
 	// Advisories is a host directory shown read-only at {advisories}. "" shows none.
 	Advisories string
-	// OutDir is a host directory shown writable at {out}: the one place the process can leave
-	// files for the caller (a CLI's last message). "" shows none.
-	OutDir string
+	// Out gives the process a writable folder at {out}, in its writable space: where it leaves
+	// files for the caller (a CLI's last message), read back through Collect alone.
+	Out bool
+	// Cache is a host folder shown writable at {cache}: a tool's own cache that vulnbench
+	// prepared and processes share (Go's build cache for gosec), outside the writable space's
+	// bound. Nothing outside the sandbox may read it: it holds only what sandboxed processes
+	// wrote. "" shows none.
+	Cache string
 	// Binds are more read-only host paths: toolchains, a CLI's install prefix.
 	Binds []Bind
 	// Files are written for the process before it starts.
@@ -84,8 +100,20 @@ type Spec struct {
 	// TMPDIR, USER and LANG get defaults when absent.
 	Env []string
 	// Dir is the working directory; default {project}, or {home} without a project.
-	Dir   string
+	Dir string
+	// Stdin is the process's standard input; when nil, Input (its placeholders replaced as in
+	// Args) is written to it, through a pipe: how a prompt reaches a CLI without showing in any
+	// process's command line.
 	Stdin io.Reader
+	Input string
+
+	// Collect names the files to read back once the program has ended (exited, timed out,
+	// killed at its output cap), before the sandbox is torn down: {out}/NAME, {home}/PATH or
+	// {tmp}/PATH, where a component may be a path.Match pattern. Each is read through the one
+	// guarded reader (see readback.go) up to CollectMax bytes (default DefaultCollectMax), into
+	// Result.Files.
+	Collect    []string
+	CollectMax int64
 
 	// Timeout kills the process and everything it started after this long; 0: only the
 	// context ends it.
@@ -96,6 +124,10 @@ type Spec struct {
 	// MaxProcs caps the processes and threads alive at once, where a pids cgroup is writable
 	// (see Sandbox.ProcCap). Default DefaultMaxProcs; negative: no cap.
 	MaxProcs int
+	// MaxDisk bounds the process's writable space (tmp, home, out together); MaxMemory the
+	// memory of it and all it starts, where a memory cgroup is writable (Sandbox.Bounds). 0:
+	// the sandbox's (Options.Disk, Options.Memory); negative: none.
+	MaxDisk, MaxMemory int64
 }
 
 func (s Spec) maxOutput() int64 {
@@ -103,6 +135,13 @@ func (s Spec) maxOutput() int64 {
 		return DefaultMaxOutput
 	}
 	return s.MaxOutput
+}
+
+func (s Spec) collectMax() int64 {
+	if s.CollectMax <= 0 {
+		return DefaultCollectMax
+	}
+	return s.CollectMax
 }
 
 func (s Spec) maxProcs() int {
@@ -114,8 +153,8 @@ func (s Spec) maxProcs() int {
 
 // layout is where a process sees its directories.
 type layout struct {
-	project, advisories, home, tmp, out, gateway string
-	binds                                        map[string]string
+	project, advisories, home, tmp, out, cache, gateway string
+	binds                                               map[string]string
 }
 
 // Quote is data (a prompt, an advisory's text) as an argument, an environment value or a
@@ -129,7 +168,10 @@ func (l layout) expand(s string) string {
 		return s
 	}
 	pairs := []string{"{{", "{", "{project}", l.project, "{advisories}", l.advisories, "{home}", l.home, "{tmp}", l.tmp,
-		"{out}", l.out, "{gateway}", l.gateway}
+		"{out}", l.out, "{cache}", l.cache, "{gateway}", l.gateway}
+	if l.gateway == "" {
+		pairs = pairs[:len(pairs)-2]
+	}
 	for name, p := range l.binds {
 		pairs = append(pairs, "{"+name+"}", p)
 	}
@@ -174,7 +216,25 @@ type Result struct {
 	// the cap is lost, and the process was killed.
 	StdoutCut, StderrCut bool
 	TimedOut             bool
-	Duration             time.Duration
+	// DiskFull says the writable space was full when the program ended (MaxDisk);
+	// OutOfMemory that the kernel killed a process of it at MaxMemory.
+	DiskFull, OutOfMemory bool
+	Duration              time.Duration
+	// Files are the files of Spec.Collect, read back, in its order (a pattern's matches
+	// sorted).
+	Files []Collected
+}
+
+// File is the collected file at path ({out}/NAME, as Spec.Collect named it): its bytes, or why
+// it was not read (a *RefusedError, or an error matching fs.ErrNotExist when the process left
+// none).
+func (r Result) File(path string) ([]byte, error) {
+	for _, f := range r.Files {
+		if f.Path == path {
+			return f.Data, f.Err
+		}
+	}
+	return nil, fmt.Errorf("sandbox: %s was not read back (not in Spec.Collect): %w", path, fs.ErrNotExist)
 }
 
 // Errors of Run, matched with errors.Is. Run returns them with the Result of what the process
@@ -182,6 +242,9 @@ type Result struct {
 var (
 	ErrTimeout     = errors.New("sandbox: the process ran past its timeout and was killed")
 	ErrOutputLimit = errors.New("sandbox: the process wrote more than its output cap and was killed")
+	// ErrDiskLimit and ErrMemoryLimit: the process filled its writable space, or its memory.
+	ErrDiskLimit   = errors.New("sandbox: the process filled its writable space (/tmp, home and /out together: --sandbox-disk)")
+	ErrMemoryLimit = errors.New("sandbox: the process reached its memory limit (--sandbox-mem) and the kernel killed it")
 	// ErrUnavailable is matched by the error of New when the sandbox cannot run here.
 	ErrUnavailable = errors.New("sandbox unavailable")
 )
@@ -198,3 +261,26 @@ func (e *UnavailableError) Error() string {
 
 // Is makes the error match ErrUnavailable.
 func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+// ParseSize reads a size flag: a byte count, or one with a unit (KiB, MiB, GiB, TiB; K, M,
+// G, T and KB, MB, GB, TB are read as the binary units too); "off" (or "none", "-1") is no
+// bound, returned as -1.
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	switch strings.ToLower(t) {
+	case "off", "none", "-1":
+		return -1, nil
+	}
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := t, ""
+	if i >= 0 {
+		num, unit = t[:i], strings.TrimSpace(t[i:])
+	}
+	shift := map[string]uint{"": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20, "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40}
+	sh, ok := shift[strings.ToLower(unit)]
+	n, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil || n <= 0 || n*float64(int64(1)<<sh) > float64(1<<62) {
+		return 0, fmt.Errorf("%q: want a size such as 512MiB or 2GiB, or off", s)
+	}
+	return int64(n * float64(int64(1)<<sh)), nil
+}

@@ -99,9 +99,6 @@ func NewCache(dir string, opts Options) (*Cache, error) {
 	return c, nil
 }
 
-// sandboxed reports whether git runs in a bubblewrap sandbox.
-func (c *Cache) sandboxed() bool { return c.sb.Mode() != sandbox.ModeNone }
-
 // withDefaults fills in the zero fields of o, as Limits.withDefaults does for the read limits.
 func (o Options) withDefaults() Options {
 	if o.MaxFileSize == 0 {

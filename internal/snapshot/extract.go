@@ -29,7 +29,7 @@ import (
 // 0555 and the commit's time, directories 0555.
 func (c *Cache) extract(ctx context.Context, r resolved, dst string) error {
 	info := Info{Repo: r.gitDir, Commit: r.commit}
-	v, err := newGitView(r.gitDir, "", c.sandboxed())
+	v, err := newGitView(c.sb, r.gitDir, "")
 	if err != nil {
 		return err
 	}

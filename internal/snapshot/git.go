@@ -51,8 +51,9 @@ func (c *Cache) start(ctx context.Context, v *gitView, stdin io.Reader, stdout i
 		Binds:    v.binds,
 		MaxProcs: -1,
 	}
-	if b, ok := c.gitBind(); ok {
-		spec.Binds = append(spec.Binds, b)
+	if g := c.opts.Git; filepath.IsAbs(g) && !strings.HasPrefix(g, "/usr/") && !strings.HasPrefix(g, "/bin/") {
+		// A git outside the system directories, shown at its own path.
+		spec.Binds = append(spec.Binds, sandbox.Bind{Src: g, Dst: g})
 	}
 	stderr := &boundedBuffer{max: 4096}
 	p, err := c.sb.Start(ctx, spec, sandbox.Stdio{Stdin: stdin, Stdout: stdout, Stderr: stderr})
@@ -60,15 +61,6 @@ func (c *Cache) start(ctx context.Context, v *gitView, stdin io.Reader, stdout i
 		return nil, fmt.Errorf("run git (is it installed?): %w", err)
 	}
 	return &gitProc{p: p, stderr: stderr}, nil
-}
-
-// gitBind shows a git program outside the system directories in the sandbox, at its own path.
-func (c *Cache) gitBind() (sandbox.Bind, bool) {
-	g := c.opts.Git
-	if c.sb.Mode() == sandbox.ModeNone || !filepath.IsAbs(g) || strings.HasPrefix(g, "/usr/") || strings.HasPrefix(g, "/bin/") {
-		return sandbox.Bind{}, false
-	}
-	return sandbox.Bind{Src: g, Dst: g}, true
 }
 
 func (g *gitProc) wait(ctx context.Context) error {
@@ -157,7 +149,7 @@ func (c *Cache) resolve(ctx context.Context, dir, rev string) (resolved, error) 
 	if r.gitDir, head, err = findGitDir(abs); err != nil {
 		return r, &kindError{kind: ErrNotRepository, msg: fmt.Sprintf("%s is not a git repository (%v)", abs, err), cause: err}
 	}
-	v, err := newGitView(r.gitDir, head, c.sandboxed())
+	v, err := newGitView(c.sb, r.gitDir, head)
 	if err != nil {
 		return r, err
 	}

@@ -99,12 +99,13 @@ func isBare(dir string) bool {
 // configuration (filters, fsmonitor, hooks path, includes of files elsewhere), hooks or
 // attributes (info/attributes).
 //
-// On the host (ModeNone) the view is a temporary directory with symbolic links to the
-// repository's parts; in a sandbox it is the same directory with empty mount points, the parts
-// bound read-only over them at /repo.
+// The view is a folder of the sandbox's (TempDir: removed after, or by the next start when
+// vulnbench died) with empty mount points, the parts bound read-only over them at /repo; the
+// sandbox shows it so, in bubblewrap or on the host (where the binds are links).
 type gitView struct {
-	dir   string
-	binds []sandbox.Bind // the view as the sandbox shows it; {repo} is its git directory
+	dir     string
+	release func()
+	binds   []sandbox.Bind // the view as the sandbox shows it; {repo} is its git directory
 }
 
 // viewParts are what git needs of a repository to read its commits and trees.
@@ -114,36 +115,23 @@ var viewParts = []struct {
 }{{"objects", true}, {"refs", true}, {"packed-refs", false}, {"shallow", false}}
 
 // newGitView makes the view of the repository at gitDir whose HEAD is head ("" for none).
-func newGitView(gitDir, head string, sandboxed bool) (*gitView, error) {
-	dir, err := os.MkdirTemp("", "vulnbench-git-")
+func newGitView(sb *sandbox.Sandbox, gitDir, head string) (*gitView, error) {
+	dir, release, err := sb.TempDir()
 	if err != nil {
 		return nil, fmt.Errorf("git view of %s: %w", gitDir, err)
 	}
-	v := &gitView{dir: dir}
+	v := &gitView{dir: dir, release: release}
 	ok := false
 	defer func() {
 		if !ok {
 			v.close()
 		}
 	}()
-	config := "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
-	if objectFormat(gitDir) == "sha256" {
-		config = "[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n"
-	}
-	if head == "" {
-		head = "ref: refs/heads/vulnbench-none"
-	}
-	for name, body := range map[string]string{"HEAD": head + "\n", "config": config} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o444); err != nil {
-			return nil, fmt.Errorf("git view of %s: %w", gitDir, err)
-		}
+	if err := writeViewHead(dir, gitDir, head); err != nil {
+		return nil, err
 	}
 	const inside = "/repo"
-	if sandboxed {
-		v.binds = append(v.binds, sandbox.Bind{Name: "repo", Src: dir, Dst: inside})
-	} else {
-		v.binds = append(v.binds, sandbox.Bind{Name: "repo", Src: dir, Dst: dir})
-	}
+	v.binds = append(v.binds, sandbox.Bind{Name: "repo", Src: dir, Dst: inside})
 	for _, part := range viewParts {
 		src := filepath.Join(gitDir, part.name)
 		if _, err := os.Stat(src); err != nil {
@@ -153,26 +141,39 @@ func newGitView(gitDir, head string, sandboxed bool) (*gitView, error) {
 			continue
 		}
 		dst := filepath.Join(dir, part.name)
-		switch {
-		case !sandboxed:
-			err = os.Symlink(src, dst)
-		case part.dir:
+		if part.dir {
 			err = os.Mkdir(dst, 0o555)
-		default:
+		} else {
 			err = os.WriteFile(dst, nil, 0o444)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("git view of %s: %w", gitDir, err)
 		}
-		if sandboxed {
-			v.binds = append(v.binds, sandbox.Bind{Src: src, Dst: inside + "/" + part.name})
-		}
+		v.binds = append(v.binds, sandbox.Bind{Src: src, Dst: inside + "/" + part.name})
 	}
 	ok = true
 	return v, nil
 }
 
-func (v *gitView) close() { _ = RemoveAll(v.dir) }
+func (v *gitView) close() { v.release() }
+
+// writeViewHead writes the view's own HEAD (head, or a branch that does not exist when head is
+// "") and a configuration that says only the object format of the repository at gitDir.
+func writeViewHead(dir, gitDir, head string) error {
+	config := "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+	if objectFormat(gitDir) == "sha256" {
+		config = "[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n"
+	}
+	if head == "" {
+		head = "ref: refs/heads/vulnbench-none"
+	}
+	for name, body := range map[string]string{"HEAD": head + "\n", "config": config} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o444); err != nil {
+			return fmt.Errorf("git view of %s: %w", gitDir, err)
+		}
+	}
+	return nil
+}
 
 // objectFormat reads extensions.objectformat from the repository's configuration as text (no
 // includes followed): "sha256", or "" for SHA-1.

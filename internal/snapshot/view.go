@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 )
@@ -12,10 +13,12 @@ import (
 // repository's objects and refs, with a configuration naming only the object format, in an
 // environment without system or user configuration. None of the repository's own configuration
 // (a gpg.program that log.showSignature would run, textconv drivers, fsmonitor, includes), hooks
-// or attributes is read, as for the snapshots written from it.
+// or attributes is read, as for the snapshots written from it. Unlike the snapshots' views (the
+// sandbox's binds), it is a folder on the host of links to the repository's parts: git runs
+// there as the caller starts it.
 type View struct {
 	repo string
-	v    *gitView
+	dir  string
 }
 
 // OpenView makes the view of the repository at dir (a clone or a bare repository; see Locate).
@@ -29,11 +32,30 @@ func OpenView(dir string) (*View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("repository %s: %w", dir, err)
 	}
-	v, err := newGitView(gitDir, head, false)
+	tmp, err := os.MkdirTemp("", "vulnbench-git-")
 	if err != nil {
+		return nil, fmt.Errorf("git view of %s: %w", gitDir, err)
+	}
+	v := &View{repo: dir, dir: tmp}
+	if err := writeViewHead(tmp, gitDir, head); err != nil {
+		v.Close()
 		return nil, err
 	}
-	return &View{repo: dir, v: v}, nil
+	for _, part := range viewParts {
+		src := filepath.Join(gitDir, part.name)
+		if _, err := os.Stat(src); err != nil {
+			if part.dir {
+				v.Close()
+				return nil, fmt.Errorf("git view of %s: %w", gitDir, err)
+			}
+			continue
+		}
+		if err := os.Symlink(src, filepath.Join(tmp, part.name)); err != nil {
+			v.Close()
+			return nil, fmt.Errorf("git view of %s: %w", gitDir, err)
+		}
+	}
+	return v, nil
 }
 
 // Repo is the directory OpenView was given.
@@ -42,10 +64,10 @@ func (v *View) Repo() string { return v.repo }
 // Command is git (a program name or path) with args on the view, in git's clean environment:
 // the caller sets its standard streams and runs it.
 func (v *View) Command(ctx context.Context, git string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, git, append([]string{"--git-dir=" + v.v.dir}, args...)...)
+	cmd := exec.CommandContext(ctx, git, append([]string{"--git-dir=" + v.dir}, args...)...)
 	cmd.Env = gitEnv()
 	return cmd
 }
 
 // Close removes the view (never the repository).
-func (v *View) Close() { v.v.close() }
+func (v *View) Close() { _ = RemoveAll(v.dir) }

@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/gateway"
@@ -114,24 +113,15 @@ func (s *Subject) Close() error {
 // its model the unit's metered one behind a gateway.
 func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) (verdict.Verdict, error) {
 	c := u.Case
-	wall := env.Limits.Wall
-	if wall == 0 {
-		wall = DefaultWall
-	}
 	project, err := s.project(ctx, c, env)
 	if err != nil {
 		return verdict.Verdict{}, err
 	}
-	tmp, err := os.MkdirTemp("", "vulnbench-agent-")
-	if err != nil {
-		return verdict.Verdict{}, fmt.Errorf("subject %s: %w", s.cfg.CLI, err)
-	}
-	defer os.RemoveAll(tmp)
-	adv, err := s.advisories(c, tmp)
+	adv, err := s.advisories(c)
 	if err != nil {
 		return verdict.Verdict{}, err
 	}
-	text, err := s.prompt(c, project != "", adv)
+	text, err := s.prompt(c, project != "", len(adv) > 0)
 	if err != nil {
 		return verdict.Verdict{}, err
 	}
@@ -139,30 +129,50 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	if !ok {
 		return verdict.Verdict{}, fmt.Errorf("subject %s: the unit's model takes no raw requests", s.cfg.CLI)
 	}
-	gw, err := gateway.Start(gateway.Config{Model: raw, Recorder: env.Trace, Repeat: u.Repeat, Prices: pricesOf(s.Prices())})
+	dir, release, err := s.sb.TempDir()
+	if err != nil {
+		return verdict.Verdict{}, fmt.Errorf("subject %s: %w", s.cfg.CLI, err)
+	}
+	defer release()
+	gw, err := gateway.Start(gateway.Config{Model: raw, Recorder: env.Trace, Repeat: u.Repeat, Prices: pricesOf(s.Prices()), Dir: dir})
 	if err != nil {
 		return verdict.Verdict{}, fmt.Errorf("subject %s: %w", s.cfg.CLI, err)
 	}
 	defer gw.Close()
-	out := filepath.Join(tmp, "out")
-	if err := os.Mkdir(out, 0o700); err != nil {
-		return verdict.Verdict{}, fmt.Errorf("subject %s: %w", s.cfg.CLI, err)
-	}
 	spec, err := s.cli.Spec(s.install, harness.Run{Prompt: text, Model: s.Base.Model().Info().Model, API: s.api, Token: gw.Token(),
-		Project: project, Advisories: adv, Gateway: gw.Socket(), Timeout: wall, OutDir: out})
+		Project: project, AdvisoryFiles: adv, Gateway: gw.Socket(), Timeout: wall(ctx, env.Limits.Wall)})
 	if err != nil {
 		return verdict.Verdict{}, fmt.Errorf("subject %s: %w", s.cfg.CLI, err)
 	}
 	res, runErr := s.sb.Run(ctx, spec)
-	return s.conclude(ctx, c, res, runErr, out, gw, env.Trace)
+	return s.conclude(ctx, c, res, runErr, gw, env.Trace)
+}
+
+// concludeTime is what a unit keeps of its time to end its CLI itself and read back what it
+// left, before the runner's --timeout would abandon it: so that a timed-out CLI's output and
+// trace are kept.
+const concludeTime = 5 * time.Second
+
+// wall is the CLI's time: the unit's (10 minutes by default), ending concludeTime (or a tenth
+// of the unit's time, when shorter) before the context's deadline.
+func wall(ctx context.Context, w time.Duration) time.Duration {
+	if w == 0 {
+		w = DefaultWall
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl)
+		w = min(w, left-min(concludeTime, left/10))
+	}
+	return max(w, time.Second)
 }
 
 func pricesOf(p llm.Prices) *llm.Prices { return &p }
 
 // conclude reads the CLI's answer into a verdict. A fault of the gateway's model (a rejected
-// key, the run's budget) is the attempt's error; a CLI that ran past its time or printed no
-// answer is failed, with what it printed kept.
-func (s *Subject) conclude(ctx context.Context, c *suite.Case, res sandbox.Result, runErr error, out string, gw *gateway.Gateway, rec trace.Recorder) (verdict.Verdict, error) {
+// key, the budget) is the attempt's error, and so is a sandbox limit reached (its disk, its
+// memory); a CLI that ran past its time or printed no answer is failed, with what it printed
+// kept. Every file the sandbox refused to read back is named in a note.
+func (s *Subject) conclude(ctx context.Context, c *suite.Case, res sandbox.Result, runErr error, gw *gateway.Gateway, rec trace.Recorder) (verdict.Verdict, error) {
 	st := gw.Stats()
 	usage := verdict.Usage{ToolCalls: st.ToolCalls}
 	if f := gw.Fault(); f != nil {
@@ -173,13 +183,22 @@ func (s *Subject) conclude(ctx context.Context, c *suite.Case, res sandbox.Resul
 	}
 	rec.Record(trace.Event{Kind: trace.Note, Name: s.cfg.CLI, LatencyMS: res.Duration.Milliseconds(),
 		Content: fmt.Sprintf("%s exited %d after %s: %d model calls, %d tool calls", s.cfg.CLI, res.ExitCode, res.Duration.Round(1e6), st.Calls, st.ToolCalls)})
-	if runErr != nil && !errors.Is(runErr, sandbox.ErrTimeout) && !errors.Is(runErr, sandbox.ErrOutputLimit) {
-		return verdict.Verdict{Usage: usage}, fmt.Errorf("subject %s: %w", s.cfg.CLI, runErr)
+	for _, f := range res.Files {
+		if errors.Is(f.Err, sandbox.ErrRefused) {
+			rec.Record(trace.Event{Kind: trace.Note, Name: s.cfg.CLI, Content: f.Err.Error()})
+		}
 	}
-	answer, aerr := s.cli.Answer(res, out)
+	if runErr != nil && !errors.Is(runErr, sandbox.ErrTimeout) && !errors.Is(runErr, sandbox.ErrOutputLimit) {
+		// A limit of the sandbox (disk, memory) or a failure to run: the attempt's error, with
+		// what the CLI printed in the trace.
+		rec.Record(trace.Event{Kind: trace.Note, Name: s.cfg.CLI, Content: "output: " + rawOf(res)})
+		return verdict.Verdict{Usage: usage, Raw: rawOf(res)}, fmt.Errorf("subject %s: %w", s.cfg.CLI, runErr)
+	}
+	answer, aerr := s.cli.Answer(res)
 	var v verdict.Verdict
 	switch {
 	case runErr != nil:
+		rec.Record(trace.Event{Kind: trace.Note, Name: s.cfg.CLI, Content: "output until it was stopped: " + rawOf(res)})
 		v = verdict.Verdict{Status: verdict.Failed, Reason: runErr.Error(), Raw: rawOf(res)}
 	case aerr != nil:
 		v = verdict.Verdict{Status: verdict.Failed, Reason: aerr.Error(), Raw: rawOf(res)}

@@ -3,8 +3,6 @@ package agentcli
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -28,28 +26,23 @@ func (s *Subject) project(ctx context.Context, c *suite.Case, env *subject.Env) 
 	return "", subject.NeedsRepo(s.cfg.CLI, c, err)
 }
 
-// advisories writes the case's OSV records (its CVE's and those that alias it) as ID.json under
-// dir/advisories, shown read-only at {advisories}; "" when the case has none or no --advisories.
-func (s *Subject) advisories(c *suite.Case, dir string) (string, error) {
+// advisories are the case's OSV records (its CVE's and those that alias it) as files ID.json
+// shown read-only at {advisories}; none when the case has none or no --advisories.
+func (s *Subject) advisories(c *suite.Case) ([]sandbox.File, error) {
 	if s.db == nil || c.Kind != suite.KindVEX || c.CVE == "" {
-		return "", nil
+		return nil, nil
 	}
 	recs, err := s.db.Find(c.CVE)
 	if err != nil || len(recs) == 0 {
-		return "", err
+		return nil, err
 	}
-	out := filepath.Join(dir, "advisories")
-	if err := os.Mkdir(out, 0o755); err != nil {
-		return "", err
-	}
+	var out []sandbox.File
 	for _, a := range recs {
 		b, err := protojson.MarshalOptions{Multiline: true}.Marshal(a.Record)
 		if err != nil {
-			return "", fmt.Errorf("advisory %s: %w", a.ID, err)
+			return nil, fmt.Errorf("advisory %s: %w", a.ID, err)
 		}
-		if err := os.WriteFile(filepath.Join(out, safeName(a.ID)+".json"), b, 0o644); err != nil {
-			return "", err
-		}
+		out = append(out, sandbox.File{Dst: "{advisories}/" + safeName(a.ID) + ".json", Data: b, Mode: 0o444})
 	}
 	return out, nil
 }
@@ -66,20 +59,21 @@ func safeName(id string) string {
 
 // prompt is the one message the CLI gets: vex-agent's task and question on vex cases (with the
 // advisories' place), the JitVul agent prompt on jit cases, the function prompt on function
-// cases; the system part first.
-func (s *Subject) prompt(c *suite.Case, hasProject bool, adv string) (string, error) {
+// cases; the system part first. The case's words are data (sandbox.Quote); {advisories} and
+// {project} name the places as the CLI sees them, in any sandbox.
+func (s *Subject) prompt(c *suite.Case, hasProject, hasAdvisories bool) (string, error) {
 	var b strings.Builder
 	switch c.Kind {
 	case suite.KindVEX:
 		if c.CVE == "" {
 			return "", fmt.Errorf("subject %s: case %s has no cve", s.cfg.CLI, c.ID)
 		}
-		b.WriteString(vex.SystemPrompt())
+		b.WriteString(sandbox.Quote(vex.SystemPrompt()))
 		b.WriteString("\n\n")
-		b.WriteString(vex.UserPrompt(c))
-		if adv != "" {
-			fmt.Fprintf(&b, "\n\nThere is no network. The OSV records of %s are in %s (read-only), one JSON file each; the project is in %s.",
-				c.CVE, s.where(sandbox.AdvisoriesDir, adv), s.where(sandbox.ProjectDir, "the working directory"))
+		b.WriteString(sandbox.Quote(vex.UserPrompt(c)))
+		if hasAdvisories {
+			fmt.Fprintf(&b, "\n\nThere is no network. The OSV records of %s are in {advisories} (read-only), one JSON file each; the project is in {project}.",
+				sandbox.Quote(c.CVE))
 		}
 		return b.String(), nil
 	case suite.KindJIT:
@@ -87,23 +81,15 @@ func (s *Subject) prompt(c *suite.Case, hasProject bool, adv string) (string, er
 		if err != nil {
 			return "", err
 		}
-		return msgs[0].Content + "\n\n" + msgs[1].Content, nil
+		return sandbox.Quote(msgs[0].Content + "\n\n" + msgs[1].Content), nil
 	}
 	msgs, err := s.prompts.Render(s.Strategy(), c)
 	if err != nil {
 		return "", err
 	}
-	text := msgs[0].Content + "\n\n" + msgs[1].Content
+	text := sandbox.Quote(msgs[0].Content + "\n\n" + msgs[1].Content)
 	if hasProject {
 		text += "\n\nThe function's repository is in the working directory, if you need more context."
 	}
 	return text, nil
-}
-
-// where is a path as the CLI sees it: the sandbox's fixed one, or the host's under --sandbox none.
-func (s *Subject) where(inside, host string) string {
-	if s.sb.Mode() == sandbox.ModeNone {
-		return host
-	}
-	return inside
 }

@@ -388,13 +388,19 @@ func (s *Subject) scan(ctx context.Context, dir, dbDir string, env *subject.Env)
 		return nil, fmt.Errorf("start %s: %w", s.bin, err)
 	}
 	var fs []finding
-	dec := json.NewDecoder(out)
+	// What a sandboxed process prints is read within a cap, like every byte it could write.
+	limited := &io.LimitedReader{R: out, N: sandbox.DefaultMaxOutput + 1}
+	dec := json.NewDecoder(limited)
 	var decErr error
 	for {
 		var m message
 		if err := dec.Decode(&m); err != nil {
-			if err != io.EOF {
+			if err != io.EOF || limited.N <= 0 {
 				decErr = fmt.Errorf("reading govulncheck's JSON: %w", err)
+				if limited.N <= 0 {
+					p.Kill()
+					decErr = fmt.Errorf("govulncheck printed more than %d bytes of JSON: refused", sandbox.DefaultMaxOutput)
+				}
 				_, _ = io.Copy(io.Discard, out)
 			}
 			break

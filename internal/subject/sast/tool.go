@@ -164,9 +164,9 @@ func (t *Tool) run(ctx context.Context, dir, target string) ([]verdict.Finding, 
 	}
 	spec := sandbox.Spec{Project: dir, Binds: binds, Env: toolEnv}
 	if t.GoCache != "" {
-		spec.OutDir = t.GoCache
+		spec.Cache = t.GoCache
 		spec.Env = append(slices.DeleteFunc(slices.Clone(toolEnv), func(e string) bool { return strings.HasPrefix(e, "GOCACHE=") }),
-			"GOCACHE={out}", "CGO_ENABLED=0")
+			"GOCACHE={cache}", "CGO_ENABLED=0")
 	}
 	config := ""
 	if t.Scanner.Config != nil {

@@ -64,9 +64,24 @@ func (m *miner) candidate(c *commit, msg string, parentDate time.Time, b *Bump, 
 		Repo:   &suite.Repo{URL: m.repo.URL, Commit: parent},
 		VEX:    &suite.VEX{Package: b.Package, Ecosystem: b.Ecosystem, Advisory: ids[0]},
 		Source: map[string]any{"miner": "vexmine", "fix_commit": c.id},
-		Meta:   map[string]any{"mined": mi},
+		Meta:   map[string]any{"mined": mi, "hints": map[string]Hint{"sca": scaHint(b, ids)}},
 	}
 	return cs
+}
+
+// scaHint is what version matching (the sca subject, any dependency scanner) answers at the
+// affected snapshot: the manifest pins a version the advisories say is affected, so vulnerable,
+// whatever the code does with the package; VEX-Bench's point is how often that is wrong.
+func scaHint(b *Bump, ids []string) Hint {
+	where := ""
+	for _, mc := range b.Manifests {
+		if mc.OldLine > 0 {
+			where = fmt.Sprintf(" (%s:%d)", mc.Path, mc.OldLine)
+			break
+		}
+	}
+	return Hint{Answer: suite.VEXVulnerable, Why: fmt.Sprintf("version matching: %s %s%s is in an affected range of %s",
+		b.Package, b.Old, where, strings.Join(ids, ", "))}
 }
 
 // mentions reports whether text names one of ids, as a whole word, case-insensitively.

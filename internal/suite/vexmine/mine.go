@@ -144,6 +144,13 @@ type Mined struct {
 	PRURL string `json:"pr_url,omitempty"`
 }
 
+// Hint is a tool's answer on a candidate, in meta.hints under the tool's name: annotators see it
+// only when their project shows hints (label init --show-hints); it is never ground truth.
+type Hint struct {
+	Answer string `json:"answer"` // one of VEX-Bench's categories
+	Why    string `json:"why"`
+}
+
 // Drop is a candidate left out, with its reason.
 type Drop struct {
 	Project   string   `json:"project"`

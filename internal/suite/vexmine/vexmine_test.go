@@ -244,6 +244,11 @@ func TestMineFourEcosystems(t *testing.T) {
 		if c.Repo.Commit != c.Commit || c.Commit == mi.FixCommit {
 			t.Errorf("%s: commit %s, repo commit %s, fix %s: the case is the commit before the fix", c.ID, c.Commit, c.Repo.Commit, mi.FixCommit)
 		}
+		// The sca hint: version matching's answer at the affected snapshot, never the label.
+		h, ok := c.Meta["hints"].(map[string]vexmine.Hint)
+		if wantWhy := mi.Package + " " + mi.Old + " (" + mi.Manifests[0].Path + ":"; !ok || h["sca"].Answer != "vulnerable" || !strings.Contains(h["sca"].Why, wantWhy) || !strings.Contains(h["sca"].Why, mi.Advisories[0]) {
+			t.Errorf("%s: meta.hints %+v, want sca vulnerable naming %q and %s", c.ID, c.Meta["hints"], wantWhy, mi.Advisories[0])
+		}
 		got = append(got, mined{c.ID, mi.FixCommit, mi.Package, mi.Old, mi.New, manifestLines(mi), mi.NamesAdvisory, firstWord(mi.NamedIn), mi.PullRequest})
 	}
 	s7 := func(id string) string { return id[:7] }

@@ -37,6 +37,7 @@ type fixture struct {
 	srv   *httptest.Server
 	links map[string]string // annotator -> personal link
 	repo  string
+	suite string // the suite's path
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -55,7 +56,8 @@ func newFixture(t *testing.T) *fixture {
 			Project: "acme/app", Repo: &suite.Repo{URL: "https://github.com/acme/app", Commit: commit},
 			VEX: &suite.VEX{Package: "example.com/parser", Ecosystem: "Go", Advisory: "GO-2024-9001"},
 			Meta: map[string]any{"mined": map[string]any{"fix_commit": commit, "package": "example.com/parser", "old_version": "1.2.0", "new_version": "1.3.0",
-				"manifests": []map[string]any{{"path": "go.mod", "old_line": 5, "old": "require example.com/parser v1.2.0", "new_line": 5, "new": "require example.com/parser v1.3.0"}}}}})
+				"manifests": []map[string]any{{"path": "go.mod", "old_line": 5, "old": "require example.com/parser v1.2.0", "new_line": 5, "new": "require example.com/parser v1.3.0"}}},
+				"hints": map[string]any{"sca": map[string]any{"answer": "vulnerable", "why": "version matching: example.com/parser 1.2.0 (go.mod:5) is in an affected range of GO-2024-9001"}}}})
 	}
 	w.Flush()
 	path := filepath.Join(dir, "mined.jsonl")
@@ -83,7 +85,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/label/", labels.New(st, labels.Options{Snapshots: cache}))
-	f := &fixture{st: st, links: map[string]string{}, repo: repo}
+	f := &fixture{st: st, links: map[string]string{}, repo: repo, suite: path}
 	f.srv = httptest.NewServer(web.Guard(mux, nil))
 	t.Cleanup(f.srv.Close)
 	for _, l := range links {

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/vulnbench/vulnbench/internal/label"
 )
 
 // The pages over plain HTTP: no session, a wrong secret, a form without its CSRF token, one
@@ -54,6 +56,10 @@ func TestSessionsAndForms(t *testing.T) {
 	_, benCSRF := client("ben")
 	p := projectCases(t, f)
 	k := p.cal[0]
+	// Blind by default: the case carries the sca hint, the project does not show hints.
+	if code, body := get(ana, f.srv.URL+"/label/deps/case?id="+k); code != 200 || strings.Contains(body, "version matching") || strings.Contains(body, "Tool answers") {
+		t.Errorf("a project without --show-hints shows the case's tool answers (%d)", code)
+	}
 	form := url.Values{"category": {"vulnerable"}, "status": {"exploitable"}, "confidence": {"3"}}
 	if code, body := post(ana, f.srv.URL+"/label/deps/case?id="+k, form); code != 403 || !strings.Contains(body, "CSRF token is missing or wrong") {
 		t.Errorf("no CSRF token: %d", code)
@@ -85,6 +91,38 @@ func TestSessionsAndForms(t *testing.T) {
 	for _, path := range []string{"agreement", "adjudicate"} {
 		if code, _ := get(ana, f.srv.URL+"/label/deps/"+path); code != 403 {
 			t.Errorf("ana's %s: %d", path, code)
+		}
+	}
+}
+
+// A project made with ShowHints shows a case's tool answers (meta.hints) on its page.
+func TestHintsShownWhenAsked(t *testing.T) {
+	f := newFixture(t)
+	links, problems, err := label.Init(t.Context(), f.st, label.Spec{ID: "hinted", SuitePath: f.suite, Annotators: []string{"ana"},
+		Overlap: 1, ShowHints: true})
+	if err != nil || problems != nil {
+		t.Fatal(err, problems)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(f.srv.URL + "/label/hinted/login?token=" + links[0].Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	p, err := label.Load(t.Context(), f.st, "hinted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err = c.Get(f.srv.URL + "/label/hinted/case?id=" + url.QueryEscape(p.Cases[0].ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"Tool answers", `&#34;sca&#34;: {`, `&#34;answer&#34;: &#34;vulnerable&#34;`, "version matching: example.com/parser 1.2.0 (go.mod:5)"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the case page (%d) lacks %q", resp.StatusCode, want)
 		}
 	}
 }

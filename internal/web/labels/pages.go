@@ -3,6 +3,7 @@ package labels
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -75,7 +76,7 @@ type page struct {
 	// a case
 	Case    *label.Case
 	Mined   *vexmine.Mined
-	Hints   any
+	Hints   string // the case's meta.hints as indented JSON, when the project shows them
 	History []label.Row
 	Form    form
 	Errors  []string
@@ -209,8 +210,10 @@ func (s *Server) casePageData(r *http.Request, ss *session, c *label.Case) page 
 	if mi, err := vexmine.ReadMined(c.Case); err == nil {
 		pg.Mined = mi
 	}
-	if p.Config.ShowHints {
-		pg.Hints = c.Meta["hints"]
+	if h, ok := c.Meta["hints"]; ok && p.Config.ShowHints {
+		if b, err := json.MarshalIndent(h, "", "  "); err == nil {
+			pg.Hints = string(b)
+		}
 	}
 	q := r.URL.Query()
 	from, _ := strconv.Atoi(q.Get("line"))

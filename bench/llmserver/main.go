@@ -7,11 +7,13 @@
 // limit), and prints the totals on standard error. With --tools it plays an agent's model: on
 // its turns 0, 1, ... it calls the listed tools in order (native tool calls), each with the
 // function the prompt asks about ({"function": NAME}, NAME from the prompt's first `NAME`
-// after "function"), and then answers as usual.
+// after "function"), and then answers as usual. With --record FILE it writes the body of every
+// chat request it answered, one compact JSON document a line, for bench/bareclient to replay.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -19,6 +21,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/vulnbench/vulnbench/internal/llmtest"
@@ -32,6 +35,7 @@ func main() {
 	rpm := flag.Int("rpm", 0, "requests accepted per minute (0: no limit)")
 	fixed := flag.Bool("fixed-window", false, "with --rpm: fixed one-minute windows instead of a sliding window")
 	counts := flag.String("counts", "", "file to write the per-second counts to on exit")
+	record := flag.String("record", "", "file to write every chat request's body to, one a line")
 	tools := flag.String("tools", "", "comma-separated tools to call, one per turn, on the prompt's target function before answering (e.g. get_callers,get_callees,get_definition)")
 	flag.Parse()
 	var script []string
@@ -58,7 +62,18 @@ func main() {
 	h := llmtest.Faults(*seed, ok,
 		llmtest.Fault{P: *p429, Reply: llmtest.Reply{Status: 429, RetryNow: true, Latency: *latency}},
 		llmtest.Fault{P: *p500, Reply: llmtest.Reply{Status: 500, Latency: *latency}})
+	var (
+		recMu  sync.Mutex
+		recBuf bytes.Buffer
+	)
 	counted := func(r llmtest.Request) llmtest.Reply {
+		if *record != "" {
+			recMu.Lock()
+			if err := json.Compact(&recBuf, r.Raw); err == nil {
+				recBuf.WriteByte('\n')
+			}
+			recMu.Unlock()
+		}
 		rep := h(r)
 		switch rep.Status {
 		case 429:
@@ -83,6 +98,15 @@ func main() {
 	}
 	fmt.Fprintf(os.Stderr, "llmserver: %d requests served; faults: %d 429, %d 500; rate limit: %d accepted, %d refused\n",
 		srv.Requests(), faults429.Load(), faults500.Load(), acc, ref)
+	if *record != "" {
+		recMu.Lock()
+		err := os.WriteFile(*record, recBuf.Bytes(), 0o644)
+		recMu.Unlock()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "llmserver:", err)
+			os.Exit(1)
+		}
+	}
 	if *counts != "" {
 		f, err := os.Create(*counts)
 		if err != nil {

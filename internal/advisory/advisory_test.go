@@ -295,7 +295,7 @@ func TestProblems(t *testing.T) {
 	if as, err := db.Find("GHSA-3"); len(as) != 0 || err != nil {
 		t.Errorf("Find(GHSA-3) = %v, %v; want nothing: the record is a problem", as, err)
 	}
-	if p := db.Problem(); !strings.HasPrefix(p, "12 advisory files could not be read") {
+	if p := db.Problem(); !strings.HasPrefix(p, "12 advisory files could not be read or are not valid OSV") {
 		t.Errorf("Problem() = %q; want the 12 counted for the run's notes", p)
 	}
 }
@@ -328,7 +328,7 @@ func TestUnreadableNamesBrokenFiles(t *testing.T) {
 	}
 	defer db.Close()
 	got := db.Unreadable()
-	if !strings.Contains(got, "1 advisory file could not be read") || !strings.Contains(got, "GHSA-xxxx-yyyy-zzzz.json") {
+	if !strings.Contains(got, "1 advisory file could not be read or is not valid OSV") || !strings.Contains(got, "GHSA-xxxx-yyyy-zzzz.json") {
 		t.Errorf("Unreadable() = %q; want the count and the broken file's path", got)
 	}
 }
@@ -359,9 +359,9 @@ func TestDescribeCountsUnreadableFiles(t *testing.T) {
 	}
 	defer db.Close()
 	got, _ := db.Describe(map[string]any{"tool": "x"})[advisory.DescribeKey].(string)
-	wantPrefix := fmt.Sprintf("%d advisory files could not be read (first: %s", want, filepath.Join(dir, "a/GHSA-aaaa-aaaa-aaaa.json"))
+	wantPrefix := fmt.Sprintf("%d advisory files could not be read or are not valid OSV (first: %s", want, filepath.Join(dir, "a/GHSA-aaaa-aaaa-aaaa.json"))
 	if want == 1 {
-		wantPrefix = "1 advisory file could not be read (first: " + filepath.Join(dir, "a/GHSA-aaaa-aaaa-aaaa.json")
+		wantPrefix = "1 advisory file could not be read or is not valid OSV (first: " + filepath.Join(dir, "a/GHSA-aaaa-aaaa-aaaa.json")
 	}
 	if !strings.HasPrefix(got, wantPrefix) || !strings.HasSuffix(got, ")") {
 		t.Errorf("Describe()[%s] = %q; want it to start %q", advisory.DescribeKey, got, wantPrefix)

@@ -427,8 +427,8 @@ func (db *DB) Unreadable() string {
 	if len(db.problems) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d advisory %s could not be read, the record may be among them (first: %v)",
-		len(db.problems), map[bool]string{true: "file", false: "files"}[len(db.problems) == 1], db.problems[0])
+	return fmt.Sprintf("%d advisory %s could not be read or %s not valid OSV, the record may be among them (first: %v)",
+		len(db.problems), map[bool]string{true: "file", false: "files"}[len(db.problems) == 1], map[bool]string{true: "is", false: "are"}[len(db.problems) == 1], db.problems[0])
 }
 
 // DescribeKey is the key of a subject's Describe (a run's manifest, subject_describe) that holds
@@ -436,14 +436,14 @@ func (db *DB) Unreadable() string {
 const DescribeKey = "advisories_unreadable"
 
 // Problem says how many records could not be indexed and names the first, for a run's notes:
-// "3 advisory files could not be read (first: PATH: REASON)"; "" when every record was read (or
+// "3 advisory files could not be read or are not valid OSV (first: PATH: REASON)"; "" when every record was read (or
 // db is nil).
 func (db *DB) Problem() string {
 	if db == nil || len(db.problems) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d advisory %s could not be read (first: %v)",
-		len(db.problems), map[bool]string{true: "file", false: "files"}[len(db.problems) == 1], db.problems[0])
+	return fmt.Sprintf("%d advisory %s could not be read or %s not valid OSV (first: %v)",
+		len(db.problems), map[bool]string{true: "file", false: "files"}[len(db.problems) == 1], map[bool]string{true: "is", false: "are"}[len(db.problems) == 1], db.problems[0])
 }
 
 // Describe sets DescribeKey in d to Problem when some record could not be read, and returns d.

@@ -19,6 +19,7 @@ type CommitRef struct {
 //	https://HOST/OWNER/NAME/pull/N/commits/SHA    a GitHub pull request's commit
 //	https://HOST/PROJECT/+/SHA                    Gitiles (go.googlesource.com/go/+/SHA)
 //	https://HOST/PATH/commit/?id=SHA              cgit
+//	https://HOST/GROUP/.../NAME/-/merge_requests/N/diffs?commit_id=SHA   a GitLab merge request's commit
 //
 // ok is false for anything else (a pull request, an issue, a release, a code review).
 func ParseCommitURL(raw string) (CommitRef, bool) {
@@ -54,6 +55,8 @@ func ParseCommitURL(raw string) (CommitRef, bool) {
 			return CommitRef{Repo: repo(n), Commit: sha}, true
 		case p == "commit" && i >= 1 && len(rest) == 0 && isSHA(u.Query().Get("id")): // cgit
 			return CommitRef{Repo: repo(i), Commit: u.Query().Get("id")}, true
+		case p == "merge_requests" && i >= 3 && parts[i-1] == "-" && isSHA(u.Query().Get("commit_id")): // GitLab
+			return CommitRef{Repo: repo(i - 1), Commit: u.Query().Get("commit_id")}, true
 		}
 	}
 	return CommitRef{}, false

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -61,6 +62,7 @@ func newBuildOSVCmd(e *env) *cobra.Command {
 	var (
 		f          osvFlags
 		out, kind  string
+		dateRule   string
 		after      afterFlag
 		reportJSON string
 	)
@@ -68,7 +70,9 @@ func newBuildOSVCmd(e *env) *cobra.Command {
 		Use:   "osv --advisories DIR|ZIP --repos DIR --out SUITE.jsonl [--kind function|jit] [--after DATE] [--max-funcs 3]",
 		Short: "Build function or JitVul pairs from OSV records (Go vulndb, OSS-Fuzz, GitHub advisories)",
 		Long: `Builds a suite from OSV vulnerability records. For every record with a usable fix (a GIT range's
-fixed event, or a FIX reference to a commit URL) whose repository is under --repos:
+fixed event, or a FIX reference to a commit URL; else a WEB, PACKAGE or ADVISORY reference to a
+commit URL, as GitHub's advisories mark their fixes, taken once the commit changes source code and
+no release of a version the record calls affected holds it) whose repository is under --repos:
 
   - the functions the fix commit changed (every language the code graph reads; functions in tests
     and fuzzing harnesses left out), narrowed by what the record says: the Go database's
@@ -78,8 +82,12 @@ fixed event, or a FIX reference to a commit URL) whose repository is under --rep
     crash-state function;
   - a function pair per function (f_vul at the fix's first parent, f_ben at the fix) or, with
     --kind jit, the JitVul pair (` + jitvul.Rule + `);
-  - date: the record's published date, else (the Go database's 0001-01-01) the fix's committer
-    date, with meta.date_source saying which; cve and cwe from the aliases, database_specific or
+  - date (--date earliest, the default): the earliest public date we can show, the fix commit's
+    committer date or the record's published date, whichever is first (the fix shows the bug:
+    OSS-Fuzz's 2016-2020 records were published in bulk in 2021, years after their fixes, and a
+    Go record can be published years after its fix); --date published takes the record's date
+    (the fix's for the Go database's 0001-01-01), --date fix the fix's; meta.date_source says
+    which; --after compares that date; cve and cwe from the aliases, database_specific or
     OSS-Fuzz's crash type; meta.osv with the record, the fix and the narrowing used.
 
 Every record that gave no pair is printed with why (withdrawn, no fix commit, repository or
@@ -96,6 +104,9 @@ and the tracer's reasons). Two records sharing a fix give its functions once, to
 			if kind != string(suite.KindFunction) && kind != string(suite.KindJIT) {
 				return usageErr("--kind %q is not function or jit", kind)
 			}
+			if !slices.Contains(osv.DateRules(), osv.DateRule(dateRule)) {
+				return usageErr("--date %q is not earliest, published or fix", dateRule)
+			}
 			if err := after.validate(); err != nil {
 				return err
 			}
@@ -103,7 +114,7 @@ and the tracer's reasons). Two records sharing a fix give its functions once, to
 			if err != nil {
 				return err
 			}
-			opts.After = after.t
+			opts.After, opts.Date = after.t, osv.DateRule(dateRule)
 			db, err := f.openAdvisories()
 			if err != nil {
 				return err
@@ -135,6 +146,7 @@ and the tracer's reasons). Two records sharing a fix give its functions once, to
 	f.add(c)
 	c.Flags().StringVar(&out, "out", "", "suite file to write (replaced atomically)")
 	c.Flags().StringVar(&kind, "kind", string(suite.KindFunction), "function (f_vul at the fix's parent) or jit (f_vul at the introducing commit)")
+	c.Flags().StringVar(&dateRule, "date", string(osv.DateEarliest), "a case's date, which --after compares: earliest (the fix commit's or the record's published date, whichever is first), published or fix")
 	c.Flags().StringVar(&reportJSON, "report", "", "also write the build report (every record dropped, by reason) as JSON to this file")
 	after.add(c.Flags())
 	return c

@@ -18,6 +18,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/subject/builtin"
 	"github.com/vulnbench/vulnbench/internal/subject/memprobe"
 	"github.com/vulnbench/vulnbench/internal/suite"
+	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 func newProbeCmd(e *env) *cobra.Command {
@@ -173,5 +174,11 @@ func probeReport(ctx context.Context, st *store.Store, runID string, seed uint64
 	if err != nil {
 		return probe.Report{}, fmt.Errorf("run %s: the manifest's probe-tokens: %w", runID, err)
 	}
-	return probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, probe.Options{Tokens: tokens}, seed), nil
+	rep := probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, probe.Options{Tokens: tokens}, seed)
+	var all []verdict.Verdict
+	if err := st.AllAttempts(ctx, runID, func(v verdict.Verdict) error { all = append(all, v); return nil }); err != nil {
+		return probe.Report{}, err
+	}
+	rep.Retries = probe.RetriesOf(all)
+	return rep, nil
 }

@@ -33,6 +33,9 @@ func TestProbeMemoryRecitedCases(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		id := fmt.Sprintf("c%02d", i)
 		codes[id] = probeCode(i)
+		if i == 9 { // c09, c08's twin, differs from it in its last line only: the two share a prompt
+			codes[id] = strings.Replace(probeCode(8), " * 17;", " * 18;", 1)
+		}
 		line, _ := json.Marshal(map[string]any{"id": id, "kind": "function", "label": []string{"vul", "ben"}[i%2],
 			"pair": fmt.Sprint("p", i/2), "language": "c", "date": fmt.Sprintf("%d-01-02T00:00:00Z", 2023+i%2), "code": codes[id]})
 		b.Write(append(line, '\n'))
@@ -48,7 +51,8 @@ func TestProbeMemoryRecitedCases(t *testing.T) {
 		for id, code := range codes {
 			p, err := probe.Cut(id, "", code, probe.Options{})
 			if err == nil && strings.Contains(r.Prompt(), p.Prefix) && recite[id] {
-				return llmtest.Reply{Text: strings.TrimPrefix(code, p.Prefix)}
+				// a one-line preamble before the code, as models write (issue 35 item 5)
+				return llmtest.Reply{Text: "Here is the rest of the file:\n" + strings.TrimPrefix(code, p.Prefix)}
 			}
 		}
 		return llmtest.Reply{Text: "\treturn 0;\n}\n"}
@@ -61,11 +65,14 @@ func TestProbeMemoryRecitedCases(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("probe memory: exit %d\n%s\n%s", code, out, errOut)
 	}
-	want := probe.Report{Suite: "s.jsonl", Rows: []probe.Row{
-		{Year: "2023", Cases: 6, Memorised: 1, Share: 1.0 / 6}, // c08
-		{Year: "2024", Cases: 6, Memorised: 2, Share: 2.0 / 6}, // c03, c07
-		{Year: "all", Cases: 12, Memorised: 3, Share: 3.0 / 12},
-	}}
+	// c08 and c09 are one prompt (counted once, in c08's year); every recitation is found
+	// after its preamble.
+	want := probe.Report{Suite: "s.jsonl", Rule: probe.Rule, Rows: []probe.Row{
+		{Year: "2023", Prompts: 6, Cases: 7, Memorised: 1, Share: 1.0 / 6}, // c08 (and c09)
+		{Year: "2024", Prompts: 5, Cases: 5, Memorised: 2, Share: 2.0 / 5}, // c03, c07
+		{Year: "all", Prompts: 11, Cases: 12, Memorised: 3, Share: 3.0 / 11},
+	}, Memorised: []probe.Memorised{{Year: "2024", Cases: []string{"c03"}}, {Year: "2024", Cases: []string{"c07"}}, {Year: "2023", Cases: []string{"c08", "c09"}}},
+		Retries: probe.Retries{Reasons: map[string]int{}}}
 	table := func(out string) probe.Report {
 		var got probe.Report
 		if err := json.NewDecoder(strings.NewReader(out[strings.Index(out, "{"):])).Decode(&got); err != nil {
@@ -76,18 +83,25 @@ func TestProbeMemoryRecitedCases(t *testing.T) {
 	if d := cmp.Diff(want, table(out)); d != "" {
 		t.Errorf("table (-want +got):\n%s", d)
 	}
-	if calls != 12 || !strings.Contains(errOut, "$") {
-		t.Errorf("%d calls, want 12; usage priced?\n%s", calls, errOut)
+	asked := calls // 11 or 12: c09's call is the cache's when c08's answer is stored first
+	if calls < 11 || calls > 12 || !strings.Contains(errOut, "$") {
+		t.Errorf("%d calls, want 11 or 12; usage priced?\n%s", calls, errOut)
 	}
 	code, out, errOut = run(t, dir, "probe", "memory", "--resume", "mp", "--db", "v.db", "--prices", "prices.yaml")
-	if code != 0 || calls != 12 || !strings.Contains(out, "all          12        3   25.0%        0    0.0%") {
+	if code != 0 || calls != asked || !regexp.MustCompile(`(?m)^all +11 +12 +3 +27\.3% +0 +0\.0%$`).MatchString(out) ||
+		!strings.Contains(out, "memorised (3 prompts):\n  2024 c03\n  2024 c07\n  2023 c08 c09\n") ||
+		!strings.Contains(out, "retries: 0 attempts tried again, 0 model calls retried") {
 		t.Errorf("resume: exit %d, %d calls\n%s\n%s", code, calls, out, errOut)
+	}
+	if code, out, _ = run(t, dir, "probe", "memory", "--resume", "mp", "--db", "v.db", "--prices", "prices.yaml", "--format", "md"); code != 0 ||
+		!strings.Contains(out, "Memorised (3 prompts):\n- 2024: c03\n- 2024: c07\n- 2023: c08, c09\n") {
+		t.Errorf("md: exit %d\n%s", code, out)
 	}
 	if code, out, errOut = run(t, dir, "score", "--run", "mp", "--db", "v.db"); code != 0 {
 		t.Errorf("score --run of a probe run: exit %d\n%s\n%s", code, out, errOut)
 	}
-	// score reads the verdicts as labels, memorised as vul: c08 is a vul case, c03 and c07 ben ones.
-	if !strings.Contains(out, "tp         1\n") || !strings.Contains(out, "fp         2\n") {
+	// score reads the verdicts as labels, memorised as vul: c08 is a vul case, c03, c07 and c09 ben ones.
+	if !strings.Contains(out, "tp         1\n") || !strings.Contains(out, "fp         3\n") {
 		t.Errorf("score --run of a probe run:\n%s", out)
 	}
 
@@ -95,7 +109,7 @@ func TestProbeMemoryRecitedCases(t *testing.T) {
 	// --max-cost stops it after the first call: the table of the answers stored so far.
 	again := append([]string(nil), args...)
 	again[len(again)-5] = "again" // --run-id
-	if code, out, errOut = run(t, dir, again...); code != 0 || calls != 12 || !strings.Contains(errOut, "12 cache hits") {
+	if code, out, errOut = run(t, dir, again...); code != 0 || calls != asked || !strings.Contains(errOut, "12 cache hits") {
 		t.Errorf("second run: exit %d, %d calls\n%s\n%s", code, calls, out, errOut)
 	}
 	code, out, errOut = run(t, dir, "probe", "memory", "--suite", "s.jsonl", "--model", "openai:fake-model", "--base-url", srv.BaseURL(),

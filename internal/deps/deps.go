@@ -1,6 +1,8 @@
 // Package deps finds a project's dependency facts on a snapshot with osv-scalibr's offline
 // extractors (go.mod, vendor/modules.txt, requirements*.txt, poetry.lock, Pipfile.lock,
-// uv.lock, pyproject.toml, setup.py, pom.xml, Gradle lockfiles, package-lock.json): package,
+// uv.lock, pyproject.toml, setup.py, pom.xml, Gradle lockfiles, each read whole up to MaxWhole)
+// and its own streaming reader of npm lockfiles (package-lock.json, npm-shrinkwrap.json, of any
+// size in bounded memory; npmLock): package,
 // version or range, manifest and line, direct or indirect, in every module of a monorepo; and
 // checks versions against OSV ranges with scalibr's semantic package, per ecosystem.
 package deps
@@ -120,7 +122,7 @@ func extractors() ([]filesystem.Extractor, error) {
 	var out []filesystem.Extractor
 	for _, mk := range []func(*cpb.PluginConfig) (filesystem.Extractor, error){
 		gomod.New, vendormodules.New, requirements.New, poetrylock.New, pipfilelock.New, uvlock.New,
-		pyprojecttoml.New, setup.New, pomxml.New, gradlelockfile.New, packagelockjson.New,
+		pyprojecttoml.New, setup.New, pomxml.New, gradlelockfile.New,
 	} {
 		e, err := mk(cfg)
 		if err != nil {
@@ -201,9 +203,33 @@ func (f fileAPI) Stat() (fs.FileInfo, error) {
 	return fs.Stat(f.fsys, f.path)
 }
 
+// MaxWhole is the largest manifest Extract hands osv-scalibr's extractors, which read a file
+// whole into memory; a larger one is a Problem saying so. npm lockfiles, the manifests that
+// grow that large, are read as a stream whatever their size (npmLock).
+const MaxWhole = 32 << 20
+
+// Streamer opens a file of any size as a stream, with its size: a snapshot's FS has it (its
+// reads charged to the unit's budget), where Open refuses files over the per-file read limit.
+type Streamer interface {
+	Stream(name string) (io.ReadCloser, int64, error)
+}
+
+// open opens p for reading whatever its size when fsys can stream, else through Open.
+func open(fsys FS, p string) (io.ReadCloser, error) {
+	if s, ok := fsys.(Streamer); ok {
+		f, _, err := s.Stream(p)
+		return f, err
+	}
+	return fsys.Open(p)
+}
+
 // read runs the extractors that want file p.
 func (facts *Facts) read(ctx context.Context, fsys FS, exs []filesystem.Extractor, p string, d fs.DirEntry) {
 	api := fileAPI{fsys: fsys, path: p, d: d}
+	if isNPMLock(p) {
+		facts.readNPMLock(fsys, api, p)
+		return
+	}
 	for _, e := range exs {
 		if !e.FileRequired(api) {
 			continue
@@ -219,7 +245,12 @@ func (facts *Facts) read(ctx context.Context, fsys FS, exs []filesystem.Extracto
 		if !slices.Contains(facts.Manifests, p) {
 			facts.Manifests = append(facts.Manifests, p)
 		}
-		f, err := fsys.Open(p)
+		if info.Size() > MaxWhole {
+			facts.Problems = append(facts.Problems, &Problem{File: p, Extractor: e.Name(),
+				Err: fmt.Errorf("not read: %s, over the %s a manifest of this kind is read whole", mib(info.Size()), mib(MaxWhole))})
+			return
+		}
+		f, err := open(fsys, p)
 		if err != nil {
 			facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
 			return
@@ -235,6 +266,44 @@ func (facts *Facts) read(ctx context.Context, fsys FS, exs []filesystem.Extracto
 		}
 	}
 }
+
+// isNPMLock reports whether p is an npm lockfile of the project (not one inside node_modules).
+func isNPMLock(p string) bool {
+	base := path.Base(p)
+	return (base == "package-lock.json" || base == "npm-shrinkwrap.json") && !slices.Contains(strings.Split(path.Dir(p), "/"), "node_modules")
+}
+
+// readNPMLock reads an npm lockfile as a stream (npmLock). npm-shrinkwrap.json wins over a
+// package-lock.json beside it. A lockfile read only in part says how much.
+func (facts *Facts) readNPMLock(fsys FS, api fileAPI, p string) {
+	if path.Base(p) == "package-lock.json" {
+		if _, err := fs.Stat(fsys, path.Join(path.Dir(p), "npm-shrinkwrap.json")); err == nil {
+			return
+		}
+	}
+	info, err := api.Stat()
+	if err != nil {
+		facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
+		return
+	}
+	facts.Manifests = append(facts.Manifests, p)
+	f, err := open(fsys, p)
+	if err != nil {
+		facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
+		return
+	}
+	defer f.Close()
+	deps, read, err := npmLock(f, p)
+	if err != nil {
+		if read < info.Size() {
+			err = fmt.Errorf("read the first %s of %s, then: %w", mib(read), mib(info.Size()), err)
+		}
+		facts.Problems = append(facts.Problems, &Problem{File: p, Extractor: npmLockName, Err: err})
+	}
+	facts.Deps = append(facts.Deps, deps...)
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // fromPackage turns one scalibr package into dependencies (pyproject.toml's project package
 // into the dependencies it declares).

@@ -69,12 +69,12 @@ func (c *chatRead) read(body []byte) bool {
 	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) == 0 || t[0] != '{' || !json.Valid(body) {
 		return false
 	}
-	err := eachField(body, func(k string, v []byte, t jsonparser.ValueType) error {
-		switch k {
+	err := eachField(body, func(k []byte, v []byte, t jsonparser.ValueType) error {
+		switch string(k) {
 		case "usage":
 			c.usage = Usage{}
-			return eachField(v, func(k string, v []byte, t jsonparser.ValueType) error {
-				switch k {
+			return eachField(v, func(k []byte, v []byte, t jsonparser.ValueType) error {
+				switch string(k) {
 				case "prompt_tokens":
 					return jsonInt(v, t, &c.usage.InputTokens)
 				case "completion_tokens":
@@ -116,14 +116,14 @@ func (c *chatRead) readChoices(v []byte, t jsonparser.ValueType) error {
 }
 
 func (c *chatRead) readChoice(ch []byte, t jsonparser.ValueType) error {
-	return eachField(ch, func(k string, v []byte, t jsonparser.ValueType) error {
-		switch k {
+	return eachField(ch, func(k []byte, v []byte, t jsonparser.ValueType) error {
+		switch string(k) {
 		case "finish_reason":
 			return jsonString(v, t, &c.finish)
 		case "message":
 			c.text, c.toolCalls = "", nil
-			return eachField(v, func(k string, v []byte, t jsonparser.ValueType) error {
-				switch k {
+			return eachField(v, func(k []byte, v []byte, t jsonparser.ValueType) error {
+				switch string(k) {
 				case "content":
 					return jsonString(v, t, &c.text)
 				case "tool_calls":
@@ -138,8 +138,8 @@ func (c *chatRead) readChoice(ch []byte, t jsonparser.ValueType) error {
 			}, t)
 		case "logprobs":
 			c.logprobs = nil
-			return eachField(v, func(k string, v []byte, t jsonparser.ValueType) error {
-				if k != "content" {
+			return eachField(v, func(k []byte, v []byte, t jsonparser.ValueType) error {
+				if string(k) != "content" {
 					return nil
 				}
 				c.logprobs = nil
@@ -156,14 +156,14 @@ func (c *chatRead) readChoice(ch []byte, t jsonparser.ValueType) error {
 
 func readToolCall(v []byte, t jsonparser.ValueType) (ToolCall, error) {
 	var tc ToolCall
-	err := eachField(v, func(k string, v []byte, t jsonparser.ValueType) error {
-		switch k {
+	err := eachField(v, func(k []byte, v []byte, t jsonparser.ValueType) error {
+		switch string(k) {
 		case "id":
 			return jsonString(v, t, &tc.ID)
 		case "function":
 			tc.Name, tc.Arguments = "", ""
-			return eachField(v, func(k string, v []byte, t jsonparser.ValueType) error {
-				switch k {
+			return eachField(v, func(k []byte, v []byte, t jsonparser.ValueType) error {
+				switch string(k) {
 				case "name":
 					return jsonString(v, t, &tc.Name)
 				case "arguments":
@@ -180,13 +180,13 @@ func readToolCall(v []byte, t jsonparser.ValueType) (ToolCall, error) {
 // readLogprob reads a token's logprob and, when top, its top_logprobs.
 func readLogprob(v []byte, t jsonparser.ValueType, top bool) (TokenLogprob, error) {
 	var lp TokenLogprob
-	err := eachField(v, func(k string, v []byte, t jsonparser.ValueType) error {
+	err := eachField(v, func(k []byte, v []byte, t jsonparser.ValueType) error {
 		switch {
-		case k == "token":
+		case string(k) == "token":
 			return jsonString(v, t, &lp.Token)
-		case k == "logprob":
+		case string(k) == "logprob":
 			return jsonFloat(v, t, &lp.Logprob)
-		case k == "top_logprobs" && top:
+		case string(k) == "top_logprobs" && top:
 			lp.Top = nil
 			return eachElem(v, t, func(v []byte, t jsonparser.ValueType) error {
 				alt, err := readLogprob(v, t, false)
@@ -200,7 +200,7 @@ func readLogprob(v []byte, t jsonparser.ValueType, top bool) (TokenLogprob, erro
 }
 
 // eachField calls f on each field of an object; null or absent is an object with none.
-func eachField(v []byte, f func(k string, v []byte, t jsonparser.ValueType) error, t jsonparser.ValueType) error {
+func eachField(v []byte, f func(k []byte, v []byte, t jsonparser.ValueType) error, t jsonparser.ValueType) error {
 	switch t {
 	case jsonparser.Null, jsonparser.NotExist:
 		return nil
@@ -220,7 +220,7 @@ func eachField(v []byte, f func(k string, v []byte, t jsonparser.ValueType) erro
 			}
 		}
 		seen[n], n = k, n+1
-		return f(string(k), v, t)
+		return f(k, v, t) // the key as bytes: compared, never kept, so no copy per field
 	})
 }
 
@@ -288,8 +288,8 @@ func parseString(v []byte) (string, error) {
 // oneInt reads the integer field key of an object (0 when null or absent).
 func oneInt(v []byte, t jsonparser.ValueType, key string, dst *int64) error {
 	*dst = 0
-	return eachField(v, func(k string, v []byte, t jsonparser.ValueType) error {
-		if k == key {
+	return eachField(v, func(k []byte, v []byte, t jsonparser.ValueType) error {
+		if string(k) == key {
 			return jsonInt(v, t, dst)
 		}
 		return nil

@@ -46,9 +46,14 @@ func (o Options) withDefaults() Options {
 type Probe struct {
 	CaseID string
 	Year   string   // the year of the case's date; "" when undated
+	Lang   string   // the case's language, named in the prompt; set by the caller
 	Prefix string   // the code up to the cut: whole lines, ending with a newline
 	Want   []string // the first Tokens tokens after the cut
 }
+
+// prompt is what decides the prompt the model sees: cases that share it (the two halves of a
+// pair whose change comes after the cut) get the same question, and the same answer.
+func (p Probe) prompt() string { return strings.ToLower(p.Lang) + "\x00" + p.Prefix }
 
 // ErrTooShort says a case's code is too short to cut: fewer than MinPrefix tokens before any
 // line boundary that leaves Tokens tokens after it.
@@ -134,32 +139,66 @@ func Tokens(code string) []string {
 	return out
 }
 
-// Continues reports whether answer continues the probe exactly: its first len(want) tokens,
-// after a Markdown code fence if it opens with one and after any repetition of the prefix's
-// last line, are want's.
+// MaxPreamble is how many lines an answer without a code fence may put before the code.
+const MaxPreamble = 2
+
+// Rule states how Continues reads an answer, for the probe's report.
+const Rule = "an answer continues a case when, read from its first Markdown code fence if it has one (else from the start of any of its first three non-blank lines: a preamble of up to two lines is skipped), and after a repetition of the prefix's last line, its first tokens are the case's next tokens exactly (lexical tokens, white space ignored)"
+
+// Continues reports whether answer continues the probe exactly, by Rule: its first len(want)
+// tokens are want's, read from the first code fence's contents when it has a fence, else from the
+// start of one of its first MaxPreamble+1 non-blank lines ("Here is the rest of the file:" and
+// the like before the code), after any repetition of the prefix's last line.
 func Continues(answer string, prefix string, want []string) bool {
-	got := Tokens(stripFence(answer))
-	// A model may repeat the prefix's last line before continuing: skip it when it does.
-	if last := lastLine(prefix); last != nil && len(got) >= len(last) && equal(got[:len(last)], last) && !equal(last, want[:min(len(last), len(want))]) {
-		got = got[len(last):]
+	last := lastLine(prefix)
+	for _, got := range starts(answer) {
+		// A model may repeat the prefix's last line before continuing: skip it when it does.
+		if last != nil && len(got) >= len(last) && equal(got[:len(last)], last) && !equal(last, want[:min(len(last), len(want))]) {
+			got = got[len(last):]
+		}
+		if len(got) >= len(want) && equal(got[:len(want)], want) {
+			return true
+		}
 	}
-	return len(got) >= len(want) && equal(got[:len(want)], want)
+	return false
 }
 
-func stripFence(s string) string {
-	t := strings.TrimLeft(s, " \t\r\n")
-	if !strings.HasPrefix(t, "```") {
-		return s
+// starts are the token sequences an answer's continuation may begin with (see Continues).
+func starts(answer string) [][]string {
+	if code, ok := fenced(answer); ok {
+		return [][]string{Tokens(code)}
 	}
-	if i := strings.IndexByte(t, '\n'); i >= 0 {
-		t = t[i+1:]
-	} else {
-		return ""
+	var out [][]string
+	rest := answer
+	for len(out) <= MaxPreamble && strings.TrimSpace(rest) != "" {
+		rest = strings.TrimLeft(rest, " \t\r\n")
+		out = append(out, Tokens(rest))
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
 	}
-	if j := strings.Index(t, "```"); j >= 0 {
-		t = t[:j]
+	return out
+}
+
+// fenced is the contents of the answer's first Markdown code fence (to its closing fence or the
+// end), and whether it has one.
+func fenced(s string) (string, bool) {
+	i := strings.Index(s, "```")
+	if i < 0 || strings.TrimSpace(s[:i]) != "" && !strings.Contains(s[:i], "\n") {
+		return "", false // no fence, or one inside a line of prose
 	}
-	return t
+	t := s[i+3:]
+	j := strings.IndexByte(t, '\n')
+	if j < 0 {
+		return "", true
+	}
+	t = t[j+1:]
+	if k := strings.Index(t, "```"); k >= 0 {
+		t = t[:k]
+	}
+	return t, true
 }
 
 func lastLine(prefix string) []string {
@@ -183,35 +222,63 @@ func equal(a, b []string) bool {
 	return true
 }
 
-// Result is one case's outcome: whether the model's answer continued its own code, and
-// whether it continued the code of the case the shuffled control gave it instead.
+// Result is one prompt's outcome: the cases that share it (their ids in order; the two halves of
+// a pair cut before their change are asked the same), whether the answer continued one of
+// their codes, and whether it continued the code of the prompt the shuffled control gave it.
 type Result struct {
-	CaseID    string
+	CaseID    string   // the first of Cases
+	Cases     []string // every case asked this prompt
 	Year      string
 	Memorised bool
 	Control   bool
 }
 
-// Score checks every probe's answer (answers by case id; a probe without one is left out)
-// against its own continuation, and against the continuation of another probe drawn by a
-// seeded derangement: the control. A model that continues code from its prefix alone, without
-// having seen the case, matches its own continuation about as often as a foreign one; the
-// control's share is what the probe's share is compared with.
+// Score checks every prompt's answer (answers by case id; a prompt none of whose cases has one
+// is left out; the first case's answer is taken) against its cases' continuations, and against
+// the continuations of another prompt drawn by a seeded derangement: the control. A model that
+// continues code from its prefix alone, without having seen the case, matches its own
+// continuation about as often as a foreign one; the control's share is what the probe's share
+// is compared with. Cases sharing a prompt count once.
 func Score(probes []Probe, answers map[string]string, seed uint64) []Result {
-	var ps []Probe
-	for _, p := range probes {
-		if _, ok := answers[p.CaseID]; ok {
-			ps = append(ps, p)
+	type group struct {
+		probes []Probe
+		answer string
+	}
+	var groups []*group
+	by := map[string]*group{}
+	sorted := append([]Probe(nil), probes...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].CaseID < sorted[j].CaseID })
+	for _, p := range sorted { // each prompt's answer: its first case's that has one
+		if a, ok := answers[p.CaseID]; ok && by[p.prompt()] == nil {
+			g := &group{answer: a}
+			by[p.prompt()] = g
+			groups = append(groups, g)
 		}
 	}
-	other := derangement(len(ps), seed)
-	out := make([]Result, len(ps))
-	for i, p := range ps {
-		a := answers[p.CaseID]
-		out[i] = Result{CaseID: p.CaseID, Year: p.Year, Memorised: Continues(a, p.Prefix, p.Want)}
-		if other != nil {
-			out[i].Control = Continues(a, p.Prefix, ps[other[i]].Want)
+	for _, p := range sorted {
+		if g := by[p.prompt()]; g != nil {
+			g.probes = append(g.probes, p)
 		}
+	}
+	continues := func(a string, g *group) bool {
+		for _, p := range g.probes {
+			if Continues(a, p.Prefix, p.Want) {
+				return true
+			}
+		}
+		return false
+	}
+	other := derangement(len(groups), seed)
+	out := make([]Result, len(groups))
+	for i, g := range groups {
+		r := Result{CaseID: g.probes[0].CaseID, Year: g.probes[0].Year, Memorised: continues(g.answer, g)}
+		for _, p := range g.probes {
+			r.Cases = append(r.Cases, p.CaseID)
+		}
+		if other != nil {
+			r.Control = continues(g.answer, groups[other[i]])
+		}
+		out[i] = r
 	}
 	return out
 }
@@ -232,12 +299,13 @@ func derangement(n int, seed uint64) []int {
 	return out
 }
 
-// Row is one year's (or the whole suite's) counts.
+// Row is one year's (or the whole suite's) counts, over prompts (cases sharing one count once).
 type Row struct {
-	Year         string  `json:"year"` // "all" for the total, "(none)" for undated cases
-	Cases        int     `json:"cases"`
+	Year         string  `json:"year"`    // "all" for the total, "(none)" for undated cases
+	Prompts      int     `json:"prompts"` // prompts answered
+	Cases        int     `json:"cases"`   // the cases they stand for
 	Memorised    int     `json:"memorised"`
-	Share        float64 `json:"share"`
+	Share        float64 `json:"share"` // Memorised / Prompts
 	Control      int     `json:"control"`
 	ControlShare float64 `json:"control_share"`
 }
@@ -257,7 +325,8 @@ func Table(results []Result) []Row {
 			by[y] = row
 		}
 		for _, x := range []*Row{row, total} {
-			x.Cases++
+			x.Prompts++
+			x.Cases += max(1, len(r.Cases))
 			if r.Memorised {
 				x.Memorised++
 			}
@@ -273,9 +342,9 @@ func Table(results []Result) []Row {
 	sort.Slice(out, func(i, j int) bool { return out[i].Year < out[j].Year })
 	out = append(out, *total)
 	for i := range out {
-		if out[i].Cases > 0 {
-			out[i].Share = float64(out[i].Memorised) / float64(out[i].Cases)
-			out[i].ControlShare = float64(out[i].Control) / float64(out[i].Cases)
+		if out[i].Prompts > 0 {
+			out[i].Share = float64(out[i].Memorised) / float64(out[i].Prompts)
+			out[i].ControlShare = float64(out[i].Control) / float64(out[i].Prompts)
 		}
 	}
 	return out

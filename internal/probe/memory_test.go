@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 func TestTokens(t *testing.T) {
@@ -65,6 +66,13 @@ func TestContinues(t *testing.T) {
 		{"other layout, same tokens", strings.Join(strings.Fields(rest), "  "), true},
 		{"in a code fence", "```c\n" + rest + "```\n", true},
 		{"after the prefix's last line again", lines[len(lines)-1] + "\n" + rest, true},
+		// a preamble (issue 35 item 5): 0 of 14 recited cases were counted with one
+		{"after a one-line preamble", "Here is the continuation of the file:\n" + rest, true},
+		{"after a two-line preamble", "Sure.\nThe lines that follow are:\n\n" + rest, true},
+		{"after a preamble, in a fence", "Here is the rest:\n\n```c\n" + rest + "```\nThis closes the loop.", true},
+		{"after a preamble, the last line again, in a fence", "Continuing:\n```\n" + lines[len(lines)-1] + "\n" + rest + "```", true},
+		{"after three lines of prose", "I think.\nThat the file.\nGoes on so:\n" + rest, false},
+		{"the code inside a sentence", "It goes on with " + rest, false},
 		{"one token off", strings.Replace(rest, "k3", "j3", 1), false},
 		{"too short", strings.Join(Tokens(rest)[:5], " "), false},
 		{"something else", "return 0;\n}\n", false},
@@ -117,11 +125,11 @@ func TestScoreAndTable(t *testing.T) {
 	}
 	got := Table(res)
 	wantTable := []Row{ // every recited case is dated 2024
-		{Year: "(none)", Cases: 1},
-		{Year: "2023", Cases: 4},
-		{Year: "2024", Cases: 4, Memorised: 4, Share: 1},
-		{Year: "2025", Cases: 2},
-		{Year: "all", Cases: 11, Memorised: 4, Share: 4.0 / 11},
+		{Year: "(none)", Prompts: 1, Cases: 1},
+		{Year: "2023", Prompts: 4, Cases: 4},
+		{Year: "2024", Prompts: 4, Cases: 4, Memorised: 4, Share: 1},
+		{Year: "2025", Prompts: 2, Cases: 2},
+		{Year: "all", Prompts: 11, Cases: 11, Memorised: 4, Share: 4.0 / 11},
 	}
 	if d := cmp.Diff(wantTable, got); d != "" {
 		t.Errorf("table (-want +got):\n%s", d)
@@ -134,7 +142,7 @@ func TestControlCatchesGenericAnswers(t *testing.T) {
 	var probes []Probe
 	answers := map[string]string{}
 	for i := 0; i < 6; i++ {
-		p := Probe{CaseID: fmt.Sprint(i), Prefix: "int f(void)\n{\n", Want: Tokens("return 0 ; } int g ( void ) { return")}
+		p := Probe{CaseID: fmt.Sprint(i), Prefix: fmt.Sprintf("int f%d(void)\n{\n", i), Want: Tokens("return 0 ; } int g ( void ) { return")}
 		probes = append(probes, p)
 		answers[p.CaseID] = "return 0;\n}\nint g(void)\n{\n\treturn 1;\n}\n"
 	}
@@ -163,5 +171,57 @@ func TestDerangement(t *testing.T) {
 	}
 	if derangement(1, 1) != nil {
 		t.Error("n = 1")
+	}
+}
+
+// The two halves of a pair cut before their change are one prompt: the model is asked once and
+// its answer counts once, memorised when it continues either half (issue 35 item 5: a recited
+// pair counted twice); a half without an answer of its own is covered by its twin's.
+func TestPairSharingAPromptCountsOnce(t *testing.T) {
+	vul := fn(1)
+	ben := strings.Replace(vul, "\treturn flags + ", "\treturn flags & 0xff, ", 1) // the fix is after the cut
+	var probes []Probe
+	for _, c := range []struct{ id, code string }{{"p1-ben", ben}, {"p1-vul", vul}, {"p2-vul", fn(2)}, {"p2-ben", fn(3)}} {
+		p, err := Cut(c.id, "2024-01-01", c.code, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Lang = "c"
+		probes = append(probes, p)
+	}
+	if probes[0].Prefix != probes[1].Prefix || probes[0].Prefix == probes[2].Prefix {
+		t.Fatal("the fixture's pair does not share its prefix")
+	}
+	// The model recites the vul half; only p1-vul's answer is stored (its twin's call was the same).
+	answers := map[string]string{"p1-vul": strings.TrimPrefix(vul, probes[1].Prefix), "p2-vul": "return 0;", "p2-ben": "return 1;"}
+	res := Score(probes, answers, 3)
+	var got []string
+	for _, r := range res {
+		got = append(got, fmt.Sprintf("%s memorised=%v", strings.Join(r.Cases, "+"), r.Memorised))
+	}
+	want := []string{"p1-ben+p1-vul memorised=true", "p2-ben memorised=false", "p2-vul memorised=false"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("results (-want +got):\n%s", d)
+	}
+	all := Table(res)[1]
+	if all.Prompts != 3 || all.Cases != 4 || all.Memorised != 1 {
+		t.Errorf("table %+v: want 3 prompts for 4 cases, 1 memorised", all)
+	}
+}
+
+// Attempts that ended in an error and were tried again are counted with their reasons; model
+// calls retried within an attempt are summed.
+func TestRetriesOf(t *testing.T) {
+	got := RetriesOf([]verdict.Verdict{
+		{CaseID: "a", Attempt: 0, Status: verdict.Error, Reason: "timeout after 5m0s"},
+		{CaseID: "a", Attempt: 1, Status: verdict.Error, Reason: "provider: 503 Service Unavailable"},
+		{CaseID: "a", Attempt: 2, Status: verdict.OK, Usage: verdict.Usage{Retries: 2}},
+		{CaseID: "b", Attempt: 0, Status: verdict.Error, Reason: "timeout after 5m0s"},
+		{CaseID: "b", Attempt: 1, Status: verdict.OK, Usage: verdict.Usage{Retries: 1}},
+		{CaseID: "c", Attempt: 0, Status: verdict.Error, Reason: "still failing"}, // the latest: not retried (yet)
+	})
+	want := Retries{Attempts: 3, Calls: 3, Reasons: map[string]int{"timeout after 5m0s": 2, "provider: 503 Service Unavailable": 1}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
 	}
 }

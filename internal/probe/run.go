@@ -2,49 +2,69 @@ package probe
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"sort"
+	"strconv"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
-// Report is the probe's table for one run: the suite, the rows per year and in all, and the
-// cases left out.
+// Report is the probe's table for one run: the suite, the rows per year and in all, the
+// prompts answered with a case's own code, the cases left out and the attempts tried again.
 type Report struct {
-	Suite    string `json:"suite"`
-	Rows     []Row  `json:"rows"`
-	TooShort int    `json:"too_short"` // cases whose code could not be cut
-	Missing  int    `json:"missing"`   // cases with no answer: not run yet, or an error verdict
+	Suite string `json:"suite"`
+	Rule  string `json:"rule"` // how an answer is read (Rule)
+	Rows  []Row  `json:"rows"`
+	// Memorised are the prompts whose answer continued one of their cases' code, each with
+	// every case asked it, by case id.
+	Memorised []Memorised `json:"memorised"`
+	TooShort  int         `json:"too_short"` // cases whose code could not be cut
+	Missing   int         `json:"missing"`   // cases whose prompt has no answer: not run yet, or an error verdict
+	Retries   Retries     `json:"retries"`
+}
+
+// Memorised is one prompt answered with its case's code.
+type Memorised struct {
+	Year  string   `json:"year"`
+	Cases []string `json:"cases"`
+}
+
+// Retries are the tries a run made again: attempts that ended in an error and were tried anew
+// (--resume --retry-errors), by reason, and the model calls the model stack retried within an
+// attempt (rate limits, server errors: transient faults).
+type Retries struct {
+	Attempts int            `json:"attempts"`
+	Reasons  map[string]int `json:"reasons"`
+	Calls    int            `json:"calls"`
+}
+
+// RetriesOf counts the retries among every attempt of a run.
+func RetriesOf(attempts []verdict.Verdict) Retries {
+	r := Retries{Reasons: map[string]int{}}
+	last := map[string]int{} // case and repeat -> its last attempt
+	key := func(v verdict.Verdict) string { return v.CaseID + "\x00" + strconv.Itoa(v.Repeat) }
+	for _, v := range attempts {
+		if k := key(v); v.Attempt > last[k] {
+			last[k] = v.Attempt
+		}
+	}
+	for _, v := range attempts {
+		r.Calls += v.Usage.Retries
+		if v.Status == verdict.Error && v.Attempt < last[key(v)] {
+			r.Attempts++
+			reason := v.Reason
+			if reason == "" {
+				reason = "(no reason recorded)"
+			}
+			r.Reasons[reason]++
+		}
+	}
+	return r
 }
 
 // Kind names the table among the documents commands write (output.Document): `vulnbench probe
 // memory`'s.
 func (Report) Kind() string { return "memory probe" }
-
-// WriteMarkdown writes the table per year as Markdown, and the cases left out.
-func (rep Report) WriteMarkdown(w io.Writer) error {
-	fmt.Fprintf(w, "Memorisation probe: %s\n\n| year | cases | memorised | control |\n|---|---:|---:|---:|\n", rep.Suite)
-	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "| %s | %d | %d (%.1f%%) | %d (%.1f%%) |\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
-	}
-	return rep.leftOut(w)
-}
-
-// WriteText writes the table per year as aligned text, and the cases left out.
-func (rep Report) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "memorisation probe: %s\n%-8s %6s %16s %16s\n", rep.Suite, "year", "cases", "memorised", "control")
-	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "%-8s %6d %8d %6.1f%% %8d %6.1f%%\n", r.Year, r.Cases, r.Memorised, 100*r.Share, r.Control, 100*r.ControlShare)
-	}
-	return rep.leftOut(w)
-}
-
-func (rep Report) leftOut(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "%d cases too short to cut, %d without an answer\n", rep.TooShort, rep.Missing)
-	return err
-}
 
 // FromRun makes the table of a memory-probe run from its cases and its scored verdicts: each
 // case is cut again with opts (as the subject cut it), its answer is the verdict's Raw of the
@@ -62,7 +82,7 @@ func FromRun(suiteName string, cases []*suite.Case, verdicts []verdict.Verdict, 
 		}
 		answers[v.CaseID], repeat[v.CaseID] = v.Raw, v.Repeat
 	}
-	rep := Report{Suite: suiteName}
+	rep := Report{Suite: suiteName, Rule: Rule, Memorised: []Memorised{}}
 	var probes []Probe
 	sorted := append([]*suite.Case(nil), cases...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
@@ -76,12 +96,20 @@ func FromRun(suiteName string, cases []*suite.Case, verdicts []verdict.Verdict, 
 		case err != nil:
 			continue
 		}
-		if _, ok := answers[c.ID]; !ok {
-			rep.Missing++
-			continue
-		}
+		p.Lang = c.Language
 		probes = append(probes, p)
 	}
-	rep.Rows = Table(Score(probes, answers, seed))
+	res := Score(probes, answers, seed)
+	covered := map[string]bool{}
+	for _, r := range res {
+		for _, id := range r.Cases {
+			covered[id] = true
+		}
+		if r.Memorised {
+			rep.Memorised = append(rep.Memorised, Memorised{Year: r.Year, Cases: r.Cases})
+		}
+	}
+	rep.Missing = len(probes) - len(covered)
+	rep.Rows = Table(res)
 	return rep
 }

@@ -136,49 +136,56 @@ func work(t *testing.T, st *store.Store, dsn, id string) queue.Progress {
 	return p
 }
 
-// The same job path on both backends: a run queued on River and done by a worker stores the
-// same verdicts as the local pool, one attempt per unit; on SQLite (riversqlite) too.
-func TestRiverRunMatchesTheLocalPool(t *testing.T) {
+// onBothBackends runs fn as a subtest on a SQLite store and on a Postgres one.
+func onBothBackends(t *testing.T, fn func(t *testing.T, st *store.Store, dsn string)) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			dsn := filepath.Join(t.TempDir(), "v.db")
 			if backend == "postgres" {
 				dsn = pgtest.DSN(t)
 			}
-			ctx := context.Background()
-			st, err := store.Open(ctx, dsn)
+			st, err := store.Open(context.Background(), dsn)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			if _, err := start(ctx, st, plan(t, "local"), nil); err != nil {
-				t.Fatal(err)
-			}
-			q, err := queue.Open(ctx, st, queue.Options{DSN: dsn})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := start(ctx, st, plan(t, "river"), q)
-			q.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out.Queued != 132 || out.Run.Queue != store.QueueRiver {
-				t.Fatalf("%d units queued on %q, want 132 on river", out.Queued, out.Run.Queue)
-			}
-			if n, _ := st.CaseCount(ctx, "river"); n != 66 {
-				t.Fatalf("%d cases stored with the queued run, want 66", n)
-			}
-			prog := work(t, st, dsn, "river")
-			if prog.State != store.StateDone || prog.Stored != 132 || len(prog.Workers) != 1 || prog.Workers[0].Done != 132 {
-				t.Errorf("progress at the end %+v", prog)
-			}
-			local, river := verdicts(t, st, "local"), verdicts(t, st, "river")
-			if diff := cmp.Diff(local, river); diff != "" || len(river) != 132 {
-				t.Errorf("River's verdicts differ from the local pool's (-local +river):\n%s", diff)
-			}
+			fn(t, st, dsn)
 		})
 	}
+}
+
+// The same job path on both backends: a run queued on River and done by a worker stores the
+// same verdicts as the local pool, one attempt per unit; on SQLite (riversqlite) too.
+func TestRiverRunMatchesTheLocalPool(t *testing.T) {
+	onBothBackends(t, func(t *testing.T, st *store.Store, dsn string) {
+		ctx := context.Background()
+		if _, err := start(ctx, st, plan(t, "local"), nil); err != nil {
+			t.Fatal(err)
+		}
+		q, err := queue.Open(ctx, st, queue.Options{DSN: dsn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := start(ctx, st, plan(t, "river"), q)
+		q.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Queued != 132 || out.Run.Queue != store.QueueRiver {
+			t.Fatalf("%d units queued on %q, want 132 on river", out.Queued, out.Run.Queue)
+		}
+		if n, _ := st.CaseCount(ctx, "river"); n != 66 {
+			t.Fatalf("%d cases stored with the queued run, want 66", n)
+		}
+		prog := work(t, st, dsn, "river")
+		if prog.State != store.StateDone || prog.Stored != 132 || len(prog.Workers) != 1 || prog.Workers[0].Done != 132 {
+			t.Errorf("progress at the end %+v", prog)
+		}
+		local, river := verdicts(t, st, "local"), verdicts(t, st, "river")
+		if diff := cmp.Diff(local, river); diff != "" || len(river) != 132 {
+			t.Errorf("River's verdicts differ from the local pool's (-local +river):\n%s", diff)
+		}
+	})
 }
 
 // A River run stopped before its workers came: its units are left, a resume enqueues only the

@@ -93,6 +93,10 @@ func Work(ctx context.Context, st *store.Store, o WorkerOptions) error {
 		return fmt.Errorf("worker: %w", err)
 	}
 	w.client = client
+	w.commit = newCommitter(st, o.Concurrency*len(queues))
+	committed := make(chan struct{})
+	go func() { w.commit.run(context.WithoutCancel(ctx)); close(committed) }()
+	defer func() { w.commit.close(); <-committed }() // after River's stop: no unit is left to put
 	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("worker: start River: %w", err)
 	}
@@ -151,6 +155,7 @@ type worker struct {
 	client *river.Client[*sql.Tx]
 	drv    riverdriver.Driver[*sql.Tx]
 	live   *liveness
+	commit *committer
 	note   func(string)
 
 	mu   sync.Mutex
@@ -254,7 +259,10 @@ func (w *worker) beat(ctx context.Context, info store.Worker) bool {
 		return beaten
 	}
 	for i, r := range runs {
-		state, err := finish(ctx, w.st, w.client, ids[i])
+		r.mu.Lock()
+		busy := r.inFlight > 0
+		r.mu.Unlock()
+		state, err := finish(ctx, w.st, ids[i], busy)
 		if err != nil {
 			continue // the next beat reads again
 		}
@@ -381,16 +389,10 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 		_ = w.st.SetState(context.WithoutCancel(ctx), a.Run, store.StateStopping)
 		return river.JobCancel(runner.ErrBudget)
 	}
-	cctx := context.WithoutCancel(ctx) // what was computed is kept
-	err = w.st.InTx(cctx, func(tx *store.Tx) error {
-		if err := tx.PutAttempts(cctx, a.Run, []store.Attempt{at}); err != nil {
-			return err
-		}
-		// A job that is no longer running (rescued while this worker was slow) cannot be
-		// completed here; the attempt is stored all the same, and the job's next try finds it.
-		_, _ = river.JobCompleteTx[riverdriver.Driver[*sql.Tx]](ctx, tx.SQL(), job)
-		return nil
-	})
+	// Stored in the worker's next group commit; River completes the job once Work returns. A
+	// job no longer running (rescued while this worker was slow) is not completed: the attempt
+	// is stored all the same, and the job's next try finds it.
+	err = w.commit.put(a.Run, at)
 	if errors.Is(err, store.ErrExists) {
 		return nil // another try of this unit stored it first: one attempt, not two
 	}

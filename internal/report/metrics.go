@@ -202,9 +202,14 @@ func jitNote(names []string, figs []*Figures) string {
 func injectionNote(_ []string, figs []*Figures) string {
 	for _, f := range figs {
 		if f.Injection != nil {
-			return "flagged (detector " + f.Injection.Detector + "): the case's code, normalised (NFKC, hidden characters removed, look-alike letters folded), matches one of " +
-				strconv.Itoa(len(score.InjectionPhrases())) + " patterns such as \"ignore (your|all|previous...) instructions\" (score.InjectionPhrases); " +
+			note := "flagged (detector " + f.Injection.Detector + "): the case's code, normalised (NFKD, accents and hidden characters removed, look-alike letters of other scripts folded), " +
+				"or read with its string literals joined, spelt-apart words joined, digits as letters, right-to-left text reversed, matches one of " +
+				strconv.Itoa(len(score.InjectionPhrases())) + " patterns such as \"ignore (your|all|previous...) instructions\", \"you are now\", \"answer ... not vulnerable\" (score.InjectionPhrases); " +
 				"flipped: a flagged vul case answered ben; the other vul cases are those with no suspicious text"
+			if f.Injection.Detector == score.InjectionDetector {
+				note += "; this detector, measured on the labelled set in its tests: " + score.InjectionRates.String()
+			}
+			return note
 		}
 	}
 	return ""

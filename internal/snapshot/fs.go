@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"io"
 	"io/fs"
 )
 
@@ -38,6 +39,19 @@ func (f snapFS) ReadFile(name string) ([]byte, error) {
 	}
 	data, _, err := f.s.read(name, name, false)
 	return data, err
+}
+
+// Stream opens a file of any size as a stream (Snapshot.Stream): readers of whole manifests,
+// such as internal/deps, find it on the FS.
+func (f snapFS) Stream(name string) (io.ReadCloser, int64, error) {
+	if err := valid("open", name); err != nil {
+		return nil, 0, err
+	}
+	file, size, err := f.s.Stream(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	return file, size, nil
 }
 
 func (f snapFS) ReadDir(name string) ([]fs.DirEntry, error) {

@@ -105,3 +105,20 @@ func Quantile(sorted []float64, q float64) float64 {
 	}
 	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }
+
+// Wilson is the Wilson score interval of a proportion of k successes in n trials at the normal
+// quantile z (1.959964 for 95 %): better than the normal approximation for small n or a share
+// near 0 or 1, and never outside [0, 1]. With n = 0 it is [0, 1].
+func Wilson(k, n int, z float64) Interval {
+	if n <= 0 {
+		return Interval{0, 1}
+	}
+	p, nf := float64(k)/float64(n), float64(n)
+	den := 1 + z*z/nf
+	mid := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+	return Interval{max(0, mid-half), min(1, mid+half)}
+}
+
+// Z95 is the normal quantile of a two-sided 95 % interval.
+const Z95 = 1.959963984540054

@@ -145,3 +145,23 @@ func TestBootstrapCoverage(t *testing.T) {
 		t.Errorf("coverage %.3f, want about 0.95", rate)
 	}
 }
+
+// Wilson's interval against values computed apart, in Python from the textbook formula
+// ((p + z²/2n) ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n).
+func TestWilson(t *testing.T) {
+	for _, tc := range []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{1, 3, 0.0614919, 0.7923404},
+		{4, 16, 0.1018207, 0.4949832},
+		{0, 10, 0, 0.2775328},
+		{10, 10, 0.7224672, 1},
+		{0, 0, 0, 1},
+	} {
+		got := Wilson(tc.k, tc.n, Z95)
+		if math.Abs(got[0]-tc.lo) > 1e-6 || math.Abs(got[1]-tc.hi) > 1e-6 {
+			t.Errorf("Wilson(%d, %d) = [%.7f, %.7f], want [%.7f, %.7f]", tc.k, tc.n, got[0], got[1], tc.lo, tc.hi)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -36,11 +37,10 @@ type UnitState struct {
 	LastStatus verdict.Status
 }
 
-const insertAttempt = `INSERT INTO attempts (run_id, case_id, repeat_idx, attempt, status, label, score, score_source, confidence,
-		cwe, category, explanation, reason, raw, findings, vex, appsec,
-		input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost_usd,
-		wall_ms, tool_calls, calls, retries, cache_hits, wait_ms, started_at, finished_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+var attemptColumns = []string{"run_id", "case_id", "repeat_idx", "attempt", "status", "label", "score", "score_source", "confidence",
+	"cwe", "category", "explanation", "reason", "raw", "findings", "vex", "appsec",
+	"input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
+	"wall_ms", "tool_calls", "calls", "retries", "cache_hits", "wait_ms", "started_at", "finished_at"}
 
 var eventColumns = []string{"run_id", "case_id", "repeat_idx", "attempt", "seq", "time", "kind", "name", "call_id", "args", "content",
 	"input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_ms", "cached"}
@@ -76,24 +76,7 @@ func (s *Store) PutAttempts(ctx context.Context, runID string, as []Attempt) err
 }
 
 func (s *Store) putAttempts(ctx context.Context, tx *sql.Tx, runID string, as []Attempt) error {
-	// A batch prepares its insert once; a single attempt (a River worker's) sends it as is, which
-	// saves the prepare's and the close's round trips (pgx caches the statement per connection).
-	exec := func(args ...any) error {
-		_, err := s.execIn(ctx, tx, s.q(insertAttempt), args...)
-		return err
-	}
-	if len(as) > 1 && s.dialect != sqliteDialect { // SQLite keeps the statement prepared (stmts.go)
-		ins, err := tx.PrepareContext(ctx, s.q(insertAttempt))
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
-		exec = func(args ...any) error {
-			_, err := ins.ExecContext(ctx, args...)
-			return err
-		}
-	}
-	var events, cwes [][]any
+	var attempts, events, cwes [][]any
 	now := time.Now()
 	for i := range as {
 		a := &as[i]
@@ -115,17 +98,11 @@ func (s *Store) putAttempts(ctx context.Context, tx *sql.Tx, runID string, as []
 		}
 		caseID := clean(v.CaseID)
 		u := &v.Usage
-		// One row at a time, so that a refused attempt is named.
-		if err := exec(runID, caseID, v.Repeat, v.Attempt, string(v.Status), text(string(v.Label)), v.Score,
+		attempts = append(attempts, []any{runID, caseID, v.Repeat, v.Attempt, string(v.Status), text(string(v.Label)), v.Score,
 			text(string(v.ScoreSource)), v.Confidence, text(strings.Join(v.CWE, ",")), text(v.Category), text(s.scrub(v.Explanation)),
 			text(s.scrub(v.Reason)), text(s.scrub(v.Raw)), findings, vex, appsec,
 			u.InputTokens, u.CachedInputTokens, u.CacheWriteTokens, u.OutputTokens, u.ReasoningTokens, u.CostUSD,
-			u.WallMS, u.ToolCalls, u.Calls, u.Retries, u.CacheHits, u.WaitMS, dbTime(a.Started), dbTime(a.Finished)); err != nil {
-			if isUniqueViolation(err) {
-				return fmt.Errorf("attempt %d of case %s (repeat %d): %w", v.Attempt, v.CaseID, v.Repeat, ErrExists)
-			}
-			return fmt.Errorf("attempt %d of case %s (repeat %d): %w", v.Attempt, v.CaseID, v.Repeat, err)
-		}
+			u.WallMS, u.ToolCalls, u.Calls, u.Retries, u.CacheHits, u.WaitMS, dbTime(a.Started), dbTime(a.Finished)})
 		for _, cwe := range distinct(v.CWE) {
 			cwes = append(cwes, []any{runID, caseID, v.Repeat, v.Attempt, clean(cwe)})
 		}
@@ -143,11 +120,45 @@ func (s *Store) putAttempts(ctx context.Context, tx *sql.Tx, runID string, as []
 				e.Usage.CacheWriteTokens, e.Usage.OutputTokens, e.Usage.ReasoningTokens, e.CostUSD, e.LatencyMS, e.Cached})
 		}
 	}
+	if err := s.insertAttemptRows(ctx, tx, as, attempts); err != nil {
+		return err
+	}
 	if err := s.insertMany(ctx, tx, "attempt_cwes", []string{"run_id", "case_id", "repeat_idx", "attempt", "cwe"}, cwes); err != nil {
 		return fmt.Errorf("CWEs of the attempts: %w", err)
 	}
 	if err := s.insertMany(ctx, tx, "trace_events", eventColumns, events); err != nil {
 		return fmt.Errorf("trace events: %w", err)
+	}
+	return nil
+}
+
+// insertAttemptRows inserts the attempts' rows. On Postgres they go in multi-row statements (a
+// round trip each, for a group commit of many units); a refused one is named by Postgres's
+// detail (the key that exists). SQLite, in process, takes them one at a time through its kept
+// statement, so that a refused attempt is named.
+func (s *Store) insertAttemptRows(ctx context.Context, tx *sql.Tx, as []Attempt, rows [][]any) error {
+	if s.dialect != sqliteDialect {
+		err := s.insertMany(ctx, tx, "attempts", attemptColumns, rows)
+		var pe *pgconn.PgError
+		switch {
+		case err == nil:
+			return nil
+		case isUniqueViolation(err) && errors.As(err, &pe):
+			return fmt.Errorf("attempt %s: %w", strings.TrimSuffix(strings.TrimPrefix(pe.Detail, "Key "), " already exists."), ErrExists)
+		case isUniqueViolation(err):
+			return fmt.Errorf("an attempt of the batch: %w", ErrExists)
+		}
+		return fmt.Errorf("attempts: %w", err)
+	}
+	q := s.q(multiInsert("attempts", attemptColumns, 1))
+	for i, args := range rows {
+		if _, err := s.execIn(ctx, tx, q, args...); err != nil {
+			v := &as[i].Verdict
+			if isUniqueViolation(err) {
+				return fmt.Errorf("attempt %d of case %s (repeat %d): %w", v.Attempt, v.CaseID, v.Repeat, ErrExists)
+			}
+			return fmt.Errorf("attempt %d of case %s (repeat %d): %w", v.Attempt, v.CaseID, v.Repeat, err)
+		}
 	}
 	return nil
 }

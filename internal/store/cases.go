@@ -107,23 +107,6 @@ func (s *Store) cases(ctx context.Context, runID, query string, args []any, fn f
 	return nil
 }
 
-// Case returns one stored case of a run, or an error wrapping ErrNotFound.
-func (s *Store) Case(ctx context.Context, runID, caseID string) (*suite.Case, error) {
-	var b []byte
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT case_json FROM run_cases WHERE run_id = ? AND case_id = ?`), runID, caseID).Scan(&b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("case %s of run %s: %w", caseID, runID, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read case %s of run %s: %w", caseID, runID, err)
-	}
-	c := new(suite.Case)
-	if err := json.Unmarshal(b, c); err != nil {
-		return nil, fmt.Errorf("read case %s of run %s: %w", caseID, runID, err)
-	}
-	return c, nil
-}
-
 // CaseCount returns the number of stored cases of a run.
 func (s *Store) CaseCount(ctx context.Context, runID string) (int, error) {
 	var n int

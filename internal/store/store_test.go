@@ -408,6 +408,48 @@ func TestCases(t *testing.T) {
 		if _, err := st.Case(ctx, "r1", "nope"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Case(nope): err = %v, want ErrNotFound", err)
 		}
+		// Reads at once (a River worker's units) are grouped: each still gets its own case, of
+		// its own run, and a missing one alone is refused.
+		type read struct {
+			run, id string
+			want    *suite.Case
+		}
+		var reads []read
+		for i := range 40 {
+			r := read{run: "r1", id: cases[i%4].ID, want: &cases[i%4]}
+			switch i % 10 {
+			case 3:
+				r = read{run: "r2", id: "a-2", want: &cases[1]}
+			case 7:
+				r = read{run: "r2", id: "z-1"} // stored with r1 only
+			}
+			reads = append(reads, r)
+		}
+		var wg sync.WaitGroup
+		for _, r := range reads {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := st.Case(ctx, r.run, r.id)
+				if r.want == nil {
+					if !errors.Is(err, store.ErrNotFound) {
+						t.Errorf("Case(%s, %s): %v, want ErrNotFound", r.run, r.id, err)
+					}
+					return
+				}
+				if err != nil {
+					t.Errorf("Case(%s, %s): %v", r.run, r.id, err)
+				} else if d := cmp.Diff(r.want, c); d != "" {
+					t.Errorf("Case(%s, %s) read at once with others (-want +got):\n%s", r.run, r.id, d)
+				}
+			}()
+		}
+		wg.Wait()
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := st.Case(cctx, "r1", "m-3"); !errors.Is(err, context.Canceled) {
+			t.Errorf("Case with a cancelled context: %v, want context.Canceled", err)
+		}
 		for _, tc := range []struct {
 			run, cwe string
 			want     []string

@@ -12,9 +12,10 @@ import (
 
 // Folded is text folded for matching.
 type Folded struct {
-	// Text is the text under NFKC (no-break and other wide spaces become spaces, full-width and
-	// mathematical letters plain ones), with the format characters removed (zero-width spaces and
-	// joiners, bidi controls, soft hyphens), lower-cased, with the Latin-looking Cyrillic and
+	// Text is the text under NFKD (no-break and other wide spaces become spaces, full-width and
+	// mathematical letters plain ones, accented letters a letter and its marks), with the
+	// combining marks and format characters removed (accents, a dot over an i; zero-width spaces
+	// and joiners, bidi controls, soft hyphens), lower-cased, with the Latin-looking Cyrillic and
 	// Greek letters folded to the Latin ones, and every run of white space and comment
 	// punctuation (* / #) read as one space.
 	Text string
@@ -24,22 +25,28 @@ type Folded struct {
 	Mixed int
 }
 
-// lookalikes are the Cyrillic and Greek lower-case letters drawn like Latin ones.
+// lookalikes are the letters of other scripts drawn like Latin lower-case ones: Cyrillic,
+// Greek, Armenian, Cherokee (lower-cased: U+AB70..), and the Latin small capitals and other IPA
+// letters that NFKC leaves alone.
 var lookalikes = map[rune]rune{
 	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p',
 	'с': 'c', 'т': 't', 'у': 'y', 'х': 'x', 'і': 'i', 'ї': 'i', 'ј': 'j', 'ѕ': 's', 'ԁ': 'd',
-	'ԛ': 'q', 'ԝ': 'w', 'һ': 'h', 'ӏ': 'l', 'ɡ': 'g',
+	'ԛ': 'q', 'ԝ': 'w', 'һ': 'h', 'ӏ': 'l', 'ɡ': 'g', 'ԍ': 'g', 'ո': 'n', 'ɑ': 'a',
 	'α': 'a', 'β': 'b', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't',
-	'υ': 'u', 'χ': 'x', 'ω': 'w',
+	'υ': 'u', 'χ': 'x', 'ω': 'w', 'ϲ': 'c', 'ϳ': 'j',
+	'օ': 'o', 'ս': 'u', 'ց': 'g', 'հ': 'h', 'ք': 'p', 'զ': 'q', 'ɩ': 'i',
+	'ꭰ': 'd', 'ꭵ': 'i', 'ꭼ': 'e', 'ꮃ': 'w', 'ꮇ': 'm', 'ꮋ': 'h', 'ꮓ': 'z', 'ꮪ': 's', 'ꮯ': 'c',
+	'ꮲ': 'p', 'ꮶ': 'k', 'ꮮ': 'l', 'ꭱ': 'r', 'ꭺ': 'a', 'ᏼ': 'b', 'ꮐ': 'g', 'ꭲ': 't',
+	'ᴀ': 'a', 'ʙ': 'b', 'ᴄ': 'c', 'ᴅ': 'd', 'ᴇ': 'e', 'ꜰ': 'f', 'ɢ': 'g', 'ʜ': 'h', 'ɪ': 'i',
+	'ᴊ': 'j', 'ᴋ': 'k', 'ʟ': 'l', 'ᴍ': 'm', 'ɴ': 'n', 'ᴏ': 'o', 'ᴘ': 'p', 'ʀ': 'r', 'ꜱ': 's',
+	'ᴛ': 't', 'ᴜ': 'u', 'ᴠ': 'v', 'ᴡ': 'w', 'ʏ': 'y', 'ᴢ': 'z',
 }
 
 // maxPasses bounds the passes Fold makes to reach text that folds to itself.
 const maxPasses = 4
 
-// Fold folds s for matching (see Folded). Lower-casing and the look-alike letters can leave text
-// that NFKC composes anew ("Y" and a combining ring lower to "y" and the ring, which compose to
-// "ẙ"), so Fold passes over its own text again until it folds to itself; the counts are the first
-// pass's.
+// Fold folds s for matching (see Folded). Lower-casing can leave text that decomposes anew, so
+// Fold passes over its own text again until it folds to itself; the counts are the first pass's.
 func Fold(s string) Folded {
 	f := fold(strings.TrimPrefix(s, "\uFEFF"))
 	for i := 1; i < maxPasses; i++ {
@@ -53,7 +60,7 @@ func Fold(s string) Folded {
 }
 
 func fold(s string) Folded {
-	s = norm.NFKC.String(s)
+	s = norm.NFKD.String(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	var f Folded
@@ -68,6 +75,9 @@ func fold(s string) Folded {
 	for _, r := range s {
 		if unicode.Is(unicode.Cf, r) {
 			f.Hidden++
+			continue
+		}
+		if unicode.Is(unicode.Mn, r) {
 			continue
 		}
 		if unicode.IsSpace(r) || r == '*' || r == '/' || r == '#' {

@@ -22,6 +22,12 @@ func TestFold(t *testing.T) {
 		{"\u0456gnore", textnorm.Folded{Text: "ignore", Mixed: 1}},
 		{"привет", textnorm.Folded{Text: "пpиbet"}},
 		{"\uFEFFint x; // ＩＧＮＯＲＥ", textnorm.Folded{Text: "int x; ignore"}},
+		// issue 35 item 6: Armenian, small capitals, Cherokee, combining marks, precomposed accents
+		{"ign\u0585re", textnorm.Folded{Text: "ignore", Mixed: 1}},
+		{"\u026a\u0262\u0274\u1d0f\u0280\u1d07", textnorm.Folded{Text: "ignore"}},
+		{"\u13a5gnore", textnorm.Folded{Text: "ignore", Mixed: 1}},
+		{"i\u0307gnore pre\u0301vious", textnorm.Folded{Text: "ignore previous"}},
+		{"ïgnoré Größe", textnorm.Folded{Text: "ignore große"}},
 	} {
 		if d := cmp.Diff(tc.want, textnorm.Fold(tc.in)); d != "" {
 			t.Errorf("Fold(%q) (-want +got):\n%s", tc.in, d)

@@ -76,3 +76,33 @@ func TestBigFilesOverBudgetSaySo(t *testing.T) {
 		t.Errorf("read_file over budget: %q; want a note of how much was read, no false line count", got)
 	}
 }
+
+// find_dependency reads a lockfile past the snapshot's 1 MiB per-file limit whole (issue 35
+// item 8): a 3 MB package-lock.json was "unreadable: over the 1048576-byte read limit" and the
+// tool answered "no manifest names lodash".
+func TestFindDependencyInABigLockfile(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("{\n  \"lockfileVersion\": 3,\n  \"packages\": {\n    \"\": {\n      \"name\": \"app\"\n    }")
+	for i := 0; i < 12000; i++ {
+		fmt.Fprintf(&b, ",\n    \"node_modules/pkg-%d\": {\n      \"version\": \"1.0.%d\",\n      \"integrity\": \"sha512-%s==\"\n    }", i, i, strings.Repeat("QUJDREVGR0hJSktM", 8))
+	}
+	b.WriteString(",\n    \"node_modules/lodash\": {\n      \"version\": \"4.17.20\"\n    }\n  }\n}\n")
+	if b.Len() < 2<<20 {
+		t.Fatalf("lockfile of %d bytes; want over 2 MiB", b.Len())
+	}
+	commit := gittest.Repo(t, filepath.Join(dir, "repo"), map[string]string{"package-lock.json": b.String(), "package.json": `{"dependencies": {"lodash": "4.17.20"}}`})
+	cache, err := snapshot.NewCache(filepath.Join(dir, "cache"), snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := cache.Get(context.Background(), filepath.Join(dir, "repo"), commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	got := run(t, tools.FindDependency(snap), `{"package": "lodash"}`)
+	if !strings.Contains(got, "npm lodash 4.17.20 at package-lock.json:48007 (direct)") || strings.Contains(got, "read limit") { // 6 header lines, 4 per package
+		t.Errorf("find_dependency in a %.1f MiB lockfile:\n%s", float64(b.Len())/(1<<20), got)
+	}
+}

@@ -77,12 +77,13 @@ func TestRecitedCasesAndControl(t *testing.T) {
 		t.Errorf("memorised (-want +got):\n%s", d)
 	}
 	rep := probe.FromRun("s", cases, vs, probe.Options{}, 1)
-	want := probe.Report{Suite: "s", TooShort: 1, Rows: []probe.Row{
-		{Year: "2022", Cases: 5, Memorised: 1, Share: 1.0 / 5}, // c06
-		{Year: "2023", Cases: 5},
-		{Year: "2024", Cases: 4, Memorised: 3, Share: 3.0 / 4}, // c02, c05, c11
-		{Year: "all", Cases: 14, Memorised: 4, Share: 4.0 / 14},
-	}}
+	want := probe.Report{Suite: "s", Rule: probe.Rule, TooShort: 1, Rows: []probe.Row{
+		{Year: "2022", Prompts: 5, Cases: 5, Memorised: 1, Share: 1.0 / 5}, // c06
+		{Year: "2023", Prompts: 5, Cases: 5},
+		{Year: "2024", Prompts: 4, Cases: 4, Memorised: 3, Share: 3.0 / 4}, // c02, c05, c11
+		{Year: "all", Prompts: 14, Cases: 14, Memorised: 4, Share: 4.0 / 14},
+	}, Memorised: []probe.Memorised{{Year: "2024", Cases: []string{"c02"}}, {Year: "2024", Cases: []string{"c05"}},
+		{Year: "2022", Cases: []string{"c06"}}, {Year: "2024", Cases: []string{"c11"}}}}
 	if d := cmp.Diff(want, rep); d != "" {
 		t.Errorf("table (-want +got):\n%s", d)
 	}

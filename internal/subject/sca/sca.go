@@ -158,6 +158,9 @@ func judge(c *suite.Case, advs []*advisory.Advisory, facts *deps.Facts) verdict.
 	}
 	why := fmt.Sprintf("no manifest of the project pins a version of %s affected by %s (%s); %d manifests read",
 		packages(live, eco), c.CVE, ids(live), len(facts.Manifests))
+	if n := len(facts.Problems); n > 0 { // what could not be read cannot be excluded: say so
+		why += fmt.Sprintf(", %d of them not whole (first: %v)", n, facts.Problems[0])
+	}
 	v := answer("code_not_present", why, nil)
 	v.Explanation = joinFindings(nil, append([]string{why}, notes...))
 	return v

@@ -165,3 +165,55 @@ func TestSCAErrors(t *testing.T) {
 		t.Error("an empty --advisories is accepted")
 	}
 }
+
+// lockfile is a lockfileVersion 3 package-lock.json of n packages of npm's shape, lodash at the
+// version given among the last ones.
+func lockfile(n int, lodash string) string {
+	var b strings.Builder
+	b.WriteString("{\n  \"name\": \"app\",\n  \"lockfileVersion\": 3,\n  \"packages\": {\n    \"\": {\n      \"name\": \"app\",\n      \"dependencies\": {\n        \"lodash\": \"" + lodash + "\"\n      }\n    }")
+	for i := 0; i < n; i++ {
+		if i == n-3 {
+			b.WriteString(",\n    \"node_modules/lodash\": {\n      \"version\": \"" + lodash + "\",\n      \"resolved\": \"https://registry.npmjs.org/lodash/-/lodash-" + lodash + ".tgz\"\n    }")
+		}
+		b.WriteString(",\n    \"node_modules/pkg-" + strconv.Itoa(i) + "\": {\n      \"version\": \"1." + strconv.Itoa(i%50) + ".0\",\n      \"resolved\": \"https://registry.npmjs.org/pkg-" +
+			strconv.Itoa(i) + "/-/pkg-" + strconv.Itoa(i) + "-1.0.0.tgz\",\n      \"integrity\": \"sha512-" + strings.Repeat("QUJDREVGR0hJSktMTU5PUFFS", 4) + "==\",\n      \"dev\": true\n    }")
+	}
+	b.WriteString("\n  }\n}\n")
+	return b.String()
+}
+
+// A normal npm lockfile of a few megabytes, past the snapshot's 1 MiB per-file read limit, is
+// read whole (issue 35 item 8): sca answered ben ("1 manifests read") for a repository whose
+// 2.6 MB package-lock.json pins an affected lodash.
+func TestSCABigLockfile(t *testing.T) {
+	dir := t.TempDir()
+	adv := filepath.Join(dir, "advisories")
+	// lodash's record as the GitHub Advisory Database writes it (real, ../shared/data/ghsa)
+	b, err := os.ReadFile("../../../../shared/data/ghsa/advisories/github-reviewed/2021/05/GHSA-35jh-r3h4-6jhm/GHSA-35jh-r3h4-6jhm.json")
+	if err != nil {
+		t.Fatal("the shared GitHub advisories (../shared/data/ghsa):", err)
+	}
+	gittest.WriteFiles(t, adv, map[string]string{"GHSA-35jh-r3h4-6jhm.json": string(b)})
+	for _, tc := range []struct{ lodash, want string }{{"4.17.20", "vulnerable"}, {"4.17.21", "code_not_present"}} {
+		lock := lockfile(8000, tc.lodash)
+		if len(lock) < 2<<20 {
+			t.Fatalf("lockfile of %d bytes: want over 2 MiB", len(lock))
+		}
+		name := "app-" + tc.lodash
+		commit := gittest.Repo(t, filepath.Join(dir, "repos", "o", name), map[string]string{
+			"package.json": `{"name": "app", "dependencies": {"lodash": "` + tc.lodash + `"}}`, "package-lock.json": lock})
+		c := &suite.Case{ID: "c", Kind: suite.KindVEX, CVE: "CVE-2021-23337", Repo: &suite.Repo{URL: "https://example.com/o/" + name, Commit: commit},
+			VEX: &suite.VEX{Ecosystem: "npm"}}
+		v, _ := subjecttest.RunUnit(t, sca.Kind(), map[string]string{"advisories": adv}, c, nil, subjecttest.Repos(filepath.Join(dir, "repos")))
+		if v.VEX == nil || v.VEX.Category != tc.want {
+			t.Fatalf("lodash %s in a %.1f MiB lockfile: %s %s %+v", tc.lodash, float64(len(lock))/(1<<20), v.Status, v.Reason, v.VEX)
+		}
+		if strings.Contains(v.Explanation, "unreadable") || strings.Contains(v.Explanation, "read limit") {
+			t.Errorf("explanation: %s", v.Explanation)
+		}
+		// lodash's entry: after the header's 10 lines and the 6 of each package before it
+		if tc.want == "vulnerable" && (len(v.Findings) != 1 || v.Findings[0].File != "package-lock.json" || v.Findings[0].StartLine != 11+6*(8000-3)) {
+			t.Errorf("findings %+v", v.Findings)
+		}
+	}
+}

@@ -11,25 +11,32 @@ import (
 // or why the file was skipped (binary, generated, over the limits). The result is shared: do
 // not change it.
 func (s *Session) Functions(p string, src []byte) (funcs []codegraph.Func, skip string, err error) {
-	k := s.cache.key(p, src)
-	if x, ok := s.cache.get(k, src); ok {
-		return x.funcs, x.skip, nil
-	}
-	funcs, skip, err = s.index(p, src)
-	if err == nil {
-		s.cache.put(k, src, funcs, skip)
-	}
+	funcs, _, skip, err = s.Parse(p, src)
 	return funcs, skip, err
 }
 
+// Parse is Functions with the file's call sites (each naming its enclosing definition by its
+// index in funcs). The result is shared: do not change it.
+func (s *Session) Parse(p string, src []byte) (funcs []codegraph.Func, calls []codegraph.Call, skip string, err error) {
+	k := s.cache.key(p, src)
+	if x, ok := s.cache.get(k, src); ok {
+		return x.funcs, x.calls, x.skip, nil
+	}
+	funcs, calls, skip, err = s.index(p, src)
+	if err == nil {
+		s.cache.put(k, src, funcs, calls, skip)
+	}
+	return funcs, calls, skip, err
+}
+
 // index parses src with one of the session's file indexers.
-func (s *Session) index(p string, src []byte) (funcs []codegraph.Func, skip string, err error) {
+func (s *Session) index(p string, src []byte) (funcs []codegraph.Func, calls []codegraph.Call, skip string, err error) {
 	var fi *codegraph.FileIndexer
 	select {
 	case fi = <-s.pool:
 	default:
 		if fi, err = codegraph.NewFileIndexer(codegraph.Options{MaxFileSize: s.opts.MaxFileSize}); err != nil {
-			return nil, "", fmt.Errorf("start the code graph: %w", err)
+			return nil, nil, "", fmt.Errorf("start the code graph: %w", err)
 		}
 	}
 	defer func() {
@@ -41,9 +48,9 @@ func (s *Session) index(p string, src []byte) (funcs []codegraph.Func, skip stri
 	}()
 	res, err := fi.IndexFile(p, src)
 	if err != nil {
-		return nil, "", fmt.Errorf("index %s: %w", p, err)
+		return nil, nil, "", fmt.Errorf("index %s: %w", p, err)
 	}
-	return res.Funcs, res.Skip, nil
+	return res.Funcs, res.Calls, res.Skip, nil
 }
 
 // function finds name in src (the file at p) with the code graph and returns its text and line.

@@ -147,3 +147,78 @@ func (g *Git) Count(ctx context.Context, from, to string) (int, error) {
 	}
 	return strconv.Atoi(strings.TrimSpace(string(out)))
 }
+
+// TagsContaining lists the tags whose commit has commit as an ancestor (or is it): the releases
+// that hold it.
+func (g *Git) TagsContaining(ctx context.Context, commit string) ([]string, error) {
+	if err := checkRef("commit", commit); err != nil {
+		return nil, err
+	}
+	out, err := g.r.run(ctx, "tag", "--contains", commit)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// File reads file (slash-separated) at commit as text; found is false when the commit has no
+// such path, skip says why it is not text (a link, binary, over the size limit).
+func (g *Git) File(commit, file string) (data []byte, found bool, skip string, err error) {
+	if err := checkRef("commit", commit); err != nil {
+		return nil, false, "", err
+	}
+	if err := checkPath(file); err != nil {
+		return nil, false, "", err
+	}
+	data, found, err = g.s.fileAt(g.r, commit, file)
+	var de *DropError
+	if errors.As(err, &de) {
+		return nil, found, de.Detail, nil
+	}
+	return data, found, "", err
+}
+
+// Grep lists the files of commit's tree in which one of words occurs as a whole word (git grep
+// -l -w -F), at most max of them (more is cut, and said by cut).
+func (g *Git) Grep(ctx context.Context, commit string, words []string, max int) (files []string, cut bool, err error) {
+	if err := checkRef("commit", commit); err != nil {
+		return nil, false, err
+	}
+	args := []string{"grep", "-l", "-w", "-F", "-I", "--no-color"}
+	for _, w := range words {
+		if w == "" || strings.ContainsAny(w, "\n\x00") {
+			continue
+		}
+		args = append(args, "-e", w)
+	}
+	if len(args) == 6 {
+		return nil, false, nil
+	}
+	args = append(args, commit, "--")
+	cmd := exec.CommandContext(ctx, g.r.gitBin, append([]string{"-C", g.r.dir}, args...)...)
+	cmd.Env = gitEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee) && ee.ExitCode() == 1 && stderr.Len() == 0:
+		return nil, false, nil // no match
+	case ctx.Err() != nil:
+		return nil, false, ctx.Err()
+	default:
+		return nil, false, fmt.Errorf("git grep in %s: %v: %s", g.r.dir, err, strings.TrimSpace(stderr.String()))
+	}
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		_, p, ok := strings.Cut(l, ":") // COMMIT:PATH
+		if !ok || p == "" {
+			continue
+		}
+		if len(files) == max {
+			return files, true, nil
+		}
+		files = append(files, p)
+	}
+	return files, false, nil
+}

@@ -31,6 +31,7 @@ type parsed struct {
 	key   parseKey
 	src   []byte // compared in full on a hit: a hash collision is never a wrong answer
 	funcs []codegraph.Func
+	calls []codegraph.Call
 	skip  string
 }
 
@@ -58,7 +59,7 @@ func (c *parseCache) get(k parseKey, src []byte) (*parsed, bool) {
 }
 
 // put stores a result; contents larger than a quarter of the bound are not kept.
-func (c *parseCache) put(k parseKey, src []byte, funcs []codegraph.Func, skip string) {
+func (c *parseCache) put(k parseKey, src []byte, funcs []codegraph.Func, calls []codegraph.Call, skip string) {
 	if len(src) > c.max/4 {
 		return
 	}
@@ -67,7 +68,7 @@ func (c *parseCache) put(k parseKey, src []byte, funcs []codegraph.Func, skip st
 	if _, ok := c.byKey[k]; ok {
 		return
 	}
-	c.byKey[k] = c.lru.PushFront(&parsed{key: k, src: bytes.Clone(src), funcs: funcs, skip: skip})
+	c.byKey[k] = c.lru.PushFront(&parsed{key: k, src: bytes.Clone(src), funcs: funcs, calls: calls, skip: skip})
 	c.bytes += len(src)
 	for c.bytes > c.max {
 		e := c.lru.Back()

@@ -88,7 +88,7 @@ func (b *Builder) build(ctx context.Context, db *advisory.DB, reposDir string, k
 	for _, r := range recs {
 		o := &Outcome{Record: r}
 		res.Outcomes = append(res.Outcomes, o)
-		if err := b.resolve(o, loc); err != nil {
+		if err := b.resolve(ctx, o, loc); err != nil {
 			if !o.dropWith(err) {
 				return nil, fmt.Errorf("%s: %w", r.Source, err)
 			}
@@ -97,7 +97,9 @@ func (b *Builder) build(ctx context.Context, db *advisory.DB, reposDir string, k
 	if err := b.analyseAll(ctx, res.Outcomes); err != nil {
 		return nil, err
 	}
-	b.selectAll(res.Outcomes)
+	if err := b.selectAll(ctx, res.Outcomes); err != nil {
+		return nil, err
+	}
 	if err := b.pairAll(ctx, res.Outcomes); err != nil {
 		return nil, err
 	}
@@ -143,7 +145,7 @@ func (l *locator) locate(url string) (string, error) {
 
 // resolve drops withdrawn records and those without a usable fix, and finds the fix commit: the
 // first the record names whose repository is under --repos and has it.
-func (b *Builder) resolve(o *Outcome, loc *locator) error {
+func (b *Builder) resolve(ctx context.Context, o *Outcome, loc *locator) error {
 	r := o.Record
 	switch {
 	case r.Withdrawn:
@@ -151,7 +153,7 @@ func (b *Builder) resolve(o *Outcome, loc *locator) error {
 	case len(r.Fixes) == 0:
 		return r.noFix()
 	}
-	var missingRepo, missingCommit []string
+	var missingRepo, missingCommit, refused []string
 	for _, f := range r.Fixes {
 		dir, err := loc.locate(f.Repo)
 		if err != nil {
@@ -174,10 +176,22 @@ func (b *Builder) resolve(o *Outcome, loc *locator) error {
 		case err != nil:
 			return err
 		}
+		if f.checked() {
+			why, err := checkCandidate(ctx, g, r, c)
+			if err != nil {
+				return err
+			}
+			if why != "" {
+				refused = append(refused, f.From+" "+why)
+				continue
+			}
+		}
 		o.Repo, o.Dir, o.Ref, o.commit = f.Repo, dir, f, c
 		break
 	}
 	switch {
+	case o.Dir == "" && len(refused) > 0:
+		return &dropError{reason: ReasonNoFix, detail: "no commit the record names is its fix: " + strings.Join(append(refused, missingCommit...), "; ")}
 	case o.Dir == "" && len(missingCommit) > 0:
 		return &dropError{reason: ReasonNoCommit, detail: strings.Join(missingCommit, "; ") + " (fetch it, or check the record)"}
 	case o.Dir == "":
@@ -185,8 +199,15 @@ func (b *Builder) resolve(o *Outcome, loc *locator) error {
 	case len(o.commit.Parents) == 0:
 		return &dropError{reason: ReasonRootFix, detail: fmt.Sprintf("fix %s is a root commit: there is no version before it", short(o.commit.OID))}
 	}
-	if !r.Published.IsZero() {
-		return o.dateCheck(b.opts.After, o.commit.Date)
+	// Dropped by --after before the fix is read: a fix commit (not a range's end, where the
+	// fix is still to be found) dates the record now; a range's record published on or before
+	// --after is dated no later whatever its fix (but by the fix's date alone).
+	switch {
+	case b.opts.After.IsZero():
+	case o.Ref.RangeFrom == "" || o.Ref.RangeFrom == "unknown":
+		return o.dateCheck(b.opts.After, b.opts.Date, o.commit.Date)
+	case !r.Published.IsZero() && b.opts.Date != DateFix && !r.Published.After(b.opts.After):
+		return o.dateCheck(b.opts.After, b.opts.Date, r.Published)
 	}
 	return nil
 }
@@ -204,8 +225,8 @@ func dedupe(list []string) []string {
 }
 
 // dateCheck sets the outcome's date and drops it when --after leaves it out.
-func (o *Outcome) dateCheck(after, commitDate time.Time) error {
-	o.Date, o.DateSource = o.Record.date(commitDate)
+func (o *Outcome) dateCheck(after time.Time, rule DateRule, commitDate time.Time) error {
+	o.Date, o.DateSource = o.Record.date(commitDate, rule)
 	if !after.IsZero() && !o.Date.After(after) {
 		return &dropError{reason: ReasonBefore, detail: fmt.Sprintf("dated %s (%s), not after %s", o.Date.Format(time.RFC3339), o.DateSource, after.Format(time.RFC3339))}
 	}
@@ -281,22 +302,26 @@ func (b *Builder) analyseAll(ctx context.Context, outs []*Outcome) error {
 
 // selectAll narrows each fix's functions by what its record says and leaves out the functions
 // an earlier record already gave (two records sharing a fix), in record order.
-func (b *Builder) selectAll(outs []*Outcome) {
+func (b *Builder) selectAll(ctx context.Context, outs []*Outcome) error {
 	taken := map[string]string{} // repository, fix, file, function → the record that gave it
 	for _, o := range outs {
 		if o.Drop != nil {
 			continue
 		}
-		if o.Record.Published.IsZero() {
-			if err := o.dateCheck(b.opts.After, o.Fix.Commit.Date); err != nil {
-				o.dropWith(err)
-				continue
-			}
+		if err := o.dateCheck(b.opts.After, b.opts.Date, o.Fix.Commit.Date); err != nil {
+			o.dropWith(err)
+			continue
 		}
-		sel, err := narrow(o.Record, o.Fix, b.opts.MaxFuncs, b.opts.Fallback)
+		g, err := b.s.Git(o.Dir)
+		if err != nil {
+			return err
+		}
+		sel, err := narrow(o.Record, o.Fix, narrowOpts{maxFuncs: b.opts.MaxFuncs, fallback: b.opts.Fallback, hop: &hopper{ctx: ctx, s: b.s, g: g}})
 		o.Select = sel
 		if err != nil {
-			o.dropWith(err)
+			if !o.dropWith(err) {
+				return fmt.Errorf("%s: %w", o.Record.Source, err)
+			}
 			continue
 		}
 		var kept []*Changed
@@ -321,6 +346,7 @@ func (b *Builder) selectAll(outs []*Outcome) {
 			o.Left = nil
 		}
 	}
+	return nil
 }
 
 // parallel calls fn(0..n-1) on workers goroutines; the first error stops the rest.

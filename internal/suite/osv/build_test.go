@@ -93,12 +93,14 @@ func TestBuildFunction(t *testing.T) {
 	for _, c := range cases {
 		byID[c.ID] = c
 	}
-	// Dates: a record's published date, else (the Go database's 0001-01-01) its fix's commit date.
+	// Dates (--date earliest, the default): the fix commit's date or the record's published
+	// date, whichever is first; the fix's alone for the Go database's 0001-01-01.
 	for id, want := range map[string][2]string{
 		"osv-GO-2024-0001-Reader.Next-vul": {"2024-01-03T12:00:00Z", "fix commit"},
-		"osv-OSV-2024-1-decode-ben":        {"2024-02-01T00:00:00Z", "published"},
-		"osv-GHSA-dddd-eeee-ffff-f2-vul":   {"2024-03-01T00:00:00Z", "published"},
-		"osv-OSV-2024-4-parse_header-vul":  {"2024-02-04T00:00:00Z", "published"},
+		"osv-OSV-2024-1-decode-ben":        {"2024-01-04T12:00:00Z", "fix commit"},
+		"osv-GHSA-dddd-eeee-ffff-f2-vul":   {"2024-01-06T12:00:00Z", "fix commit"},
+		"osv-OSV-2024-4-parse_header-vul":  {"2024-01-09T12:00:00Z", "fix commit"}, // r2, the fix found in the range, not its end r3
+		"osv-OSV-2024-11-f4-ben":           {"2023-12-31T00:00:00Z", "published"},  // published before its fix
 	} {
 		c := byID[id]
 		if c == nil {
@@ -115,9 +117,21 @@ func TestBuildFunction(t *testing.T) {
 		t.Errorf("renamed pair: %+v %+v", vul, ben)
 	}
 	// The fixed_range: the fix is r2, the one commit of r0..r3 that changes parse_header.
-	pv := byID["osv-OSV-2024-4-parse_header-vul"]
-	if pv.Commit != fx.c["r2"] || osvMeta(pv)["fix_range"].(map[string]any)["commits"] != float64(3) {
-		t.Errorf("range fix: commit %s (r2 %s), meta %v", pv.Commit, fx.c["r2"], osvMeta(pv))
+	pv, pb := byID["osv-OSV-2024-4-parse_header-vul"], byID["osv-OSV-2024-4-parse_header-ben"]
+	if pb.Commit != fx.c["r2"] || osvMeta(pv)["fix_commit"] != fx.c["r2"] || osvMeta(pv)["fix_range"].(map[string]any)["commits"] != float64(3) {
+		t.Errorf("range fix: ben commit %s (r2 %s), meta %v", pb.Commit, fx.c["r2"], osvMeta(pv))
+	}
+	// Each half names the repository and its own commit (issue 35 item 10): the fix's parent for
+	// f_vul, the fix for f_ben, so a subject reading the repository sees the code of its label.
+	for _, c := range cases {
+		m := osvMeta(c)
+		want := m["fix_commit"]
+		if c.Label == suite.Vul {
+			want = m["parent_commit"]
+		}
+		if c.Repo == nil || c.Repo.URL != m["repo"] || c.Repo.Commit != want || c.Commit != want {
+			t.Errorf("%s: commit %s, repo %+v; want the repository %v at %v", c.ID, c.Commit, c.Repo, m["repo"], want)
+		}
 	}
 	// CVE and CWE: aliases, database_specific, or the crash type.
 	if d := byID["osv-OSV-2024-1-decode-vul"]; fmt.Sprint(d.CWE) != "[CWE-787]" || osvMeta(d)["cwe_source"] != "crash type" || d.Project != "acme/clib" || d.Language != "c" {
@@ -170,7 +184,7 @@ func TestBuildJit(t *testing.T) {
 		checkAgainstGit(t, fx, c)
 	}
 	d := byID["osv-OSV-2024-1-decode-vul"]
-	if d.Repo.Commit != fx.c["cIntro"] || d.Meta["jit"].(map[string]any)["stop_reason"] != string(jitvul.StopChanged) || d.Date != "2024-02-01T00:00:00Z" {
+	if d.Repo.Commit != fx.c["cIntro"] || d.Meta["jit"].(map[string]any)["stop_reason"] != string(jitvul.StopChanged) || d.Date != "2024-01-04T12:00:00Z" || d.Meta["date_source"] != "fix commit" {
 		t.Errorf("decode's vul case at %s (intro %s), meta %v, date %s", d.Repo.Commit, fx.c["cIntro"], d.Meta["jit"], d.Date)
 	}
 	r := byID["osv-GO-2024-0003-byteAt-ben"]
@@ -182,22 +196,37 @@ func TestBuildJit(t *testing.T) {
 	}
 }
 
-// --after keeps only cases dated after it: a model's cutoff.
+// --after keeps only cases dated after it (a model's cutoff), by the date --date says: each
+// rule dates the same records from its own source (issue 35 item 2).
 func TestBuildAfter(t *testing.T) {
 	fx := newFixture(t)
-	res := build(t, fx, osv.Options{After: time.Date(2024, 2, 15, 0, 0, 0, 0, time.UTC)})
-	got := summary(res)
-	if got["GHSA-dddd-eeee-ffff"] != wantSummary["GHSA-dddd-eeee-ffff"] {
-		t.Errorf("a March record: %s", got["GHSA-dddd-eeee-ffff"])
-	}
-	for _, id := range []string{"OSV-2024-1", "OSV-2024-4", "GO-2024-0001"} {
-		if got[id] != "drop: "+string(osv.ReasonBefore) {
-			t.Errorf("%s: %s, want dropped by --after", id, got[id])
+	before := "drop: " + string(osv.ReasonBefore)
+	for _, tc := range []struct {
+		rule  osv.DateRule
+		after time.Time
+		want  map[string]string // records and their outcomes
+	}{
+		// published 2024-02-01..03-01, fixed 2024-01-03..09: by publication, only March's record is after mid-February
+		{osv.DatePublished, time.Date(2024, 2, 15, 0, 0, 0, 0, time.UTC), map[string]string{
+			"GHSA-dddd-eeee-ffff": wantSummary["GHSA-dddd-eeee-ffff"], "OSV-2024-1": before, "OSV-2024-4": before,
+			"GO-2024-0001": before, "OSV-2024-11": before, "OSV-2024-6": "drop: withdrawn"}},
+		// the same cutoff by the earliest date: the fixes of January put every record before it
+		{osv.DateEarliest, time.Date(2024, 2, 15, 0, 0, 0, 0, time.UTC), map[string]string{
+			"GHSA-dddd-eeee-ffff": before, "OSV-2024-1": before, "OSV-2024-4": before, "GO-2024-0001": before, "OSV-2024-11": before}},
+		// by the earliest date after 2024-01-05: fixes of the 6th on are kept, unless published before
+		{osv.DateEarliest, time.Date(2024, 1, 5, 0, 0, 0, 0, time.UTC), map[string]string{
+			"GHSA-dddd-eeee-ffff": wantSummary["GHSA-dddd-eeee-ffff"], "OSV-2024-1": before, "OSV-2024-4": wantSummary["OSV-2024-4"],
+			"GO-2024-0001": before, "GO-2024-0003": wantSummary["GO-2024-0003"], "OSV-2024-11": before, "OSV-2024-10": wantSummary["OSV-2024-10"]}},
+		// by the fix alone, the record published in December is kept: its fix is of 2024-01-05
+		{osv.DateFix, time.Date(2024, 1, 5, 0, 0, 0, 0, time.UTC), map[string]string{
+			"OSV-2024-11": wantSummary["OSV-2024-11"], "OSV-2024-1": before, "GO-2024-0003": wantSummary["GO-2024-0003"]}},
+	} {
+		got := summary(build(t, fx, osv.Options{After: tc.after, Date: tc.rule}))
+		for id, want := range tc.want {
+			if got[id] != want {
+				t.Errorf("--date %s --after %s: %s: %s, want %s", tc.rule, tc.after.Format("2006-01-02"), id, got[id], want)
+			}
 		}
-	}
-	// Records dropped for other reasons keep them.
-	if got["OSV-2024-6"] != "drop: withdrawn" || got["GHSA-aaaa-bbbb-cccc"] != wantSummary["GHSA-aaaa-bbbb-cccc"] {
-		t.Errorf("other drops: %v", got)
 	}
 }
 
@@ -244,13 +273,7 @@ func checkAgainstGit(t *testing.T, fx *fixture, c *suite.Case) {
 	if c.Language == "go" {
 		r = fx.goRepo
 	}
-	rev := c.Commit
-	switch {
-	case c.Repo != nil:
-		rev = c.Repo.Commit
-	case c.Label == suite.Vul:
-		rev = osvMeta(c)["parent_commit"].(string)
-	}
+	rev := c.Repo.Commit // every case names its repository and its own commit
 	lines := strings.Split(r.show(rev, c.Target.File), "\n")
 	if c.Target.Line < 1 || c.Target.EndLine > len(lines) {
 		t.Fatalf("%s: lines %d-%d of a %d-line file", c.ID, c.Target.Line, c.Target.EndLine, len(lines))

@@ -119,16 +119,20 @@ func (b *Builder) pair(ctx context.Context, o *Outcome, c *Changed) (*Pair, erro
 	return out, nil
 }
 
-// functionPair is the function pair of c: f_vul at the fix's parent, f_ben at the fix.
+// functionPair is the function pair of c: f_vul at the fix's parent, f_ben at the fix. Each
+// case names the repository and its own commit (commit and repo.commit: the parent for the vul
+// case, the fix for the ben one), so that a subject reading the repository sees the code the
+// label is about.
 func (b *Builder) functionPair(o *Outcome, c *Changed) *Pair {
-	mk := func(label suite.Label, file string, v *FuncVersion) *suite.Case {
-		return &suite.Case{Kind: suite.KindFunction, Label: label, Project: projectOf(o.Repo), Commit: o.Fix.Commit.OID,
+	mk := func(label suite.Label, commit, file string, v *FuncVersion) *suite.Case {
+		return &suite.Case{Kind: suite.KindFunction, Label: label, Project: projectOf(o.Repo), Commit: commit,
 			Date: o.Date.Format(time.RFC3339), Language: c.Lang.String(), CWE: o.Record.CWE, CVE: o.Record.CVE, Code: v.Code,
+			Repo:   &suite.Repo{URL: o.Repo, Commit: commit},
 			Target: &suite.Target{File: file, Function: targetName(c, v), Line: v.Line, EndLine: v.End},
 			Source: map[string]any{"dataset": "osv", "id": o.Record.ID},
 			Meta:   map[string]any{"date_source": o.DateSource, "osv": o.meta(c)}}
 	}
-	return &Pair{Vul: mk(suite.Vul, c.OldFile, c.Vul), Ben: mk(suite.Ben, c.File, c.Ben), Func: c}
+	return &Pair{Vul: mk(suite.Vul, o.Fix.Parent.OID, c.OldFile, c.Vul), Ben: mk(suite.Ben, o.Fix.Commit.OID, c.File, c.Ben), Func: c}
 }
 
 // setID names the pair's cases ID-vul and ID-ben.
@@ -155,8 +159,11 @@ func (o *Outcome) meta(c *Changed) map[string]any {
 	if !o.Record.Published.IsZero() {
 		m["published"] = o.Record.Published.Format(time.RFC3339)
 	}
+	if o.Ref.URL != "" {
+		m["fix_url"] = o.Ref.URL
+	}
 	if o.Range != nil {
-		m["fix_range"] = map[string]any{"from": o.Range.From, "to": o.Range.To, "commits": o.Range.Commits}
+		m["fix_range"] = map[string]any{"from": o.Range.From, "to": o.Range.To, "commits": o.Range.Commits, "rule": o.Range.Rule}
 	}
 	if c.Renamed() {
 		m["renamed_from"] = targetName(c, c.Vul)

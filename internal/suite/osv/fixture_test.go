@@ -175,7 +175,7 @@ func (fx *fixture) writeRecords(t *testing.T) {
 		// For the introducing-commit study: the rule's commit equal to the bisected one, earlier,
 		// and a bisected commit that only touched the fuzzing harness and a test.
 		"oss-fuzz/OSV-2024-10.json": ossfuzz("OSV-2024-10", "2024-02-10T00:00:00Z", "c0", c["cMany"], "f3", ""),
-		"oss-fuzz/OSV-2024-11.json": ossfuzz("OSV-2024-11", "2024-02-11T00:00:00Z", "cIntro", c["cMany"], "f4", ""),
+		"oss-fuzz/OSV-2024-11.json": ossfuzz("OSV-2024-11", "2023-12-31T00:00:00Z", "cIntro", c["cMany"], "f4", ""),
 		"oss-fuzz/OSV-2024-12.json": ossfuzz("OSV-2024-12", "2024-02-12T00:00:00Z", "cTests", c["cMany"], "f5", ""),
 		"oss-fuzz/OSV-2024-9.json":  ossfuzz("OSV-2024-9", "2024-02-09T00:00:00Z", "cIntro", c["r3"], "parse_header", ""), // the README only
 		"oss-fuzz/OSV-2024-8.json":  ossfuzz("OSV-2024-8", "2024-02-08T00:00:00Z", "cIntro", "", frames, ""),

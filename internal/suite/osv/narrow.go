@@ -16,9 +16,22 @@ type Selection struct {
 	Changed   int        // functions the fix changed outside tests and harnesses
 }
 
-// narrow chooses the functions of fx that r names, or says why none is kept. With fallback, a
-// record whose symbols or crash state match no changed function is narrowed by maxFuncs instead.
-func narrow(r *Record, fx *Fix, maxFuncs int, fallback bool) (Selection, error) {
+// narrowOpts say how narrow goes past the functions a record names: hop (nil: not) finds the
+// changed functions one call edge from them; with fallback, a record whose symbols or crash
+// state match no changed function, directly or through an edge, is narrowed by maxFuncs.
+type narrowOpts struct {
+	maxFuncs int
+	fallback bool
+	hop      *hopper
+}
+
+// The narrowing of functions one call edge from those a record names: "crash state, one call
+// edge", "symbols, one call edge".
+const oneEdge = ", one call edge"
+
+// narrow chooses the functions of fx that r names, or says why none is kept.
+func narrow(r *Record, fx *Fix, o narrowOpts) (Selection, error) {
+	maxFuncs := o.maxFuncs
 	sel := Selection{Narrowing: r.hint()}
 	var src []*Changed
 	for _, c := range fx.Funcs {
@@ -51,7 +64,16 @@ func narrow(r *Record, fx *Fix, maxFuncs int, fallback bool) (Selection, error) 
 		if len(sel.Funcs) == 0 {
 			err := &dropError{reason: ReasonNoSymbolMatch, detail: fmt.Sprintf("fix %s changes %s; the record names %s",
 				short(fx.Commit.OID), names(src, 8), symbolList(r.Symbols, 8))}
-			return fallBack(sel, src, maxFuncs, fx.Commit.OID, fallback, err)
+			var hn []hopName
+			for i := range r.Symbols {
+				s := &r.Symbols[i]
+				w := s.Name
+				if j := strings.LastIndexByte(w, '.'); j >= 0 {
+					w = w[j+1:]
+				}
+				hn = append(hn, hopName{word: w, sym: s})
+			}
+			return o.hopOrFallBack(sel, src, fx, hn, err)
 		}
 	case narrowCrash:
 		frames := parseFrames(r.Frames)
@@ -63,12 +85,36 @@ func narrow(r *Record, fx *Fix, maxFuncs int, fallback bool) (Selection, error) 
 		if len(sel.Funcs) == 0 {
 			err := &dropError{reason: ReasonNoCrashMatch, detail: fmt.Sprintf("fix %s changes %s; the crash state is %s",
 				short(fx.Commit.OID), names(src, 8), strings.Join(r.Frames, " < "))}
-			return fallBack(sel, src, maxFuncs, fx.Commit.OID, fallback, err)
+			var hn []hopName
+			for _, f := range frames {
+				hn = append(hn, hopName{word: f.segs[len(f.segs)-1]})
+			}
+			return o.hopOrFallBack(sel, src, fx, hn, err)
 		}
 	default:
 		return byCount(sel, src, maxFuncs, fx.Commit.OID, "and the record names none")
 	}
 	return sel, nil
+}
+
+// hopOrFallBack narrows a record whose names matched no changed function: to the changed
+// functions one call edge from a named one (at most maxFuncs of them), else by fallBack.
+func (o narrowOpts) hopOrFallBack(sel Selection, src []*Changed, fx *Fix, hn []hopName, unmatched *dropError) (Selection, error) {
+	if o.hop != nil {
+		funcs, how, err := o.hop.match(hn, src, fx.Parent.OID)
+		if err != nil {
+			return sel, err
+		}
+		switch {
+		case len(funcs) > o.maxFuncs:
+			unmatched = &dropError{reason: unmatched.reason, detail: unmatched.detail + fmt.Sprintf("; %d changed functions are one call edge from them (%s), over --max-funcs %d",
+				len(funcs), strings.Join(how, ", "), o.maxFuncs)}
+		case len(funcs) > 0:
+			sel.Narrowing, sel.Funcs, sel.Matched = sel.Narrowing+oneEdge, funcs, how
+			return sel, nil
+		}
+	}
+	return fallBack(sel, src, o.maxFuncs, fx.Commit.OID, o.fallback, unmatched)
 }
 
 // byCount keeps every changed function when there are at most maxFuncs of them.

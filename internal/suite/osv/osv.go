@@ -35,6 +35,8 @@ type Options struct {
 	Kind suite.Kind
 	// After keeps only cases dated after it (a model's training cutoff); zero keeps all.
 	After time.Time
+	// Date is how a case is dated: DateEarliest (the default), DatePublished or DateFix.
+	Date DateRule
 	// MaxFuncs: a fix the record gives no narrowing hint for is kept only when it changes at
 	// most this many functions; default 3.
 	MaxFuncs int
@@ -49,7 +51,27 @@ type Options struct {
 	Trace jitvul.Options
 }
 
+// DateRule says which date a case takes.
+type DateRule string
+
+// The date rules. A record's code is public from the fix commit on (the fix shows the bug) or
+// from the record's publication, whichever is first: DateEarliest. OSS-Fuzz's records of 2016-2020
+// were published in bulk on 2021-01-13, years after their fixes, and a Go record can be
+// published years after its fix or months before it, so neither date alone says when the code
+// could be known.
+const (
+	DateEarliest  DateRule = "earliest"  // the fix commit's committer date or published, whichever is first
+	DatePublished DateRule = "published" // the record's published date; the fix's when the record has none
+	DateFix       DateRule = "fix"       // the fix commit's committer date
+)
+
+// DateRules are the rules, as --date lists them.
+func DateRules() []DateRule { return []DateRule{DateEarliest, DatePublished, DateFix} }
+
 func (o Options) withDefaults() Options {
+	if o.Date == "" {
+		o.Date = DateEarliest
+	}
 	if o.Kind == "" {
 		o.Kind = suite.KindFunction
 	}
@@ -103,15 +125,19 @@ type Dropped struct {
 
 // Report says what a build read, wrote and dropped.
 type Report struct {
-	Records   int                 `json:"records"`         // records read (problems not counted)
-	Problems  int                 `json:"problems"`        // records that could not be read
-	WithPairs int                 `json:"with_pairs"`      // records that gave at least one pair
-	Pairs     int                 `json:"pairs"`           // pairs written
-	Dropped   []Dropped           `json:"dropped"`         // every record that gave no pair, in order
-	Functions []Dropped           `json:"left_out"`        // functions left out of records that gave pairs
-	ByReason  map[Reason]int      `json:"by_reason"`       // dropped records per reason
-	Narrowing map[string]int      `json:"narrowing"`       // pairs per narrowing
-	Stops     map[jitvul.Stop]int `json:"stops,omitempty"` // jit pairs per way their walk ended
+	Records   int            `json:"records"`    // records read (problems not counted)
+	Problems  int            `json:"problems"`   // records that could not be read
+	WithPairs int            `json:"with_pairs"` // records that gave at least one pair
+	Pairs     int            `json:"pairs"`      // pairs written
+	Dropped   []Dropped      `json:"dropped"`    // every record that gave no pair, in order
+	Functions []Dropped      `json:"left_out"`   // functions left out of records that gave pairs
+	ByReason  map[Reason]int `json:"by_reason"`  // dropped records per reason
+	Narrowing map[string]int `json:"narrowing"`  // pairs per narrowing
+	// Saved counts the records that gave pairs only through a rule of issue 35: a fix commit
+	// from a WEB, PACKAGE or ADVISORY reference, a function one call edge from the named ones,
+	// a fixed_range's only code change.
+	Saved map[string]int      `json:"saved"`
+	Stops map[jitvul.Stop]int `json:"stops,omitempty"` // jit pairs per way their walk ended
 }
 
 // dropError is a record or function dropped for a reason.

@@ -29,13 +29,19 @@ type Record struct {
 	IntroRepo         string // the repository of the GIT range Intro is from
 	// GitRange says the record has a GIT range (OSS-Fuzz's records do).
 	GitRange bool
+	// Affected are the record's packages with their version ranges: a commit a WEB reference
+	// names is no fix when a release of an affected version holds it.
+	Affected []advisory.Affected
 }
 
 // FixRef is one fix commit a record names.
 type FixRef struct {
 	Repo   string // the repository URL
 	Commit string
-	From   string // "GIT range" or "FIX reference"
+	// From is where the record names it: "GIT range", "FIX reference", or "WEB reference",
+	// "PACKAGE reference", "ADVISORY reference" (GitHub's advisories mark their fix commits WEB).
+	From string
+	URL  string // the reference's URL; "" for a GIT range
 	// RangeFrom is set when the commit ends a fixed_range (the fix is one of RangeFrom..Commit):
 	// RangeFrom is excluded, "unknown" when bisection did not say.
 	RangeFrom string
@@ -49,11 +55,19 @@ type Symbol struct {
 
 func (s Symbol) String() string { return s.Path + "." + s.Name }
 
-// From GIT ranges and FIX references.
+// From GIT ranges and FIX references; other references are "TYPE reference".
 const (
 	fromGit = "GIT range"
 	fromFix = "FIX reference"
 )
+
+// candidateRefs are the reference types whose commit URLs are fix candidates besides FIX, in
+// the order they are tried: a commit they name is a fix only once checked (checked).
+var candidateRefs = []string{"WEB", "PACKAGE", "ADVISORY"}
+
+// checked reports whether a fix reference must be checked against its repository before it is
+// taken: one the record does not mark FIX, nor a GIT range's fixed event.
+func (f FixRef) checked() bool { return f.From != fromGit && f.From != fromFix }
 
 // mirrors are repositories whose URLs have one path element, which the --repos layout cannot
 // name, with the official mirror that it can.
@@ -74,7 +88,7 @@ func canonicalRepo(u string) string {
 
 // readRecord takes what a build needs from a.
 func readRecord(a *advisory.Advisory) *Record {
-	r := &Record{ID: a.ID, Source: a.Source, Withdrawn: a.IsWithdrawn()}
+	r := &Record{ID: a.ID, Source: a.Source, Withdrawn: a.IsWithdrawn(), Affected: a.Affected}
 	if a.Published.Year() > 1 {
 		r.Published = a.Published
 	}
@@ -115,15 +129,33 @@ func readRecord(a *advisory.Advisory) *Record {
 			}
 		}
 	}
-	for _, ref := range a.Refs {
-		if ref.Type != "FIX" {
-			continue
-		}
-		if c, ok := advisory.ParseCommitURL(ref.URL); ok {
-			r.Fixes = append(r.Fixes, FixRef{Repo: canonicalRepo(c.Repo), Commit: c.Commit, From: fromFix})
+	for _, typ := range append([]string{"FIX"}, candidateRefs...) {
+		for _, ref := range a.Refs {
+			if ref.Type != typ {
+				continue
+			}
+			c, ok := advisory.ParseCommitURL(ref.URL)
+			if !ok || r.names(canonicalRepo(c.Repo), c.Commit) {
+				continue
+			}
+			from := fromFix
+			if typ != "FIX" {
+				from = typ + " reference"
+			}
+			r.Fixes = append(r.Fixes, FixRef{Repo: canonicalRepo(c.Repo), Commit: c.Commit, From: from, URL: ref.URL})
 		}
 	}
 	return r
+}
+
+// names reports whether the record names commit of repo as a fix already.
+func (r *Record) names(repo, commit string) bool {
+	for _, f := range r.Fixes {
+		if f.Repo == repo && samePrefix(f.Commit, commit) {
+			return true
+		}
+	}
+	return false
 }
 
 // samePrefix reports whether two commit ids, full or abbreviated, name the same commit.
@@ -132,13 +164,22 @@ func samePrefix(a, b string) bool {
 	return n >= 7 && strings.EqualFold(a[:n], b[:n])
 }
 
-// date is the case date of a record fixed at a commit of date commitDate: the record's
-// publication when it has one, else the commit's.
-func (r *Record) date(commitDate time.Time) (time.Time, string) {
-	if !r.Published.IsZero() {
-		return r.Published, "published"
+// The date sources a case names in meta.date_source.
+const (
+	dateFromPublished = "published"
+	dateFromFix       = "fix commit"
+)
+
+// date is the case date of a record fixed at a commit of date commitDate, by rule: the earlier
+// of the two, the record's publication (the commit's when it has none) or the commit's.
+func (r *Record) date(commitDate time.Time, rule DateRule) (time.Time, string) {
+	switch {
+	case r.Published.IsZero() || rule == DateFix:
+		return commitDate, dateFromFix
+	case rule == DatePublished || !commitDate.Before(r.Published):
+		return r.Published, dateFromPublished
 	}
-	return commitDate, "fix commit"
+	return commitDate, dateFromFix
 }
 
 // hint says what narrows the record's changed functions.
@@ -160,5 +201,5 @@ const (
 )
 
 func (r *Record) noFix() error {
-	return &dropError{reason: ReasonNoFix, detail: fmt.Sprintf("%s names no GIT range with a fixed commit and no FIX reference to a commit URL", r.ID)}
+	return &dropError{reason: ReasonNoFix, detail: fmt.Sprintf("%s names no GIT range with a fixed commit and no FIX, WEB, PACKAGE or ADVISORY reference to a commit URL", r.ID)}
 }

@@ -62,6 +62,7 @@ func (rep Report) WriteText(w io.Writer) {
 	}
 	counts("dropped by reason", byReason)
 	counts("pairs by narrowing", rep.Narrowing)
+	counts("records that gave pairs only through", rep.Saved)
 	stops := map[string]int{}
 	for s, n := range rep.Stops {
 		stops[string(s)] = n
@@ -87,6 +88,7 @@ func studyColumns() []studyColumn {
 		{"rule earlier", func(r VICRow) string { return withMedian(r.Earlier, r.EarlierMedian) }},
 		{"rule later", func(r VICRow) string { return withMedian(r.Later, r.LaterMedian) }},
 		{"inside range", func(r VICRow) string { return fmt.Sprint(r.InRange) }},
+		{"open range", func(r VICRow) string { return fmt.Sprint(r.Open) }},
 		{"not comparable", func(r VICRow) string { return fmt.Sprint(r.Unrelated) }},
 	}
 }
@@ -111,12 +113,13 @@ func (st *Study) rows() []VICRow {
 	return append(rows, st.Total)
 }
 
-const studyNote = "rule earlier / later: median first-parent distance in commits. harness-only: the bisected commit changes only fuzzing harnesses, tests, build files or docs (not compared)."
+const studyNote = "Pairs, by project. rule earlier / later: median first-parent distance in commits, to the nearest end of a bisected range. harness-only: the bisected commit changes only fuzzing harnesses, tests, build files or docs (not compared). open range: bisection found no start of the range and the rule's commit is before its end."
 
-// WriteMarkdown writes the study as a Markdown table with its note.
+// WriteMarkdown writes the study's headline and its Markdown table with its note.
 func (st *Study) WriteMarkdown(w io.Writer) error {
 	cols := studyColumns()
 	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**\n\n", st.Headline.Text)
 	for i, c := range cols {
 		if i > 0 {
 			b.WriteString(" | ")
@@ -138,9 +141,10 @@ func (st *Study) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// WriteText writes the study as aligned columns.
+// WriteText writes the study's headline and its table as aligned columns.
 func (st *Study) WriteText(w io.Writer) error {
 	cols := studyColumns()
+	fmt.Fprintf(w, "%s\n\npairs by project:\n", st.Headline.Text)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i, c := range cols {
 		if i > 0 {

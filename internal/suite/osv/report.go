@@ -2,6 +2,7 @@ package osv
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/jitvul"
@@ -21,10 +22,32 @@ func (res *Result) Write(w *suite.Writer) error {
 	return nil
 }
 
+// The rules a record's pairs may owe themselves to (Report.Saved).
+const (
+	SavedByReference = "WEB, PACKAGE or ADVISORY reference"
+	SavedByEdge      = "one call edge"
+	SavedByRange     = "range: only code change"
+)
+
+// savedBy names the rules without which the outcome would have given no pair.
+func (o *Outcome) savedBy() []string {
+	var out []string
+	if o.Ref.checked() {
+		out = append(out, SavedByReference)
+	}
+	if strings.HasSuffix(o.Select.Narrowing, oneEdge) {
+		out = append(out, SavedByEdge)
+	}
+	if o.Range != nil && o.Range.Rule == rangeOneCode {
+		out = append(out, SavedByRange)
+	}
+	return out
+}
+
 // Report counts what the build gave and lists every record dropped and every function left out.
 func (res *Result) Report() Report {
 	rep := Report{Records: len(res.Outcomes), Problems: len(res.Problems), ByReason: map[Reason]int{}, Narrowing: map[string]int{},
-		Dropped: []Dropped{}, Functions: []Dropped{}}
+		Saved: map[string]int{}, Dropped: []Dropped{}, Functions: []Dropped{}}
 	for _, o := range res.Outcomes {
 		if o.Drop != nil {
 			rep.Dropped = append(rep.Dropped, *o.Drop)
@@ -34,6 +57,9 @@ func (res *Result) Report() Report {
 		rep.Functions = append(rep.Functions, o.Left...)
 		if len(o.Pairs) > 0 {
 			rep.WithPairs++
+			for _, rule := range o.savedBy() {
+				rep.Saved[rule]++
+			}
 		}
 		rep.Pairs += len(o.Pairs)
 		rep.Narrowing[o.Select.Narrowing] += len(o.Pairs)

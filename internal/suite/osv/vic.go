@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/advisory"
+	"github.com/vulnbench/vulnbench/internal/stats"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/jitvul"
 )
@@ -19,6 +20,9 @@ const (
 	VICLater     = "rule later"     // the bisected commit is an ancestor of the rule's
 	VICInRange   = "inside range"   // the rule's commit is inside the bisected introduced_range
 	VICUnrelated = "not comparable" // neither is an ancestor of the other (other branches)
+	// VICOpen: bisection found no start of the range ("unknown:B") and the rule's commit is at
+	// or before its end, where the bug may have been all along: not comparable either.
+	VICOpen = "open range"
 )
 
 // Study is the introducing-commit study (`vulnbench suite osv-vic`): for every record with a
@@ -27,7 +31,10 @@ const (
 // bug came); then, for the records that give a jit case (those harness-only left out), the
 // JitVul rule's introducing commit against the bisected one.
 type Study struct {
-	Projects []VICRow `json:"projects"` // by project, most records first: those with a record checked
+	// Headline is the study's figure: the share of comparable records on which the rule agrees
+	// with bisection, its interval and every denominator.
+	Headline VICHeadline `json:"headline"`
+	Projects []VICRow    `json:"projects"` // by project, most records first: those with a record checked
 	// Unchecked sums the projects none of whose records could be checked (their repository,
 	// or its introducing commits, are not here); its Project says how many.
 	Unchecked VICRow      `json:"unchecked"`
@@ -49,12 +56,40 @@ type VICRow struct {
 	Later       int `json:"rule_later"`
 	InRange     int `json:"inside_range"`
 	Unrelated   int `json:"not_comparable"`
+	Open        int `json:"open_range"`
 	// EarlierMedian and LaterMedian are the median first-parent distances, in commits.
 	EarlierMedian float64 `json:"rule_earlier_median_commits"`
 	LaterMedian   float64 `json:"rule_later_median_commits"`
 	earlier       []int
 	later         []int
 }
+
+// VICHeadline is the study's figure over records. A record agrees when the introducing commit
+// the rule finds for one of its functions is the bisected commit or inside the bisected range;
+// it is comparable when one of its pairs is (neither on another branch nor before an open range).
+type VICHeadline struct {
+	Agree      int        `json:"agree"`      // A: comparable records the rule agrees on
+	Comparable int        `json:"comparable"` // N: records with a comparable pair
+	Share      float64    `json:"share"`      // A / N
+	CI         [2]float64 `json:"ci95"`       // Wilson's 95 % interval of the share
+	// The denominators, each of the one before: records with a GIT range and a bisected
+	// introducing commit, not withdrawn; those whose commit is in the repository; those whose
+	// bisected commit changes only harnesses, tests, build files or docs (not compared); those
+	// giving a jit pair (the rest: the tracer's drops); of them, not comparable.
+	Records       int    `json:"records"`
+	Checked       int    `json:"checked"`
+	HarnessOnly   int    `json:"harness_only"`
+	WithPairs     int    `json:"with_pairs"`
+	NotComparable int    `json:"not_comparable"`
+	Text          string `json:"text"` // the line the text and md formats print
+}
+
+// The record-level outcomes of the study.
+const (
+	RecordAgrees        = "agrees"
+	RecordDisagrees     = "disagrees"
+	RecordNotComparable = "not comparable"
+)
 
 // VICRecord is what the study found for one record.
 type VICRecord struct {
@@ -66,7 +101,26 @@ type VICRecord struct {
 	Why         string    `json:"why,omitempty"` // why it was not checked
 	HarnessOnly bool      `json:"harness_only"`
 	Pairs       []VICPair `json:"pairs,omitempty"`
-	Drop        *Dropped  `json:"dropped,omitempty"` // why the record gave no jit case
+	// Outcome is the record's: agrees, disagrees or not comparable; "" when it gave no pair.
+	Outcome string   `json:"outcome,omitempty"`
+	Drop    *Dropped `json:"dropped,omitempty"` // why the record gave no jit case
+}
+
+// outcome is a record's outcome from its pairs'.
+func (vr *VICRecord) outcome() string {
+	if len(vr.Pairs) == 0 {
+		return ""
+	}
+	out := RecordNotComparable
+	for _, p := range vr.Pairs {
+		switch p.Outcome {
+		case VICExact, VICInRange:
+			return RecordAgrees
+		case VICEarlier, VICLater:
+			out = RecordDisagrees
+		}
+	}
+	return out
 }
 
 // VICPair is one jit pair's comparison.
@@ -105,6 +159,8 @@ func (b *Builder) Study(ctx context.Context, db *advisory.DB, reposDir string) (
 		if err := b.studyRecord(ctx, loc, o, &vr); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", r.Source, err)
 		}
+		vr.Outcome = vr.outcome()
+		st.Headline.count(&vr)
 		for _, x := range []*VICRow{row, &st.Total} {
 			x.add(&vr)
 		}
@@ -122,6 +178,7 @@ func (b *Builder) Study(ctx context.Context, db *advisory.DB, reposDir string) (
 	}
 	st.Unchecked.Project = fmt.Sprintf("(%d projects not checked)", n)
 	st.Total.finish()
+	st.Headline.finish()
 	sort.Slice(st.Projects, func(i, j int) bool {
 		if st.Projects[i].Records != st.Projects[j].Records {
 			return st.Projects[i].Records > st.Projects[j].Records
@@ -129,6 +186,43 @@ func (b *Builder) Study(ctx context.Context, db *advisory.DB, reposDir string) (
 		return st.Projects[i].Project < st.Projects[j].Project
 	})
 	return st, res.Problems, nil
+}
+
+func (h *VICHeadline) count(vr *VICRecord) {
+	h.Records++
+	switch {
+	case !vr.Checked:
+		return
+	case vr.HarnessOnly:
+		h.Checked++
+		h.HarnessOnly++
+		return
+	}
+	h.Checked++
+	switch vr.Outcome {
+	case "":
+		return
+	case RecordAgrees:
+		h.Agree++
+		h.Comparable++
+	case RecordDisagrees:
+		h.Comparable++
+	default:
+		h.NotComparable++
+	}
+	h.WithPairs++
+}
+
+func (h *VICHeadline) finish() {
+	if h.Comparable > 0 {
+		h.Share = float64(h.Agree) / float64(h.Comparable)
+	}
+	h.CI = stats.Wilson(h.Agree, h.Comparable, stats.Z95)
+	h.Text = fmt.Sprintf("the rule agrees with bisection on %d of %d comparable records (%.1f %%, 95 %% CI [%.1f, %.1f]); "+
+		"of %d records with a bisected introducing commit, %d checked (the commit in the repository), %d of them harness-only (not compared), "+
+		"%d gave a jit pair, %d of those not comparable (another branch, or a range bisection left open); "+
+		"a record agrees when one of its functions' rule commits is the bisected one or inside the bisected range",
+		h.Agree, h.Comparable, 100*h.Share, 100*h.CI[0], 100*h.CI[1], h.Records, h.Checked, h.HarnessOnly, h.WithPairs, h.NotComparable)
 }
 
 func (row *VICRow) add(vr *VICRecord) {
@@ -154,6 +248,8 @@ func (row *VICRow) add(vr *VICRecord) {
 			row.later = append(row.later, p.Distance)
 		case VICInRange:
 			row.InRange++
+		case VICOpen:
+			row.Open++
 		default:
 			row.Unrelated++
 		}
@@ -197,11 +293,14 @@ func (b *Builder) studyRecord(ctx context.Context, loc *locator, o *Outcome, vr 
 		}
 		return err
 	}
-	from, to := "", intro.OID
-	if a, z, ok := strings.Cut(r.IntroRange, ":"); ok && a != "unknown" {
-		ca, errA := g.Commit(a)
+	from, to, open := "", intro.OID, false
+	if a, z, ok := strings.Cut(r.IntroRange, ":"); ok {
 		cz, errZ := g.Commit(z)
-		if errA == nil && errZ == nil {
+		switch ca, errA := g.Commit(a); {
+		case errZ != nil:
+		case a == "unknown":
+			to, open = cz.OID, true
+		case errA == nil:
 			from, to = ca.OID, cz.OID
 		}
 	}
@@ -216,7 +315,7 @@ func (b *Builder) studyRecord(ctx context.Context, loc *locator, o *Outcome, vr 
 		if p.Walk == nil {
 			continue
 		}
-		cmp, err := compareIntro(ctx, g, p.Walk.Intro, intro.OID, from, to)
+		cmp, err := compareIntro(ctx, g, p.Walk.Intro, intro.OID, from, to, open)
 		if err != nil {
 			return err
 		}
@@ -249,40 +348,54 @@ func harnessOnly(ctx context.Context, g *jitvul.Git, intro jitvul.Commit, from, 
 }
 
 // compareIntro places the rule's introducing commit against the bisected one (intro), or the
-// bisected range from..to when there is one.
-func compareIntro(ctx context.Context, g *jitvul.Git, rule, intro, from, to string) (VICPair, error) {
+// bisected range from..to when there is one (git's range: reachable from to, not from from;
+// open when bisection found no start, from then ""). Distances are first-parent commits to the
+// nearest end: from the rule's commit to the range's first commit (Count(rule, from) + 1, as
+// Count(rule, intro) is for one commit), from the range's last commit to the rule's.
+func compareIntro(ctx context.Context, g *jitvul.Git, rule, intro, from, to string, open bool) (VICPair, error) {
 	p := VICPair{Rule: rule}
 	anc := func(a, b string) (bool, error) { return g.IsAncestor(ctx, a, b) }
-	if from != "" {
-		inside, err := anc(from, rule)
+	switch {
+	case open:
+		if ok, err := anc(rule, to); err != nil || ok {
+			p.Outcome = VICOpen
+			return p, err
+		}
+	case from != "":
+		toRule, err := anc(rule, to)
 		if err != nil {
 			return p, err
 		}
-		if inside && rule != from {
-			if in, err := anc(rule, to); err != nil || in {
-				p.Outcome = VICInRange
-				return p, err
-			}
+		fromRule, err := anc(rule, from)
+		if err != nil {
+			return p, err
 		}
-	} else if rule == intro {
+		switch {
+		case toRule && !fromRule:
+			p.Outcome = VICInRange
+			return p, nil
+		case fromRule:
+			p.Outcome = VICEarlier
+			p.Distance, err = g.Count(ctx, rule, from)
+			p.Distance++
+			return p, err
+		}
+	case rule == intro:
 		p.Outcome = VICExact
 		return p, nil
-	}
-	older, newer := intro, to
-	if from == "" {
-		newer = intro
-	}
-	if ok, err := anc(rule, older); err != nil || ok {
-		p.Outcome = VICEarlier
-		if err == nil {
-			p.Distance, err = g.Count(ctx, rule, older)
+	default:
+		if ok, err := anc(rule, intro); err != nil || ok {
+			p.Outcome = VICEarlier
+			if err == nil {
+				p.Distance, err = g.Count(ctx, rule, intro)
+			}
+			return p, err
 		}
-		return p, err
 	}
-	if ok, err := anc(newer, rule); err != nil || ok {
+	if ok, err := anc(to, rule); err != nil || ok {
 		p.Outcome = VICLater
 		if err == nil {
-			p.Distance, err = g.Count(ctx, newer, rule)
+			p.Distance, err = g.Count(ctx, to, rule)
 		}
 		return p, err
 	}

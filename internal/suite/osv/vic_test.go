@@ -2,11 +2,16 @@ package osv_test
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/vulnbench/vulnbench/internal/advisory"
+	"github.com/vulnbench/vulnbench/internal/gittest"
+	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/osv"
 )
@@ -65,5 +70,81 @@ func TestStudy(t *testing.T) {
 	}
 	if st.Unchecked.Project != "(1 projects not checked)" || st.Unchecked.Records != 1 {
 		t.Errorf("unchecked %+v", st.Unchecked)
+	}
+	// The headline over records (issue 35 item 4): OSV-2024-10 (exact) and OSV-2024-4 (inside
+	// its range) agree, OSV-2024-1 and OSV-2024-11 do not; every denominator named.
+	h := st.Headline
+	h.Text = ""
+	wantH := osv.VICHeadline{Agree: 2, Comparable: 4, Share: 0.5, Records: 11, Checked: 10, HarnessOnly: 1, WithPairs: 4, CI: h.CI}
+	if d := cmp.Diff(wantH, h); d != "" {
+		t.Errorf("headline (-want +got):\n%s", d)
+	}
+	if !strings.HasPrefix(st.Headline.Text, "the rule agrees with bisection on 2 of 4 comparable records (50.0 %, 95 % CI [15.0, 85.0]); of 11 records with a bisected introducing commit, 10 checked") {
+		t.Errorf("headline text: %s", st.Headline.Text)
+	}
+	for _, format := range []string{"text", "md", "json"} {
+		var b strings.Builder
+		if err := formats.All().Present(&b, format, st); err != nil {
+			t.Fatal(err)
+		}
+		want := "the rule agrees with bisection on 2 of 4 comparable records (50.0 %, 95 % CI [15.0, 85.0])"
+		if format == "json" {
+			want = `"headline": {
+    "agree": 2,
+    "comparable": 4,
+    "share": 0.5,
+    "ci95": [
+      0.1500`
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s output lacks the headline %q:\n%s", format, want, b.String())
+		}
+	}
+}
+
+// A record bisected to a range is placed against the range's nearest end (issue 35 item 4):
+// a rule commit before the range by the commits up to its first one, after it by those from its
+// last; a range bisection left open ("unknown:B") compares with nothing before B.
+func TestStudyRangeDistances(t *testing.T) {
+	fx, c := hopFixture(t)
+	adv := filepath.Join(t.TempDir(), "adv")
+	rec := func(id, fix, frame, introRange string) string {
+		return fmt.Sprintf(`{"id":%q,"published":"2024-06-01T00:00:00Z","details":%q,"affected":[{"package":{"name":"hops","ecosystem":"OSS-Fuzz"},
+"ranges":[{"type":"GIT","repo":"https://example.com/acme/hops","events":[{"introduced":%q},{"fixed":%q}]}],"ecosystem_specific":{"introduced_range":%q}}]}`,
+			id, "```\nCrash type: Heap-buffer-overflow READ 1\nCrash state:\n"+frame+"\n```\n", strings.Split(introRange, ":")[1], fix, introRange)
+	}
+	gittest.WriteFiles(t, adv, map[string]string{
+		// unrelated's f_vul was written at base (commit 1); bisected to decode_block..copy_out (3..5]
+		"V-1.json": rec("V-1", c["unrelated"], "unrelated", c["decode_block"]+":"+c["copy_out"]),
+		// u1 changes unrelated again: its f_vul was written at commit 4, after the range (1..2]
+		"V-2.json": rec("V-2", c["u1"], "unrelated", c["base"]+":"+c["parse_chunk"]),
+		// copy_out's f_vul is base's, before the end of an open range
+		"V-3.json": rec("V-3", c["copy_out"], "copy_out", "unknown:"+c["decode_block"]),
+	})
+	db, err := advisory.Open(adv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	b := osv.NewBuilder(osv.Options{Kind: suite.KindJIT})
+	defer b.Close()
+	st, problems, err := b.Study(context.Background(), db, fx.repos)
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	got := map[string][]osv.VICPair{}
+	for _, r := range st.Records {
+		got[r.ID] = r.Pairs
+	}
+	want := map[string][]osv.VICPair{
+		"V-1": {{Function: "unrelated", Rule: c["base"], Stop: "file added", Outcome: osv.VICEarlier, Distance: 3}},
+		"V-2": {{Function: "unrelated", Rule: c["unrelated"], Stop: "text first appears", Outcome: osv.VICLater, Distance: 2}},
+		"V-3": {{Function: "copy_out", Rule: c["base"], Stop: "file added", Outcome: osv.VICOpen}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("pairs (-want +got):\n%s", d)
+	}
+	if h := st.Headline; h.Agree != 0 || h.Comparable != 2 || h.NotComparable != 1 || h.WithPairs != 3 {
+		t.Errorf("headline %+v", h)
 	}
 }

@@ -22,11 +22,13 @@ export PATH := $(shell $(GO) env GOPATH)/bin:$(PATH)
 all: build
 
 # -buildvcs=true: the binary names its revision (scores and manifests carry it) even where
-# GOFLAGS turns VCS stamping off.
-# vulnbench-forward beside it is the sandbox's small gateway forwarder (internal/sandbox).
+# GOFLAGS turns VCS stamping off. -s -w: no symbol table nor DWARF (a quarter of the file, read
+# by debuggers only: panics still name functions and lines from the pc-line tables).
+# bench/binsize.sh breaks the binary down by module. vulnbench-forward beside it is the
+# sandbox's small gateway forwarder (internal/sandbox).
 build:
-	$(GO) build -buildvcs=true -o $(BIN) ./cmd/vulnbench
-	$(GO) build -o $(dir $(BIN))vulnbench-forward ./cmd/vulnbench-forward
+	$(GO) build -buildvcs=true -ldflags='-s -w' -o $(BIN) ./cmd/vulnbench
+	$(GO) build -ldflags='-s -w' -o $(dir $(BIN))vulnbench-forward ./cmd/vulnbench-forward
 
 deps:
 	./scripts/install-deps.sh

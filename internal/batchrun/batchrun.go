@@ -28,11 +28,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
-// Requester builds a unit's one request without calling the model (the llm subject).
-type Requester interface {
-	Request(u subject.Unit) (llm.Request, error)
-}
-
 // Store is what the batch phase needs of the store.
 type Store interface {
 	Units(ctx context.Context, runID string, fn func(store.UnitState)) error
@@ -101,7 +96,7 @@ type Input struct {
 	Cases       func(fn func(*suite.Case) error) error // the run's kept cases
 	Repeats     int
 	RetryErrors bool
-	Subject     Requester
+	Subject     subject.Requester
 	Client      *batch.Client
 	Answers     *Answers
 	Poll        time.Duration // between polls of the batches in flight (0: 30 s)

@@ -78,8 +78,9 @@ type Row struct {
 	State   string `json:"state"`
 	Subject string `json:"subject"`
 	Model   string `json:"model"`
-	Prompt  string `json:"prompt"`
-	Harness string `json:"harness"`
+	Prompt  string `json:"prompt"`  // the prompting strategy; "" where none applies
+	Harness string `json:"harness"` // the agent CLI a model ran in, at its pinned version
+	Effort  string `json:"effort"`  // the harness's reasoning effort
 	Repeats int    `json:"repeats"`
 	Cases   int    `json:"cases"`
 	// Rank is 1 + the number of rows whose interval of the sort column lies wholly better than
@@ -213,6 +214,20 @@ func buildTable(ctx context.Context, st Store, runs []store.Run, opt Options) (*
 	return t, notes, nil
 }
 
+// caseKind is the kind of the cases a board of t ranks (suite.Kind's names): what a prompting
+// strategy applies to.
+func caseKind(t *report.Truth) string {
+	switch KindOf(t) {
+	case KindAppSec:
+		return "appsec"
+	case KindVEX:
+		return "vex"
+	case KindJitVul:
+		return "jit"
+	}
+	return "function"
+}
+
 // KindOf is the kind of a suite's truth: appsec or vex when it has such cases, jitvul when some
 // case is a jit case, else primevul.
 func KindOf(t *report.Truth) string {
@@ -309,7 +324,8 @@ func rowOf(rep *report.Report, run *report.Run, cols []Column, sp *store.Spend) 
 		row.State = run.Stored.State
 	}
 	if m := run.Manifest; m != nil {
-		row.Prompt, row.Harness = m.Flags["prompt"], m.Flags["harness"]
+		set := m.Settings()
+		row.Prompt, row.Harness, row.Effort = set.PromptOn(caseKind(rep.Truth)), set.Harness, set.Effort
 	}
 	metrics := map[string]report.Metric{}
 	for _, m := range report.Metrics() {

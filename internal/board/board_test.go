@@ -76,7 +76,7 @@ func TestWriters(t *testing.T) {
 	for format, want := range map[string][]string{
 		"text": {"primevul board: s.jsonl", "60.0% [50.0%, 70.0%]", "40.0% ± 2.0%", "rank  run", "runs whose intervals overlap share a rank"},
 		"md":   {"| rank | run |", "| =1 | a | llm |", "| 3 | e | llm |"},
-		"csv":  {"suite_sha256,kind,rank,run", ",primevul,1,a,llm,,,,1,f1,0.6,0,0.5,0.7,,true"},
+		"csv":  {"suite_sha256,kind,rank,run", ",primevul,1,a,llm,,,,,1,f1,0.6,0,0.5,0.7,,true"},
 		"json": {`"kind": "primevul"`, `"lower_is_better": true`},
 		"html": {"<!DOCTYPE html>", "<td>60.0% [50.0%, 70.0%]</td>"},
 	} {

@@ -85,7 +85,7 @@ func dash(s string) string {
 }
 
 // header is the text header and one row's leading cells.
-var header = []string{"rank", "run", "subject", "model", "prompt", "harness", "repeats"}
+var header = []string{"rank", "run", "subject", "model", "prompt", "harness", "effort", "repeats"}
 
 // rankText is a row's rank, "=N" when it shares it.
 func rankText(r Row) string {
@@ -96,7 +96,7 @@ func rankText(r Row) string {
 }
 
 func lead(r Row) []string {
-	return []string{rankText(r), r.Run, r.Subject, dash(r.Model), dash(r.Prompt), dash(r.Harness), strconv.Itoa(r.Repeats)}
+	return []string{rankText(r), r.Run, r.Subject, dash(r.Model), dash(r.Prompt), dash(r.Harness), dash(r.Effort), strconv.Itoa(r.Repeats)}
 }
 
 func title(t *Table) string {
@@ -161,23 +161,23 @@ func (b *Board) WriteMarkdown(w io.Writer) error {
 }
 
 // WriteCSV writes one line per run and figure: suite hash, kind, rank, run, subject, model,
-// prompt, harness, repeats, figure key, mean, std, lo, hi (fractions in [0,1], points as a
-// fraction of 100; empty where the run lacks the figure or the interval), note (degenerate,
-// unpriced), tied (the rank is shared).
+// prompt, harness, effort, repeats, figure key, mean, std, lo, hi (fractions in [0,1], points
+// as a fraction of 100; empty where the run lacks the figure or the interval), note
+// (degenerate, unpriced), tied (the rank is shared).
 func (b *Board) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"suite_sha256", "kind", "rank", "run", "subject", "model", "prompt", "harness", "repeats", "figure", "mean", "std", "lo", "hi", "note", "tied"})
+	_ = cw.Write([]string{"suite_sha256", "kind", "rank", "run", "subject", "model", "prompt", "harness", "effort", "repeats", "figure", "mean", "std", "lo", "hi", "note", "tied"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, t := range b.Tables {
 		for _, r := range t.Rows {
 			for k, c := range t.Columns {
 				cell := r.Cells[k]
-				rec := []string{t.Hash, t.Kind, strconv.Itoa(r.Rank), r.Run, r.Subject, r.Model, r.Prompt, r.Harness, strconv.Itoa(r.Repeats), c.Key, "", "", "", "", cell.Note, strconv.FormatBool(r.Tied)}
+				rec := []string{t.Hash, t.Kind, strconv.Itoa(r.Rank), r.Run, r.Subject, r.Model, r.Prompt, r.Harness, r.Effort, strconv.Itoa(r.Repeats), c.Key, "", "", "", "", cell.Note, strconv.FormatBool(r.Tied)}
 				if cell.OK {
-					rec[10], rec[11] = f(cell.Mean), f(cell.Std)
+					rec[11], rec[12] = f(cell.Mean), f(cell.Std)
 				}
 				if cell.Lo != nil && cell.Hi != nil {
-					rec[12], rec[13] = f(*cell.Lo), f(*cell.Hi)
+					rec[13], rec[14] = f(*cell.Lo), f(*cell.Hi)
 				}
 				_ = cw.Write(rec)
 			}
@@ -189,7 +189,7 @@ func (b *Board) WriteCSV(w io.Writer) error {
 
 var htmlBoard = template.Must(template.New("board").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>vulnbench board</title>
-<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right}th:nth-child(-n+6),td:nth-child(-n+6){text-align:left}.note{color:#444;font-size:.9em}</style></head><body>
+<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right}th:nth-child(-n+7),td:nth-child(-n+7){text-align:left}.note{color:#444;font-size:.9em}</style></head><body>
 {{range .Tables}}<section class="board">
 <h2>{{.Title}}</h2>
 <table><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>

@@ -183,7 +183,7 @@ func oneScoredAttemptEach(t *testing.T, db, run string, want int, cost float64) 
 	}); err != nil {
 		t.Fatal(err)
 	}
-	spent, err := st.Spent(context.Background(), run)
+	spent, err := spentOf(st, context.Background(), run)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,3 +67,9 @@ func killAfter(t *testing.T, cmd *exec.Cmd, db, runID string, n int) int {
 	st.Close()
 	return storedUnits(db, runID)
 }
+
+// spentOf is a run's summed cost (store.Spend.Cost).
+func spentOf(st *store.Store, ctx context.Context, runID string) (float64, error) {
+	sp, err := st.RunSpend(ctx, runID)
+	return sp.Cost, err
+}

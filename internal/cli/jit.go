@@ -75,22 +75,7 @@ nothing is written.`,
 			if err != nil {
 				return err
 			}
-			write := func(w io.Writer) error {
-				sw := suite.NewWriter(w)
-				if err := sw.Write(p.Vul); err != nil {
-					return err
-				}
-				if err := sw.Write(p.Ben); err != nil {
-					return err
-				}
-				return sw.Flush()
-			}
-			if out == "" {
-				err = write(e.stdout)
-			} else {
-				err = suite.WriteFileAtomic(out, write)
-			}
-			if err != nil {
+			if err := p.WriteSuite(e.stdout, out); err != nil {
 				return err
 			}
 			w := p.Walk

@@ -250,7 +250,7 @@ func TestLLMMaxCostStopsWithinOneBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spent, _ := st.Spent(context.Background(), "m")
+	spent, _ := spentOf(st, context.Background(), "m")
 	st.Close()
 	// Stopped within one in-flight batch: spent + at most one more case per worker.
 	if spent < limit-concurrency*perCase || spent > limit+concurrency*perCase {

@@ -3,22 +3,17 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/probe"
-	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/builtin"
 	"github.com/vulnbench/vulnbench/internal/subject/memprobe"
-	"github.com/vulnbench/vulnbench/internal/suite"
-	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 func newProbeCmd(e *env) *cobra.Command {
@@ -77,7 +72,7 @@ case; vulnbench score --run ID treats them as labels, which measures nothing: us
 		panic(err) // the builtin registry lists the kind: a test runs this
 	}
 	for _, fl := range fac.Flags {
-		addSubjectFlag(f, fl)
+		subject.AddFlag(f, fl)
 	}
 	return c
 }
@@ -115,7 +110,7 @@ func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probe
 		return err
 	}
 	defer st.Close()
-	rep, err := probeReport(ctx, st, id, o.controlSeed)
+	rep, err := probeErr(memprobe.Load(ctx, st, id, o.controlSeed))
 	if err != nil {
 		return err
 	}
@@ -132,53 +127,19 @@ func executeProbeRun(ctx context.Context, e *env, reg *subject.Registry, r *runO
 }
 
 // probeManifest is the manifest of run id in db, which must be a memory-probe run.
-func probeManifest(ctx context.Context, db, id string) (*runner.Manifest, error) {
+func probeManifest(ctx context.Context, db, id string) (*manifest.Manifest, error) {
 	st, err := openExisting(ctx, db)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	return memoryManifest(ctx, st, id)
+	return probeErr(memprobe.Manifest(ctx, st, id))
 }
 
-func memoryManifest(ctx context.Context, st *store.Store, runID string) (*runner.Manifest, error) {
-	run, err := st.GetRun(ctx, runID)
-	if err != nil {
-		return nil, err
+// probeErr is a run of another kind as a usage error.
+func probeErr[T any](v T, err error) (T, error) {
+	if errors.Is(err, memprobe.ErrOtherKind) {
+		return v, usageErr("%v", err)
 	}
-	man, err := runner.ReadManifest(run)
-	if err != nil {
-		return nil, err
-	}
-	if man.SubjectKind != memprobe.Name {
-		return nil, usageErr("run %s is a run of %s, not of %s", runID, man.Subject, memprobe.Name)
-	}
-	return man, nil
-}
-
-// probeReport reads a memory-probe run back from the store and makes its table.
-func probeReport(ctx context.Context, st *store.Store, runID string, seed uint64) (probe.Report, error) {
-	man, err := memoryManifest(ctx, st, runID)
-	if err != nil {
-		return probe.Report{}, err
-	}
-	var cases []*suite.Case
-	if err := st.Cases(ctx, runID, func(c *suite.Case) error { cases = append(cases, c); return nil }); err != nil {
-		return probe.Report{}, err
-	}
-	vs, err := report.Verdicts(ctx, st, runID)
-	if err != nil {
-		return probe.Report{}, err
-	}
-	tokens, err := strconv.Atoi(man.FlagValues()["probe-tokens"])
-	if err != nil {
-		return probe.Report{}, fmt.Errorf("run %s: the manifest's probe-tokens: %w", runID, err)
-	}
-	rep := probe.FromRun(filepath.Base(man.Suite.Path), cases, vs, probe.Options{Tokens: tokens}, seed)
-	var all []verdict.Verdict
-	if err := st.AllAttempts(ctx, runID, func(v verdict.Verdict) error { all = append(all, v); return nil }); err != nil {
-		return probe.Report{}, err
-	}
-	rep.Retries = probe.RetriesOf(all)
-	return rep, nil
+	return v, err
 }

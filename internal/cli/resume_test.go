@@ -110,7 +110,7 @@ func TestKillAndResumeKeepsEveryAttempt(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			spent, err := st.Spent(ctx, "k")
+			spent, err := spentOf(st, ctx, "k")
 			if err != nil || spent <= 0 {
 				t.Fatalf("spent after the kill: %v, %v", spent, err)
 			}
@@ -190,7 +190,7 @@ func TestKillAndResumeKeepsEveryAttempt(t *testing.T) {
 				t.Errorf("%d attempts stored, %d units retried after an error; want %d attempts and at least %d retried",
 					attempts, retried, cases+retried, cases/10-4)
 			}
-			if final, _ := st.Spent(ctx, "k"); final < total-1e-9 || final > total+1e-9 || errCost <= 0 {
+			if final, _ := spentOf(st, ctx, "k"); final < total-1e-9 || final > total+1e-9 || errCost <= 0 {
 				t.Errorf("spent %v, attempts add up to %v (errors %v): every attempt's cost must count", final, total, errCost)
 			}
 			fake.mu.Lock()

@@ -6,10 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/vulnbench/vulnbench/internal/preflight"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/vulnbench/vulnbench/internal/preflight"
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/lineerr"
@@ -19,7 +20,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/version"
 )
 
-// Exit codes, as DESIGN.md section 3 sets them.
+// Exit codes, as README.md's Commands section states them.
 const (
 	ExitOK    = 0
 	ExitFail  = 1 // a failed check or run

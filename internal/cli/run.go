@@ -6,19 +6,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strconv"
-	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/vulnbench/vulnbench/internal/batchrun"
 	"github.com/vulnbench/vulnbench/internal/engine"
 	"github.com/vulnbench/vulnbench/internal/estimate"
+	"github.com/vulnbench/vulnbench/internal/manifest"
+	"github.com/vulnbench/vulnbench/internal/preflight"
 	"github.com/vulnbench/vulnbench/internal/queue"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/runner"
+	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/builtin"
@@ -73,7 +73,7 @@ cases in flight too (they are not stored, so a resume does them again).
 At the end run prints the run id, the score table and the usage.
 
 Subjects:
-` + subjectHelp(reg),
+` + reg.Help(),
 		Example: `  vulnbench run --suite suites/demo/demo.jsonl --subject flawfinder
   vulnbench run --suite suites/demo/demo.jsonl --subject random --seed 7 --repeats 3
   vulnbench run --suite primevul-test.jsonl --subject predictions:predictions.txt
@@ -112,239 +112,154 @@ Subjects:
 	f.DurationVar(&o.batchPoll, "batch-poll", 30*time.Second, "with --batch: time between polls of the batches in flight")
 	_ = f.MarkHidden("batch-poll")
 	f.BoolVar(&o.estimate, "estimate", false, "make no run and call no model: print the tokens, cost (list and batch prices) and time the run would take (its table in any "+formatUsage(estimate.Rows{})+")")
-	addSubjectFlags(f, reg)
+	reg.AddFlags(f)
 	o.scoreFlags.add(f)
 	return c
 }
 
-// subjectHelp lists the subject kinds, each with the flags it reads: a flag is described under
-// the first kind that reads it and named under the others.
-func subjectHelp(reg *subject.Registry) string {
-	var b strings.Builder
-	described := map[string]bool{}
-	for _, f := range reg.Factories() {
-		fmt.Fprintf(&b, "  %-20s %s\n", f.Usage, f.Summary)
-		own := pflag.NewFlagSet(f.Name, pflag.ContinueOnError)
-		var again []string
-		for _, fl := range f.Flags {
-			switch {
-			case fl.Hidden:
-			case described[fl.Name]:
-				again = append(again, "--"+fl.Name)
-			default:
-				described[fl.Name] = true
-				addSubjectFlag(own, fl)
-			}
-		}
-		for _, line := range strings.SplitAfter(own.FlagUsagesWrapped(0), "\n") {
-			if line != "" {
-				b.WriteString("      " + line)
-			}
-		}
-		if len(again) > 0 {
-			fmt.Fprintf(&b, "        also reads (see above): %s\n", strings.Join(again, " "))
-		}
-	}
-	return b.String()
-}
-
-// addSubjectFlags registers every flag the subject kinds read, each once; subjectHelp describes
-// them under their kinds, so the general flag list leaves them out.
-func addSubjectFlags(f *pflag.FlagSet, reg *subject.Registry) {
-	for _, fl := range reg.Flags() {
-		addSubjectFlag(f, fl)
-		_ = f.MarkHidden(fl.Name)
-	}
-}
-
-func addSubjectFlag(f *pflag.FlagSet, fl subject.Flag) {
-	switch d := fl.Default.(type) {
-	case string:
-		f.String(fl.Name, d, fl.Usage)
-	case int:
-		f.Int(fl.Name, d, fl.Usage)
-	case int64:
-		f.Int64(fl.Name, d, fl.Usage)
-	case float64:
-		f.Float64(fl.Name, d, fl.Usage)
-	case bool:
-		f.Bool(fl.Name, d, fl.Usage)
-	case time.Duration:
-		f.Duration(fl.Name, d, fl.Usage)
-	default:
-		panic(fmt.Sprintf("subject flag --%s: unsupported default %T", fl.Name, d))
-	}
-}
-
-// subjectValues returns the values of f's flags as text, as the manifest keeps them (scrubbed),
-// and as the subject reads them (not scrubbed).
-func subjectValues(fs *pflag.FlagSet, fac subject.Factory) (stored, live runner.Values) {
-	stored, live = runner.Values{}, runner.Values{}
-	for _, fl := range fac.Flags {
-		v := fs.Lookup(fl.Name).Value.String()
-		live[fl.Name] = v
-		if fl.Scrub != nil {
-			v = fl.Scrub(v)
-		}
-		stored[fl.Name] = v
-	}
-	return stored, live
-}
-
 func runRun(ctx context.Context, e *env, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet) error {
-	changed := fs.Changed
 	if err := o.scoreFlags.validate(); err != nil {
 		return err
 	}
 	if o.estimate {
 		return runEstimate(ctx, e, reg, o, fs)
 	}
-	if err := checkRunFlags(o); err != nil {
-		return err
-	}
-	if o.resume == "" {
-		if o.suite == "" || o.subject == "" {
-			return usageErr("run needs --suite SUITE and --subject SPEC (or --resume RUN_ID)")
-		}
-		if changed("retry-errors") {
-			return usageErr("--retry-errors only applies with --resume")
-		}
-		if err := runPreflight(ctx, e, reg, o, fs); err != nil {
-			return err
-		}
-	} else if err := resumeFlags(fs, reg); err != nil {
-		return err
-	}
-	open := store.Open
-	if o.resume != "" {
-		open = openExisting
-	}
-	st, err := open(ctx, o.db)
+	inv, err := invocation(e, reg, o, fs)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	st.SetRetry(o.storeRetry)
-
-	host := runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Reading: e.reading}, Repos: o.repos, SnapshotCache: o.snapCache,
-		Concurrency: o.concurrency, MaxCost: o.maxCost}
-	if host.Deps.Sandbox, err = openSandbox(ctx, o.sandbox, changed("sandbox"), e.stderr); err != nil {
-		return err
-	}
-	r, live, err := openRun(ctx, st, reg, o, fs, host)
-	if err != nil {
-		return runFailure(e.stderr, err)
-	}
-	defer r.Close()
-	if err := foreignFlags(fs, reg, r.Factory()); err != nil {
-		return err
-	}
-	if o.resume != "" {
-		if err := resumeQueue(r, o, changed("queue")); err != nil {
-			return err
-		}
-	}
-	if o.queue == store.QueueRiver {
-		if live["batch"] == "true" {
-			return usageErr("%v", errBatchQueue)
-		}
-		return runRiver(ctx, e, st, r, o)
-	}
-
-	// First signal: stop starting units. Second: abandon those in flight.
+	// First signal: stop starting units (a river run: stop following it). Second: abandon those
+	// in flight.
 	stop := make(chan struct{})
 	hardCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var river atomic.Bool // a river run: the first signal stops following it, quietly
 	defer onSignals(func() {
-		fmt.Fprintln(e.stderr, "\nvulnbench: stopping: finishing the cases in flight (press Ctrl-C again to abandon them)")
+		if !river.Load() {
+			fmt.Fprintln(e.stderr, "\nvulnbench: stopping: finishing the cases in flight (press Ctrl-C again to abandon them)")
+		}
 		close(stop)
 	}, cancel)()
-	local, finish := runProgress(e, o, r)
-	local.Stop = stop
-	if live["batch"] == "true" {
-		batch, err := batchrun.Wire(e.stderr, st, r, o.batchPoll, live)
-		if err != nil {
-			return &exitError{code: ExitFail, err: err}
+	var prog *progress
+	inv.Local = runProgress(e, o, &prog)
+	inv.Local.Stop = stop
+	start, before, total := time.Now(), -1, 0
+	inv.OnQueued = func(out *runner.Outcome) {
+		river.Store(true)
+		total = out.Queued
+		keptLine(e, o, out)
+		fmt.Fprintf(e.stderr, "run %s: %d units queued on River (queue %s); do them with: vulnbench worker --db %s\n",
+			out.Run.ID, out.Queued, o.riverQueue, out.DSN)
+		if !o.detach {
+			prog = newProgress(e.stderr, out.Queued)
 		}
-		local.OnStart = chain(batch, local.OnStart)
 	}
-	out, runErr := r.Execute(hardCtx, local)
-	finish()
-	if out == nil {
-		return runFailure(e.stderr, runErr)
+	inv.Follow = func(p runner.Progress) {
+		if before < 0 {
+			before = p.Stored
+		}
+		prog.event(engine.Event{Done: max(p.Stored-before, 0), Total: total, Err: p.Errs, Elapsed: time.Since(start)})
 	}
-	return reportRun(ctx, e, st, o, r, out, runErr)
+	out, err := runner.Invoke(hardCtx, inv)
+	if prog != nil {
+		prog.finish()
+	}
+	return renderRun(e, o, out, err)
 }
 
-// openRun creates the run the flags describe, or resumes the one --resume names (its settings
-// the manifest's, but for the flags that may change on a resume); live are the subject's flag
-// values as it reads them.
-func openRun(ctx context.Context, st *store.Store, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet, host runner.Host) (*runner.Run, runner.Values, error) {
+// invocation is the run the flags describe: a new one (the subject's flags checked, its values
+// as given and as the manifest keeps them), or the resume of --resume (the flags that may
+// change on a resume).
+func invocation(e *env, reg *subject.Registry, o *runOpts, fs *pflag.FlagSet) (runner.Invocation, error) {
+	changed := fs.Changed
+	if err := checkRunFlags(o); err != nil {
+		return runner.Invocation{}, err
+	}
+	inv := runner.Invocation{Detach: o.detach, BatchPoll: o.batchPoll, Progress: e.stderr, FollowEvery: followEvery, Out: o.out,
+		Host: runner.Host{Deps: subject.Deps{Getenv: os.Getenv, Reading: e.reading}, Repos: o.repos, SnapshotCache: o.snapCache,
+			Concurrency: o.concurrency, MaxCost: o.maxCost},
+		Warn: func(w string) { fmt.Fprintf(e.stderr, "vulnbench: warning: %s\n", w) },
+		OpenSandbox: func(ctx context.Context) (*sandbox.Sandbox, error) {
+			return openSandbox(ctx, o.sandbox, changed("sandbox"), e.stderr)
+		},
+		OpenRiver: func(ctx context.Context, st *store.Store) (runner.River, error) {
+			q, err := queue.Open(ctx, st, queue.Options{DSN: o.db, Queue: o.riverQueue, Log: e.stderr})
+			if err != nil {
+				return nil, &exitError{code: ExitFail, err: err}
+			}
+			return q, nil
+		}}
+	if changed("queue") || o.resume == "" {
+		inv.Queue = o.queue
+	}
+	if o.fixChecks {
+		inv.Finish = func(ctx context.Context, st *store.Store, runID string) error {
+			return checkFixes(ctx, e, st, runID, 0)
+		}
+	}
+	if !o.noScore {
+		inv.Score = func(m *manifest.Manifest) report.Request {
+			o.scoreFlags.ciSeed = 42 // the run's --seed, where it draws random numbers
+			if s := m.Settings().Seed; s != nil {
+				o.scoreFlags.ciSeed = uint64(*s)
+			}
+			sc := o.scoreFlags.scoring()
+			return report.Request{Score: sc.opt, CI: sc.ci, Reading: e.reading}
+		}
+	}
 	if o.resume != "" {
-		ov := runner.Overrides{Registry: reg, RetryErrors: o.retryErrors, Host: host, Flags: map[string]string{}}
+		if err := reg.Fixed(changed, "subject", "repeats", "after", "skip-unsupported"); err != nil {
+			return inv, usageErr("%v", err)
+		}
+		inv.Resume, inv.OpenStore = o.resume, storeOpener(openExisting, o)
+		inv.Overrides = runner.Overrides{Registry: reg, RetryErrors: o.retryErrors, Flags: map[string]string{}}
 		for _, fl := range reg.Flags() {
-			if fl.Resumable && fs.Changed(fl.Name) {
-				ov.Flags[fl.Name] = fs.Lookup(fl.Name).Value.String()
+			if fl.Resumable && changed(fl.Name) {
+				inv.Overrides.Flags[fl.Name] = fs.Lookup(fl.Name).Value.String()
 			}
 		}
-		if fs.Changed("timeout") {
-			ov.Timeout = o.timeout
+		if changed("timeout") {
+			inv.Overrides.Timeout = o.timeout
 		}
-		if fs.Changed("max-steps") || fs.Changed("unit-max-tokens") || fs.Changed("unit-max-cost") {
-			ov.Limits = &subject.Limits{Steps: o.maxSteps, Tokens: o.unitTokens, CostUSD: o.unitCost}
+		if changed("max-steps") || changed("unit-max-tokens") || changed("unit-max-cost") {
+			inv.Overrides.Limits = &subject.Limits{Steps: o.maxSteps, Tokens: o.unitTokens, CostUSD: o.unitCost}
 		}
-		r, err := runner.Resume(ctx, st, o.resume, ov)
-		if err != nil {
-			return nil, nil, err
-		}
-		o.subject, o.after.raw = r.Manifest().Subject, r.Manifest().After
-		return r, runner.Values(r.Manifest().FlagValues()), nil
+		return inv, nil
+	}
+	switch {
+	case o.suite == "" || o.subject == "":
+		return inv, usageErr("run needs --suite SUITE and --subject SPEC (or --resume RUN_ID)")
+	case changed("retry-errors"):
+		return inv, usageErr("--retry-errors only applies with --resume")
 	}
 	fac, arg, err := reg.Lookup(o.subject)
 	if err != nil {
-		return nil, nil, usageErr("%v", err)
+		return inv, usageErr("%v", err)
 	}
-	if err := subject.CheckNeeds(fac); err != nil {
-		return nil, nil, err
+	if err := reg.Foreign(fac, changed); err != nil {
+		return inv, usageErr("%v", err)
 	}
-	stored, live := subjectValues(fs, fac)
-	cfg, err := fac.Configure(arg, live)
-	if err != nil {
-		return nil, nil, usageErr("%v", err)
-	}
-	recorded, err := fac.Configure(arg, stored) // what the manifest keeps: no secret
-	if err != nil {
-		return nil, nil, usageErr("%v", err)
-	}
-	r, err := runner.Create(ctx, st, runner.Spec{Version: version.String(), RunID: o.runID, Suite: o.suite, After: o.after.raw,
-		Subject: runner.Subject{Factory: fac, Spec: o.subject, Config: cfg, Recorded: recorded, Flags: stored},
+	stored, live := fac.ValuesOf(fs)
+	inv.OpenStore = storeOpener(store.Open, o)
+	inv.New = &runner.Spec{Version: version.String(), RunID: o.runID, Suite: o.suite, After: o.after.raw,
+		Subject: runner.Subject{Factory: fac, Spec: o.subject, Arg: arg, Values: live, Flags: stored},
 		Repeats: o.repeats, Timeout: o.timeout, Limits: subject.Limits{Steps: o.maxSteps, Tokens: o.unitTokens, CostUSD: o.unitCost},
-		SkipUnsupported: o.skipUnsupported, Host: host})
-	return r, live, err
+		SkipUnsupported: o.skipUnsupported}
+	return inv, nil
 }
 
-// resumeQueue keeps a resumed run on the queue it went to.
-func resumeQueue(r *runner.Run, o *runOpts, given bool) error {
-	rec := r.Record()
-	river := rec.Queue == store.QueueRiver
-	if given && river != (o.queue == store.QueueRiver) {
-		return usageErr("--queue cannot change on --resume: run %s went to the %s queue", rec.ID, rec.Queue)
-	}
-	if river {
-		o.queue = store.QueueRiver
-	} else if o.detach {
-		return usageErr("--detach only applies to runs queued on River")
-	}
-	return nil
-}
+// followEvery is how often run --queue river reads the run's progress.
+const followEvery = time.Second
 
-// chain calls first, then next (when set).
-func chain(first, next func(context.Context, *store.Run, int, int) error) func(context.Context, *store.Run, int, int) error {
-	return func(ctx context.Context, run *store.Run, cases, done int) error {
-		if err := first(ctx, run, cases, done); err != nil || next == nil {
-			return err
+// storeOpener opens --db with open and sets its --store-retry.
+func storeOpener(open func(context.Context, string) (*store.Store, error), o *runOpts) func(context.Context) (*store.Store, error) {
+	return func(ctx context.Context) (*store.Store, error) {
+		st, err := open(ctx, o.db)
+		if err != nil {
+			return nil, err
 		}
-		return next(ctx, run, cases, done)
+		st.SetRetry(o.storeRetry)
+		return st, nil
 	}
 }
 
@@ -369,105 +284,115 @@ func checkRunFlags(o *runOpts) error {
 	return nil
 }
 
-// runProgress prints the run's start and its progress on stderr; finish ends the progress line.
-func runProgress(e *env, o *runOpts, r *runner.Run) (local runner.Local, finish func()) {
-	var prog *progress
+// runProgress prints the local pool's start and its progress on stderr (into *prog).
+func runProgress(e *env, o *runOpts, prog **progress) (local runner.Local) {
 	local.OnStart = func(_ context.Context, run *store.Run, cases, done int) error {
 		if o.resume != "" {
 			fmt.Fprintf(e.stderr, "run %s: resuming, %d of %d units already stored\n", run.ID, done, run.Units)
 		} else {
-			fmt.Fprintf(e.stderr, "run %s: %s on %s (%d cases × %d repeats)\n", run.ID, o.subject, o.suite, cases, r.Repeats())
+			fmt.Fprintf(e.stderr, "run %s: %s on %s (%d cases × %d repeats)\n", run.ID, o.subject, o.suite, cases, run.Repeats)
 		}
-		prog = newProgress(e.stderr, run.Units-done)
+		*prog = newProgress(e.stderr, run.Units-done)
 		return nil
 	}
 	local.OnEvent = func(ev engine.Event) {
-		if prog != nil {
-			prog.event(ev)
+		if *prog != nil {
+			(*prog).event(ev)
 		}
 	}
-	return local, func() {
-		if prog != nil {
-			prog.finish()
-		}
+	return local
+}
+
+// keptLine says how many cases --after kept.
+func keptLine(e *env, o *runOpts, out *runner.Outcome) {
+	if after := out.Manifest.After; after != "" {
+		fmt.Fprintf(e.stderr, "kept %d of %d cases dated after %s (%d without a date left out)\n", out.Cases, out.All, after, out.Undated)
 	}
 }
 
-// reportRun says on stderr how the run ended and prints its score; the error is the run's exit.
-func reportRun(ctx context.Context, e *env, st *store.Store, o *runOpts, r *runner.Run, out *runner.Outcome, runErr error) error {
-	if o.after.raw != "" {
-		fmt.Fprintf(e.stderr, "kept %d of %d cases dated after %s (%d without a date left out)\n", out.Cases, out.All, o.after.raw, out.Undated)
+// renderRun says on stderr how the run ended and prints its score; the error is the run's exit.
+func renderRun(e *env, o *runOpts, out *runner.Outcome, err error) error {
+	if out == nil {
+		return runFailure(e.stderr, err)
 	}
 	run, res := out.Run, out.Result
-	if runErr != nil {
-		return fmt.Errorf("%w (stored attempts are kept: vulnbench run --resume %s --db %s)", runErr, run.ID, o.db)
+	resume := fmt.Sprintf("vulnbench run --resume %s --db %s", run.ID, out.DSN)
+	switch out.Ending {
+	case runner.EndDetached:
+		fmt.Fprintln(e.stdout, run.ID)
+		return nil
+	case runner.EndUnfollowed:
+		fmt.Fprintf(e.stderr, "run %s goes on with its workers: watch it with vulnbench runs --db %s; stop it with vulnbench stop %s --db %s\n",
+			run.ID, out.DSN, run.ID, out.DSN)
+		return silentFail
+	case runner.EndFailed:
+		if out.River {
+			return &exitError{code: ExitFail, err: err}
+		}
+		keptLine(e, o, out)
+		return fmt.Errorf("%w (stored attempts are kept: %s)", err, resume)
 	}
-	fmt.Fprintf(e.stderr, "run %s: %d units in %s: %d ok, %d failed, %d errors\n", run.ID, res.Done, res.Elapsed.Round(time.Millisecond), res.OK, res.Failed, res.Errors)
-	if out.Unsupported > 0 {
-		fmt.Fprintf(e.stderr, "run %s: %d cases the subject cannot judge were given error verdicts (--skip-unsupported)\n", run.ID, out.Unsupported)
+	if !out.River {
+		keptLine(e, o, out)
+		fmt.Fprintf(e.stderr, "run %s: %d units in %s: %d ok, %d failed, %d errors\n", run.ID, res.Done, res.Elapsed.Round(time.Millisecond), res.OK, res.Failed, res.Errors)
+		if out.Unsupported > 0 {
+			fmt.Fprintf(e.stderr, "run %s: %d cases the subject cannot judge were given error verdicts (--skip-unsupported)\n", run.ID, out.Unsupported)
+		}
+	} else {
+		fmt.Fprintf(e.stderr, "run %s: %d units stored in %s by %d workers: %d ok, %d failed, %d errors\n", run.ID, res.Done,
+			res.Elapsed.Round(time.Millisecond), len(out.Progress.Workers), res.OK, res.Failed, res.Errors)
 	}
 	printUsage(e.stderr, res.Usage, res.Elapsed, out.Priced, out.PriceNote)
-	if res.BudgetStopped {
-		fmt.Fprintf(e.stderr, "\n*** STOPPED: --max-cost $%.4f reached (run total $%.4f); cases not started are left for later.\n*** Resume with: vulnbench run --resume %s --db %s --max-cost HIGHER\n\n",
-			o.maxCost, out.Budget.Spent(), run.ID, o.db)
+	switch out.Ending {
+	case runner.EndBudget:
+		capUSD, spent, left := o.maxCost, 0.0, "cases"
+		if out.Budget != nil {
+			spent = out.Budget.Spent()
+		}
+		if b := out.Progress.Budget; out.River && b != nil {
+			capUSD, spent, left = b.Cap, b.Spent, "units"
+		}
+		fmt.Fprintf(e.stderr, "\n*** STOPPED: --max-cost $%.4f reached (run total $%.4f); %s not started are left for later.\n*** Resume with: %s --max-cost HIGHER\n\n",
+			capUSD, spent, left, resume)
+		return silentFail
+	case runner.EndCancelled:
+		fmt.Fprintf(e.stderr, "run %s: cancelled; what was stored is kept (%s does the rest)\n", run.ID, resume)
+		return silentFail
+	case runner.EndInterrupted:
+		fmt.Fprintf(e.stderr, "run %s: interrupted; resume with: %s\n", run.ID, resume)
 		return silentFail
 	}
-	if res.Interrupted {
-		fmt.Fprintf(e.stderr, "run %s: interrupted; resume with: vulnbench run --resume %s --db %s\n", run.ID, run.ID, o.db)
-		return silentFail
+	var se *runner.ScoreError
+	if err != nil && !errors.As(err, &se) {
+		return err // the predictions file could not be written
 	}
-	if err := printRunScore(ctx, e, st, o, r); err != nil {
-		return err
+	fmt.Fprintf(e.stdout, "run %s: %s on %s\n", run.ID, out.Manifest.Subject, out.Manifest.Suite.Path)
+	if se != nil {
+		return &exitError{code: ExitFail, err: se.Err}
 	}
-	if res.OK+res.Failed == 0 && res.Errors > 0 && out.Scored == 0 {
-		return &exitError{code: ExitFail, err: errors.New("every case ended in an error; see the reasons with: vulnbench run --out FILE or the store")}
-	}
-	return nil
-}
-
-// printRunScore writes the run's predictions (--out) and prints its id and score table, scored
-// as score --run scores it.
-func printRunScore(ctx context.Context, e *env, st *store.Store, o *runOpts, r *runner.Run) error {
-	if o.out != "" {
-		if err := writeRunPredictions(ctx, st, r.ID(), o.out); err != nil {
+	if out.Report != nil {
+		printNotes(e.stderr, out.Report.Notes()) // the kept count was printed above
+		if err := writeScores(e.stdout, o.format, out.Report); err != nil {
 			return err
 		}
 	}
-	if o.fixChecks {
-		if err := checkFixes(context.WithoutCancel(ctx), e, st, r.ID(), 0); err != nil {
-			return &exitError{code: ExitFail, err: err}
-		}
+	if !out.River && res.OK+res.Failed == 0 && res.Errors > 0 && out.Scored == 0 {
+		return &exitError{code: ExitFail, err: errors.New("every case ended in an error; see the reasons with: vulnbench run --out FILE or the store")}
 	}
-	fmt.Fprintf(e.stdout, "run %s: %s on %s\n", r.ID(), r.Manifest().Subject, r.Manifest().Suite.Path)
-	if o.noScore {
-		return nil
-	}
-	o.scoreFlags.ciSeed = seedOf(r.Manifest().FlagValues())
-	sc := o.scoreFlags.scoring()
-	rep, err := r.Score(context.WithoutCancel(ctx), report.Request{Score: sc.opt, CI: sc.ci, Reading: e.reading})
-	if err != nil {
-		return &exitError{code: ExitFail, err: err}
-	}
-	printNotes(e.stderr, rep.Notes()) // the kept count was printed above
-	return writeScores(e.stdout, o.format, rep)
-}
-
-// seedOf is the seed the bootstrap uses: the run's --seed.
-func seedOf(flags map[string]string) uint64 {
-	n, err := strconv.ParseUint(flags["seed"], 10, 64)
-	if err != nil {
-		return 42
-	}
-	return n
+	return nil
 }
 
 // runFailure renders a run that did not start: the suite's problems, or the reason.
 func runFailure(w io.Writer, err error) error {
 	var se *runner.SuiteError
 	var ee *exitError
+	var ue *runner.UsageError
+	var pe *preflight.Error
 	switch {
 	case errors.As(err, &ee):
 		return err
+	case errors.As(err, &ue), errors.As(err, &pe):
+		return &exitError{code: ExitUsage, err: err}
 	case errors.As(err, &se):
 		reportProblems(w, se.Problems, 20)
 		return &exitError{code: ExitFail, err: err}
@@ -475,46 +400,4 @@ func runFailure(w io.Writer, err error) error {
 		return usageErr("%v", err)
 	}
 	return &exitError{code: ExitFail, err: err}
-}
-
-// foreignFlags refuses subject flags given to a subject that does not read them: a typo'd
-// subject or a forgotten --subject would otherwise run with the flag silently ignored.
-func foreignFlags(fs *pflag.FlagSet, reg *subject.Registry, fac subject.Factory) error {
-	own := map[string]bool{}
-	for _, fl := range fac.Flags {
-		own[fl.Name] = true
-	}
-	for _, fl := range reg.Flags() {
-		if !fs.Changed(fl.Name) || own[fl.Name] {
-			continue
-		}
-		var users []string
-		for _, f := range reg.Factories() {
-			for _, x := range f.Flags {
-				if x.Name == fl.Name {
-					users = append(users, f.Name)
-				}
-			}
-		}
-		return usageErr("--%s does not apply to subject %s (it is read by: %s)", fl.Name, fac.Name, strings.Join(users, ", "))
-	}
-	return nil
-}
-
-// resumeFlags refuses flags that cannot change on --resume: the run keeps the settings it
-// started with.
-func resumeFlags(fs *pflag.FlagSet, reg *subject.Registry) error {
-	fixed := []string{"subject", "repeats", "after", "skip-unsupported"}
-	for _, fl := range reg.Flags() {
-		if !fl.Resumable {
-			fixed = append(fixed, fl.Name)
-		}
-	}
-	sort.Strings(fixed)
-	for _, name := range fixed {
-		if fs.Changed(name) {
-			return usageErr("--%s cannot change on --resume: the run keeps the settings it started with (vulnbench runs --db DB shows them)", name)
-		}
-	}
-	return nil
 }

@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/vulnbench/vulnbench/internal/store"
 )
-
-var errBatchQueue = errors.New("--batch runs in this process: it does not apply with --queue river")
 
 // writeBatches lists a run's provider batches under its line of vulnbench runs.
 func writeBatches(ctx context.Context, w io.Writer, st *store.Store, runID string) error {

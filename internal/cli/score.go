@@ -17,7 +17,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/suite"
-	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 // scoreFlags are the scoring options shared by run and score.
@@ -366,15 +365,4 @@ func printNotes(w io.Writer, notes []report.Note) {
 
 func writeScores(w io.Writer, format string, rep *report.Report) error {
 	return present(w, format, rep)
-}
-
-// writeRunPredictions exports a run's verdicts as predictions JSONL, sorted by case and repeat.
-func writeRunPredictions(ctx context.Context, st *store.Store, runID, path string) error {
-	vs, err := report.Verdicts(ctx, st, runID)
-	if err != nil {
-		return err
-	}
-	return suite.WriteFileAtomic(path, func(w io.Writer) error {
-		return verdict.WriteJSONL(w, vs)
-	})
 }

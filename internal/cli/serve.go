@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/web"
@@ -99,24 +96,11 @@ runtimes, two copies of the binary's pages).`,
 			if err != nil {
 				return &exitError{code: ExitFail, err: fmt.Errorf("listen on %s: %w (pick another with --addr)", addr, err)}
 			}
-			srv := &http.Server{Handler: web.Guard(handler, allowHosts), ReadHeaderTimeout: 10 * time.Second}
 			if allowRemote && web.CheckBind(addr, false) != nil {
 				fmt.Fprintf(e.stderr, "vulnbench: --allow-remote: %s is reachable from other machines; whoever reaches it reads the store\n", ln.Addr())
 			}
 			fmt.Fprintf(e.stdout, "vulnbench: serving %s on http://%s/ (Ctrl-C stops)\n", db, ln.Addr())
-			done := make(chan error, 1)
-			go func() { done <- srv.Serve(ln) }()
-			select {
-			case err := <-done:
-				return err
-			case <-ctx.Done():
-				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					return err
-				}
-				return nil
-			}
+			return web.Serve(ctx, ln, web.Guard(handler, allowHosts))
 		},
 	}
 	f := c.Flags()

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"strings"
@@ -72,14 +70,9 @@ func runWorker(ctx context.Context, e *env, o *workerOpts, sandboxGiven bool) er
 	if o.concurrency < 1 {
 		return usageErr("--concurrency must be at least 1")
 	}
-	var queues []string
-	for _, q := range strings.Split(o.queues, ",") {
-		if q = strings.TrimSpace(q); q != "" {
-			queues = append(queues, q)
-		}
-	}
-	if len(queues) == 0 {
-		return usageErr("--queues names no queue")
+	queues, err := queue.ParseQueues(o.queues)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	sb, err := openSandbox(ctx, o.sandbox, sandboxGiven, e.stderr)
 	if err != nil {
@@ -91,10 +84,11 @@ func runWorker(ctx context.Context, e *env, o *workerOpts, sandboxGiven bool) er
 	}
 	defer st.Close()
 	st.SetRetry(o.storeRetry)
-	host, _ := os.Hostname()
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	id := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+	wo := queue.WorkerOptions{Options: queue.Options{DSN: o.db, Log: e.stderr}, Concurrency: o.concurrency, Queues: queues,
+		Open: runner.OpenOptions{Registry: builtin.Registry(), Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb},
+			Repos: o.repos, SnapshotCache: o.snapCache, Preflight: runner.HostPreflight(st, o.repos, os.Getenv)}}
+	wo.This()
+	id := wo.ID
 
 	// First signal: finish what is in flight. Second: abandon it.
 	soft, stop := context.WithCancel(ctx)
@@ -105,14 +99,8 @@ func runWorker(ctx context.Context, e *env, o *workerOpts, sandboxGiven bool) er
 		stop()
 	}, func() { close(hard) })()
 	fmt.Fprintf(e.stderr, "worker %s: %d at once from queue %s of %s\n", id, o.concurrency, strings.Join(queues, ","), st.DSN())
-	err = queue.Work(soft, st, queue.WorkerOptions{
-		Options: queue.Options{DSN: o.db, Log: e.stderr}, ID: id, Host: host, PID: os.Getpid(),
-		Concurrency: o.concurrency, Queues: queues, Hard: hard,
-		Open: runner.OpenOptions{Registry: builtin.Registry(), Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb},
-			Repos: o.repos, SnapshotCache: o.snapCache, Preflight: workerPreflight(st, o.repos)},
-		OnNote: func(s string) { fmt.Fprintf(e.stderr, "worker %s: %s\n", id, s) },
-	})
-	if err != nil {
+	wo.Hard, wo.OnNote = hard, func(s string) { fmt.Fprintf(e.stderr, "worker %s: %s\n", id, s) }
+	if err := queue.Work(soft, st, wo); err != nil {
 		return &exitError{code: ExitFail, err: err}
 	}
 	fmt.Fprintf(e.stderr, "worker %s: stopped\n", id)

@@ -254,7 +254,7 @@ func TestRiverWorkersShareTheBudget(t *testing.T) {
 		t.Errorf("run after the cap: %+v, want interrupted", r)
 	}
 	_, calls, _, _ := fake.counts()
-	spent, err := st.Spent(ctx, "b")
+	spent, err := spentOf(st, ctx, "b")
 	if err != nil {
 		t.Fatal(err)
 	}

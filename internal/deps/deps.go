@@ -1,10 +1,13 @@
-// Package deps finds a project's dependency facts on a snapshot with osv-scalibr's offline
-// extractors (go.mod, vendor/modules.txt, requirements*.txt, poetry.lock, Pipfile.lock,
-// uv.lock, pyproject.toml, setup.py, pom.xml, Gradle lockfiles, each read whole up to MaxWhole)
-// and its own streaming reader of npm lockfiles (package-lock.json, npm-shrinkwrap.json, of any
-// size in bounded memory; npmLock): package,
-// version or range, manifest and line, direct or indirect, in every module of a monorepo; and
-// checks versions against OSV ranges with scalibr's semantic package, per ecosystem.
+// Package deps finds a project's dependency facts on a snapshot with readers of its own for the
+// manifests and lockfiles of four ecosystems (go.mod with go.sum, vendor/modules.txt,
+// requirements*.txt, poetry.lock, Pipfile.lock, uv.lock, pyproject.toml, setup.py, pom.xml with
+// its local parents, Gradle lockfiles, each read whole up to MaxWhole; package-lock.json and
+// npm-shrinkwrap.json read as a stream of any size in bounded memory: npmLock), reading what
+// osv-scalibr v0.5.3's extractors read (tests compare the two on their own test files):
+// package, version or range, manifest and line, direct or indirect, in every module of a
+// monorepo; and checks versions against OSV ranges with scalibr's semantic package, per
+// ecosystem (the one part of scalibr linked: its extractors brought disk-image readers, gRPC
+// and cloud clients into the binary for this).
 package deps
 
 import (
@@ -20,28 +23,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-
-	cpb "github.com/google/osv-scalibr/binary/proto/config_go_proto"
-	"github.com/google/osv-scalibr/extractor"
-	"github.com/google/osv-scalibr/extractor/filesystem"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/golang/gomod"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/golang/vendormodules"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/java/gradlelockfile"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/java/gradleversioncatalog"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/java/javalockfile"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/java/pomxml"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/javascript/packagelockjson"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/javascript/pnpmlock"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/javascript/yarnlock"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/pipfilelock"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/poetrylock"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/pyprojecttoml"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/requirements"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/setup"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/uvlock"
-	scalibrfs "github.com/google/osv-scalibr/fs"
-	scalibrlog "github.com/google/osv-scalibr/log"
 )
 
 // Version is bumped whenever the facts found for the same tree may change.
@@ -100,39 +81,6 @@ func (p *Problem) Error() string {
 
 func (p *Problem) Unwrap() error { return p.Err }
 
-// quietScalibr silences osv-scalibr's logger, which is process-wide and writes to stderr by
-// default: library code does not print, and what matters (a manifest that cannot be read)
-// comes back as a Problem. This is the package's one global, because scalibr's logger is one.
-var quietScalibr sync.Once
-
-type discard struct{}
-
-func (discard) Errorf(string, ...any) {}
-func (discard) Warnf(string, ...any)  {}
-func (discard) Infof(string, ...any)  {}
-func (discard) Debugf(string, ...any) {}
-func (discard) Error(...any)          {}
-func (discard) Warn(...any)           {}
-func (discard) Info(...any)           {}
-func (discard) Debug(...any)          {}
-
-// extractors are the scalibr plugins Extract runs, all offline.
-func extractors() ([]filesystem.Extractor, error) {
-	cfg := &cpb.PluginConfig{}
-	var out []filesystem.Extractor
-	for _, mk := range []func(*cpb.PluginConfig) (filesystem.Extractor, error){
-		gomod.New, vendormodules.New, requirements.New, poetrylock.New, pipfilelock.New, uvlock.New,
-		pyprojecttoml.New, setup.New, pomxml.New, gradlelockfile.New,
-	} {
-		e, err := mk(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("osv-scalibr extractor: %w", err)
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
 // skipDirs are directories Extract does not enter: other projects' copies and tool state.
 func skipDir(name string) bool {
 	switch name {
@@ -143,19 +91,51 @@ func skipDir(name string) bool {
 }
 
 // FS is what Extract reads: a tree with ReadDir and Stat (a snapshot's FS()).
-type FS = scalibrfs.FS
+type FS interface {
+	fs.FS
+	fs.ReadDirFS
+	fs.StatFS
+}
+
+// reader reads one kind of manifest: its name (the osv-scalibr extractor whose reading it
+// follows, named in problems), the files it reads, and how.
+type reader struct {
+	name string
+	want func(p string) bool
+	read func(fsys fs.FS, p string, content []byte) ([]Dependency, error)
+}
+
+// plain is a reader of the file's content alone.
+func plain(f func(p string, b []byte) ([]Dependency, error)) func(fs.FS, string, []byte) ([]Dependency, error) {
+	return func(_ fs.FS, p string, b []byte) ([]Dependency, error) { return f(p, b) }
+}
+
+// readers are the manifest readers Extract runs, all offline.
+func readers() []reader {
+	base := func(names ...string) func(string) bool {
+		return func(p string) bool { return slices.Contains(names, path.Base(p)) }
+	}
+	return []reader{
+		{goMod, base("go.mod"), readGoMod},
+		{goVendor, func(p string) bool { return p == "vendor/modules.txt" || strings.HasSuffix(p, "/vendor/modules.txt") }, plain(readVendorModules)},
+		{pyRequirements, func(p string) bool { return path.Ext(p) == ".txt" && strings.Contains(path.Base(p), "requirements") }, readRequirements},
+		{pyPoetryLock, base("poetry.lock"), plain(readPoetryLock)},
+		{pyPipfileLock, base("Pipfile.lock"), plain(readPipfileLock)},
+		{pyUVLock, base("uv.lock"), plain(readUVLock)},
+		{pyProject, base("pyproject.toml"), plain(readPyProject)},
+		{pySetup, base("setup.py"), plain(readSetupPy)},
+		{javaPom, func(p string) bool { return path.Base(p) == "pom.xml" || path.Ext(p) == ".pom" }, readPOM},
+		{javaGradle, base("buildscript-gradle.lockfile", "gradle.lockfile"), plain(readGradleLock)},
+	}
+}
 
 // Extract finds the dependencies of every module under the root of fsys. Symbolic links are
 // not followed; vendored trees are read only through vendor/modules.txt. A manifest that cannot
 // be read is a Problem; only a failing walk or a cancelled ctx is an error.
 func Extract(ctx context.Context, fsys FS) (*Facts, error) {
-	quietScalibr.Do(func() { scalibrlog.SetLogger(discard{}) })
-	exs, err := extractors()
-	if err != nil {
-		return nil, err
-	}
+	rs := readers()
 	facts := &Facts{}
-	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
 			if d != nil && d.IsDir() {
@@ -169,16 +149,15 @@ func Extract(ctx context.Context, fsys FS) (*Facts, error) {
 		if d.IsDir() {
 			if p != "." && (skipDir(d.Name()) || d.Name() == "vendor") {
 				if d.Name() == "vendor" {
-					facts.read(ctx, fsys, exs, path.Join(p, "modules.txt"), nil)
+					facts.read(fsys, rs, path.Join(p, "modules.txt"), nil)
 				}
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() {
-			return nil
+		if d.Type().IsRegular() {
+			facts.read(fsys, rs, p, d)
 		}
-		facts.read(ctx, fsys, exs, p, d)
 		return nil
 	})
 	if err != nil {
@@ -188,24 +167,50 @@ func Extract(ctx context.Context, fsys FS) (*Facts, error) {
 	return facts, nil
 }
 
-// fileAPI is what an extractor's FileRequired sees.
-type fileAPI struct {
-	fsys fs.FS
-	path string
-	d    fs.DirEntry
-}
-
-func (f fileAPI) Path() string { return f.path }
-func (f fileAPI) Stat() (fs.FileInfo, error) {
-	if f.d != nil {
-		return f.d.Info()
+// read runs the reader that wants file p (d nil: a file the walk did not list, read if it is
+// there).
+func (facts *Facts) read(fsys FS, rs []reader, p string, d fs.DirEntry) {
+	if isNPMLock(p) {
+		facts.readNPMLock(fsys, p)
+		return
 	}
-	return fs.Stat(f.fsys, f.path)
+	for _, r := range rs {
+		if !r.want(p) {
+			continue
+		}
+		info, err := fs.Stat(fsys, p)
+		if d == nil && errors.Is(err, fs.ErrNotExist) {
+			return // a vendor directory without modules.txt
+		}
+		if err != nil {
+			facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
+			return
+		}
+		if !slices.Contains(facts.Manifests, p) {
+			facts.Manifests = append(facts.Manifests, p)
+		}
+		if info.Size() > MaxWhole {
+			facts.Problems = append(facts.Problems, &Problem{File: p, Extractor: r.name,
+				Err: fmt.Errorf("not read: %s, over the %s a manifest of this kind is read whole", mib(info.Size()), mib(MaxWhole))})
+			return
+		}
+		b, err := readWhole(fsys, p)
+		if err != nil {
+			facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
+			return
+		}
+		deps, err := r.read(fsys, p, b)
+		if err != nil {
+			facts.Problems = append(facts.Problems, &Problem{File: p, Extractor: r.name, Err: err})
+			continue
+		}
+		facts.Deps = append(facts.Deps, deps...)
+	}
 }
 
-// MaxWhole is the largest manifest Extract hands osv-scalibr's extractors, which read a file
-// whole into memory; a larger one is a Problem saying so. npm lockfiles, the manifests that
-// grow that large, are read as a stream whatever their size (npmLock).
+// MaxWhole is the largest manifest Extract reads whole into memory; a larger one is a Problem
+// saying so. npm lockfiles, the manifests that grow that large, are read as a stream whatever
+// their size (npmLock).
 const MaxWhole = 32 << 20
 
 // Streamer opens a file of any size as a stream, with its size: a snapshot's FS has it (its
@@ -223,48 +228,14 @@ func open(fsys FS, p string) (io.ReadCloser, error) {
 	return fsys.Open(p)
 }
 
-// read runs the extractors that want file p.
-func (facts *Facts) read(ctx context.Context, fsys FS, exs []filesystem.Extractor, p string, d fs.DirEntry) {
-	api := fileAPI{fsys: fsys, path: p, d: d}
-	if isNPMLock(p) {
-		facts.readNPMLock(fsys, api, p)
-		return
+// readWhole reads p (at most MaxWhole bytes) through open.
+func readWhole(fsys FS, p string) ([]byte, error) {
+	f, err := open(fsys, p)
+	if err != nil {
+		return nil, err
 	}
-	for _, e := range exs {
-		if !e.FileRequired(api) {
-			continue
-		}
-		info, err := api.Stat()
-		if err != nil {
-			if d == nil && errors.Is(err, fs.ErrNotExist) {
-				return // a vendor directory without modules.txt
-			}
-			facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
-			return
-		}
-		if !slices.Contains(facts.Manifests, p) {
-			facts.Manifests = append(facts.Manifests, p)
-		}
-		if info.Size() > MaxWhole {
-			facts.Problems = append(facts.Problems, &Problem{File: p, Extractor: e.Name(),
-				Err: fmt.Errorf("not read: %s, over the %s a manifest of this kind is read whole", mib(info.Size()), mib(MaxWhole))})
-			return
-		}
-		f, err := open(fsys, p)
-		if err != nil {
-			facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
-			return
-		}
-		inv, err := e.Extract(ctx, &filesystem.ScanInput{FS: fsys, Path: p, Info: info, Reader: f})
-		f.Close()
-		if err != nil {
-			facts.Problems = append(facts.Problems, &Problem{File: p, Extractor: e.Name(), Err: err})
-			continue
-		}
-		for _, pkg := range inv.Packages {
-			facts.Deps = append(facts.Deps, fromPackage(pkg, p, e.Name())...)
-		}
-	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxWhole))
 }
 
 // isNPMLock reports whether p is an npm lockfile of the project (not one inside node_modules).
@@ -275,13 +246,13 @@ func isNPMLock(p string) bool {
 
 // readNPMLock reads an npm lockfile as a stream (npmLock). npm-shrinkwrap.json wins over a
 // package-lock.json beside it. A lockfile read only in part says how much.
-func (facts *Facts) readNPMLock(fsys FS, api fileAPI, p string) {
+func (facts *Facts) readNPMLock(fsys FS, p string) {
 	if path.Base(p) == "package-lock.json" {
 		if _, err := fs.Stat(fsys, path.Join(path.Dir(p), "npm-shrinkwrap.json")); err == nil {
 			return
 		}
 	}
-	info, err := api.Stat()
+	info, err := fs.Stat(fsys, p)
 	if err != nil {
 		facts.Problems = append(facts.Problems, &Problem{File: p, Err: err})
 		return
@@ -303,73 +274,13 @@ func (facts *Facts) readNPMLock(fsys FS, api fileAPI, p string) {
 	facts.Deps = append(facts.Deps, deps...)
 }
 
-func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
-// fromPackage turns one scalibr package into dependencies (pyproject.toml's project package
-// into the dependencies it declares).
-func fromPackage(pkg *extractor.Package, manifest, plugin string) []Dependency {
-	d := Dependency{Name: pkg.Name, Version: pkg.Version, Manifest: manifest, Module: path.Dir(manifest), Extractor: plugin}
-	if loc := pkg.Location.Descriptor; loc != nil && loc.File != nil {
-		d.Line = loc.File.LineNumber
-		// Below go 1.17 scalibr completes go.mod with go.sum's modules: such a module is named
-		// by go.sum (at that line), and it is indirect, or go.mod would require it.
-		if plugin == gomod.Name && path.Base(loc.File.Path) == "go.sum" {
-			d.Manifest, d.Direct = loc.File.Path, Indirect
-		}
-	}
-	switch plugin {
-	case gomod.Name, vendormodules.Name:
-		d.Ecosystem = "Go"
-		if plugin == vendormodules.Name {
-			d.Module = path.Dir(d.Module)
-		}
-	case pomxml.Name, gradlelockfile.Name, gradleversioncatalog.Name:
-		d.Ecosystem = "Maven"
-	case packagelockjson.Name, yarnlock.Name, pnpmlock.Name:
-		d.Ecosystem = "npm"
-	default:
-		d.Ecosystem = "PyPI"
-	}
-	switch m := pkg.Metadata.(type) {
-	case *requirements.Metadata:
-		if m.VersionComparator != "==" && m.VersionComparator != "===" {
-			d.Range, d.Version = strings.TrimSpace(strings.TrimPrefix(m.Requirement, pkg.Name)), ""
-		}
-	case *javalockfile.Metadata:
-		d.Scopes = m.DepGroups()
-	case *pyprojecttoml.Metadata:
-		var out []Dependency
-		add := func(req, scope string) {
-			name, rng := splitRequirement(req)
-			if name == "" {
-				return
-			}
-			x := Dependency{Ecosystem: "PyPI", Name: name, Range: rng, Manifest: manifest, Module: path.Dir(manifest),
-				Direct: Direct, Extractor: plugin}
-			if v, ok := strings.CutPrefix(rng, "=="); ok && !strings.ContainsAny(v, ",*;") {
-				x.Version, x.Range = strings.TrimSpace(v), ""
-			}
-			if scope != "" {
-				x.Scopes = []string{scope}
-			}
-			out = append(out, x)
-		}
-		for _, r := range m.Dependencies {
-			add(r, "")
-		}
-		for g, rs := range m.OptionalDependencies {
-			for _, r := range rs {
-				add(r, g)
-			}
-		}
-		slices.SortStableFunc(out, func(a, b Dependency) int { return strings.Compare(a.Name, b.Name) })
-		return out
-	}
-	if sc, ok := pkg.Metadata.(interface{ DepGroups() []string }); ok && d.Scopes == nil {
-		d.Scopes = sc.DepGroups()
-	}
-	return []Dependency{d}
+// readNPMLockFile is npmLock over a lockfile's content (ExtractFile).
+func readNPMLockFile(p string, content []byte) ([]Dependency, error) {
+	deps, _, err := npmLock(bytes.NewReader(content), p)
+	return deps, err
 }
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // requirementRE splits a PEP 508 requirement into its name and the rest.
 func splitRequirement(req string) (string, string) {
@@ -392,7 +303,7 @@ func (facts *Facts) settle(fsys fs.FS) {
 	hasManifest := map[string]bool{}
 	for _, d := range facts.Deps {
 		switch d.Extractor {
-		case requirements.Name, pyprojecttoml.Name, setup.Name, pomxml.Name:
+		case pyRequirements, pyProject, pySetup, javaPom:
 			if declared[d.Module] == nil {
 				declared[d.Module] = map[string]bool{}
 			}
@@ -432,16 +343,16 @@ func (facts *Facts) settle(fsys fs.FS) {
 			continue
 		}
 		switch d.Extractor {
-		case gomod.Name:
+		case goMod:
 			if d.Name != "stdlib" && d.Line > 0 && d.Line <= len(lines(d.Manifest)) {
 				d.Direct = Direct
 				if strings.Contains(lines(d.Manifest)[d.Line-1], "// indirect") {
 					d.Direct = Indirect
 				}
 			}
-		case requirements.Name, setup.Name, pomxml.Name:
+		case pyRequirements, pySetup, javaPom:
 			d.Direct = Direct
-		case packagelockjson.Name:
+		case npmLockName:
 			names, ok := pkgJSON[d.Module]
 			if !ok {
 				names = packageJSONDeps(fsys, path.Join(d.Module, "package.json"))
@@ -453,7 +364,7 @@ func (facts *Facts) settle(fsys fs.FS) {
 					d.Direct = Direct
 				}
 			}
-		case poetrylock.Name, pipfilelock.Name, uvlock.Name, gradlelockfile.Name:
+		case pyPoetryLock, pyPipfileLock, pyUVLock, javaGradle:
 			if hasManifest[d.Module] {
 				d.Direct = Indirect
 				if declared[d.Module][Normalize(d.Ecosystem, d.Name)] {

@@ -4,30 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
 	"testing/fstest"
 	"time"
-
-	cpb "github.com/google/osv-scalibr/binary/proto/config_go_proto"
-	"github.com/google/osv-scalibr/extractor/filesystem"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/golang/gomod"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/java/gradlelockfile"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/java/gradleversioncatalog"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/java/pomxml"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/javascript/packagelockjson"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/javascript/pnpmlock"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/javascript/yarnlock"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/pipfilelock"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/poetrylock"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/pyprojecttoml"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/requirements"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/setup"
-	"github.com/google/osv-scalibr/extractor/filesystem/language/python/uvlock"
-	scalibrlog "github.com/google/osv-scalibr/log"
 )
 
 // The manifest and lockfile kinds ExtractFile reads, by the name ManifestKind gives them.
@@ -80,29 +62,30 @@ func ManifestKind(p string) string {
 	return ""
 }
 
-// fileExtractors are the scalibr plugins of each kind ExtractFile reads with scalibr.
-var fileExtractors = map[string]struct {
+// fileReaders are the readers of each kind ExtractFile reads with Extract's readers, or its own.
+var fileReaders = map[string]struct {
 	name string
-	mk   func(*cpb.PluginConfig) (filesystem.Extractor, error)
+	read func(fsys fs.FS, p string, content []byte) ([]Dependency, error)
 }{
-	KindGoMod:          {gomod.Name, gomod.New},
-	KindRequirements:   {requirements.Name, requirements.New},
-	KindPyproject:      {pyprojecttoml.Name, pyprojecttoml.New},
-	KindPoetryLock:     {poetrylock.Name, poetrylock.New},
-	KindPipfileLock:    {pipfilelock.Name, pipfilelock.New},
-	KindUVLock:         {uvlock.Name, uvlock.New},
-	KindSetupPy:        {setup.Name, setup.New},
-	KindPom:            {pomxml.Name, pomxml.New},
-	KindGradleLock:     {gradlelockfile.Name, gradlelockfile.New},
-	KindVersionCatalog: {gradleversioncatalog.Name, gradleversioncatalog.New},
-	KindPackageLock:    {packagelockjson.Name, packagelockjson.New},
-	KindYarnLock:       {yarnlock.Name, yarnlock.New},
-	KindPnpmLock:       {pnpmlock.Name, pnpmlock.New},
+	KindGoMod:          {goMod, readGoMod},
+	KindRequirements:   {pyRequirements, readRequirements},
+	KindPyproject:      {pyProject, plain(readPyProject)},
+	KindPoetryLock:     {pyPoetryLock, plain(readPoetryLock)},
+	KindPipfileLock:    {pyPipfileLock, plain(readPipfileLock)},
+	KindUVLock:         {pyUVLock, plain(readUVLock)},
+	KindSetupPy:        {pySetup, plain(readSetupPy)},
+	KindPom:            {javaPom, readPOM},
+	KindGradleLock:     {javaGradle, plain(readGradleLock)},
+	KindVersionCatalog: {javaVersionCatalog, plain(readVersionCatalog)},
+	KindPackageLock:    {npmLockName, plain(readNPMLockFile)},
+	KindYarnLock:       {npmYarnLock, plain(readYarnLock)},
+	KindPnpmLock:       {npmPnpmLock, plain(readPnpmLock)},
 }
 
 // ExtractFile reads the dependencies that one manifest or lockfile declares, from its content
 // alone (p, its slash path in the tree, picks the parser: ManifestKind). Lines are found in the
-// content where the parser gives none; Direct is left unknown (it needs the files beside it).
+// content where the reader gives none; Direct is only what the file itself says (the rest needs
+// the files beside it).
 // A file that is no manifest gives nothing; one its parser refuses is a *Problem.
 func ExtractFile(ctx context.Context, p string, content []byte) ([]Dependency, error) {
 	kind := ManifestKind(p)
@@ -118,7 +101,7 @@ func ExtractFile(ctx context.Context, p string, content []byte) ([]Dependency, e
 	case KindSetupCfg:
 		out = setupCfg(p, content)
 	default:
-		out, err = scalibrFile(ctx, kind, p, content)
+		out, err = readFile(kind, p, content)
 	}
 	if err != nil {
 		return nil, err
@@ -138,35 +121,16 @@ func ExtractFile(ctx context.Context, p string, content []byte) ([]Dependency, e
 	return out, nil
 }
 
-// scalibrFile runs kind's scalibr extractor on the content, shown to it as the one file of a tree.
-func scalibrFile(ctx context.Context, kind, p string, content []byte) ([]Dependency, error) {
-	quietScalibr.Do(func() { scalibrlog.SetLogger(discard{}) })
-	ex := fileExtractors[kind]
-	e, err := ex.mk(&cpb.PluginConfig{})
-	if err != nil {
-		return nil, fmt.Errorf("osv-scalibr extractor: %w", err)
-	}
+// readFile runs kind's reader on the content, shown to it as the one file of a tree.
+func readFile(kind, p string, content []byte) ([]Dependency, error) {
+	r := fileReaders[kind]
 	fsys := fstest.MapFS{p: &fstest.MapFile{Data: content, Mode: 0o644, ModTime: time.Unix(0, 0)}}
-	info, err := fs.Stat(fsys, p)
+	out, err := r.read(fsys, p, content)
 	if err != nil {
-		return nil, &Problem{File: p, Err: err}
-	}
-	inv, err := e.Extract(ctx, &filesystem.ScanInput{FS: mapFS{fsys}, Path: p, Info: info, Reader: bytes.NewReader(content)})
-	if err != nil {
-		return nil, &Problem{File: p, Extractor: e.Name(), Err: err}
-	}
-	var out []Dependency
-	for _, pkg := range inv.Packages {
-		out = append(out, fromPackage(pkg, p, e.Name())...)
+		return nil, &Problem{File: p, Extractor: r.name, Err: err}
 	}
 	return out, nil
 }
-
-// mapFS is a MapFS with the ReadDir and Stat scalibr's FS asks for.
-type mapFS struct{ fstest.MapFS }
-
-func (m mapFS) ReadDir(name string) ([]fs.DirEntry, error) { return m.MapFS.ReadDir(name) }
-func (m mapFS) Stat(name string) (fs.FileInfo, error)      { return m.MapFS.Stat(name) }
 
 func splitLines(b []byte) []string {
 	var out []string

@@ -9,13 +9,11 @@ import (
 	"path"
 	"slices"
 	"strings"
-
-	"github.com/google/osv-scalibr/extractor/filesystem/language/javascript/packagelockjson"
 )
 
 // npmLockName is the name Dependency.Extractor gives an npm lockfile's entries: osv-scalibr's
 // extractor's, whose results npmLock gives.
-const npmLockName = packagelockjson.Name
+const npmLockName = "javascript/packagelockjson"
 
 // npmLock reads an npm lockfile (package-lock.json, npm-shrinkwrap.json) as a stream: the
 // top-level keys one token at a time and each package's entry decoded alone, so that a lockfile

@@ -35,7 +35,7 @@ type Prepare func(u subject.Unit, rec trace.Recorder) (env *subject.Env, metered
 // Do makes one attempt at a unit (Attempts.Do is one). ok is false when the unit is abandoned
 // (nothing is to be stored); err is the subject's error, if any; own is the cost the subject
 // reported beyond the metered calls.
-type Do func(ctx context.Context, u subject.Unit) (a store.Attempt, own *float64, err error, ok bool)
+type Do func(ctx context.Context, u subject.Unit) (a store.Attempt, own *float64, ok bool, err error)
 
 // Config is how the pool does a run's units.
 type Config struct {
@@ -142,7 +142,7 @@ func Run(ctx context.Context, cfg Config, src Source, do Do, sink Sink) (Result,
 					cfg.Budget.abandon()
 					continue
 				}
-				a, own, err, ok := do(ctx, u)
+				a, own, ok, err := do(ctx, u)
 				if errors.Is(err, ErrAbort) {
 					abortOnce.Do(func() { abortErr = err; cancel() })
 					ok = false
@@ -270,7 +270,7 @@ func (r *Result) add(v *verdict.Verdict) {
 // status error and the reason, and keeps the trace and the spend recorded until then; the error
 // itself is returned too, so that ErrAbort can stop the run. own is the cost the subject reported
 // beyond the metered calls (the budget has not seen it yet).
-func (at *Attempts) Do(ctx context.Context, u subject.Unit) (a store.Attempt, own *float64, _ error, ok bool) {
+func (at *Attempts) Do(ctx context.Context, u subject.Unit) (a store.Attempt, own *float64, ok bool, _ error) {
 	start := time.Now()
 	buf := trace.NewBuffer()
 	finish := func(v verdict.Verdict, metered verdict.Usage) store.Attempt {
@@ -291,7 +291,7 @@ func (at *Attempts) Do(ctx context.Context, u subject.Unit) (a store.Attempt, ow
 	}
 	if at.Refuse != nil {
 		if why := at.Refuse(u.Case); why != "" {
-			return finish(verdict.Verdict{Status: verdict.Error, Reason: why}, verdict.Usage{}), nil, nil, true
+			return finish(verdict.Verdict{Status: verdict.Error, Reason: why}, verdict.Usage{}), nil, true, nil
 		}
 	}
 	var env *subject.Env
@@ -305,25 +305,25 @@ func (at *Attempts) Do(ctx context.Context, u subject.Unit) (a store.Attempt, ow
 	} else {
 		env = subject.NewEnv(subject.EnvOptions{Trace: buf})
 	}
-	v, err, ok := assess(ctx, at.Timeout, at.Subject, u, env)
+	v, ok, err := assess(ctx, at.Timeout, at.Subject, u, env)
 	env.Close()
 	if !ok {
-		return store.Attempt{}, nil, err, false
+		return store.Attempt{}, nil, false, err
 	}
 	m := metered()
 	if m.Calls == 0 && m.CacheHits == 0 {
 		if errors.Is(err, ErrBudget) {
-			return store.Attempt{}, nil, nil, false
+			return store.Attempt{}, nil, false, nil
 		}
 		own = v.Usage.CostUSD
 	}
-	return finish(v, m), own, err, true
+	return finish(v, m), own, true, err
 }
 
 // assess runs one unit with its timeout. ok is false when the run's context was cancelled
 // (the unit is abandoned, not stored). A subject's error, panic or timeout becomes a verdict with
 // status error and the reason; the error itself is returned too, so that ErrAbort can stop the run.
-func assess(ctx context.Context, timeout time.Duration, subj subject.Subject, u subject.Unit, env *subject.Env) (verdict.Verdict, error, bool) {
+func assess(ctx context.Context, timeout time.Duration, subj subject.Subject, u subject.Unit, env *subject.Env) (verdict.Verdict, bool, error) {
 	uctx := ctx
 	var cancel context.CancelFunc = func() {}
 	if timeout > 0 {
@@ -352,7 +352,7 @@ func assess(ctx context.Context, timeout time.Duration, subj subject.Subject, u 
 		a.err = uctx.Err()
 	}
 	if ctx.Err() != nil {
-		return verdict.Verdict{}, a.err, false
+		return verdict.Verdict{}, false, a.err
 	}
 	v := a.v
 	if a.err != nil {
@@ -362,5 +362,5 @@ func assess(ctx context.Context, timeout time.Duration, subj subject.Subject, u 
 		}
 		v = verdict.Verdict{Status: verdict.Error, Reason: reason, Usage: a.v.Usage}
 	}
-	return v, a.err, true
+	return v, true, a.err
 }

@@ -8,6 +8,7 @@ package estimate
 import (
 	"fmt"
 	"math"
+	"os"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/lineerr"
@@ -18,31 +19,40 @@ import (
 	"github.com/vulnbench/vulnbench/internal/tokens"
 )
 
-// Requester is a subject whose one request per unit is built without calling its model (the
-// plain LLM subject): its prompt is counted exactly as it would be sent.
-type Requester interface {
-	Request(u subject.Unit) (llm.Request, error)
-}
-
-// Prompted is a model subject's prompting strategy (every modelkit subject has one).
-type Prompted interface {
-	Strategy() prompt.Strategy
-}
-
-// Input is one estimate: a subject, built as the run would build it, over a suite.
+// Input is one estimate: a subject kind configured as the run would configure it, over a suite.
 type Input struct {
 	Suite   string
 	Reading *lineerr.Reading       // how Suite is read (--lossy-utf8); nil: strictly
 	Keep    func(*suite.Case) bool // nil keeps every case (--after)
 	Spec    string                 // the subject as given, e.g. "llm"
-	Subject subject.Subject
+	// Factory and Config are the subject's kind and config: what its declaration says (its
+	// model, its requests, its step cap, its settings: the answer budget, the rate, the prompt).
+	Factory subject.Factory
+	Config  subject.Config
 	Repeats int
-	// StepCap is an agent's step cap (--max-steps, else the kind's); 0 for a one-call subject.
-	StepCap     int
-	MaxTokens   int // --max-tokens (0: the provider's default)
-	RPM         int // --rpm (0: the provider's limit, unknown offline: time at concurrency alone)
+	// MaxSteps is the run's --max-steps (0: the kind's own step cap).
+	MaxSteps    int
 	Concurrency int
 	Counter     *tokens.Counter
+	// Getenv is the environment (API keys); nil: os.Getenv. No call is made, so a missing key is
+	// given a stand-in.
+	Getenv func(string) string
+}
+
+// build builds the subject as the run would, with a stand-in for a missing API key (the model
+// stack is built and never sent anything).
+func build(in Input) (subject.Subject, error) {
+	env := in.Getenv
+	if env == nil {
+		env = os.Getenv
+	}
+	getenv := func(k string) string {
+		if v := env(k); v != "" || (k != llm.KeyEnv("openai") && k != llm.KeyEnv("anthropic")) {
+			return v
+		}
+		return "estimate-makes-no-call"
+	}
+	return in.Factory.New(in.Config, subject.Deps{Getenv: getenv})
 }
 
 // Row is the estimate of one subject and model.
@@ -89,12 +99,22 @@ const (
 // AgentSteps is the steps an agent is assumed to take: half its cap, at least one.
 func AgentSteps(stepCap int) int { return max(1, (stepCap+1)/2) }
 
-// Estimate goes over the suite once and returns the subject's row. The subject must be a model
-// subject (subject.Modeled); nothing is sent.
+// Estimate builds the subject, goes over the suite once and returns the subject's row. The kind
+// must declare a model; nothing is sent.
 func Estimate(in Input) (Row, error) {
-	modeled, ok := in.Subject.(subject.Modeled)
-	if !ok {
+	if _, ok := in.Factory.ModelOf(in.Config); !ok {
 		return Row{}, fmt.Errorf("subject %s calls no model: there is nothing to estimate", in.Spec)
+	}
+	subj, err := build(in)
+	if err != nil {
+		return Row{}, err
+	}
+	defer in.Factory.Close(subj)
+	modeled, _ := in.Factory.Modeled(subj)
+	set := in.Factory.SettingsOf(in.Config)
+	stepCap := in.MaxSteps
+	if in.Factory.Steps != nil {
+		stepCap = in.Factory.StepsOf(in.Config, subject.Limits{Steps: in.MaxSteps})
 	}
 	if in.Repeats < 1 {
 		in.Repeats = 1
@@ -106,17 +126,14 @@ func Estimate(in Input) (Row, error) {
 	spec := info.Spec()
 	enc, exact := tokens.EncodingOf(spec)
 	row := Row{Subject: in.Spec, Model: spec, Encoding: enc, Exact: exact}
-	req, isReq := in.Subject.(Requester)
-	cot := false
-	if p, ok := in.Subject.(Prompted); ok {
-		st := p.Strategy()
-		cot = st == prompt.CoT || st == prompt.CoTFS
-	}
+	req, isReq := in.Factory.Requester(subj)
+	st, _ := prompt.ParseStrategy(set.Prompt)
+	cot := st == prompt.CoT || st == prompt.CoTFS
 	count := func(s string) int64 { n, _ := in.Counter.Count(spec, s); return int64(n) }
 	plainOut, appsecOut := count(plainAnswer), count(appsecExtra)
 	capOut := func(n int64) int64 {
-		if in.MaxTokens > 0 {
-			return min(n, int64(in.MaxTokens))
+		if set.MaxTokens > 0 {
+			return min(n, int64(set.MaxTokens))
 		}
 		return n
 	}
@@ -141,7 +158,7 @@ func Estimate(in Input) (Row, error) {
 			}
 			out = capOut(out)
 		} else {
-			steps := int64(AgentSteps(in.StepCap))
+			steps := int64(AgentSteps(stepCap))
 			first := count(c.Code) + AgentInstructionTokens
 			step := int64(AgentStepOutput + AgentObservation)
 			prompt, calls = steps*first+step*steps*(steps-1)/2, steps
@@ -159,9 +176,9 @@ func Estimate(in Input) (Row, error) {
 	if len(problems) > 0 {
 		return Row{}, fmt.Errorf("%s: %w (vulnbench suite validate %s lists every problem)", in.Suite, problems[0], in.Suite)
 	}
-	row.Method = method(isReq, exact, enc, cot, in.StepCap)
+	row.Method = method(isReq, exact, enc, cot, stepCap)
 	price(&row, modeled.Prices())
-	row.Seconds = seconds(row, in.RPM, in.Concurrency)
+	row.Seconds = seconds(row, set.RPM, in.Concurrency)
 	return row, nil
 }
 

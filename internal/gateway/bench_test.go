@@ -13,7 +13,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/gateway"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
-	"github.com/vulnbench/vulnbench/internal/trace"
 )
 
 // benchBody is a streamed Claude Code-sized call: a long system prompt, a tool, a few turns.
@@ -57,7 +56,7 @@ func BenchmarkModelCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	raw, _ := llm.AsRaw(st.Model)
-	g, err := gateway.Start(gateway.Config{Model: raw, Recorder: trace.NewBuffer()})
+	g, err := gateway.Start(gateway.Config{Model: raw})
 	if err != nil {
 		b.Fatal(err)
 	}

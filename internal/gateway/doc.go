@@ -16,16 +16,19 @@
 // vulnbench's llm stack (cache keyed on the body, retries with Retry-After, adaptive rate
 // limits, timeouts, fault classes), whose whole answer (JSON or every server-sent event) is
 // then written back to the agent. The agent's own usage reports are ignored: the tokens and
-// cost are what the stack read from the provider's answer (Stats, and the trace).
+// cost are what the stack read from the provider's answer, counted by the unit's meter, the one
+// account of them (Stats only counts what was relayed).
 //
 // # The trace
 //
-// Each call records, in the unit's trace.Recorder: a tool_result event per tool output the
-// agent sends back (once per call id; the agent resends the whole conversation each turn), the
-// model_request (Content: the last message), then the model_response (Content: the answer's
-// text; Usage, CostUSD, LatencyMS, Cached) and a tool_call event per tool call the model asked
-// for (Name, CallID, Args), or an error event. An external agent's turns and tool calls read in
-// the viewer as a built-in agent's.
+// The gateway reads what is new in each request (llm.RawRequest.Seen): the tool outputs the
+// agent sends back (once per call id; the agent resends the whole conversation each turn) and
+// the last message's text. The meter records the call from it, as it records a built-in
+// subject's: a tool_result event per new tool output, the model_request (Content: the last
+// message), then the model_response (Content: the answer's text; Usage, CostUSD, LatencyMS,
+// Cached) and a tool_call event per tool call the model asked for (Name, CallID, Args), or an
+// error event. An external agent's turns and tool calls read in the viewer as a built-in
+// agent's.
 //
 // # Faults
 //
@@ -34,16 +37,17 @@
 // unit limit, the run's --max-cost), is answered with a 400 in the provider's format naming it,
 // so that the CLI stops rather than multiply the retries. Fault returns the first failed call's
 // error, for the subject to give the attempt its outcome; after a meter's refusal or a fatal
-// provider error (a rejected key, an unknown model) every later call is refused without a call.
+// provider error (a rejected key, an unknown model) the meter refuses every later call of the
+// unit without sending it.
 //
 // # The runner's meter (how the runner plugs in)
 //
-// Config.Model is the unit's model as the runner meters it: the runner's meter wraps an
-// llm.Model today; it also implements llm.RawModel with a CompleteRaw that does what Complete
-// does around the call (check the unit's limits and count the step, wait for the shared rate,
-// Reserve the run's budget, call next's CompleteRaw, price resp.Usage with the run's prices
-// (0 when resp.Cached), Settle, add the usage to the unit's) and sets resp.CostUSD, recording
-// no trace event of its own (the gateway records the call). A subject then gets its gateway
-// with gateway.Start(gateway.Config{Model: raw, Recorder: env.Trace, Repeat: unit.Repeat})
-// where raw, _ := llm.AsRaw(env.Model), and passes Socket() to sandbox.Spec.Gateway.
+// Config.Model is the unit's model as the runner meters it (subject.Env.Model): the runner's
+// meter implements llm.RawModel with a CompleteRaw that does what Complete does around the call
+// (check the unit's limits and count the step, wait for the shared rate, Reserve the run's
+// budget, call next's CompleteRaw, price resp.Usage with the run's prices (0 when resp.Cached),
+// Settle, add the usage to the unit's, record the call in the unit's trace) and sets
+// resp.CostUSD. A subject gets its gateway with gateway.Start(gateway.Config{Model: raw, Repeat:
+// unit.Repeat}) where raw, _ := llm.AsRaw(env.Model), and passes Socket() to
+// sandbox.Spec.Gateway.
 package gateway

@@ -13,18 +13,14 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
-	"github.com/vulnbench/vulnbench/internal/trace"
 )
 
 // Config configures one unit's gateway.
 type Config struct {
 	// Model takes the calls: the unit's metered model (the runner's meter, which checks the
-	// unit's limits, reserves the run's budget and prices each call) over the llm stack.
+	// unit's limits, reserves the run's budget, prices each call, keeps the unit's account of
+	// usage and cost, and records each call in the unit's trace) over the llm stack.
 	Model llm.RawModel
-	// Prices price a call the model did not (RawResponse.CostUSD nil: no meter); nil: unpriced.
-	Prices *llm.Prices
-	// Recorder takes the trace events of every call; nil: none kept.
-	Recorder trace.Recorder
 	// Repeat is the unit's repeat index (the cache keeps each repeat's draws apart).
 	Repeat int
 	// Dir is where the socket's private directory is made; default os.TempDir(). Unix socket
@@ -45,21 +41,18 @@ type Gateway struct {
 	served chan struct{}
 
 	mu    sync.Mutex
-	stop  error           // set by a fault that ends the unit: later calls are refused with it
 	fault error           // the first call error that was not transient
-	seen  map[string]bool // tool-call ids whose results were recorded
+	seen  map[string]bool // tool-call ids whose results went to the trace
 	stats Stats
 }
 
-// Stats are what the gateway saw: the unit's model use by the agent, whatever the agent
-// reports about itself.
+// Stats count what the gateway relayed, whatever the agent reports about itself. The calls'
+// usage and cost are the meter's (Config.Model), the one account of them.
 type Stats struct {
-	Calls     int       // model calls answered (from the cache too)
-	Cached    int       // answered from the cache
-	Errors    int       // calls that failed or were refused
-	ToolCalls int       // tool calls the model asked for
-	Usage     llm.Usage // tokens of the calls not answered from the cache
-	CostUSD   *float64  // nil while no call was priced
+	Calls     int // model calls answered (from the cache too)
+	Cached    int // answered from the cache
+	Errors    int // calls that failed or were refused
+	ToolCalls int // tool calls the model asked for
 }
 
 // Start starts a gateway for cfg.Model's provider.
@@ -69,9 +62,6 @@ func Start(cfg Config) (*Gateway, error) {
 	}
 	if cfg.MaxBody == 0 {
 		cfg.MaxBody = 32 << 20
-	}
-	if cfg.Recorder == nil {
-		cfg.Recorder = trace.Discard{}
 	}
 	dir, err := os.MkdirTemp(cfg.Dir, "vbgw-")
 	if err != nil {
@@ -117,12 +107,7 @@ func (g *Gateway) Close() error {
 func (g *Gateway) Stats() Stats {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	s := g.stats
-	if s.CostUSD != nil {
-		c := *s.CostUSD
-		s.CostUSD = &c
-	}
-	return s
+	return g.stats
 }
 
 // Fault is the first failed call's error: a unit limit or the run's budget (refused by the

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -21,7 +20,11 @@ import (
 	"github.com/vulnbench/vulnbench/internal/gateway"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/runner"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/trace"
+	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 const realKey = "sk-real-key-never-shown"
@@ -34,11 +37,20 @@ func agent() llmtest.Handler {
 		llmtest.Reply{Text: "done", InputTokens: 1300, OutputTokens: 10})
 }
 
-// setup starts the fake for provider, the llm stack on it and a gateway, and returns an HTTP
-// client that dials the gateway's socket.
-func setup(t *testing.T, provider string, h llmtest.Handler, wrap func(llm.RawModel) llm.RawModel) (*gateway.Gateway, *llmtest.Server, *trace.Buffer, *http.Client) {
+// modeled is the llm stack as a subject's model, priced by the built-in table.
+type modeled struct {
+	m llm.Model
+	p llm.Prices
+}
+
+func (x modeled) Model() llm.Model   { return x.m }
+func (x modeled) Prices() llm.Prices { return x.p }
+
+// setup starts the fake for provider, the llm stack on it, the unit's model as the runner
+// meters it under limits (recording into the returned trace; usage is its account) and a
+// gateway over it, and returns an HTTP client that dials the gateway's socket.
+func setup(t *testing.T, provider string, h llmtest.Handler, limits subject.Limits) (g *gateway.Gateway, srv *llmtest.Server, rec *trace.Buffer, hc *http.Client, usage func() verdict.Usage) {
 	t.Helper()
-	var srv *llmtest.Server
 	spec := "openai:gpt-4o"
 	if provider == "anthropic" {
 		srv, spec = llmtest.NewAnthropic(h), "anthropic:claude-sonnet-4-5"
@@ -55,25 +67,22 @@ func setup(t *testing.T, provider string, h llmtest.Handler, wrap func(llm.RawMo
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := llm.AsRaw(st.Model)
-	if wrap != nil {
-		raw = wrap(raw)
-	}
 	prices, err := llm.LoadPrices("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := trace.NewBuffer()
-	g, err := gateway.Start(gateway.Config{Model: raw, Recorder: rec, Prices: &prices})
-	if err != nil {
+	rec = trace.NewBuffer()
+	env, usage := (&runner.Envs{Modeled: modeled{st.Model, prices}, Limits: limits}).Prepare(subject.Unit{Case: &suite.Case{ID: "c"}}, rec)
+	raw, _ := llm.AsRaw(env.Model)
+	if g, err = gateway.Start(gateway.Config{Model: raw}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+	hc = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", g.Socket())
 	}}}
-	return g, srv, rec, hc
+	return g, srv, rec, hc, usage
 }
 
 // kinds lists the trace's events as KIND NAME, with the usage of model answers.
@@ -103,22 +112,26 @@ var wantTrace = []string{
 	"model_response in=1300 cached=0 out=10 priced=true",
 }
 
-// checkUpstream: the provider saw the real key, the unit's model, and never the gateway's token.
-func checkUpstream(t *testing.T, srv *llmtest.Server, g *gateway.Gateway, model string) {
+// checkUpstream: the provider saw the real key, the unit's model, and never the gateway's token;
+// the gateway relayed 2 calls and a tool call, and the meter, the one account, has their usage
+// and cost.
+func checkUpstream(t *testing.T, srv *llmtest.Server, g *gateway.Gateway, model string, usage func() verdict.Usage) {
 	t.Helper()
 	for _, r := range srv.Log() {
 		if r.APIKey != realKey || r.Model != model || strings.Contains(string(r.Raw), g.Token()) {
 			t.Errorf("the provider got key %q, model %q", r.APIKey, r.Model)
 		}
 	}
-	s := g.Stats()
-	if s.Calls != 2 || s.ToolCalls != 1 || s.Usage.InputTokens != 2300 || s.Usage.OutputTokens != 60 || s.CostUSD == nil || *s.CostUSD <= 0 {
+	if s := g.Stats(); s.Calls != 2 || s.ToolCalls != 1 {
 		t.Errorf("stats %+v", s)
+	}
+	if u := usage(); u.Calls != 2 || u.InputTokens != 2300 || u.OutputTokens != 60 || u.CostUSD == nil || *u.CostUSD <= 0 {
+		t.Errorf("the meter's usage %+v", u)
 	}
 }
 
 func TestAnthropicThroughGateway(t *testing.T) {
-	g, srv, rec, hc := setup(t, "anthropic", agent(), nil)
+	g, srv, rec, hc, usage := setup(t, "anthropic", agent(), subject.Limits{})
 	c := anthropic.NewClient(aoption.WithBaseURL("http://gateway"), aoption.WithAPIKey(g.Token()), aoption.WithHTTPClient(hc), aoption.WithMaxRetries(0))
 	p := anthropic.MessageNewParams{Model: "claude-opus-4-1", MaxTokens: 100, // the gateway sets the unit's model
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("audit"))},
@@ -139,11 +152,11 @@ func TestAnthropicThroughGateway(t *testing.T) {
 	if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
 		t.Errorf("trace (-want +got):\n%s", d)
 	}
-	checkUpstream(t, srv, g, "claude-sonnet-4-5")
+	checkUpstream(t, srv, g, "claude-sonnet-4-5", usage)
 }
 
 func TestChatThroughGateway(t *testing.T) {
-	g, srv, rec, hc := setup(t, "openai", agent(), nil)
+	g, srv, rec, hc, usage := setup(t, "openai", agent(), subject.Limits{})
 	c := openai.NewClient(option.WithBaseURL("http://gateway/v1"), option.WithAPIKey(g.Token()), option.WithHTTPClient(hc), option.WithMaxRetries(0))
 	p := openai.ChatCompletionNewParams{Model: "gpt-4o", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("audit")},
 		Tools: []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "bash"})}}
@@ -163,11 +176,11 @@ func TestChatThroughGateway(t *testing.T) {
 	if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
 		t.Errorf("trace (-want +got):\n%s", d)
 	}
-	checkUpstream(t, srv, g, "gpt-4o")
+	checkUpstream(t, srv, g, "gpt-4o", usage)
 }
 
 func TestResponsesThroughGateway(t *testing.T) {
-	g, srv, rec, hc := setup(t, "openai", agent(), nil)
+	g, srv, rec, hc, usage := setup(t, "openai", agent(), subject.Limits{})
 	c := openai.NewClient(option.WithBaseURL("http://gateway/v1"), option.WithAPIKey(g.Token()), option.WithHTTPClient(hc), option.WithMaxRetries(0))
 	input := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage("audit", responses.EasyInputMessageRoleUser)}
 	p := responses.ResponseNewParams{Model: "gpt-5-codex", Input: responses.ResponseNewParamsInputUnion{OfInputItemList: input},
@@ -193,7 +206,7 @@ func TestResponsesThroughGateway(t *testing.T) {
 	if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
 		t.Errorf("trace (-want +got):\n%s", d)
 	}
-	checkUpstream(t, srv, g, "gpt-4o")
+	checkUpstream(t, srv, g, "gpt-4o", usage)
 }
 
 func post(t *testing.T, hc *http.Client, path, key, body string) (int, string) {
@@ -213,7 +226,7 @@ func post(t *testing.T, hc *http.Client, path, key, body string) (int, string) {
 // TestGatewayRefusals: another key, another provider's format and an unknown path are refused
 // without a model call.
 func TestGatewayRefusals(t *testing.T) {
-	g, srv, _, hc := setup(t, "anthropic", agent(), nil)
+	g, srv, _, hc, _ := setup(t, "anthropic", agent(), subject.Limits{})
 	msg := `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
 	for _, tc := range []struct {
 		path, key string
@@ -235,33 +248,11 @@ func TestGatewayRefusals(t *testing.T) {
 	}
 }
 
-// limitMeter stands for the runner's meter: it refuses calls past max, as a unit limit does.
-type limitMeter struct {
-	llm.RawModel
-	max, n atomic.Int64
-}
-
-var errLimit = errors.New("unit limit reached: 1 model calls (--max-steps 1)")
-
-func (m *limitMeter) CompleteRaw(ctx context.Context, req llm.RawRequest) (llm.RawResponse, error) {
-	if m.n.Add(1) > m.max.Load() {
-		return llm.RawResponse{}, errLimit
-	}
-	resp, err := m.RawModel.CompleteRaw(ctx, req)
-	cost := 0.5
-	resp.CostUSD = &cost
-	return resp, err
-}
-
-// TestGatewayFaults: the meter's refusal ends the unit's calls with a final 400; a provider's
-// refusal of a request goes back as the provider said it; Fault keeps the first.
+// TestGatewayFaults: the meter's refusal (a unit's --max-steps) ends the unit's calls with a
+// final 400, the later ones refused unsent; a provider's refusal of a request goes back as the
+// provider said it; Fault keeps the first.
 func TestGatewayFaults(t *testing.T) {
-	var meter *limitMeter
-	g, srv, rec, hc := setup(t, "anthropic", agent(), func(r llm.RawModel) llm.RawModel {
-		meter = &limitMeter{RawModel: r}
-		meter.max.Store(1)
-		return meter
-	})
+	g, srv, rec, hc, usage := setup(t, "anthropic", agent(), subject.Limits{Steps: 1})
 	msg := `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
 	if status, body := post(t, hc, "/v1/messages", g.Token(), msg); status != 200 {
 		t.Fatalf("first call: %d %s", status, body)
@@ -272,17 +263,24 @@ func TestGatewayFaults(t *testing.T) {
 			t.Errorf("past the limit: %d %s", status, body)
 		}
 	}
-	if !errors.Is(g.Fault(), errLimit) || meter.n.Load() != 2 || srv.Requests() != 1 {
-		t.Errorf("fault %v; the meter saw %d calls, the provider %d; want the limit, 2 and 1", g.Fault(), meter.n.Load(), srv.Requests())
+	if !errors.Is(g.Fault(), llm.ErrLimit) || srv.Requests() != 1 {
+		t.Errorf("fault %v, the provider saw %d calls; want the limit and 1", g.Fault(), srv.Requests())
 	}
-	if s := g.Stats(); s.CostUSD == nil || *s.CostUSD != 0.5 || s.Errors != 2 {
-		t.Errorf("stats %+v: want the meter's cost, 2 errors", s)
+	if s, u := g.Stats(), usage(); u.Calls != 1 || u.CostUSD == nil || *u.CostUSD <= 0 || s.Errors != 2 {
+		t.Errorf("stats %+v, the meter's usage %+v: want 1 priced call, 2 errors", s, u)
 	}
-	if ev := rec.Events(); ev[len(ev)-1].Kind != trace.Error {
-		t.Errorf("last event %+v, want the refusal", ev[len(ev)-1])
+	var got []string
+	for _, e := range rec.Events() {
+		got = append(got, string(e.Kind)+" "+e.Content)
+	}
+	want := []string{"model_request hi", "model_response Looking.", "tool_call ",
+		"model_request hi", "error unit limit reached: 1 model calls (--max-steps 1)",
+		"model_request hi", "error unit limit reached: 1 model calls (--max-steps 1)"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("trace (-want +got):\n%s", d)
 	}
 
-	g2, _, _, hc2 := setup(t, "anthropic", llmtest.Sequence(llmtest.Reply{Status: 400, ErrorMessage: "prompt is too long: 300000 tokens > 200000 maximum"}), nil)
+	g2, _, _, hc2, _ := setup(t, "anthropic", llmtest.Sequence(llmtest.Reply{Status: 400, ErrorMessage: "prompt is too long: 300000 tokens > 200000 maximum"}), subject.Limits{})
 	status, body := post(t, hc2, "/v1/messages", g2.Token(), msg)
 	if status != 400 || !strings.Contains(body, "prompt is too long") || llm.Classify(g2.Fault()) != llm.PerCase {
 		t.Errorf("a provider's refusal: %d %s, fault %v", status, body, g2.Fault())

@@ -10,11 +10,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/buger/jsonparser"
 	"github.com/vulnbench/vulnbench/internal/llm"
-	"github.com/vulnbench/vulnbench/internal/trace"
 )
 
 // route is what a request path asks for.
@@ -110,39 +108,15 @@ func prepare(api llm.API, body []byte, model string) ([]byte, error) {
 	return body, nil
 }
 
-// call sends one model call through the unit's model, records it and answers the agent.
+// call sends one model call through the unit's model (which records it in the trace with what
+// the gateway read of the request) and answers the agent.
 func (g *Gateway) call(ctx context.Context, w http.ResponseWriter, req llm.RawRequest) {
-	spec := g.info.Spec()
-	g.recordInput(req)
-	if err := g.stopped(); err != nil {
-		g.cfg.Recorder.Record(trace.Event{Kind: trace.Error, Name: spec, Content: err.Error()})
-		writeError(w, g.info.Provider, http.StatusBadRequest, "invalid_request_error", "vulnbench: "+err.Error())
-		return
-	}
-	start := time.Now()
+	req.Seen = g.seenOf(req)
 	resp, err := g.cfg.Model.CompleteRaw(ctx, req)
-	cost := resp.CostUSD
-	if cost == nil && g.cfg.Prices != nil && !resp.Cached && (err == nil || resp.Usage != (llm.Usage{})) {
-		if c, ok := g.cfg.Prices.Cost(spec, resp.Usage); ok {
-			cost = &c
-		}
-	}
-	if resp.Cached {
-		zero := 0.0
-		cost = &zero
-	}
-	g.account(resp, cost, err)
-	tu := trace.Usage{InputTokens: resp.Usage.InputTokens, CachedInputTokens: resp.Usage.CachedInputTokens,
-		CacheWriteTokens: resp.Usage.CacheWriteTokens, OutputTokens: resp.Usage.OutputTokens, ReasoningTokens: resp.Usage.ReasoningTokens}
+	g.account(resp, err)
 	if err != nil {
-		g.cfg.Recorder.Record(trace.Event{Kind: trace.Error, Name: spec, Content: err.Error(), Usage: tu, CostUSD: cost, LatencyMS: time.Since(start).Milliseconds()})
 		g.answerError(w, resp, err)
 		return
-	}
-	g.cfg.Recorder.Record(trace.Event{Kind: trace.ModelResponse, Name: spec, Content: resp.Answer.Text, Usage: tu, CostUSD: cost,
-		LatencyMS: resp.Latency.Milliseconds(), Cached: resp.Cached})
-	for _, tc := range resp.Answer.ToolCalls {
-		g.cfg.Recorder.Record(trace.Event{Kind: trace.ToolCall, Name: tc.Name, CallID: tc.ID, Args: tc.Arguments})
 	}
 	ct := resp.ContentType
 	if ct == "" {
@@ -154,48 +128,16 @@ func (g *Gateway) call(ctx context.Context, w http.ResponseWriter, req llm.RawRe
 	_, _ = w.Write(resp.Body)
 }
 
-// stopped returns the error that ended the unit's calls, counting the call it refuses.
-func (g *Gateway) stopped() error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.stop != nil {
-		g.stats.Errors++
-	}
-	return g.stop
-}
-
-// account adds a call to the stats and keeps the first failed call's error (retries were spent
-// on it already); one every later call would meet (a limit, the budget, a fatal provider error)
-// stops the gateway's calls.
-func (g *Gateway) account(resp llm.RawResponse, cost *float64, err error) {
+// account counts a call and keeps the first failed call's error (retries were spent on it
+// already; the meter refuses every later call when all would meet it).
+func (g *Gateway) account(resp llm.RawResponse, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s := &g.stats
-	if cost != nil {
-		if s.CostUSD == nil {
-			s.CostUSD = new(float64)
-		}
-		*s.CostUSD += *cost
-	}
-	if !resp.Cached {
-		u := &s.Usage
-		u.InputTokens += resp.Usage.InputTokens
-		u.CachedInputTokens += resp.Usage.CachedInputTokens
-		u.CacheWriteTokens += resp.Usage.CacheWriteTokens
-		u.OutputTokens += resp.Usage.OutputTokens
-		u.ReasoningTokens += resp.Usage.ReasoningTokens
-	}
 	if err != nil {
 		s.Errors++
-		if errors.Is(err, context.Canceled) {
-			return // the agent hung up
-		}
-		if g.fault == nil {
+		if !errors.Is(err, context.Canceled) && g.fault == nil { // not the agent hanging up
 			g.fault = err
-		}
-		var ae *llm.APIError
-		if (!errors.As(err, &ae) || llm.Classify(err) == llm.Fatal) && g.stop == nil {
-			g.stop = err
 		}
 		return
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/buger/jsonparser"
 	"github.com/vulnbench/vulnbench/internal/llm"
-	"github.com/vulnbench/vulnbench/internal/trace"
 )
 
 // toolResult is a tool's output the agent sends back to the model.
@@ -13,24 +12,21 @@ type toolResult struct {
 	id, content string
 }
 
-// recordInput records what is new in a request: the results of the tools the model asked for
-// (each once, by its call id: the agent resends the whole conversation every turn), then the
-// request itself with its last message.
-func (g *Gateway) recordInput(req llm.RawRequest) {
+// seenOf is what the trace shows of a request (the meter records it): the results of the tools
+// the model asked for that earlier calls did not send (each once, by its call id: the agent
+// resends the whole conversation every turn), and its last message.
+func (g *Gateway) seenOf(req llm.RawRequest) llm.Seen {
 	results, last := readInput(req.API, req.Body)
 	g.mu.Lock()
-	var fresh []toolResult
+	defer g.mu.Unlock()
+	seen := llm.Seen{Last: last}
 	for _, r := range results {
 		if !g.seen[r.id] {
 			g.seen[r.id] = true
-			fresh = append(fresh, r)
+			seen.ToolResults = append(seen.ToolResults, llm.ToolResult{CallID: r.id, Content: r.content})
 		}
 	}
-	g.mu.Unlock()
-	for _, r := range fresh {
-		g.cfg.Recorder.Record(trace.Event{Kind: trace.ToolResult, CallID: r.id, Content: r.content})
-	}
-	g.cfg.Recorder.Record(trace.Event{Kind: trace.ModelRequest, Name: g.info.Spec(), Content: last})
+	return seen
 }
 
 // readInput reads a request's tool results (all of them) and the text of its last message,

@@ -15,7 +15,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
-	"github.com/vulnbench/vulnbench/internal/trace"
 )
 
 // BenchmarkCLIStartup measures each CLI's start-up per case: one run that answers at once (one
@@ -54,7 +53,7 @@ func BenchmarkCLIStartup(b *testing.B) {
 			raw, _ := llm.AsRaw(stack.Model)
 			_, model, _ := llm.ParseSpec(tc.spec)
 			once := func(sb *sandbox.Sandbox) time.Duration {
-				gw, err := gateway.Start(gateway.Config{Model: raw, Recorder: trace.Discard{}})
+				gw, err := gateway.Start(gateway.Config{Model: raw})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -137,7 +136,7 @@ func BenchmarkModelCallFromSandbox(b *testing.B) {
 		b.Fatal(err)
 	}
 	raw, _ := llm.AsRaw(stack.Model)
-	gw, err := gateway.Start(gateway.Config{Model: raw, Recorder: trace.Discard{}})
+	gw, err := gateway.Start(gateway.Config{Model: raw})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,10 +18,14 @@ import (
 	"github.com/vulnbench/vulnbench/internal/harness"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/trace"
+	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
 func TestMain(m *testing.M) {
@@ -163,6 +167,15 @@ func TestCLIs(t *testing.T) {
 	}
 }
 
+// modeled is the llm stack as a subject's model, priced by prices.
+type modeled struct {
+	m llm.Model
+	p llm.Prices
+}
+
+func (x modeled) Model() llm.Model   { return x.m }
+func (x modeled) Prices() llm.Prices { return x.p }
+
 // realCLI is a CLI with a model it speaks to and the wire format of that model.
 type realCLI struct {
 	cli, spec string
@@ -190,13 +203,14 @@ func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Insta
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := llm.AsRaw(stack.Model)
 	prices, err := llm.LoadPrices("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := trace.NewBuffer()
-	gw, err := gateway.Start(gateway.Config{Model: raw, Recorder: rec, Prices: &prices})
+	rec := trace.NewBuffer() // the unit's trace, the runner's meter its recorder
+	env, usage := (&runner.Envs{Modeled: modeled{stack.Model, prices}}).Prepare(subject.Unit{Case: &suite.Case{ID: "c"}}, rec)
+	raw, _ := llm.AsRaw(env.Model)
+	gw, err := gateway.Start(gateway.Config{Model: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +230,7 @@ func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Insta
 		t.Errorf("answer %q, %v\nstdout: %.2000s\nstderr: %.2000s", answer, err, res.Stdout, res.Stderr)
 	}
 	checkFake(t, srv, s)
-	checkTrace(t, rec.Events(), gw)
+	checkTrace(t, rec.Events(), gw, usage())
 	seen := false
 	for _, r := range srv.Log() {
 		seen = seen || strings.Contains(string(r.Raw), dataBraces)
@@ -259,7 +273,7 @@ func checkFake(t *testing.T, srv *llmtest.Server, s secrets) {
 
 // checkTrace: every model call is in the trace with the tokens the provider reported and a
 // cost; the probe's call and result are there too.
-func checkTrace(t *testing.T, events []trace.Event, gw *gateway.Gateway) {
+func checkTrace(t *testing.T, events []trace.Event, gw *gateway.Gateway, u verdict.Usage) {
 	t.Helper()
 	responses, calls, results := 0, 0, 0
 	for _, e := range events {
@@ -280,10 +294,10 @@ func checkTrace(t *testing.T, events []trace.Event, gw *gateway.Gateway) {
 		}
 	}
 	st := gw.Stats()
-	if responses < 2 || calls < 1 || results != 1 || st.Calls != responses || st.Usage.InputTokens == 0 {
-		t.Errorf("trace: %d responses, %d tool calls, %d probe results; gateway stats %+v", responses, calls, results, st)
+	if responses < 2 || calls < 1 || results != 1 || st.Calls != responses || u.Calls != responses || u.InputTokens == 0 {
+		t.Errorf("trace: %d responses, %d tool calls, %d probe results; gateway stats %+v; the meter's usage %+v", responses, calls, results, st, u)
 	}
-	if st.CostUSD != nil {
-		t.Logf("gateway: %d calls, %d input and %d output tokens, $%.4f", st.Calls, st.Usage.InputTokens, st.Usage.OutputTokens, *st.CostUSD)
+	if u.CostUSD != nil {
+		t.Logf("the meter: %d calls, %d input and %d output tokens, $%.4f", u.Calls, u.InputTokens, u.OutputTokens, *u.CostUSD)
 	}
 }

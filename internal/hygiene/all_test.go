@@ -200,7 +200,6 @@ func TestNoPackageState(t *testing.T) {
 func stateExceptions() map[string]string {
 	pg := "a test binary's one Postgres cluster, started on first use and shared by its tests"
 	return map[string]string{
-		"internal/deps/deps.go:quietScalibr": "osv-scalibr's logger is process-wide: it is silenced once",
 		"internal/store/pgtest/pgtest.go:mu": pg, "internal/store/pgtest/pgtest.go:running": pg,
 		"internal/store/pgtest/pgtest.go:startErr": pg, "internal/store/pgtest/pgtest.go:seq": pg,
 	}

@@ -39,8 +39,24 @@ type RawRequest struct {
 	// (anthropic-version, anthropic-beta, openai-beta), never a key or a client's identity.
 	Header http.Header
 	Repeat int // as Request.Repeat: distinguishes repeats of one case in the cache
+	// Seen is what the call's trace shows of the request (the unit's meter records it); it is
+	// not sent.
+	Seen Seen
 
 	fields *rawFields // read once, by the first layer that needs them
+}
+
+// Seen is what a raw request's sender read of it for the trace: the text of its last message,
+// and the tool outputs it sends back that earlier calls of the unit did not (the agent resends
+// the whole conversation every turn).
+type Seen struct {
+	Last        string
+	ToolResults []ToolResult
+}
+
+// ToolResult is a tool's output sent back to the model, for the call CallID.
+type ToolResult struct {
+	CallID, Content string
 }
 
 // forwarded are the request headers a raw call passes on.

@@ -15,7 +15,8 @@ import (
 
 // Comparison is two runs of a report compared (report.Comparison), the document `vulnbench
 // compare` writes for two runs: McNemar, paired bootstrap deltas, Youden per CWE. Its JSON is the
-// compare contract of DESIGN.md section 3, opening with the scorer and vulnbench's version.
+// compare contract (mcnemar {b, c, p_value} and delta {f1, pacc} with their intervals), opening
+// with the scorer and vulnbench's version.
 type Comparison struct {
 	Report *report.Report
 	Cmp    *report.Comparison

@@ -11,7 +11,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/report"
 )
 
-// ScoresJSON writes rep's scores as JSON, the score contract of DESIGN.md section 3 (fractions
+// ScoresJSON writes rep's scores as JSON, the score contract scripts rely on (fractions
 // stay in [0,1]): what the json format writes of a report, and what documents that hold reports
 // (breakdowns, subsets) embed.
 func ScoresJSON(w io.Writer, rep *report.Report) error {

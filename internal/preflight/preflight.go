@@ -21,25 +21,6 @@ import (
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
-// The needs a kind declares on its typed config (each optional).
-
-// RepoNeeder says whether judging c needs the case's repository at its commit.
-type RepoNeeder interface {
-	NeedsRepository(c *suite.Case) bool
-}
-
-// AdvisoryNeeder names the advisory ids judging c needs and the directory or zip
-// (--advisories) they are read from; no ids: none.
-type AdvisoryNeeder interface {
-	NeedsAdvisories(c *suite.Case) (ids []string, dir string)
-}
-
-// ModelNeeder names the model a kind calls: PROVIDER:MODEL, its base URL ("" the provider's
-// API) and the --prices file ("" the built-in table).
-type ModelNeeder interface {
-	ModelNeeds() (spec, baseURL, pricesFile string)
-}
-
 // Input is what is checked.
 type Input struct {
 	Suite string // the suite file: read, and named in the fixes
@@ -49,7 +30,7 @@ type Input struct {
 	// store).
 	Cases    func(fn func(*suite.Case) error) error
 	Keep     func(*suite.Case) bool // nil keeps every case (--after)
-	Factory  subject.Factory
+	Factory  subject.Factory        // its declaration says what the cases need (subject.Kind)
 	Config   subject.Config
 	Repos    string                       // --repos
 	Getenv   func(string) string          // the environment
@@ -125,11 +106,11 @@ func machine(rep *Report, in Input) {
 			rep.Misses = append(rep.Misses, Miss{What: fmt.Sprintf("subject %s needs the environment variable %s", f.Name, e), Fix: "export " + e + "=..."})
 		}
 	}
-	m, ok := in.Config.(ModelNeeder)
+	m, ok := f.ModelOf(in.Config)
 	if !ok {
 		return
 	}
-	spec, base, pricesFile := m.ModelNeeds()
+	spec, base, pricesFile := m.Spec, m.BaseURL, m.PricesFile
 	provider, _, err := llm.ParseSpec(spec)
 	if err != nil {
 		rep.Misses = append(rep.Misses, Miss{What: err.Error(), Fix: "--model openai:gpt-4o-mini (or another PROVIDER:MODEL)"})
@@ -160,9 +141,8 @@ type advisoryNeed struct {
 
 // caseNeeds goes over the suite once: the repositories and advisories the judged cases need.
 func caseNeeds(in Input) ([]fetch.Need, []advisoryNeed, error) {
-	rn, _ := in.Config.(RepoNeeder)
-	an, _ := in.Config.(AdvisoryNeeder)
-	if rn == nil && an == nil {
+	f := in.Factory
+	if f.Repository == nil && f.Advisories == nil {
 		return nil, nil, nil
 	}
 	var repos []fetch.Need
@@ -172,7 +152,7 @@ func caseNeeds(in Input) ([]fetch.Need, []advisoryNeed, error) {
 		if (in.Keep != nil && !in.Keep(c)) || in.Factory.Unsupported(c) != "" {
 			return nil
 		}
-		if rn != nil && rn.NeedsRepository(c) {
+		if f.NeedsRepository(in.Config, c) {
 			key := c.Repo.URL
 			if u, err := snapshot.ParseRepoURL(c.Repo.URL); err == nil {
 				key = u.Host + "/" + strings.Join(u.Owner, "/") + "/" + u.Name
@@ -189,18 +169,16 @@ func caseNeeds(in Input) ([]fetch.Need, []advisoryNeed, error) {
 				n.Commits = append(n.Commits, c.Repo.Commit)
 			}
 		}
-		if an != nil {
-			ids, dir := an.NeedsAdvisories(c)
-			for _, id := range ids {
-				k := [2]string{strings.ToUpper(strings.TrimSpace(id)), dir}
-				i, ok := advAt[k]
-				if !ok {
-					i = len(advs)
-					advAt[k] = i
-					advs = append(advs, advisoryNeed{id: k[0], dir: dir})
-				}
-				advs[i].cases++
+		ids, dir := f.NeedsAdvisories(in.Config, c)
+		for _, id := range ids {
+			k := [2]string{strings.ToUpper(strings.TrimSpace(id)), dir}
+			i, ok := advAt[k]
+			if !ok {
+				i = len(advs)
+				advAt[k] = i
+				advs = append(advs, advisoryNeed{id: k[0], dir: dir})
 			}
+			advs[i].cases++
 		}
 		return nil
 	})

@@ -14,13 +14,22 @@ import (
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
-// repoConfig is a kind whose every case with a repository needs it.
 type repoConfig struct{}
 
-func (repoConfig) Validate() error                    { return nil }
-func (repoConfig) NeedsRepository(c *suite.Case) bool { return subject.CaseRepo(c) }
-func (repoConfig) NeedsAdvisories(c *suite.Case) ([]string, string) {
-	return subject.CaseAdvisory(c), ""
+func (repoConfig) Validate() error { return nil }
+
+// repoKind is a kind named k judging vex cases, whose every case with a repository needs it and
+// its advisory, with no --advisories given.
+func repoKind() subject.Factory {
+	return subject.Factory{Name: "k", Kinds: []suite.Kind{suite.KindVEX},
+		Repository: func(_ subject.Config, c *suite.Case) bool { return subject.CaseRepo(c) },
+		Advisories: func(_ subject.Config, c *suite.Case) ([]string, string) { return subject.CaseAdvisory(c), "" }}
+}
+
+// modelKind is a kind calling the model of its modelkit.Config.
+func modelKind() subject.Factory {
+	return subject.Factory{Name: "llm", Kinds: suite.Kinds,
+		Model: func(c subject.Config) subject.ModelNeed { return c.(modelkit.Config).Need() }}
 }
 
 const twoRepos = `{"id":"a","kind":"vex","label":"vul","cve":"CVE-1","repo":{"url":"https://github.com/o/a","commit":"1111111"},"vex":{"category":"vulnerable","ecosystem":"Go"}}
@@ -42,9 +51,9 @@ func TestCheck(t *testing.T) {
 		return ""
 	}
 	missing := func(string) (string, error) { return "", errors.New("not found") }
-	vex := subject.Factory{Name: "k", Kinds: []suite.Kind{suite.KindVEX},
-		Needs: subject.Needs{Binaries: []subject.Binary{{Name: "scan", Install: "make deps"}}, Env: []string{"SCAN_TOKEN"}}}
-	model := subject.Factory{Name: "llm", Kinds: suite.Kinds}
+	vex := repoKind()
+	vex.Needs = subject.Needs{Binaries: []subject.Binary{{Name: "scan", Install: "make deps"}}, Env: []string{"SCAN_TOKEN"}}
+	model := modelKind()
 	tests := []struct {
 		name     string
 		fac      subject.Factory
@@ -93,7 +102,7 @@ func TestCheck(t *testing.T) {
 // (Input.Cases), and the suite's path only names it in the fixes.
 func TestCheckStoredCases(t *testing.T) {
 	c := &suite.Case{ID: "a", Kind: suite.KindVEX, Label: "vul", CVE: "CVE-1", Repo: &suite.Repo{URL: "https://github.com/o/a", Commit: "1111111"}}
-	in := preflight.Input{Suite: "stored.jsonl", Factory: subject.Factory{Name: "k", Kinds: []suite.Kind{suite.KindVEX}}, Config: repoConfig{},
+	in := preflight.Input{Suite: "stored.jsonl", Factory: repoKind(), Config: repoConfig{},
 		Getenv: func(string) string { return "" }, Cases: func(fn func(*suite.Case) error) error { return fn(c) }}
 	rep, err := preflight.Check(context.Background(), in)
 	if err != nil {

@@ -258,13 +258,8 @@ func finish(ctx context.Context, st *store.Store, id string, busy bool) (string,
 	return next, nil
 }
 
-// Progress is how far a followed run is.
-type Progress struct {
-	State                string
-	Stored, Scored, Errs int // units with an attempt; with a scored verdict; whose attempts are all errors
-	Workers              []store.WorkerRun
-	Budget               *store.Budget // nil: no --max-cost
-}
+// Progress is how far a followed run is (the runner's, which follows it through Follow).
+type Progress = runner.Progress
 
 // Follow watches a run every interval until it ends (done, interrupted or cancelled), calling fn
 // with its progress, and returns its last progress. Cancelling ctx stops following, not the run.

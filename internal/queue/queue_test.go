@@ -31,13 +31,13 @@ func TestMain(m *testing.M) {
 const demo = "../../suites/demo/demo.jsonl" // 66 cases
 
 // configured is the kind's factory and config with its flags at their defaults but for set.
-func configured(t *testing.T, kind string, set map[string]string) (subject.Factory, subject.Config, runner.Values) {
+func configured(t *testing.T, kind string, set map[string]string) (subject.Factory, subject.Config, subject.TextValues) {
 	t.Helper()
 	fac, arg, err := builtin.Registry().Lookup(kind)
 	if err != nil {
 		t.Fatal(err)
 	}
-	flags := runner.Values{}
+	flags := subject.TextValues{}
 	for _, f := range fac.Flags {
 		flags[f.Name] = fmt.Sprint(f.Default)
 	}

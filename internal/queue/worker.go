@@ -2,9 +2,12 @@ package queue
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +40,29 @@ type WorkerOptions struct {
 	DeadAfter time.Duration
 	// OnNote receives what the worker has to say (a run it cannot open, a run stopped).
 	OnNote func(string)
+}
+
+// This host's worker: its id (HOST-PID-RANDOM, unique among live workers), host and pid.
+func (o *WorkerOptions) This() {
+	o.Host, _ = os.Hostname()
+	o.PID = os.Getpid()
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	o.ID = fmt.Sprintf("%s-%d-%s", o.Host, o.PID, hex.EncodeToString(b[:]))
+}
+
+// ParseQueues reads a comma-separated list of queue names (--queues); none is an error.
+func ParseQueues(s string) ([]string, error) {
+	var queues []string
+	for _, q := range strings.Split(s, ",") {
+		if q = strings.TrimSpace(q); q != "" {
+			queues = append(queues, q)
+		}
+	}
+	if len(queues) == 0 {
+		return nil, errors.New("--queues names no queue")
+	}
+	return queues, nil
 }
 
 // fetchCooldown is the least time between two fetches of a worker: short enough that a freed
@@ -368,7 +394,7 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	if err != nil {
 		return err // the case cannot be read now (the store): the job is tried again
 	}
-	at, _, err, ok := r.opened.Do(uctx, unit)
+	at, _, ok, err := r.opened.Do(uctx, unit)
 	if errors.Is(err, subject.ErrAbort) {
 		w.note(fmt.Sprintf("run %s: %v: stopping it", a.Run, err))
 		_ = w.st.SetState(context.WithoutCancel(ctx), a.Run, store.StateStopping)

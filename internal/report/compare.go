@@ -6,7 +6,7 @@ import (
 )
 
 // Comparison tells two runs apart on one truth, case by case; its JSON is the compare contract
-// of DESIGN.md section 3.
+// scripts rely on (mcnemar {b, c, p_value}, delta {f1, pacc} with their intervals).
 type Comparison struct {
 	A       string        `json:"a"`
 	B       string        `json:"b"`

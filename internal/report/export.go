@@ -2,10 +2,10 @@ package report
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/score"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -61,12 +61,10 @@ func LoadExport(ctx context.Context, st ExportStore, runID string) (*Report, err
 	}
 	x := &Export{Cases: map[string]*suite.Case{}}
 	run := &Run{ID: r.ID, Name: r.ID, Subject: r.Subject, Stored: r, Export: x}
-	var m Manifest
-	if err := json.Unmarshal(r.Manifest, &m); err == nil {
-		m.Raw = r.Manifest
-		run.Manifest = &m
-		run.Model = m.Model()
-		x.Prompt = m.Flags["prompt"]
+	if m, err := manifest.Read(r.ID, r.Manifest); err == nil {
+		run.Manifest = m
+		run.Model = m.Settings().Model
+		x.Prompt = m.Settings().Prompt
 	}
 	if err := st.Cases(ctx, runID, func(c *suite.Case) error {
 		x.Cases[c.ID] = c

@@ -10,7 +10,6 @@ package report
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/lineerr"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -67,49 +67,14 @@ type Note struct {
 	Text    string
 }
 
-// Manifest is what a report reads of a run's manifest (runner.Manifest writes it); Raw is all of it.
-type Manifest struct {
-	Version string `json:"vulnbench_version"`
-	Suite   struct {
-		Path  string `json:"path"`
-		Hash  string `json:"sha256"`
-		Cases int    `json:"cases"`
-	} `json:"suite"`
-	Subject        string            `json:"subject"`
-	SubjectVersion string            `json:"subject_version,omitempty"`
-	Describe       map[string]any    `json:"subject_describe,omitempty"` // tool versions, matcher version
-	Flags          map[string]string `json:"flags,omitempty"`            // the subject's flags as given
-	Repeats        int               `json:"repeats"`
-	After          string            `json:"after,omitempty"`
-	Sandbox        string            `json:"sandbox,omitempty"` // --sandbox: none ran external processes on the host
-	// SandboxUnbounded are the sandbox's bounds that did not hold where the run started.
-	SandboxUnbounded []string `json:"sandbox_unbounded,omitempty"`
-	// Wave 1 manifests kept the model here instead of in Flags.
-	LLM *struct {
-		Model string `json:"model"`
-	} `json:"llm,omitempty"`
-	Raw json.RawMessage `json:"-"`
-}
-
-// Model is the model a run asked (its --model), "" for a subject without one.
-func (m *Manifest) Model() string {
-	if v := m.Flags["model"]; v != "" {
-		return v
-	}
-	if m.LLM != nil {
-		return m.LLM.Model
-	}
-	return ""
-}
-
 // Run is one column of a report: a stored run, or a predictions file.
 type Run struct {
-	ID       string     // the run id; for a predictions file, its path
-	Name     string     // the column name: the run id, or the file's base name (its path when two clash)
-	Subject  string     // as the run was started, e.g. llm, random, predictions:FILE
-	Model    string     // the model an llm run asked, e.g. openai:gpt-4o; "" for others
-	Stored   *store.Run // nil for a predictions file
-	Manifest *Manifest  // nil for a predictions file or an unreadable manifest
+	ID       string             // the run id; for a predictions file, its path
+	Name     string             // the column name: the run id, or the file's base name (its path when two clash)
+	Subject  string             // as the run was started, e.g. llm, random, predictions:FILE
+	Model    string             // the model an llm run asked, e.g. openai:gpt-4o; "" for others
+	Stored   *store.Run         // nil for a predictions file
+	Manifest *manifest.Manifest // nil for a predictions file or an unreadable manifest
 	// Spend is what every attempt of the run used (retries and errors included; its Cost is
 	// the run's cost only when Spend.Known) and ROC the curve of its first repeat, filled by
 	// Build with Request.Plots (plots.go); nil: not known (a predictions file has no spend), or
@@ -304,11 +269,9 @@ func LoadRun(ctx context.Context, st Store, runID string, t *Truth) (*Run, error
 
 func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error) {
 	run := &Run{ID: r.ID, Name: r.ID, Subject: r.Subject, Stored: r, Answers: map[int][]score.Answer{}}
-	var m Manifest
-	if err := json.Unmarshal(r.Manifest, &m); err == nil {
-		m.Raw = r.Manifest
-		run.Manifest = &m
-		run.Model = m.Model()
+	if m, err := manifest.Read(r.ID, r.Manifest); err == nil {
+		run.Manifest = m
+		run.Model = m.Settings().Model
 		if m.Sandbox == "none" {
 			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s ran with --sandbox none: scanners, git and agents on case code ran on the host, with the whole host in view", r.ID)})
 		}
@@ -319,7 +282,7 @@ func loadRun(ctx context.Context, st Store, r *store.Run, t *Truth) (*Run, error
 			run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: %s", r.ID, u)})
 		}
 	} else {
-		run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: unreadable manifest (%v)", r.ID, err)})
+		run.Notes = append(run.Notes, Note{Warning: true, Text: fmt.Sprintf("run %s: unreadable manifest (%v)", r.ID, errors.Unwrap(err))})
 	}
 	// Labels reads only the scoring fields; a run that may have matched findings to cases is read
 	// whole, for the tier its findings record (scores per tier), and so are VEX suites (small):

@@ -285,28 +285,6 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-func TestManifestModel(t *testing.T) {
-	tests := []struct {
-		name, manifest, want string
-	}{
-		{"flags", `{"subject":"llm","flags":{"model":"openai:a"}}`, "openai:a"},
-		{"wave 1", `{"subject":"llm","llm":{"model":"openai:b"}}`, "openai:b"},
-		{"flags first", `{"flags":{"model":"openai:a"},"llm":{"model":"openai:b"}}`, "openai:a"},
-		{"none", `{"subject":"random","flags":{"seed":"7"}}`, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var m report.Manifest
-			if err := json.Unmarshal([]byte(tt.manifest), &m); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, m.Model()); diff != "" {
-				t.Errorf("Model (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // TestTiers: a run whose verdicts were matched is scored per CWE tier from the tier each
 // finding records (read whole from the store, which Labels alone would not give), an unmatched
 // vul answer counts at any only, and only such a run names the matcher; a run whose manifest

@@ -53,12 +53,12 @@ func BenchmarkPlainLLMRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	flags := Values{}
+	flags := map[string]string{}
 	for _, fl := range fac.Flags {
 		flags[fl.Name] = fmt.Sprint(fl.Default)
 	}
 	flags["model"], flags["base-url"] = "openai:bench", srv.BaseURL()
-	cfg, err := fac.Configure(arg, flags)
+	cfg, err := fac.Configure(arg, subject.TextValues(flags))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -46,8 +46,14 @@ func (e *Envs) Prepare(u subject.Unit, rec trace.Recorder) (*subject.Env, func()
 
 var _ engine.Prepare = (&Envs{}).Prepare
 
-// reposEnvs is Envs whose snapshots and graphs come from rp (--repos, the snapshot cache).
-func reposEnvs(subj subject.Subject, rp *repos, limits subject.Limits, wall time.Duration) *Envs {
-	modeled, _ := subj.(subject.Modeled)
-	return &Envs{Modeled: modeled, Limits: limits, Wall: wall, Snapshot: rp.snapshotOf, Graph: rp.graph}
+// reposEnvs is Envs of fac's subj whose snapshots and graphs come from rp (--repos, the
+// snapshot cache): a model when the kind declares one, snapshots when it declares it reads
+// repositories.
+func reposEnvs(fac subject.Factory, subj subject.Subject, rp *repos, limits subject.Limits, wall time.Duration) *Envs {
+	e := &Envs{Limits: limits, Wall: wall}
+	e.Modeled, _ = fac.Modeled(subj)
+	if fac.ReadsRepository() {
+		e.Snapshot, e.Graph = rp.snapshotOf, rp.graph
+	}
+	return e
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -16,9 +17,10 @@ import (
 // ErrBudget is engine.ErrBudget: a model call refused because the run's --max-cost is reached.
 var ErrBudget = engine.ErrBudget
 
-// meter is the model one unit sees: before each call it checks the unit's limits and reserves
-// the call's share of the run's budget; after it, it records the request and response in the
-// trace and adds the usage and cost to the unit's.
+// meter is the model one unit sees, and the one account of its calls: before each call it
+// checks the unit's limits and reserves the call's share of the run's budget; after it, it
+// prices the call, settles the budget, adds the usage and cost to the unit's and records the
+// call in the trace (typed calls and raw ones, an agent CLI's through the gateway, alike).
 type meter struct {
 	next   llm.Model
 	prices llm.Prices
@@ -30,6 +32,10 @@ type meter struct {
 	mu    sync.Mutex
 	usage verdict.Usage
 	steps int
+	// stop ends a unit's raw calls: after a refusal (a unit limit, the run's budget) or a fault
+	// every later call would meet (a fatal provider error, a dead connection), every later raw
+	// call is refused with it, unsent: an agent CLI's own retries would only multiply it.
+	stop error
 }
 
 func newMeter(next llm.Model, prices llm.Prices, budget Ledger, rate Pacer, limits subject.Limits, rec trace.Recorder) *meter {
@@ -107,32 +113,87 @@ func (m *meter) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 	start := time.Now()
 	resp, err := m.next.Complete(ctx, req)
 	cost := m.after(ctx, reserved, spec, callInfo{usage: resp.Usage, cached: resp.Cached, calls: resp.Calls, retries: resp.Retries, waited: resp.Waited}, err)
-	tu := trace.Usage{InputTokens: resp.Usage.InputTokens, CachedInputTokens: resp.Usage.CachedInputTokens,
-		CacheWriteTokens: resp.Usage.CacheWriteTokens, OutputTokens: resp.Usage.OutputTokens, ReasoningTokens: resp.Usage.ReasoningTokens}
-	if err != nil {
-		m.rec.Record(trace.Event{Kind: trace.Error, Name: spec, Content: err.Error(), Usage: tu, CostUSD: cost, LatencyMS: time.Since(start).Milliseconds()})
-	} else {
-		m.rec.Record(trace.Event{Kind: trace.ModelResponse, Name: spec, Content: resp.Text, Usage: tu, CostUSD: cost,
-			LatencyMS: resp.Latency.Milliseconds(), Cached: resp.Cached})
-	}
+	m.recordAnswer(spec, resp.Text, nil, resp.Usage, cost, latency(start, resp.Latency, err), resp.Cached, err)
 	return resp, err
 }
 
 // CompleteRaw is Complete for a raw call (the gateway's): the same limits, step count, shared
-// rate, budget, prices and usage, the cost set on the response; no trace event (the gateway
-// records the call, its tool results and tool calls).
+// rate, budget, prices and usage, the cost set on the response, and the call in the trace: the
+// tool outputs the request sends back (req.Seen), the request, then the answer with the tool
+// calls it asks for, or the error. After a refusal or a fault every call would meet, the unit's
+// later raw calls are refused unsent (meter.stop).
 func (m *meter) CompleteRaw(ctx context.Context, req llm.RawRequest) (llm.RawResponse, error) {
 	next, ok := llm.AsRaw(m.next)
 	if !ok {
 		return llm.RawResponse{}, fmt.Errorf("%w (%T)", llm.ErrNotRaw, m.next)
 	}
+	spec := m.next.Info().Spec()
+	for _, r := range req.Seen.ToolResults {
+		m.rec.Record(trace.Event{Kind: trace.ToolResult, CallID: r.CallID, Content: r.Content})
+	}
+	m.rec.Record(trace.Event{Kind: trace.ModelRequest, Name: spec, Content: req.Seen.Last})
+	if err := m.stopped(); err != nil {
+		m.rec.Record(trace.Event{Kind: trace.Error, Name: spec, Content: err.Error()})
+		return llm.RawResponse{}, err
+	}
+	start := time.Now()
 	reserved, err := m.before(ctx)
 	if err != nil {
+		m.halt(err)
+		m.recordAnswer(spec, "", nil, llm.Usage{}, nil, latency(start, 0, err), false, err)
 		return llm.RawResponse{}, err
 	}
 	resp, err := next.CompleteRaw(ctx, req)
-	resp.CostUSD = m.after(ctx, reserved, m.next.Info().Spec(), callInfo{usage: resp.Usage, cached: resp.Cached, calls: resp.Calls, retries: resp.Retries, waited: resp.Waited}, err)
+	resp.CostUSD = m.after(ctx, reserved, spec, callInfo{usage: resp.Usage, cached: resp.Cached, calls: resp.Calls, retries: resp.Retries, waited: resp.Waited}, err)
+	m.halt(err)
+	m.recordAnswer(spec, resp.Answer.Text, resp.Answer.ToolCalls, resp.Usage, resp.CostUSD, latency(start, resp.Latency, err), resp.Cached, err)
 	return resp, err
+}
+
+// latency is a call's: the provider's answer's, or the time until it failed.
+func latency(start time.Time, answered time.Duration, err error) time.Duration {
+	if err != nil {
+		return time.Since(start)
+	}
+	return answered
+}
+
+// recordAnswer records a call's answer (its text, the tool calls it asks for: a raw call's, as
+// a typed call's are the agent loop's to record) with its usage, cost and latency, or its error.
+func (m *meter) recordAnswer(spec, text string, calls []llm.ToolCall, u llm.Usage, cost *float64, lat time.Duration, cached bool, err error) {
+	tu := trace.Usage{InputTokens: u.InputTokens, CachedInputTokens: u.CachedInputTokens, CacheWriteTokens: u.CacheWriteTokens,
+		OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens}
+	if err != nil {
+		m.rec.Record(trace.Event{Kind: trace.Error, Name: spec, Content: err.Error(), Usage: tu, CostUSD: cost, LatencyMS: lat.Milliseconds()})
+		return
+	}
+	m.rec.Record(trace.Event{Kind: trace.ModelResponse, Name: spec, Content: text, Usage: tu, CostUSD: cost, LatencyMS: lat.Milliseconds(), Cached: cached})
+	for _, tc := range calls {
+		m.rec.Record(trace.Event{Kind: trace.ToolCall, Name: tc.Name, CallID: tc.ID, Args: tc.Arguments})
+	}
+}
+
+// stopped is the error that ended the unit's raw calls, or nil.
+func (m *meter) stopped() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.stop
+}
+
+// halt ends the unit's raw calls after err when every later call would meet it: the meter's
+// refusal (a limit, the budget), a fatal provider error, or a fault the stack's retries gave up
+// on that is no provider's answer; not a provider's refusal of this request, nor the caller
+// hanging up.
+func (m *meter) halt(err error) {
+	var ae *llm.APIError
+	if err == nil || errors.Is(err, context.Canceled) || (errors.As(err, &ae) && llm.Classify(err) != llm.Fatal) {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stop == nil {
+		m.stop = err
+	}
 }
 
 // before checks the unit's limits (counting the step), waits for the shared rate and reserves

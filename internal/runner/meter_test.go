@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -105,11 +106,14 @@ func TestMeterStopsAtTheRunBudget(t *testing.T) {
 
 func rawCall(m llm.RawModel) (llm.RawResponse, error) {
 	return m.CompleteRaw(context.Background(), llm.RawRequest{API: llm.OpenAIChat,
-		Body: []byte(`{"model":"m","messages":[{"role":"user","content":"is f vulnerable?"}]}`)})
+		Body: []byte(`{"model":"m","messages":[{"role":"user","content":"is f vulnerable?"}]}`),
+		Seen: llm.Seen{Last: "is f vulnerable?", ToolResults: []llm.ToolResult{{CallID: "c1", Content: "out"}}}})
 }
 
 // A raw call (the gateway's) is limited, counted, priced and budgeted as a typed one, its cost
-// set on the response, and the meter records no trace event of its own.
+// set on the response, and recorded in the trace by the meter, the one place a call's events
+// are written: what the sender saw of the request, then the answer; a refusal is an error event,
+// and the unit's later raw calls are refused unsent.
 func TestMeterRawCalls(t *testing.T) {
 	m, prices, srv := stack(t)
 	buf := trace.NewBuffer()
@@ -128,8 +132,10 @@ func TestMeterRawCalls(t *testing.T) {
 			t.Errorf("call %d: cost %v, usage %+v; want $0.0011 for 1000 + 100 tokens", i, resp.CostUSD, resp.Usage)
 		}
 	}
-	if _, err := rawCall(raw); !errors.Is(err, subject.ErrLimit) {
-		t.Fatalf("third call: %v, want the step limit", err)
+	for i := 0; i < 2; i++ {
+		if _, err := rawCall(raw); !errors.Is(err, subject.ErrLimit) {
+			t.Fatalf("call %d past the limit: %v, want the step limit", 3+i, err)
+		}
 	}
 	if srv.Requests() != 2 {
 		t.Errorf("the server saw %d requests, want 2", srv.Requests())
@@ -141,7 +147,20 @@ func TestMeterRawCalls(t *testing.T) {
 	if s := budget.Spent(); s < 0.00219 || s > 0.00221 {
 		t.Errorf("the budget was settled with $%v, want $0.0022", s)
 	}
-	if n := len(buf.Events()); n != 0 {
-		t.Errorf("the meter recorded %d trace events for raw calls, want none (the gateway records them)", n)
+	var got []string
+	for _, e := range buf.Events() {
+		s := string(e.Kind) + " " + e.CallID + " " + e.Content
+		if e.Kind == trace.ModelResponse {
+			s += fmt.Sprintf(" in=%d priced=%v", e.Usage.InputTokens, e.CostUSD != nil)
+		}
+		got = append(got, s)
+	}
+	limit := "error  unit limit reached: 2 model calls (--max-steps 2)"
+	want := []string{"tool_result c1 out", "model_request  is f vulnerable?", `model_response  {"vulnerable": true} in=1000 priced=true`,
+		"tool_result c1 out", "model_request  is f vulnerable?", `model_response  {"vulnerable": true} in=1000 priced=true`,
+		"tool_result c1 out", "model_request  is f vulnerable?", limit,
+		"tool_result c1 out", "model_request  is f vulnerable?", limit}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("trace (-want +got):\n%s", d)
 	}
 }

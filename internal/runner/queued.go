@@ -39,9 +39,11 @@ func (r *Run) Enqueue(ctx context.Context, q Queue) (*Outcome, error) {
 	var spent float64
 	if r.resumed {
 		var err error
-		if spent, err = r.st.Spent(ctx, r.rec.ID); err != nil {
+		sp, err := r.st.RunSpend(ctx, r.rec.ID)
+		if err != nil {
 			return nil, err
 		}
+		spent = sp.Cost
 	}
 	queued := func(u subject.Unit) QueuedUnit {
 		return QueuedUnit{Run: r.rec.ID, Case: u.Case.ID, Repeat: u.Repeat, Attempt: u.Attempt, Timeout: r.at.Timeout}

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"strings"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/engine"
 	"github.com/vulnbench/vulnbench/internal/lineerr"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -26,7 +26,7 @@ type Store interface {
 	PutCases(ctx context.Context, runID string, first int, cases []suite.Case) error
 	Units(ctx context.Context, runID string, fn func(store.UnitState)) error
 	PutAttempts(ctx context.Context, runID string, as []store.Attempt) error
-	Spent(ctx context.Context, runID string) (float64, error)
+	RunSpend(ctx context.Context, runID string) (store.Spend, error)
 	InTx(ctx context.Context, fn func(*store.Tx) error) error
 	Cases(ctx context.Context, runID string, fn func(*suite.Case) error) error
 	CaseCount(ctx context.Context, runID string) (int, error)
@@ -43,8 +43,9 @@ type Store interface {
 type Run struct {
 	st   Store
 	rec  *store.Run // the run as stored, or as Execute or Enqueue will store it
-	man  Manifest
+	man  manifest.Manifest
 	fac  subject.Factory
+	cfg  subject.Config // the subject's, as this invocation configured it
 	subj subject.Subject
 	at   engine.Attempts
 	envs *Envs
@@ -75,7 +76,7 @@ func Create(ctx context.Context, st Store, s Spec) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("after: %w", err)
 	}
-	r := &Run{st: st, fac: sj.Factory, keep: keep, suite: s.Suite, host: s.Host}
+	r := &Run{st: st, fac: sj.Factory, cfg: sj.Config, keep: keep, suite: s.Suite, host: s.Host}
 	if r.sc, err = checkSuite(s.Suite, r.reading(), keep, s.After, sj.Factory); err != nil {
 		return nil, err
 	}
@@ -112,16 +113,14 @@ func Create(ctx context.Context, st Store, s Spec) (*Run, error) {
 
 // describe writes the manifest of a new run.
 func (r *Run) describe(s Spec, now time.Time) error {
-	rec := s.Subject.Recorded
-	if rec == nil {
-		rec = s.Subject.Config
-	}
+	rec := r.fac.Recorded(s.Subject.Config) // no secret
 	cfg, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
-	r.man = Manifest{Version: s.Version, Suite: SuiteRef{Path: s.Suite, Hash: r.sc.hash, Cases: r.sc.cases, Lossy: r.reading() != nil && r.reading().Lossy},
-		Subject: s.Subject.Spec, SubjectKind: r.fac.Name, SubjectVersion: r.fac.Version, Config: cfg, Flags: s.Subject.Flags,
+	settings := r.fac.SettingsOf(rec)
+	r.man = manifest.Manifest{Version: s.Version, Suite: manifest.Suite{Path: s.Suite, Hash: r.sc.hash, Cases: r.sc.cases, Lossy: r.reading() != nil && r.reading().Lossy},
+		Subject: s.Subject.Spec, SubjectKind: r.fac.Name, SubjectVersion: r.fac.Version, Config: cfg, Recorded: &settings, Flags: s.Subject.Flags,
 		Repeats: s.Repeats, Concurrency: s.Host.Concurrency, Timeout: s.Timeout.String(), SkipUnsupport: s.SkipUnsupported,
 		After: s.After, Created: now.UTC()}
 	if sb := s.Host.Deps.Sandbox; sb != nil {
@@ -132,13 +131,10 @@ func (r *Run) describe(s Spec, now time.Time) error {
 			}
 		}
 	}
-	if s.Limits != (subject.Limits{}) {
-		l := s.Limits
-		r.man.Limits = &l
+	if l := s.Limits; l != (subject.Limits{}) {
+		r.man.Limits = &manifest.Limits{Steps: l.Steps, Tokens: l.Tokens, CostUSD: l.CostUSD, Wall: l.Wall}
 	}
-	if d, ok := r.subj.(interface{ Describe() map[string]any }); ok {
-		r.man.Describe = d.Describe()
-	}
+	r.man.Describe = r.fac.Describe(r.subj)
 	return nil
 }
 
@@ -154,8 +150,7 @@ func Resume(ctx context.Context, st Store, id string, o Overrides) (*Run, error)
 		return nil, err
 	}
 	r := &Run{st: st, rec: rec, resumed: true, retry: o.RetryErrors, host: o.Host, suite: o.Suite}
-	cfg, err := r.configure(ctx, o.Registry, o.Flags, nil)
-	if err != nil {
+	if err := r.configure(ctx, o.Registry, o.Flags, nil); err != nil {
 		return nil, err
 	}
 	if err := checkSandbox(id, &r.man, o.Host.Deps.Sandbox); err != nil {
@@ -167,17 +162,14 @@ func Resume(ctx context.Context, st Store, id string, o Overrides) (*Run, error)
 	if err := r.readCases(ctx); err != nil {
 		return nil, err
 	}
-	if r.subj, err = r.fac.New(cfg, o.Host.Deps); err != nil {
+	if r.subj, err = r.fac.New(r.cfg, o.Host.Deps); err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
 	}
 	timeout, _ := time.ParseDuration(r.man.Timeout)
 	if o.Timeout > 0 {
 		timeout = o.Timeout
 	}
-	limits := subject.Limits{}
-	if r.man.Limits != nil {
-		limits = *r.man.Limits
-	}
+	limits := limitsOf(r.man.Limits)
 	if o.Limits != nil {
 		limits = *o.Limits
 	}
@@ -192,53 +184,49 @@ func Resume(ctx context.Context, st Store, id string, o Overrides) (*Run, error)
 // built (a worker's preflight); its error refuses the run here.
 type Preflight func(ctx context.Context, run *store.Run, fac subject.Factory, cfg subject.Config) error
 
-// configure reads the manifest of r.rec and configures its subject: the kind it names, at the
-// version it recorded, with its flags (changed by flags, which must be resumable). The one
-// version check of a local resume and of River's workers.
-func (r *Run) configure(ctx context.Context, reg *subject.Registry, flags map[string]string, preflight Preflight) (subject.Config, error) {
+// configure reads the manifest of r.rec and configures its subject (r.cfg): the kind it names,
+// at the version it recorded, with its flags (changed by flags, which must be resumable). The
+// one version check of a local resume and of River's workers.
+func (r *Run) configure(ctx context.Context, reg *subject.Registry, flags map[string]string, preflight Preflight) error {
 	id := r.rec.ID
 	man, err := ReadManifest(r.rec)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.man = *man
 	fac, arg, err := reg.Lookup(man.Subject)
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
+		return fmt.Errorf("run %s: %w", id, err)
 	}
 	r.fac = fac
 	if err := checkVersion(id, man, fac); err != nil {
-		return nil, err
+		return err
 	}
 	if err := subject.CheckNeeds(fac); err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
+		return fmt.Errorf("run %s: %w", id, err)
 	}
 	values := maps.Clone(man.FlagValues())
 	for name, v := range flags {
 		if fl, ok := fac.Flag(name); !ok || !fl.Resumable {
-			return nil, fmt.Errorf("run %s: --%s cannot change on resume: the run keeps the settings it started with", id, name)
+			return fmt.Errorf("run %s: --%s cannot change on resume: the run keeps the settings it started with", id, name)
 		}
 		if values == nil {
 			values = map[string]string{}
 		}
 		values[name] = v
 	}
-	cfg, err := fac.Configure(arg, Values(values))
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
+	if r.cfg, err = fac.Configure(arg, subject.TextValues(values)); err != nil {
+		return fmt.Errorf("run %s: %w", id, err)
 	}
 	if preflight != nil {
-		if err := preflight(ctx, r.rec, fac, cfg); err != nil {
-			return nil, fmt.Errorf("run %s: %w", id, err)
+		if err := preflight(ctx, r.rec, fac, r.cfg); err != nil {
+			return fmt.Errorf("run %s: %w", id, err)
 		}
 	}
 	if r.keep, err = suite.After(man.After); err != nil {
-		return nil, fmt.Errorf("run %s: after: %w", id, err)
+		return fmt.Errorf("run %s: after: %w", id, err)
 	}
-	return cfg, nil
+	return nil
 }
 
 // readCases checks the cases a resume will read: those stored with the run when all are (they
@@ -277,26 +265,37 @@ func (r *Run) finish(ctx context.Context, timeout time.Duration, limits subject.
 	if err := r.price(ctx); err != nil {
 		return err
 	}
-	r.envs = reposEnvs(r.subj, newRepos(r.host.Repos, r.host.SnapshotCache, r.host.Deps.Sandbox).recordSizes(r.st, r.rec.ID), limits, timeout)
+	var ledger Ledger
 	if r.out.Budget != nil {
-		r.envs.Ledger = localLedger{r.out.Budget}
+		ledger = localLedger{r.out.Budget}
 	}
-	r.at = engine.Attempts{Subject: r.subj, Timeout: timeout, Prepare: r.envs.Prepare}
-	if len(r.sc.unsupported) > 0 {
-		r.at.Refuse = r.fac.Unsupported
-		for _, n := range r.sc.unsupported {
-			r.out.Unsupported += n
-		}
+	r.attempts(timeout, limits, ledger, nil, len(r.sc.unsupported) > 0)
+	for _, n := range r.sc.unsupported {
+		r.out.Unsupported += n
 	}
 	r.out.Cases, r.out.All, r.out.Undated = r.sc.cases, r.sc.all, r.sc.undated
 	r.out.Run, r.out.Manifest = r.rec, r.man
 	return nil
 }
 
+// attempts sets the one way the run's attempts are made, on the local pool and on a worker
+// alike: each attempt's Env (the subject's model metered under limits, the run's ledger and
+// pacer, the case's snapshot from this host's --repos), the run's timeout, and, when refuse is
+// set, error verdicts for the cases the subject cannot judge (--skip-unsupported).
+func (r *Run) attempts(timeout time.Duration, limits subject.Limits, ledger Ledger, pace Pacer, refuse bool) {
+	h := r.host
+	r.envs = reposEnvs(r.fac, r.subj, newRepos(h.Repos, h.SnapshotCache, h.Deps.Sandbox).recordSizes(r.st, r.rec.ID), limits, timeout)
+	r.envs.Ledger, r.envs.Pace = ledger, pace
+	r.at = engine.Attempts{Subject: r.subj, Timeout: timeout, Prepare: r.envs.Prepare}
+	if refuse {
+		r.at.Refuse = r.fac.Unsupported
+	}
+}
+
 // price says whether the subject's costs are known and, under --max-cost, sets the budget with
 // what a resumed run has spent.
 func (r *Run) price(ctx context.Context) error {
-	modeled, _ := r.subj.(subject.Modeled)
+	modeled, _ := r.fac.Modeled(r.subj)
 	r.out.Priced = modeled != nil && isPriced(modeled)
 	if r.out.Priced {
 		if d := modeled.Prices().DateOf(modeled.Model().Info().Spec()); d != "" {
@@ -312,9 +311,11 @@ func (r *Run) price(ctx context.Context) error {
 	spent := 0.0
 	if r.resumed {
 		var err error
-		if spent, err = r.st.Spent(ctx, r.rec.ID); err != nil {
+		sp, err := r.st.RunSpend(ctx, r.rec.ID)
+		if err != nil {
 			return err
 		}
+		spent = sp.Cost
 	}
 	r.out.Budget = engine.NewBudget(r.host.MaxCost, spent)
 	return nil
@@ -332,7 +333,11 @@ func (r *Run) ID() string { return r.rec.ID }
 func (r *Run) Record() *store.Run { return r.rec }
 
 // Manifest is the run's manifest.
-func (r *Run) Manifest() *Manifest { return &r.man }
+func (r *Run) Manifest() *manifest.Manifest { return &r.man }
+
+// Settings are the subject's settings as this invocation configured it (a resume's resumable
+// flags given again; the base URL as given, where the manifest records it scrubbed).
+func (r *Run) Settings() manifest.Settings { return r.fac.SettingsOf(r.cfg) }
 
 // Subject is the run's subject, built from its manifest.
 func (r *Run) Subject() subject.Subject { return r.subj }
@@ -362,7 +367,7 @@ func (r *Run) Cases(ctx context.Context, fn func(*suite.Case) error) error {
 }
 
 // Do makes one attempt at u with the run's subject, timeout, refusal and Env.
-func (r *Run) Do(ctx context.Context, u subject.Unit) (a store.Attempt, own *float64, err error, ok bool) {
+func (r *Run) Do(ctx context.Context, u subject.Unit) (a store.Attempt, own *float64, ok bool, err error) {
 	return r.at.Do(ctx, u)
 }
 
@@ -375,9 +380,4 @@ func (r *Run) Score(ctx context.Context, req report.Request) (*report.Report, er
 }
 
 // Close releases what the subject holds (an advisory database, a scanner's cache).
-func (r *Run) Close() error {
-	if c, ok := r.subj.(io.Closer); ok {
-		return c.Close()
-	}
-	return nil
-}
+func (r *Run) Close() error { return r.fac.Close(r.subj) }

@@ -17,6 +17,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/lineerr"
 	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -56,11 +57,18 @@ type noConfig struct{}
 
 func (noConfig) Validate() error { return nil }
 
-// kind is a subject kind named name that always builds subj.
+// kind is a subject kind named name that always builds subj, declaring what subj does (a model
+// when it has one) and every case's repository.
 func kind(name string, subj subject.Subject) subject.Factory {
-	return subject.Factory{Name: name, Kinds: suite.Kinds, Version: "1",
-		Configure: func(string, subject.Values) (subject.Config, error) { return noConfig{}, nil },
-		New:       func(subject.Config, subject.Deps) (subject.Subject, error) { return subj, nil }}
+	f := subject.Factory{Name: name, Kinds: suite.Kinds, Version: "1",
+		Configure:  func(string, subject.Values) (subject.Config, error) { return noConfig{}, nil },
+		New:        func(subject.Config, subject.Deps) (subject.Subject, error) { return subj, nil },
+		Repository: func(_ subject.Config, c *suite.Case) bool { return subject.CaseRepo(c) }}
+	var model bool
+	if f.Can, model = subject.CanOf(subj); model {
+		f.Model = func(subject.Config) subject.ModelNeed { return subject.ModelNeed{} }
+	}
+	return f
 }
 
 // spec is a new run "r" of fac on the suite at path, one repeat, concurrency n.
@@ -143,6 +151,24 @@ func TestUnitsReadTheirSnapshot(t *testing.T) {
 	}
 	if out.Result.Done != 8 {
 		t.Errorf("%d units done, want 8", out.Result.Done)
+	}
+	// A kind that does not declare it reads repositories is given no snapshot: its subject's read
+	// is refused as for a case without one, and nothing more is materialised.
+	undeclared := kind("reader", reader{})
+	undeclared.Repository = nil
+	s2 := spec(undeclared, suitePath, 4)
+	s2.RunID, s2.Host.Repos, s2.Host.SnapshotCache = "r2", repos, filepath.Join(dir, "cache2")
+	if _, err := execute(st, s2, Local{}); err != nil {
+		t.Fatal(err)
+	}
+	st.Verdicts(context.Background(), "r2", func(v verdict.Verdict) error {
+		if got := string(v.Status) + " " + firstLine(v.Reason); got != "error the case has no repository snapshot" {
+			t.Errorf("undeclared %s: %q, want no snapshot", v.CaseID, got)
+		}
+		return nil
+	})
+	if cached, _ := filepath.Glob(filepath.Join(dir, "cache2", "snapshots", "*")); len(cached) != 0 {
+		t.Errorf("%d snapshots materialised for a kind that does not read repositories", len(cached))
 	}
 	// Materialised once per commit, without .git, read-only.
 	entries, _ := filepath.Glob(filepath.Join(dir, "cache", "snapshots", "*", "tree"))
@@ -288,8 +314,8 @@ func TestTimedOutUnitKeepsTraceAndSpend(t *testing.T) {
 	if d := cmp.Diff([]trace.Kind{trace.ModelRequest, trace.ModelResponse, trace.ToolCall, trace.Error}, kinds); d != "" {
 		t.Errorf("stored trace (-want +got):\n%s", d)
 	}
-	if spent, _ := st.Spent(context.Background(), "r"); spent < 0.0011-1e-9 || out.Budget.Spent() < 0.0011-1e-9 {
-		t.Errorf("spent %v (budget %v), want the timed-out call's cost counted", spent, out.Budget.Spent())
+	if sp, _ := st.RunSpend(context.Background(), "r"); sp.Cost < 0.0011-1e-9 || out.Budget.Spent() < 0.0011-1e-9 {
+		t.Errorf("spent %v (budget %v), want the timed-out call's cost counted", sp.Cost, out.Budget.Spent())
 	}
 }
 
@@ -527,7 +553,7 @@ func TestUnboundedSandboxIsStamped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m Manifest
+	var m manifest.Manifest
 	if err := json.Unmarshal(run.Manifest, &m); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/engine"
+	"github.com/vulnbench/vulnbench/internal/manifest"
+	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
 )
@@ -26,14 +28,15 @@ type Spec struct {
 	Host            Host
 }
 
-// Subject is a new run's subject kind, configured.
+// Subject is a new run's subject kind, configured (Config), or to be configured by Invoke from
+// Arg and Values.
 type Subject struct {
 	Factory subject.Factory
-	Spec    string // as given, e.g. "constant:vul"
-	Config  subject.Config
-	// Recorded is the config as the manifest keeps it (secrets scrubbed); nil: Config.
-	Recorded subject.Config
-	Flags    map[string]string // the kind's flag values, as the manifest keeps them
+	Spec    string            // as given, e.g. "constant:vul"
+	Config  subject.Config    // the manifest records it as Factory.Recorded has it (no secret)
+	Flags   map[string]string // the kind's flag values, as the manifest keeps them (secrets scrubbed)
+	Arg     string            // the spec's argument, for Invoke's Configure
+	Values  subject.Values    // the kind's flag values as given, for Invoke's Configure
 }
 
 // Host is what one invocation brings to a run, new or resumed: its environment and how hard it
@@ -74,7 +77,7 @@ type Local struct {
 // Outcome is what a run invocation did.
 type Outcome struct {
 	Run         *store.Run
-	Manifest    Manifest
+	Manifest    manifest.Manifest
 	Cases       int // the cases run (kept by --after)
 	All         int // the suite's cases
 	Undated     int // cases --after left out for having no date
@@ -85,4 +88,12 @@ type Outcome struct {
 	PriceNote   string         // where they come from: "prices of 2026-05"
 	Budget      *engine.Budget // nil without --max-cost
 	Queued      int            // units handed to a queue (Enqueue)
+
+	// What Invoke adds: how it ended, the store's address, the River run's last progress, and
+	// the run's score when it ended done and was asked for.
+	Ending   Ending
+	DSN      string
+	River    bool
+	Progress Progress
+	Report   *report.Report
 }

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 
-	"github.com/vulnbench/vulnbench/internal/engine"
+	"github.com/vulnbench/vulnbench/internal/preflight"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
 // UnitStore is what doing the units of a stored run on a worker needs from the store: what any
@@ -41,37 +41,29 @@ func Open(ctx context.Context, st UnitStore, id string, o OpenOptions) (*Run, er
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{st: st, rec: rec, resumed: true}
-	cfg, err := r.configure(ctx, o.Registry, nil, o.Preflight)
-	if err != nil {
+	r := &Run{st: st, rec: rec, resumed: true, host: Host{Deps: o.Deps, Repos: o.Repos, SnapshotCache: o.SnapshotCache}}
+	if err := r.configure(ctx, o.Registry, nil, o.Preflight); err != nil {
 		return nil, err
 	}
 	if err := checkSandbox(id, &r.man, o.Deps.Sandbox); err != nil {
 		return nil, err
 	}
-	if r.subj, err = r.fac.New(cfg, o.Deps); err != nil {
+	if r.subj, err = r.fac.New(r.cfg, o.Deps); err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
 	}
 	timeout, _ := time.ParseDuration(r.man.Timeout)
-	var limits subject.Limits
-	if r.man.Limits != nil {
-		limits = *r.man.Limits
-	}
-	envs := reposEnvs(r.subj, newRepos(o.Repos, o.SnapshotCache, o.Deps.Sandbox).recordSizes(st, id), limits, timeout)
+	var ledger Ledger
 	if _, err := st.Budget(ctx, id); err == nil {
-		envs.Ledger = storeLedger{st: st, run: id}
+		ledger = storeLedger{st: st, run: id}
 	} else if !errors.Is(err, store.ErrNotFound) {
 		r.Close()
 		return nil, err
 	}
-	if rpm, _ := strconv.Atoi(r.man.FlagValues()["rpm"]); rpm > 0 {
-		envs.Pace = sharedRate{st: st, run: id, perSecond: int(math.Ceil(float64(rpm) / 60))}
+	var pace Pacer
+	if rpm := r.Settings().RPM; rpm > 0 {
+		pace = sharedRate{st: st, run: id, perSecond: int(math.Ceil(float64(rpm) / 60))}
 	}
-	r.envs = envs
-	r.at = engine.Attempts{Subject: r.subj, Timeout: timeout, Prepare: envs.Prepare}
-	if r.man.SkipUnsupport {
-		r.at.Refuse = r.fac.Unsupported
-	}
+	r.attempts(timeout, limitsOf(r.man.Limits), ledger, pace, r.man.SkipUnsupport)
 	return r, nil
 }
 
@@ -155,5 +147,19 @@ func (s sharedRate) Wait(ctx context.Context) error {
 			return ctx.Err()
 		case <-time.After(time.Until(next)):
 		}
+	}
+}
+
+// HostPreflight is a worker's preflight of each run it opens (OpenOptions.Preflight): the run's
+// stored cases against this host's programs, environment (getenv) and --repos. A miss refuses
+// the run on this host (every miss with its fix), leaving its units to other workers.
+func HostPreflight(st UnitStore, repos string, getenv func(string) string) Preflight {
+	return func(ctx context.Context, run *store.Run, fac subject.Factory, cfg subject.Config) error {
+		rep, err := preflight.Check(ctx, preflight.Input{Suite: run.SuitePath, Factory: fac, Config: cfg, Repos: repos, Getenv: getenv,
+			Cases: func(fn func(*suite.Case) error) error { return st.Cases(ctx, run.ID, fn) }})
+		if err != nil {
+			return err
+		}
+		return rep.Err()
 	}
 }

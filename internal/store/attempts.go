@@ -532,12 +532,3 @@ func (s *Store) traceEvents(ctx context.Context, runID, caseID string, repeat, a
 	}
 	return out, rows.Err()
 }
-
-// Spent returns the summed cost of every attempt of a run, errors and retries included.
-func (s *Store) Spent(ctx context.Context, runID string) (float64, error) {
-	var v sql.NullFloat64
-	if err := s.db.QueryRowContext(ctx, s.q(`SELECT SUM(cost_usd) FROM attempts WHERE run_id = ?`), runID).Scan(&v); err != nil {
-		return 0, fmt.Errorf("cost of run %s: %w", runID, err)
-	}
-	return v.Float64, nil
-}

@@ -99,8 +99,8 @@ func TestMigrateWave1Store(t *testing.T) {
 		if d := cmp.Diff([]string{"CWE-119", "CWE-787"}, claims); d != "" {
 			t.Errorf("attempt_cwes (-want +got):\n%s", d)
 		}
-		if spent, err := st.Spent(ctx, "r1"); err != nil || spent != 0.6 {
-			t.Errorf("spent = %v, %v; want 0.6", spent, err)
+		if sp, err := st.RunSpend(ctx, "r1"); err != nil || sp.Cost != 0.6 {
+			t.Errorf("spent = %v, %v; want 0.6", sp.Cost, err)
 		}
 		if v, ok, err := st.GetResponse(ctx, "k"); err != nil || !ok || string(v) != `{"x":1}` {
 			t.Errorf("cached response = %q, %v, %v", v, ok, err)

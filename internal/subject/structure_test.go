@@ -68,7 +68,7 @@ func TestStructure(t *testing.T) {
 			switch n := n.(type) {
 			case *ast.TypeAssertExpr:
 				if name := typeName(n.Type); kind && strings.HasSuffix(name, "Config") {
-					t.Errorf("%s asserts .(%s): a kind's config is typed (subject.Kind[C])", f.path, name)
+					t.Errorf("%s asserts .(%s): a kind's config is typed (subject.Kind[C, S])", f.path, name)
 				}
 			case *ast.CompositeLit:
 				switch typeName(n.Type) {

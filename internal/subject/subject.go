@@ -50,13 +50,6 @@ func NeedsRepo(name string, c *suite.Case, err error) error {
 	return fmt.Errorf("subject %s: %w", name, err)
 }
 
-// Modeled is implemented by subjects that call a model: the runner meters Model for each unit and
-// hands the metered model to Assess as Env.Model. Prices turn usage into cost.
-type Modeled interface {
-	Model() llm.Model
-	Prices() llm.Prices
-}
-
 // Config is a subject kind's typed configuration, recorded in the run's manifest as JSON.
 type Config interface {
 	Validate() error

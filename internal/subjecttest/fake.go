@@ -45,9 +45,19 @@ type NoConfig struct{}
 // Validate implements subject.Config.
 func (NoConfig) Validate() error { return nil }
 
-// FakeKind is a kind named name, version 1, that judges every case kind with s.
-func FakeKind(name string, s subject.Subject) subject.Kind[NoConfig] {
-	return subject.Kind[NoConfig]{Name: name, Usage: name, Summary: "a fake subject, for tests", Version: "1", Kinds: suite.Kinds,
-		Configure: func(string, subject.Values) (NoConfig, error) { return NoConfig{}, nil },
-		New:       func(NoConfig, subject.Deps) (subject.Subject, error) { return s, nil }}
+// FakeKind is a kind named name, version 1, that judges every case kind with s. It declares
+// what s implements (subject.CanOf), its model when s is one (WithModel), and every case's
+// repository.
+func FakeKind(name string, s subject.Subject) subject.Kind[NoConfig, subject.Subject] {
+	k := subject.Kind[NoConfig, subject.Subject]{Name: name, Usage: name, Summary: "a fake subject, for tests", Version: "1", Kinds: suite.Kinds,
+		Configure:  func(string, subject.Values) (NoConfig, error) { return NoConfig{}, nil },
+		New:        func(NoConfig, subject.Deps) (subject.Subject, error) { return s, nil },
+		Repository: func(_ NoConfig, c *suite.Case) bool { return subject.CaseRepo(c) }}
+	var model bool
+	k.Can, model = subject.CanOf(s)
+	if m, ok := s.(subject.Modeled); ok && model {
+		spec := m.Model().Info().Spec()
+		k.Model = func(NoConfig) subject.ModelNeed { return subject.ModelNeed{Spec: spec} }
+	}
+	return k
 }

@@ -13,7 +13,6 @@ package subjecttest
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -61,7 +60,7 @@ func Repeat(n int) Option { return func(u *unit) { u.repeat = n } }
 // model is an llmtest server (Anthropic's when --model names anthropic, else OpenAI's) that
 // answers with it, and --base-url points at it; --model defaults to DefaultModel. A flag the
 // kind does not read, a config the kind refuses or a subject it cannot build fails the test.
-func RunUnit[C subject.Config](t testing.TB, k subject.Kind[C], vals map[string]string, c *suite.Case, script llmtest.Handler, opts ...Option) (verdict.Verdict, []trace.Event) {
+func RunUnit[C subject.Config, S subject.Subject](t testing.TB, k subject.Kind[C, S], vals map[string]string, c *suite.Case, script llmtest.Handler, opts ...Option) (verdict.Verdict, []trace.Event) {
 	t.Helper()
 	var o unit
 	for _, opt := range opts {
@@ -90,11 +89,9 @@ func RunUnit[C subject.Config](t testing.TB, k subject.Kind[C], vals map[string]
 	if err != nil {
 		t.Fatalf("subject %s: %v", f.Name, err)
 	}
-	if cl, ok := subj.(io.Closer); ok {
-		t.Cleanup(func() { cl.Close() })
-	}
-	at := engine.Attempts{Subject: subj, Timeout: o.limits.Wall, Refuse: f.Unsupported, Prepare: prepare(t, subj, c, o)}
-	a, _, err, ok := at.Do(context.Background(), subject.Unit{Case: c, Repeat: o.repeat})
+	t.Cleanup(func() { f.Close(subj) })
+	at := engine.Attempts{Subject: subj, Timeout: o.limits.Wall, Refuse: f.Unsupported, Prepare: prepare(t, f, subj, c, o)}
+	a, _, ok, err := at.Do(context.Background(), subject.Unit{Case: c, Repeat: o.repeat})
 	if !ok {
 		t.Fatalf("subject %s: the unit was abandoned: %v", f.Name, err)
 	}
@@ -117,22 +114,25 @@ func serve(model string, script llmtest.Handler) *llmtest.Server {
 	return llmtest.NewOpenAI(script)
 }
 
-// prepare builds the unit's Env as a run does (runner.Envs): the metered model of a
-// subject.Modeled, the case's snapshot and its graph.
-func prepare(t testing.TB, subj subject.Subject, c *suite.Case, o unit) engine.Prepare {
-	modeled, _ := subj.(subject.Modeled)
+// prepare builds the unit's Env as a run does (runner.Envs): the metered model of a kind that
+// declares one, and the case's snapshot and its graph for a kind that declares it reads them.
+func prepare(t testing.TB, f subject.Factory, subj subject.Subject, c *suite.Case, o unit) engine.Prepare {
+	modeled, _ := f.Modeled(subj)
 	graphs := snapgraph.New(codegraph.Options{CacheDir: t.TempDir()}, 1)
-	envs := &runner.Envs{Modeled: modeled, Limits: o.limits, Wall: o.limits.Wall,
-		Snapshot: func(c *suite.Case) func(context.Context) (*snapshot.Snapshot, error) {
-			return snapshotOf(t, c, o.repos)
-		},
-		Graph: func(ctx context.Context, s *snapshot.Snapshot) (query.Graph, error) {
-			ix, err := graphs.Get(ctx, s)
-			if err != nil {
-				return nil, err
-			}
-			return ix, nil
-		}}
+	envs := &runner.Envs{Modeled: modeled, Limits: o.limits, Wall: o.limits.Wall}
+	if !f.ReadsRepository() {
+		return envs.Prepare
+	}
+	envs.Snapshot = func(c *suite.Case) func(context.Context) (*snapshot.Snapshot, error) {
+		return snapshotOf(t, c, o.repos)
+	}
+	envs.Graph = func(ctx context.Context, s *snapshot.Snapshot) (query.Graph, error) {
+		ix, err := graphs.Get(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return ix, nil
+	}
 	return envs.Prepare
 }
 

@@ -1,11 +1,14 @@
 package web
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Guard wraps the viewer's handler so that a web page cannot read it through the browser:
@@ -75,4 +78,23 @@ func CheckBind(addr string, allowRemote bool) error {
 		what = "every interface"
 	}
 	return fmt.Errorf("--addr %s listens on %s, not a loopback address: anyone who can reach it reads the store's code and traces; add --allow-remote to serve it there anyway", addr, what)
+}
+
+// Serve serves h on ln until ctx ends, then shuts the server down, giving the requests in
+// flight 5 seconds.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -14,8 +13,8 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/board"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/output/html"
-	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/textnorm"
 )
@@ -80,9 +79,8 @@ func (s *Server) runRows(ctx context.Context) ([]runRow, error) {
 	rows := make([]runRow, len(runs))
 	for i, r := range runs {
 		rows[i].Run = r
-		var m report.Manifest
-		if json.Unmarshal(r.Manifest, &m) == nil {
-			rows[i].Model = m.Model()
+		if m, err := manifest.Read(r.ID, r.Manifest); err == nil {
+			rows[i].Model = m.Settings().Model
 		}
 	}
 	return rows, nil

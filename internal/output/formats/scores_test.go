@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/report"
@@ -93,7 +94,7 @@ func runCI() *report.Run {
 func runMatched() *report.Run {
 	r := runA()
 	r.ID, r.Name, r.Subject, r.Model = "run-m", "run-m", "sarif:codeql.sarif", ""
-	r.Manifest = &report.Manifest{Describe: map[string]any{"matcher": float64(1)}}
+	r.Manifest = &manifest.Manifest{Describe: map[string]any{"matcher": float64(1)}}
 	r.Tiers = []report.TierScore{{Matched: 4, Binary: [3]score.Binary{
 		{TP: 1, TN: 3, FN: 4, FailedVul: 1, Accuracy: 0.5, Precision: 1, Recall: 0.2, F1: 1.0 / 3, FNR: 0.8, TNR: 1},
 		{TP: 2, FP: 1, TN: 2, FN: 3, FailedVul: 1, Accuracy: 0.5, Precision: 2.0 / 3, Recall: 0.4, F1: 0.5, FPR: 1.0 / 3, FNR: 0.6, TNR: 2.0 / 3},
@@ -107,7 +108,7 @@ func runMatched() *report.Run {
 func runScanned() *report.Run {
 	r := runA()
 	r.ID, r.Name, r.Subject, r.Model = "run-f", "run-f", "cppcheck", ""
-	r.Manifest = &report.Manifest{Describe: map[string]any{"matcher": float64(1), "tool": "cppcheck"}}
+	r.Manifest = &manifest.Manifest{Describe: map[string]any{"matcher": float64(1), "tool": "cppcheck"}}
 	return r
 }
 

@@ -1,5 +1,6 @@
-// Package json presents documents as JSON: a report's scores as the score contract of DESIGN.md
-// section 3 (fractions stay in [0,1]), any other document as its JSON value, indented.
+// Package json presents documents as JSON: a report's scores as the score contract scripts rely
+// on (fractions stay in [0,1], absent sections are omitted, over repeats each figure is {mean,
+// std}), any other document as its JSON value, indented.
 package json
 
 import (

@@ -175,7 +175,7 @@ func runOne(t *testing.T, sb *sandbox.Sandbox, w world, srv *llmtest.Server, cli
 		t.Fatal(err)
 	}
 	fac := kindOf(t, cli)
-	vals := runner.Values{"model": model, "base-url": srv.BaseURL(), "advisories": w.advisories, "prompt": "vanilla", "max-retries": "0", "call-timeout": "2m"}
+	vals := subject.TextValues{"model": model, "base-url": srv.BaseURL(), "advisories": w.advisories, "prompt": "vanilla", "max-retries": "0", "call-timeout": "2m"}
 	cfg, err := fac.Configure("", vals)
 	if err != nil {
 		t.Fatal(err)

@@ -134,7 +134,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 		return verdict.Verdict{}, fmt.Errorf("subject %s: %w", s.cfg.CLI, err)
 	}
 	defer release()
-	gw, err := gateway.Start(gateway.Config{Model: raw, Recorder: env.Trace, Repeat: u.Repeat, Prices: pricesOf(s.Prices()), Dir: dir})
+	gw, err := gateway.Start(gateway.Config{Model: raw, Repeat: u.Repeat, Dir: dir})
 	if err != nil {
 		return verdict.Verdict{}, fmt.Errorf("subject %s: %w", s.cfg.CLI, err)
 	}
@@ -165,8 +165,6 @@ func wall(ctx context.Context, w time.Duration) time.Duration {
 	}
 	return max(w, time.Second)
 }
-
-func pricesOf(p llm.Prices) *llm.Prices { return &p }
 
 // conclude reads the CLI's answer into a verdict. A fault of the gateway's model (a rejected
 // key, the budget) is the attempt's error, and so is a sandbox limit reached (its disk, its

@@ -48,7 +48,7 @@ sed -e 's/.*"content": *"\(.*\)", *"refusal.*/\1/' -e 's/\\"/"/g' /tmp/answer.js
 	}
 	defer st.Close()
 	fac := kindOf(t, "cmd")
-	cfg, err := fac.Configure("", runner.Values{"model": "openai:gpt-4.1", "base-url": srv.BaseURL(), "agent-cmd": agent + " {prompt_file}", "prompt": "vanilla", "max-retries": "0"})
+	cfg, err := fac.Configure("", subject.TextValues{"model": "openai:gpt-4.1", "base-url": srv.BaseURL(), "agent-cmd": agent + " {prompt_file}", "prompt": "vanilla", "max-retries": "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ sed -e 's/.*"content": *"\(.*\)", *"refusal.*/\1/' -e 's/\\"/"/g' /tmp/answer.js
 func TestNotInstalledNamesTheInstall(t *testing.T) {
 	t.Setenv("VULNBENCH_NODE", t.TempDir())
 	fac := kindOf(t, "claude-code")
-	cfg, err := fac.Configure("", runner.Values{"model": "anthropic:claude-sonnet-4-5", "prompt": "vanilla"})
+	cfg, err := fac.Configure("", subject.TextValues{"model": "anthropic:claude-sonnet-4-5", "prompt": "vanilla"})
 	if err != nil {
 		t.Fatal(err)
 	}

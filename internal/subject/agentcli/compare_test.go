@@ -117,7 +117,7 @@ func TestVEXSideBySide(t *testing.T) {
 		if tc.name != "vex-agent" {
 			fac = kindOf(t, tc.name)
 		}
-		cfg, err := fac.Configure("", runner.Values{"model": tc.model, "base-url": srv.BaseURL(), "prompt": "vanilla", "max-retries": "0", "max-steps": "0", "tool-protocol": "native"})
+		cfg, err := fac.Configure("", subject.TextValues{"model": tc.model, "base-url": srv.BaseURL(), "prompt": "vanilla", "max-retries": "0", "max-steps": "0", "tool-protocol": "native"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/harness"
 	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/modelkit"
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -60,10 +61,38 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// NeedsRepository is the kinds' Repository declaration: the CLI works in the case's snapshot
+// (a function case with its code needs none).
+func (c Config) NeedsRepository(cs *suite.Case) bool {
+	return subject.CaseRepo(cs) && (cs.Kind != suite.KindFunction || cs.Code == "")
+}
+
+// NeedsAdvisories is the kinds' Advisories declaration: a vex case's CVE, in --advisories (its
+// records are put beside the snapshot for the CLI to read; preflight asks for it).
+func (c Config) NeedsAdvisories(cs *suite.Case) ([]string, string) {
+	if cs.Kind != suite.KindVEX || cs.CVE == "" {
+		return nil, ""
+	}
+	return []string{cs.CVE}, c.Advisories
+}
+
+// settings are what the manifest records of c for readers outside the kind: the model's, the
+// harness (the CLI at its pinned version), its effort (the CLI's own default), and the prompting
+// strategy only where it applies (jit and function cases: vex cases get VEX-Bench's prompt).
+func (c Config) settings(cli harness.CLI) manifest.Settings {
+	s := c.Config.Settings()
+	s.Harness, s.Effort = c.CLI, "default"
+	if cli.Version != "" {
+		s.Harness += " " + cli.Version
+	}
+	s.PromptKinds = []string{string(suite.KindJIT), string(suite.KindFunction)}
+	return s
+}
+
 // Kinds are the four subject kinds.
-func Kinds() []subject.Kind[Config] {
+func Kinds() []subject.Kind[Config, *Subject] {
 	cl := harness.CLIs()
-	return []subject.Kind[Config]{
+	return []subject.Kind[Config, *Subject]{
 		kind("claude-code", "Claude Code "+cl["claude-code"].Version+" (claude -p): Anthropic models", cl["claude-code"]),
 		kind("codex", "OpenAI Codex CLI "+cl["codex"].Version+" (codex exec): OpenAI models", cl["codex"]),
 		kind("opencode", "OpenCode "+cl["opencode"].Version+" (opencode run): OpenAI or Anthropic models", cl["opencode"]),
@@ -71,7 +100,7 @@ func Kinds() []subject.Kind[Config] {
 	}
 }
 
-func kind(name, summary string, cli harness.CLI) subject.Kind[Config] {
+func kind(name, summary string, cli harness.CLI) subject.Kind[Config, *Subject] {
 	flags := append(modelkit.Flags(), subject.AdvisoriesFlag(),
 		subject.Flag{Name: "agent-bin", Default: "", Usage: "the agent CLI's program (default: the pinned install in vulnbench's npm prefix, as make deps puts it)"})
 	needs := subject.Needs{Network: true} // bubblewrap: Deps.OpenSandbox names it when missing
@@ -80,7 +109,7 @@ func kind(name, summary string, cli harness.CLI) subject.Kind[Config] {
 	} else {
 		needs.Binaries = append(needs.Binaries, subject.Binary{Name: cli.Binary, Install: cli.InstallCommand()})
 	}
-	return subject.Kind[Config]{
+	return subject.Kind[Config, *Subject]{
 		Name: name, Usage: name, Version: Version,
 		Kinds:   []suite.Kind{suite.KindVEX, suite.KindJIT, suite.KindFunction},
 		Summary: summary + "; in the sandbox on the case's snapshot (--repos; vex cases' OSV records from --advisories), the model only through vulnbench's gateway; 10 minutes per case unless --timeout",
@@ -93,6 +122,12 @@ func kind(name, summary string, cli harness.CLI) subject.Kind[Config] {
 			}
 			return c, nil
 		},
-		New: func(c Config, d subject.Deps) (subject.Subject, error) { return Build(c, d) },
+		New:        Build,
+		Repository: Config.NeedsRepository,
+		Advisories: Config.NeedsAdvisories,
+		Model:      func(c Config) subject.ModelNeed { return c.Need() },
+		Settings:   func(c Config) manifest.Settings { return c.settings(cli) },
+		Scrub:      func(c Config) Config { c.Config = c.Scrubbed(); return c },
+		Can:        subject.Can{Describe: true, Close: true},
 	}
 }

@@ -38,6 +38,8 @@ func TestKindsAsRecorded(t *testing.T) {
 	var b strings.Builder
 	for _, f := range builtin.Registry().Factories() {
 		fmt.Fprintf(&b, "%s version %s kinds %v languages %v arg %v needs %+v\n", f.Usage, f.Version, f.Kinds, f.Languages, f.ArgReq, f.Needs)
+		fmt.Fprintf(&b, "  declares: repository %v advisories %v model %v steps %v settings %v scrub %v can %+v\n", f.Repository != nil,
+			f.Advisories != nil, f.Model != nil, f.Steps != nil, f.Settings != nil, f.Scrub != nil, f.Can)
 		vals := textValues{"model": "openai:m", "advisories": "adv"}
 		for _, fl := range f.Flags {
 			fmt.Fprintf(&b, "  --%s %T %v resumable=%v hidden=%v scrub=%v\n", fl.Name, fl.Default, fl.Default, fl.Resumable, fl.Hidden, fl.Scrub != nil)
@@ -59,6 +61,11 @@ func TestKindsAsRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(&b, "  config: %s\n", js)
+		set, err := json.Marshal(f.SettingsOf(f.Recorded(cfg)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "  settings: %s\n", set)
 	}
 	const golden = "testdata/kinds.golden"
 	if *update {
@@ -72,5 +79,17 @@ func TestKindsAsRecorded(t *testing.T) {
 	}
 	if d := cmp.Diff(string(want), b.String()); d != "" {
 		t.Errorf("kinds (-%s +now):\n%s", golden, d)
+	}
+}
+
+// TestKindsDeclareWhatTheyDo: every kind declares exactly what its subject type implements of
+// subject's capability interfaces (Describe, Request, UseBatch, Close, a model it calls): the
+// runner, preflight, estimate and batch wiring read the declaration alone, so a capability used
+// and not declared would be silently skipped.
+func TestKindsDeclareWhatTheyDo(t *testing.T) {
+	for _, f := range builtin.Registry().Factories() {
+		if err := f.Declared(); err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/codegraph/query"
 	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/jitctx"
@@ -44,8 +45,8 @@ func (c Config) Validate() error {
 }
 
 // Kind is the depaug subject kind.
-func Kind() subject.Kind[Config] {
-	return subject.Kind[Config]{
+func Kind() subject.Kind[Config, *Subject] {
+	return subject.Kind[Config, *Subject]{
 		Name: "depaug", Usage: "depaug", Kinds: []suite.Kind{suite.KindJIT}, Version: Version,
 		Summary: "a model on a jit case's function plus its top-5 callers and callees by token Jaccard similarity, from the case's snapshot (--repos)",
 		Needs:   subject.Needs{Network: true},
@@ -53,7 +54,13 @@ func Kind() subject.Kind[Config] {
 		Configure: func(_ string, v subject.Values) (Config, error) {
 			return Config{Config: modelkit.ConfigOf(v), K: DefaultK, Context: jitctx.Mode(v.String("context"))}, nil
 		},
-		New: func(c Config, d subject.Deps) (subject.Subject, error) { return Build(c, d) },
+		New: Build,
+		// Live context reads the snapshot's code graph; auto reads it when the case has one.
+		Repository: func(c Config, cs *suite.Case) bool { return c.Context == jitctx.Live && subject.CaseRepo(cs) },
+		Model:      func(c Config) subject.ModelNeed { return c.Need() },
+		Settings:   func(c Config) manifest.Settings { return c.Config.Settings() },
+		Scrub:      func(c Config) Config { c.Config = c.Scrubbed(); return c },
+		Can:        subject.Can{Describe: true},
 	}
 }
 

@@ -61,10 +61,10 @@ type Config struct {
 	Advisories string `json:"advisories"`
 }
 
-// NeedsRepository is what run's preflight asks: every case is judged on its snapshot.
+// NeedsRepository is the kind's Repository declaration: every case is judged on its snapshot.
 func (c Config) NeedsRepository(cs *suite.Case) bool { return subject.CaseRepo(cs) }
 
-// NeedsAdvisories is what run's preflight asks: the case's CVE, in --advisories.
+// NeedsAdvisories is the kind's Advisories declaration: the case's CVE, in --advisories.
 func (c Config) NeedsAdvisories(cs *suite.Case) ([]string, string) {
 	return subject.CaseAdvisory(cs), c.Advisories
 }

@@ -6,8 +6,8 @@ import (
 )
 
 // Kind is the govulncheck subject kind.
-func Kind() subject.Kind[Config] {
-	return subject.Kind[Config]{
+func Kind() subject.Kind[Config, *Subject] {
+	return subject.Kind[Config, *Subject]{
 		Name: "govulncheck", Usage: "govulncheck", Kinds: []suite.Kind{suite.KindVEX}, Languages: []string{"go"}, Version: Version,
 		Summary: "symbol-level reachability on Go vex cases: govulncheck, offline, against a local Go vulnerability database written from --advisories (a project that does not build is an error)",
 		Needs:   subject.Needs{Binaries: []subject.Binary{{Name: Binary, Install: Install}}},
@@ -15,6 +15,9 @@ func Kind() subject.Kind[Config] {
 		Configure: func(_ string, v subject.Values) (Config, error) {
 			return Config{Advisories: v.String("advisories")}, nil
 		},
-		New: func(c Config, d subject.Deps) (subject.Subject, error) { return New(c, d.Sandbox) },
+		New:        func(c Config, d subject.Deps) (*Subject, error) { return New(c, d.Sandbox) },
+		Repository: Config.NeedsRepository,
+		Advisories: Config.NeedsAdvisories,
+		Can:        subject.Can{Describe: true, Close: true},
 	}
 }

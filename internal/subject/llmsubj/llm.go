@@ -7,6 +7,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/cvss"
 	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/modelkit"
@@ -21,17 +22,29 @@ const Version = "3"
 // Config is the llm subject's configuration: the model flags, with defaults applied.
 type Config struct {
 	modelkit.Config
+	// Batch sends the calls through the provider's batch API (run --batch).
+	Batch bool `json:"batch,omitempty"`
 }
 
 // Kind is the llm subject kind.
-func Kind() subject.Kind[Config] {
-	return subject.Kind[Config]{
+func Kind() subject.Kind[Config, *Subject] {
+	return subject.Kind[Config, *Subject]{
 		Name: "llm", Usage: "llm", Kinds: []suite.Kind{suite.KindFunction, suite.KindJIT, suite.KindAppSec}, Version: Version,
 		Summary: "a model (--model PROVIDER:MODEL, --prompt vanilla|cot|fs|cot+fs) on the case's code; score from logprobs, else the stated confidence",
 		Needs:   subject.Needs{Network: true}, Flags: append(modelkit.Flags(), subject.Flag{Name: "batch", Default: false,
 			Usage: "send the model calls through the provider's batch API (OpenAI's Batch API, Anthropic's Message Batches) at its batch prices; results within 24 h; a killed run resumes polling the same batches"}),
-		Configure: func(_ string, v subject.Values) (Config, error) { return Config{modelkit.ConfigOf(v)}, nil },
-		New:       func(c Config, d subject.Deps) (subject.Subject, error) { return Build(c, d) },
+		Configure: func(_ string, v subject.Values) (Config, error) {
+			return Config{modelkit.ConfigOf(v), v.Bool("batch")}, nil
+		},
+		New:   Build,
+		Model: func(c Config) subject.ModelNeed { return c.Need() },
+		Settings: func(c Config) manifest.Settings {
+			s := c.Config.Settings()
+			s.Batch = c.Batch
+			return s
+		},
+		Scrub: func(c Config) Config { c.Config = c.Scrubbed(); return c },
+		Can:   subject.Can{Describe: true, Requests: true, Batch: true},
 	}
 }
 

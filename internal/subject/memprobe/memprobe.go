@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/probe"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/modelkit"
@@ -59,8 +60,8 @@ func (c Config) Validate() error {
 func (c Config) Options() probe.Options { return probe.Options{Tokens: c.Tokens} }
 
 // Kind is the memory-probe kind.
-func Kind() subject.Kind[Config] {
-	return subject.Kind[Config]{
+func Kind() subject.Kind[Config, *Probe] {
+	return subject.Kind[Config, *Probe]{
 		Name: Name, Usage: Name, Version: "1", Kinds: []suite.Kind{suite.KindFunction, suite.KindAppSec},
 		Summary: "the memorisation probe: asks a model to continue each case's code from a cut (see vulnbench probe memory)",
 		Needs:   subject.Needs{Network: true},
@@ -69,10 +70,17 @@ func Kind() subject.Kind[Config] {
 		Configure: func(_ string, v subject.Values) (Config, error) {
 			return Config{Config: modelkit.ConfigOf(v), Tokens: v.Int("probe-tokens")}, nil
 		},
-		New: func(c Config, d subject.Deps) (subject.Subject, error) {
+		New: func(c Config, d subject.Deps) (*Probe, error) {
 			base, err := modelkit.Open(c.Config, d)
-			return &Probe{Base: base, opts: c.Options()}, err
+			if err != nil {
+				return nil, err
+			}
+			return &Probe{Base: base, opts: c.Options()}, nil
 		},
+		Model: func(c Config) subject.ModelNeed { return c.Need() },
+		// The probe's prompt is its own: no prompting strategy applies.
+		Settings: func(c Config) manifest.Settings { s := c.Config.Settings(); s.Prompt = ""; return s },
+		Scrub:    func(c Config) Config { c.Config = c.Scrubbed(); return c },
 	}
 }
 

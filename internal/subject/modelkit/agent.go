@@ -32,8 +32,17 @@ func (c AgentConfig) Protocol() agent.Protocol {
 
 // Steps is the step cap of a unit: the run's --max-steps when it sets one, else the agent's.
 func (c AgentConfig) Steps(env *subject.Env) int {
-	if env != nil && env.Limits.Steps > 0 {
-		return env.Limits.Steps
+	if env == nil {
+		return c.MaxSteps
+	}
+	return c.StepCap(env.Limits)
+}
+
+// StepCap is the step cap under the run's limits l: its --max-steps when it sets one, else the
+// agent's (an agent kind's Steps declaration).
+func (c AgentConfig) StepCap(l subject.Limits) int {
+	if l.Steps > 0 {
+		return l.Steps
 	}
 	return c.MaxSteps
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
 )
@@ -55,10 +56,23 @@ func (c Config) Strategy() prompt.Strategy {
 	return st
 }
 
-// ModelNeeds is what run's preflight asks: the model (PROVIDER:MODEL), where it is served ("":
-// the provider's API, or its _BASE_URL variable) and the --prices file.
-func (c Config) ModelNeeds() (spec, baseURL, pricesFile string) {
-	return c.Model, c.BaseURL, c.PricesFile
+// Need is the model c calls, as preflight checks it: a model kind's Model declaration.
+func (c Config) Need() subject.ModelNeed {
+	return subject.ModelNeed{Spec: c.Model, BaseURL: c.BaseURL, PricesFile: c.PricesFile}
+}
+
+// Settings are what a run's manifest records of c for readers outside the kind: the model, its
+// server (scrubbed), the cache's namespace, the answer budget, the rate and the prompting
+// strategy. Kinds start their Settings declaration from it.
+func (c Config) Settings() manifest.Settings {
+	return manifest.Settings{Model: c.Model, BaseURL: ScrubURL(c.BaseURL), CacheTag: c.CacheTag, MaxTokens: c.MaxTokens,
+		RPM: c.RPM, Prompt: c.Prompt}
+}
+
+// Scrubbed is c as a run's manifest records it: the base URL without what may hold a secret.
+func (c Config) Scrubbed() Config {
+	c.BaseURL = ScrubURL(c.BaseURL)
+	return c
 }
 
 // ConfigOf reads the flags of Flags.

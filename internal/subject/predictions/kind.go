@@ -8,8 +8,8 @@ import (
 )
 
 // Kind is the predictions subject kind.
-func Kind() subject.Kind[Config] {
-	return subject.Kind[Config]{
+func Kind() subject.Kind[Config, *Subject] {
+	return subject.Kind[Config, *Subject]{
 		Name: "predictions", Usage: "predictions:FILE", Kinds: suite.Kinds, ArgReq: true, Version: Version,
 		Summary: "replays predictions made elsewhere: vulnbench JSONL or PrimeVul's predictions.txt (matched by idx)",
 		Flags: []subject.Flag{{Name: "delay", Default: time.Duration(0), Hidden: true, Resumable: true,
@@ -17,6 +17,7 @@ func Kind() subject.Kind[Config] {
 		Configure: func(arg string, v subject.Values) (Config, error) {
 			return Config{File: arg, Delay: v.Duration("delay")}, nil
 		},
-		New: func(c Config, d subject.Deps) (subject.Subject, error) { return Load(c.File, c.Delay, d.Reading) },
+		New: func(c Config, d subject.Deps) (*Subject, error) { return Load(c.File, c.Delay, d.Reading) },
+		Can: subject.Can{Describe: true},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/agent"
 	"github.com/vulnbench/vulnbench/internal/agent/tools"
 	"github.com/vulnbench/vulnbench/internal/codegraph/query"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/prompt"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/jitctx"
@@ -31,8 +32,8 @@ type Config struct {
 	Context jitctx.Mode `json:"context,omitempty"`
 }
 
-// NeedsRepository is what run's preflight asks: the extra tools and live context read the
-// case's snapshot.
+// NeedsRepository is the kind's Repository declaration: the extra tools and live context read
+// the case's snapshot.
 func (c Config) NeedsRepository(cs *suite.Case) bool {
 	return (c.ExtraTools || c.Context == jitctx.Live) && subject.CaseRepo(cs)
 }
@@ -49,8 +50,8 @@ func (c Config) Validate() error {
 }
 
 // Kind is the react subject kind.
-func Kind() subject.Kind[Config] {
-	return subject.Kind[Config]{
+func Kind() subject.Kind[Config, *Subject] {
+	return subject.Kind[Config, *Subject]{
 		Name: "react", Usage: "react", Kinds: []suite.Kind{suite.KindJIT}, Version: Version,
 		Summary: "a ReAct agent with get_callers, get_callees and get_definition over the case's snapshot (--repos); --max-steps defaults to 15 here",
 		Needs:   subject.Needs{Network: true},
@@ -61,7 +62,13 @@ func Kind() subject.Kind[Config] {
 			return Config{Config: modelkit.ConfigOf(v), AgentConfig: modelkit.AgentConfigOf(v, agent.DefaultMaxSteps),
 				ExtraTools: v.Bool("agent-extra-tools"), Context: jitctx.Mode(v.String("context"))}, nil
 		},
-		New: func(c Config, d subject.Deps) (subject.Subject, error) { return Build(c, d) },
+		New:        Build,
+		Repository: Config.NeedsRepository,
+		Model:      func(c Config) subject.ModelNeed { return c.Need() },
+		Steps:      func(c Config, l subject.Limits) int { return c.StepCap(l) },
+		Settings:   func(c Config) manifest.Settings { return c.Config.Settings() },
+		Scrub:      func(c Config) Config { c.Config = c.Scrubbed(); return c },
+		Can:        subject.Can{Describe: true},
 	}
 }
 

@@ -42,7 +42,8 @@ func (c ToolConfig) Validate() error {
 	return nil
 }
 
-// NeedsRepository is what run's preflight asks: repository cases (jit, vex) scan the snapshot.
+// NeedsRepository is the kind's Repository declaration: repository cases (jit, vex) scan the
+// snapshot.
 func (c ToolConfig) NeedsRepository(cs *suite.Case) bool {
 	return (cs.Kind == suite.KindJIT || cs.Kind == suite.KindVEX) && subject.CaseRepo(cs)
 }

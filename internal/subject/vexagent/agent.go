@@ -12,6 +12,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/agent"
 	"github.com/vulnbench/vulnbench/internal/agent/tools"
 	"github.com/vulnbench/vulnbench/internal/codegraph/query"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/prompt/vex"
 	"github.com/vulnbench/vulnbench/internal/snapshot"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -36,14 +37,12 @@ type Config struct {
 	Advisories string `json:"advisories,omitempty"`
 }
 
-// NeedsRepository is what run's preflight asks: the agent reads the case's snapshot.
+// NeedsRepository is the kind's Repository declaration: the agent reads the case's snapshot.
 func (c Config) NeedsRepository(cs *suite.Case) bool { return subject.CaseRepo(cs) }
 
-// NeedsAdvisories is what run's preflight asks: with --advisories, the case's CVE there.
+// NeedsAdvisories is the kind's Advisories declaration: the case's CVE, in --advisories (which
+// preflight asks for when it is not given: get_advisory answers from it).
 func (c Config) NeedsAdvisories(cs *suite.Case) ([]string, string) {
-	if c.Advisories == "" {
-		return nil, ""
-	}
 	return subject.CaseAdvisory(cs), c.Advisories
 }
 
@@ -56,8 +55,8 @@ func (c Config) Validate() error {
 }
 
 // Kind is the vex-agent subject kind.
-func Kind() subject.Kind[Config] {
-	return subject.Kind[Config]{
+func Kind() subject.Kind[Config, *Subject] {
+	return subject.Kind[Config, *Subject]{
 		Name: "vex-agent", Usage: "vex-agent", Kinds: []suite.Kind{suite.KindVEX}, Version: Version,
 		Summary: "the VEX-Bench agent: list_dir, read_file, search, find_dependency, get_advisory and the code graph over the case's snapshot (--repos, --advisories); answers one of the twelve ordered categories; 10 minutes per case unless --timeout",
 		Needs:   subject.Needs{Network: true},
@@ -65,7 +64,15 @@ func Kind() subject.Kind[Config] {
 		Configure: func(_ string, v subject.Values) (Config, error) {
 			return Config{Config: modelkit.ConfigOf(v), AgentConfig: modelkit.AgentConfigOf(v, DefaultMaxSteps), Advisories: v.String("advisories")}, nil
 		},
-		New: func(c Config, d subject.Deps) (subject.Subject, error) { return Build(c, d) },
+		New:        Build,
+		Repository: Config.NeedsRepository,
+		Advisories: Config.NeedsAdvisories,
+		Model:      func(c Config) subject.ModelNeed { return c.Need() },
+		Steps:      func(c Config, l subject.Limits) int { return c.StepCap(l) },
+		// The agent's prompt is VEX-Bench's: no prompting strategy applies.
+		Settings: func(c Config) manifest.Settings { s := c.Config.Settings(); s.Prompt = ""; return s },
+		Scrub:    func(c Config) Config { c.Config = c.Scrubbed(); return c },
+		Can:      subject.Can{Describe: true, Close: true},
 	}
 }
 
@@ -98,6 +105,14 @@ func Build(cfg Config, d subject.Deps) (*Subject, error) {
 func (s *Subject) Describe() map[string]any {
 	return s.Base.Describe(s.db.Describe(map[string]any{"tool_protocol": string(s.agent.Protocol()),
 		"tools": []string{"list_dir", "read_file", "search", "find_dependency", "get_advisory", "get_callers", "get_callees", "get_definition"}}))
+}
+
+// Close closes the advisories.
+func (s *Subject) Close() error {
+	if s.db != nil {
+		return s.db.Close()
+	}
+	return nil
 }
 
 // Tools are the agent's tools over snap and db, but the code graph's: list_dir, read_file,

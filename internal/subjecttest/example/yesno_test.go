@@ -7,6 +7,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/manifest"
 	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/subject/modelkit"
 	"github.com/vulnbench/vulnbench/internal/subjecttest"
@@ -17,17 +18,24 @@ import (
 // Config is yesno's typed configuration: the model flags (--model, --base-url, --prompt, ...).
 type Config struct{ modelkit.Config }
 
-// Kind is the yesno kind: its name, version, the case kinds it judges, its flags and config.
-func Kind() subject.Kind[Config] {
-	return subject.Kind[Config]{
+// Kind is the yesno kind: its name, version, the case kinds it judges, its flags and config,
+// and what it declares: the model it calls, what the manifest records of it, its secrets.
+func Kind() subject.Kind[Config, *YesNo] {
+	return subject.Kind[Config, *YesNo]{
 		Name: "yesno", Usage: "yesno", Version: "1", Kinds: []suite.Kind{suite.KindFunction},
 		Summary: "asks a model whether the function is vulnerable, yes or no",
 		Needs:   subject.Needs{Network: true}, Flags: modelkit.Flags(),
 		Configure: func(_ string, v subject.Values) (Config, error) { return Config{modelkit.ConfigOf(v)}, nil },
-		New: func(c Config, d subject.Deps) (subject.Subject, error) {
+		New: func(c Config, d subject.Deps) (*YesNo, error) {
 			base, err := modelkit.Open(c.Config, d) // the model stack: cache, limits, retries, prices
-			return &YesNo{base}, err
+			if err != nil {
+				return nil, err
+			}
+			return &YesNo{base}, nil
 		},
+		Model:    func(c Config) subject.ModelNeed { return c.Need() },
+		Settings: func(c Config) manifest.Settings { return c.Config.Settings() },
+		Scrub:    func(c Config) Config { c.Config = c.Scrubbed(); return c },
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"runtime"
 	"strings"
@@ -150,6 +151,25 @@ type Walk struct {
 type Pair struct {
 	Vul, Ben *suite.Case
 	Walk     Walk
+}
+
+// WriteSuite writes the pair as a suite of two cases: to path (replaced atomically), or to w
+// when path is "".
+func (p *Pair) WriteSuite(w io.Writer, path string) error {
+	write := func(w io.Writer) error {
+		sw := suite.NewWriter(w)
+		if err := sw.Write(p.Vul); err != nil {
+			return err
+		}
+		if err := sw.Write(p.Ben); err != nil {
+			return err
+		}
+		return sw.Flush()
+	}
+	if path == "" {
+		return write(w)
+	}
+	return suite.WriteFileAtomic(path, write)
 }
 
 // Session traces fixes; it keeps one cat-file process per repository and a pool of code-graph

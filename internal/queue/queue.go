@@ -277,13 +277,52 @@ func (q *Queue) Follow(ctx context.Context, id string, every time.Duration, fn f
 		if fn != nil {
 			fn(p)
 		}
-		if p.State == store.StateDone || p.State == store.StateInterrupted || p.State == store.StateCancelled {
+		if ended(p.State) {
 			return p, nil
 		}
+		// Near its end (no job of it waits, only running ones), the run's end is looked for
+		// every endPoll until the next progress: what waits for the run learns of it then, not
+		// up to every later. Two cheap statements each; the counts stay at every.
+		near := false
+		if p.State == store.StateRunning {
+			waits, err := hasJobs(ctx, q.st, id, waitingStates)
+			near = err == nil && !waits
+		}
+		if err := q.wait(ctx, id, t.C, near); err != nil {
+			return p, err
+		}
+	}
+}
+
+// endPoll is how often Follow looks for the end of a run near it.
+const endPoll = 50 * time.Millisecond
+
+// waitingStates are the states of a job not yet running.
+var waitingStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+	rivertype.JobStateScheduled}
+
+func ended(state string) bool {
+	return state == store.StateDone || state == store.StateInterrupted || state == store.StateCancelled
+}
+
+// wait waits for tick, or with near until run id has ended.
+func (q *Queue) wait(ctx context.Context, id string, tick <-chan time.Time, near bool) error {
+	var poll <-chan time.Time
+	if near {
+		p := time.NewTicker(endPoll)
+		defer p.Stop()
+		poll = p.C
+	}
+	for {
 		select {
 		case <-ctx.Done():
-			return p, ctx.Err()
-		case <-t.C:
+			return ctx.Err()
+		case <-tick:
+			return nil
+		case <-poll:
+			if state, err := finish(ctx, q.st, id, false); err == nil && ended(state) {
+				return nil
+			}
 		}
 	}
 }

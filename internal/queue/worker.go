@@ -119,7 +119,7 @@ func Work(ctx context.Context, st *store.Store, o WorkerOptions) error {
 		return fmt.Errorf("worker: %w", err)
 	}
 	w.client = client
-	w.commit = newCommitter(st, o.Concurrency*len(queues))
+	w.commit = newCommitter(st, completeJobs(drv), o.Concurrency*len(queues))
 	committed := make(chan struct{})
 	go func() { w.commit.run(context.WithoutCancel(ctx)); close(committed) }()
 	defer func() { w.commit.close(); <-committed }() // after River's stop: no unit is left to put
@@ -337,7 +337,8 @@ type unitWorker struct {
 // Timeout is each job's own: the run's --timeout plus a margin (see UnitArgs.jobTimeout).
 func (u *unitWorker) Timeout(job *river.Job[UnitArgs]) time.Duration { return job.Args.jobTimeout() }
 
-// Work does one unit and stores its attempt with the job's completion, in one transaction.
+// Work does one unit and stores its attempt with the job's completion, in one transaction (the
+// worker's group commit).
 func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 	w, a := u.w, job.Args
 	r, err := w.run(ctx, a.Run)
@@ -415,10 +416,10 @@ func (u *unitWorker) Work(ctx context.Context, job *river.Job[UnitArgs]) error {
 		_ = w.st.SetState(context.WithoutCancel(ctx), a.Run, store.StateStopping)
 		return river.JobCancel(runner.ErrBudget)
 	}
-	// Stored in the worker's next group commit; River completes the job once Work returns. A
-	// job no longer running (rescued while this worker was slow) is not completed: the attempt
-	// is stored all the same, and the job's next try finds it.
-	err = w.commit.put(a.Run, at)
+	// Stored with the job's completion in the worker's next group commit. A job no longer
+	// running (rescued while this worker was slow) is not completed: the attempt is stored all
+	// the same, and the job's next try finds it.
+	err = w.commit.put(a.Run, job.ID, at)
 	if errors.Is(err, store.ErrExists) {
 		return nil // another try of this unit stored it first: one attempt, not two
 	}

@@ -262,7 +262,7 @@ func vexOf(t int8, a Answer) (o vexOutcome, counts bool) {
 	failed := int8(len(suite.VEXCategories) + 1)
 	var vul, ok bool // the status answered; ok false: failed
 	switch {
-	case a.out == outFailed || a.cat == catInvalid:
+	case a.out == outFailed || a.out == outStopped || a.cat == catInvalid:
 		o.p = failed
 	case a.out == outVul || a.out == outBen:
 		if a.cat > 0 {

@@ -41,9 +41,12 @@ func BenchmarkCLIStartup(b *testing.B) {
 			}
 			answer := llmtest.Reply{Text: `{"vulnerable": false, "reason": "ok"}`, InputTokens: 100, OutputTokens: 10}
 			var srv *llmtest.Server
-			if tc.api == llm.AnthropicMessages {
+			switch tc.api.Provider() {
+			case "anthropic":
 				srv = llmtest.NewAnthropic(llmtest.Fixed(answer.Text), llmtest.WithoutLog())
-			} else {
+			case "gemini":
+				srv = llmtest.NewGemini(llmtest.Fixed(answer.Text), llmtest.WithoutLog())
+			default:
 				srv = llmtest.NewOpenAI(llmtest.Fixed(answer.Text), llmtest.WithoutLog())
 			}
 			defer srv.Close()

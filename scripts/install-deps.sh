@@ -40,9 +40,14 @@ if [ ! -x "$node_prefix/node_modules/.bin/eslint" ]; then
     echo "install-deps: npm is not installed: the eslint scanner's tests will skip (Node 20 and npm install it)" >&2
   fi
 fi
-# The agent CLIs (internal/harness), pinned, into the same prefix: each package carries its native
-# binary (node_modules/.bin/claude, codex, opencode). --save-exact keeps the pins in its package.json.
-clis=(@anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0 opencode-ai@1.18.33)
+# The agent CLIs, pinned, into the same prefix: one row each in internal/harness/clis.tsv (the
+# table the subjects, the docs and the battery read too). Each package carries its native binary
+# (node_modules/.bin/claude, codex, ...). --save-exact keeps the pins in its package.json.
+clis=()
+while IFS=$'\t' read -r name pkg version _; do
+  [[ -z "$name" || "$name" == \#* ]] && continue
+  clis+=("$pkg@$version")
+done < "$(dirname "$0")/../internal/harness/clis.tsv"
 want_clis=()
 for spec in "${clis[@]}"; do
   pkg="${spec%@*}" version="${spec##*@}"

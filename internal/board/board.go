@@ -254,6 +254,9 @@ func Columns(kind string) []Column {
 			{Key: "status_f1", Label: "status F1", Metric: "vex.status_f1", Unit: "fraction"},
 			{Key: "justification_macro_f1", Label: "justification macro-F1", Metric: "vex.justification_macro_f1", Unit: "fraction"},
 			{Key: "justification_macro_f1_lenient", Label: "justification macro-F1 (lenient)", Metric: "vex.justification_macro_f1_lenient", Unit: "fraction"},
+			{Key: "completion_rate", Label: "completion rate", Metric: "vex.completion_rate", Unit: "fraction"},
+			// units a cap stopped: failed answers counted in every figure, shown apart
+			{Key: "stopped", Label: "stopped", Metric: "status.stopped", Unit: "count", Lower: true},
 		}
 	case KindAppSec:
 		cs = []Column{
@@ -297,6 +300,8 @@ func rowOf(ctx context.Context, st Store, rep *report.Report, cols []Column) (Ro
 			cell = sp.cost
 		case "tokens_per_case":
 			cell = sp.tokens
+		case "stopped": // 0 where no unit stopped (the report leaves its row out then)
+			cell = Cell{OK: true, Mean: f.Status.Stopped.Mean, Std: f.Status.Stopped.Std}
 		default:
 			cell = cellOf(metrics, f, c)
 			if c.Key == "vds" && cell.OK && degenerate {

@@ -87,7 +87,7 @@ func TestFlagRanges(t *testing.T) {
 		{slices.Concat(llm1, []string{"--temperature", "3"}), "--temperature 3 is not in [0, 2]"},
 		{slices.Concat(llm1, []string{"--rpm", "-5"}), "--rpm, --tpm and --max-retries cannot be negative"},
 		{slices.Concat(llm1, []string{"--call-timeout", "-1s"}), "--call-timeout -1s is negative"},
-		{slices.Concat(run1, []string{"--temperature", "0.5"}), "--temperature does not apply to subject random (it is read by: llm, depaug, react, vex-agent, memory-probe, claude-code, codex, opencode, cmd)"},
+		{slices.Concat(run1, []string{"--temperature", "0.5"}), "--temperature does not apply to subject random (it is read by: llm, depaug, react, vex-agent, memory-probe, claude-code, codex, opencode, gemini-cli, qwen-code, pi, cline, kilo, cmd)"},
 		{slices.Concat(run1, []string{"--max-steps", "-1"}), "--max-steps, --unit-max-tokens and --unit-max-cost cannot be negative"},
 		{[]string{"score", "--suite", "s.jsonl", "--predictions", "p", "--vds-fpr", "NaN"}, "vds fpr tolerance NaN is not in [0,1]"},
 		{[]string{"suite", "leak", "s.jsonl", "s.jsonl", "--threshold", "NaN"}, "--threshold NaN is not in (0, 1]"},

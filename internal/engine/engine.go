@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -284,7 +285,7 @@ func (at *Attempts) Do(ctx context.Context, u subject.Unit) (a store.Attempt, ow
 		}
 		v.CaseID, v.Repeat, v.Attempt = u.Case.ID, u.Repeat, u.Attempt
 		v.Usage.WallMS = time.Since(start).Milliseconds()
-		if v.Status == verdict.Error {
+		if v.Status == verdict.Error || verdict.IsStopped(v) {
 			buf.Record(trace.Event{Kind: trace.Error, Content: v.Reason})
 		}
 		return store.Attempt{Verdict: v, Events: buf.Events(), Started: start, Finished: time.Now()}
@@ -321,8 +322,10 @@ func (at *Attempts) Do(ctx context.Context, u subject.Unit) (a store.Attempt, ow
 }
 
 // assess runs one unit with its timeout. ok is false when the run's context was cancelled
-// (the unit is abandoned, not stored). A subject's error, panic or timeout becomes a verdict with
-// status error and the reason; the error itself is returned too, so that ErrAbort can stop the run.
+// (the unit is abandoned, not stored). The caps' policy, one for every subject: a unit stopped by
+// its --timeout or a unit limit (--max-steps, --unit-max-tokens, --unit-max-cost: the meter's
+// subject.ErrLimit, however the subject passed it on) is a failed answer that counts
+// (verdict.Stopped); any other error or a panic becomes a verdict with status error and the reason; the error itself is returned too, so that ErrAbort can stop the run.
 func assess(ctx context.Context, timeout time.Duration, subj subject.Subject, u subject.Unit, env *subject.Env) (verdict.Verdict, bool, error) {
 	uctx := ctx
 	var cancel context.CancelFunc = func() {}
@@ -355,12 +358,18 @@ func assess(ctx context.Context, timeout time.Duration, subj subject.Subject, u 
 		return verdict.Verdict{}, false, a.err
 	}
 	v := a.v
-	if a.err != nil {
-		reason := a.err.Error()
-		if errors.Is(a.err, context.DeadlineExceeded) {
-			reason = fmt.Sprintf("timed out after %s (raise --timeout)", timeout)
+	switch {
+	case a.err == nil:
+	case errors.Is(a.err, context.DeadlineExceeded) && uctx.Err() != nil:
+		v = verdict.Stopped(fmt.Sprintf("--timeout %s (no answer within it: a failed answer, counted)", timeout), a.v.Usage)
+	case errors.Is(a.err, subject.ErrLimit):
+		msg := a.err.Error()
+		if i := strings.Index(msg, subject.ErrLimit.Error()+": "); i >= 0 {
+			msg = msg[i+len(subject.ErrLimit.Error())+2:]
 		}
-		v = verdict.Verdict{Status: verdict.Error, Reason: reason, Usage: a.v.Usage}
+		v = verdict.Stopped("its limit: "+msg+" (a failed answer, counted)", a.v.Usage)
+	default:
+		v = verdict.Verdict{Status: verdict.Error, Reason: a.err.Error(), Usage: a.v.Usage}
 	}
 	return v, true, a.err
 }

@@ -129,17 +129,20 @@ func TestRunStoresEveryUnitAndKeepsGoingAfterFaults(t *testing.T) {
 	want := []row{
 		{"a", 0, verdict.OK, ""}, {"a", 1, verdict.OK, ""},
 		{"err-b", 0, verdict.Error, "tool crashed"}, {"err-b", 1, verdict.Error, "tool crashed"},
-		{"hang-e", 0, verdict.Error, "timed out after 200ms (raise --timeout)"}, {"hang-e", 1, verdict.Error, "timed out after 200ms (raise --timeout)"},
+		{"hang-e", 0, verdict.Failed, timedOut}, {"hang-e", 1, verdict.Failed, timedOut},
 		{"panic-c", 0, verdict.Error, "subject panicked: boom"}, {"panic-c", 1, verdict.Error, "subject panicked: boom"},
-		{"slow-d", 0, verdict.Error, "timed out after 200ms (raise --timeout)"}, {"slow-d", 1, verdict.Error, "timed out after 200ms (raise --timeout)"},
+		{"slow-d", 0, verdict.Failed, timedOut}, {"slow-d", 1, verdict.Failed, timedOut},
 	}
 	if d := cmp.Diff(want, rows(t, st, id)); d != "" {
 		t.Errorf("stored verdicts (-want +got):\n%s", d)
 	}
-	if res.Done != 10 || res.OK != 2 || res.Errors != 8 || res.Interrupted {
-		t.Errorf("result = %+v, want 10 done, 2 ok, 8 errors, not interrupted", res)
+	if res.Done != 10 || res.OK != 2 || res.Failed != 4 || res.Errors != 4 || res.Interrupted {
+		t.Errorf("result = %+v, want 10 done, 2 ok, 4 failed (stopped by --timeout), 4 errors, not interrupted", res)
 	}
 }
+
+// timedOut is the reason of a unit stopped by its --timeout: a failed answer, counted.
+const timedOut = "stopped by --timeout 200ms (no answer within it: a failed answer, counted)"
 
 func TestRunSkipsDoneUnits(t *testing.T) {
 	st, id := openStore(t)
@@ -290,8 +293,8 @@ func TestTimeoutKeepsPartialTraceAndSpend(t *testing.T) {
 	}
 	a := sink.as[0]
 	v := a.Verdict
-	if v.Status != verdict.Error || !strings.Contains(v.Reason, "timed out") || v.Attempt != 3 {
-		t.Errorf("verdict %+v: want an error that says it timed out, attempt 3", v)
+	if !verdict.IsStopped(v) || !strings.Contains(v.Reason, "--timeout 50ms") || v.Attempt != 3 {
+		t.Errorf("verdict %+v: want a failed verdict stopped by --timeout, attempt 3", v)
 	}
 	if v.Usage.CostUSD == nil || *v.Usage.CostUSD != 0.25 || v.Usage.InputTokens != 100 || v.Usage.Calls != 1 {
 		t.Errorf("usage %+v: the spend before the timeout is lost", v.Usage)

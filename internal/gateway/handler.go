@@ -17,6 +17,18 @@ import (
 
 // route is what a request path asks for.
 func route(method, path string) (api llm.API, kind string) {
+	if rest, ok := strings.CutPrefix(path, "/v1beta/models"); ok {
+		_, m, _ := strings.Cut(rest, ":")
+		switch {
+		case method == http.MethodGet && rest == "":
+			return "", "models"
+		case method == http.MethodPost && (m == "generateContent" || m == "streamGenerateContent"):
+			return llm.GeminiGenerate, "call"
+		case method == http.MethodPost && m == "countTokens":
+			return llm.GeminiGenerate, "count"
+		}
+		return "", ""
+	}
 	path = "/" + strings.TrimPrefix(strings.TrimPrefix(path, "/v1"), "/")
 	switch {
 	case method == http.MethodPost && path == "/messages":
@@ -61,7 +73,12 @@ func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if kind == "count" {
-		// Free at Anthropic and no model call: estimated here, a quarter of the body's length.
+		// Free at Anthropic and Google and no model call: estimated here, a quarter of the
+		// body's length.
+		if api == llm.GeminiGenerate {
+			writeJSON(w, http.StatusOK, map[string]int{"totalTokens": max(1, len(body)/4)})
+			return
+		}
 		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": max(1, len(body)/4)})
 		return
 	}
@@ -70,11 +87,13 @@ func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, provider, http.StatusBadRequest, "invalid_request_error", "vulnbench gateway: "+err.Error())
 		return
 	}
-	g.call(r.Context(), w, llm.RawRequest{API: api, Body: body, Header: r.Header, Repeat: g.cfg.Repeat})
+	// Gemini's model and stream are in its path: the unit's model, whatever the path named.
+	stream := api == llm.GeminiGenerate && strings.Contains(r.URL.Path, ":streamGenerateContent")
+	g.call(r.Context(), w, llm.RawRequest{API: api, Body: body, Header: r.Header, Repeat: g.cfg.Repeat, Model: g.info.Model, Stream: stream})
 }
 
 func (g *Gateway) authorised(r *http.Request) bool {
-	if r.Header.Get("X-Api-Key") == g.token {
+	if r.Header.Get("X-Api-Key") == g.token || r.Header.Get("X-Goog-Api-Key") == g.token || r.URL.Query().Get("key") == g.token {
 		return true
 	}
 	v := r.Header.Get("Authorization")
@@ -90,6 +109,9 @@ func prepare(api llm.API, body []byte, model string) ([]byte, error) {
 		return nil, errors.New("the request body is not a JSON object")
 	}
 	var err error
+	if api == llm.GeminiGenerate {
+		return body, nil // its model is in the path
+	}
 	if current, _ := jsonparser.GetString(body, "model"); current != model {
 		q, _ := json.Marshal(model)
 		if body, err = jsonparser.Set(body, q, "model"); err != nil {
@@ -165,6 +187,11 @@ func (g *Gateway) answerError(w http.ResponseWriter, resp llm.RawResponse, err e
 
 func (g *Gateway) models(w http.ResponseWriter) {
 	id := g.info.Model
+	if g.info.Provider == "gemini" {
+		writeJSON(w, http.StatusOK, map[string]any{"models": []map[string]any{{"name": "models/" + id, "displayName": id,
+			"supportedGenerationMethods": []string{"generateContent", "countTokens"}}}})
+		return
+	}
 	if g.info.Provider == "anthropic" {
 		writeJSON(w, http.StatusOK, map[string]any{"data": []map[string]string{{"type": "model", "id": id, "display_name": id,
 			"created_at": "2025-01-01T00:00:00Z"}}, "has_more": false, "first_id": id, "last_id": id})
@@ -175,6 +202,10 @@ func (g *Gateway) models(w http.ResponseWriter) {
 
 // writeError writes an error in the provider's format.
 func writeError(w http.ResponseWriter, provider string, status int, typ, msg string) {
+	if provider == "gemini" {
+		writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": msg, "status": googleStatus(status)}})
+		return
+	}
 	if provider == "anthropic" {
 		writeJSON(w, status, map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg}})
 		return
@@ -187,4 +218,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// googleStatus is Google's status name of an HTTP status.
+func googleStatus(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return "UNAUTHENTICATED"
+	case http.StatusNotFound:
+		return "NOT_FOUND"
+	case http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
+		return "RESOURCE_EXHAUSTED"
+	}
+	return "INVALID_ARGUMENT"
 }

@@ -68,6 +68,26 @@ func readInput(api llm.API, body []byte) ([]toolResult, string) {
 				results = append(results, toolResult{id, last})
 			}
 		}, "messages")
+	case llm.GeminiGenerate:
+		_, _ = jsonparser.ArrayEach(body, func(c []byte, _ jsonparser.ValueType, _ int, _ error) {
+			var texts []string
+			_, _ = jsonparser.ArrayEach(c, func(p []byte, _ jsonparser.ValueType, _ int, _ error) {
+				if fr, typ, _, err := jsonparser.Get(p, "functionResponse"); err == nil && typ == jsonparser.Object {
+					id, _ := jsonparser.GetString(fr, "id")
+					if id == "" {
+						id, _ = jsonparser.GetString(fr, "name")
+					}
+					out, _, _, _ := jsonparser.Get(fr, "response")
+					results = append(results, toolResult{id, string(out)})
+					texts = append(texts, string(out))
+					return
+				}
+				if t, err := jsonparser.GetString(p, "text"); err == nil {
+					texts = append(texts, t)
+				}
+			}, "parts")
+			last = strings.Join(texts, "\n")
+		}, "contents")
 	default:
 		in, typ, _, _ := jsonparser.Get(body, "input")
 		if typ == jsonparser.String {

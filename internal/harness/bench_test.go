@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os/exec"
 	"slices"
 	"strings"
@@ -40,9 +41,12 @@ func BenchmarkCLIStartup(b *testing.B) {
 			}
 			answer := llmtest.Reply{Text: `{"vulnerable": false, "reason": "ok"}`, InputTokens: 100, OutputTokens: 10}
 			var srv *llmtest.Server
-			if tc.api == llm.AnthropicMessages {
+			switch tc.api.Provider() {
+			case "anthropic":
 				srv = llmtest.NewAnthropic(llmtest.Fixed(answer.Text), llmtest.WithoutLog())
-			} else {
+			case "gemini":
+				srv = llmtest.NewGemini(llmtest.Fixed(answer.Text), llmtest.WithoutLog())
+			default:
 				srv = llmtest.NewOpenAI(llmtest.Fixed(answer.Text), llmtest.WithoutLog())
 			}
 			defer srv.Close()
@@ -98,27 +102,38 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-// callLoop is a program that makes n streamed calls of body to URL and prints the median
-// seconds of one call: the same on the host and in the sandbox.
-const callLoop = `import json, statistics, sys, time, urllib.request
-url, key, n, body = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.stdin.buffer.read()
-ts = []
+// callLoop is a program that makes n streamed calls of body to http://127.0.0.1:PORT/PATH and
+// prints the median seconds of one call: the same on the host and in the sandbox. With "keep"
+// the calls share one connection (as the CLIs' HTTP clients keep theirs), with "new" each opens
+// its own.
+const callLoop = `import http.client, statistics, sys, time
+port, path, key, n, mode, body = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.stdin.buffer.read()
+headers = {"x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json"}
+conn, ts = None, []
 for _ in range(n):
-    req = urllib.request.Request(url, data=body, headers={"x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json"})
     t0 = time.perf_counter()
-    with urllib.request.urlopen(req, timeout=60) as r:
-        r.read()
+    if conn is None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=float(sys.argv[6]) if len(sys.argv) > 6 else 60)
+    conn.request("POST", path, body=body, headers=headers)
+    r = conn.getresponse()
+    r.read()
+    if r.status != 200:
+        sys.exit("status %d" % r.status)
+    if mode == "new":
+        conn.close()
+        conn = None
     ts.append(time.perf_counter() - t0)
 print(statistics.median(ts))
 `
 
 // BenchmarkModelCallFromSandbox measures the gateway's overhead per model call as an agent in
 // the sandbox meets it: a program in the sandbox calls the gateway on the sandbox's loopback
-// (the helper, the socket pair handed to the host, the gateway on its Unix socket, the llm
+// (the helper handing the connection to the host, the host relay, the gateway on its Unix socket, the llm
 // stack, the fake provider), and the same program on the host calls the fake provider
-// directly; each makes 20 streamed Claude Code-sized calls and reports its median. Both run in
-// each iteration, so that they meet the same load. The metrics are the medians over the
-// iterations: direct-µs, gateway-µs and overhead-µs per call.
+// directly; each makes 20 streamed Claude Code-sized calls and reports its median, on one kept
+// connection ("keep") or a new one per call ("new"). Both run in each iteration, so that they
+// meet the same load. The metrics are the medians over the iterations: direct-µs, gateway-µs
+// and overhead-µs per call.
 func BenchmarkModelCallFromSandbox(b *testing.B) {
 	boxed, err := sandbox.New(context.Background(), sandbox.Options{})
 	if err != nil {
@@ -143,8 +158,12 @@ func BenchmarkModelCallFromSandbox(b *testing.B) {
 	defer gw.Close()
 	body := `{"model":"claude-sonnet-4-5","max_tokens":4096,"stream":true,"system":"` + strings.Repeat("You audit a repository. ", 400) +
 		`","messages":[{"role":"user","content":"Is the project affected?"}]}`
-	loop := func(sb *sandbox.Sandbox, spec sandbox.Spec, url, key string) float64 {
-		spec.Args = []string{"/usr/bin/python3", "-c", callLoop, url, key, "20"}
+	srvURL, err := url.Parse(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	loop := func(sb *sandbox.Sandbox, spec sandbox.Spec, port, key, mode string) float64 {
+		spec.Args = []string{"/usr/bin/python3", "-c", callLoop, port, "/v1/messages", key, "20", mode}
 		spec.Stdin = strings.NewReader(body)
 		res, err := sb.Run(context.Background(), spec)
 		if err != nil || res.ExitCode != 0 {
@@ -156,13 +175,17 @@ func BenchmarkModelCallFromSandbox(b *testing.B) {
 		}
 		return s * 1e6
 	}
-	var direct, via, diff []float64
-	for b.Loop() {
-		d := loop(host, sandbox.Spec{}, srv.URL+"/v1/messages", "k")
-		g := loop(boxed, sandbox.Spec{Gateway: gw.Socket()}, "http://127.0.0.1:"+fmt.Sprint(sandbox.GatewayPort)+"/v1/messages", gw.Token())
-		direct, via, diff = append(direct, d), append(via, g), append(diff, g-d)
+	for _, mode := range []string{"keep", "new"} {
+		b.Run(mode, func(b *testing.B) {
+			var direct, via, diff []float64
+			for b.Loop() {
+				d := loop(host, sandbox.Spec{}, srvURL.Port(), "k", mode)
+				g := loop(boxed, sandbox.Spec{Gateway: gw.Socket()}, fmt.Sprint(sandbox.GatewayPort), gw.Token(), mode)
+				direct, via, diff = append(direct, d), append(via, g), append(diff, g-d)
+			}
+			b.ReportMetric(median(direct), "direct-µs")
+			b.ReportMetric(median(via), "gateway-µs")
+			b.ReportMetric(median(diff), "overhead-µs")
+		})
 	}
-	b.ReportMetric(median(direct), "direct-µs")
-	b.ReportMetric(median(via), "gateway-µs")
-	b.ReportMetric(median(diff), "overhead-µs")
 }

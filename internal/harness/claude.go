@@ -6,8 +6,23 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
+
+// claude is Claude Code: Anthropic Messages; --effort low|medium|high|xhigh|max (minimal is
+// low, the lowest it takes).
+func claude() behaviour {
+	return behaviour{apis: map[string]llm.API{"anthropic": llm.AnthropicMessages}, invoke: claudeInvoke, answer: claudeAnswer,
+		shell: shellTool("Bash", "command", `,"description":"Run it"`),
+		effort: func(e llm.Effort, _ llm.API) (setting, bool) {
+			v := string(e)
+			if e == llm.EffortMinimal {
+				v = "low"
+			}
+			return setting{args: []string{"--effort", v}}, true
+		}}
+}
 
 // claudeInvoke runs Claude Code non-interactively (-p) with its JSON result, every permission
 // granted (--dangerously-skip-permissions: the sandbox is the boundary; Claude Code refuses it
@@ -18,8 +33,8 @@ import (
 // reports and other non-essential traffic are off.
 func claudeInvoke(r Run) invocation {
 	return invocation{
-		args: []string{"-p", "--bare", "--output-format", "json", "--model", r.Model, "--dangerously-skip-permissions",
-			"--setting-sources", "user", "--strict-mcp-config", "--no-session-persistence"}, // the prompt from standard input
+		args: append([]string{"-p", "--bare", "--output-format", "json", "--model", r.Model, "--dangerously-skip-permissions",
+			"--setting-sources", "user", "--strict-mcp-config", "--no-session-persistence"}, r.effort.args...), // the prompt from standard input
 		env: []string{
 			"ANTHROPIC_BASE_URL={gateway}", "ANTHROPIC_API_KEY=" + r.Token,
 			"IS_SANDBOX=1", // for --sandbox none as root, where it would refuse --dangerously-skip-permissions

@@ -66,6 +66,7 @@ func plant(t *testing.T) secrets {
 	key := "sk-real-" + tag
 	t.Setenv("ANTHROPIC_API_KEY", key)
 	t.Setenv("OPENAI_API_KEY", key)
+	t.Setenv("GEMINI_API_KEY", key)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +84,8 @@ func (s secrets) probe() string {
 	return strings.Join([]string{
 		"echo SANDBOX-RAN; id",
 		"cat " + s.marker + " " + s.store + " leak",
-		"cat /proc/1/environ; echo; env",
+		// NULs turned to newlines: Gemini CLI's shell tool returns output only up to its first NUL.
+		"tr '\\0' '\\n' </proc/1/environ; env",
 		fmt.Sprintf("curl -s -m 3 http://127.0.0.1:%d/ || echo NO-SECOND-PORT", s.port),
 		"ls / /root /home; echo SANDBOX-DONE",
 	}, "; ")
@@ -117,14 +119,12 @@ const finalAnswer = `{"category":"code_not_reachable","reasoning":"parse is neve
 
 // shellCall is each CLI's shell tool, as the scripted model calls it.
 func shellCall(cli, cmd string) llmtest.ToolCall {
-	q := fmt.Sprintf("%q", cmd)
-	switch cli {
-	case "claude-code":
-		return llmtest.ToolCall{ID: "toolu_probe", Name: "Bash", Arguments: `{"command":` + q + `,"description":"Look around the sandbox"}`}
-	case "codex":
-		return llmtest.ToolCall{ID: "call_probe", Name: "exec_command", Arguments: `{"cmd":` + q + `,"yield_time_ms":10000}`}
+	name, args := harness.CLIs()[cli].Shell(cmd)
+	id := "call_probe"
+	if cli == "claude-code" {
+		id = "toolu_probe" // Anthropic's shape
 	}
-	return llmtest.ToolCall{ID: "call_probe", Name: "bash", Arguments: `{"command":` + q + `,"description":"Look around the sandbox"}`}
+	return llmtest.ToolCall{ID: id, Name: name, Arguments: args}
 }
 
 // script is the scripted model: requests without tools (a CLI's side tasks: titles) get a short
@@ -153,7 +153,7 @@ func TestCLIs(t *testing.T) {
 		t.Skipf("bubblewrap cannot run here: %v", err)
 	}
 	for _, tc := range realCLIs() {
-		t.Run(tc.cli, func(t *testing.T) {
+		t.Run(tc.cli+"/"+tc.spec, func(t *testing.T) {
 			cli := harness.CLIs()[tc.cli]
 			in, err := cli.Locate("")
 			if errors.Is(err, harness.ErrNotInstalled) {
@@ -187,15 +187,25 @@ func realCLIs() []realCLI {
 		{"claude-code", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
 		{"codex", "openai:gpt-5.4-mini", llm.OpenAIResponses},
 		{"opencode", "openai:gpt-4.1", llm.OpenAIChat},
+		{"qwen-code", "openai:gpt-4.1", llm.OpenAIChat},
+		{"pi", "openai:gpt-4.1", llm.OpenAIChat},
+		{"pi", "anthropic:claude-sonnet-4-5", llm.AnthropicMessages},
+		{"cline", "openai:gpt-4.1", llm.OpenAIChat},
+		{"kilo", "openai:gpt-4.1", llm.OpenAIChat},
+		{"gemini-cli", "gemini:gemini-2.5-flash", llm.GeminiGenerate},
+		{"pi", "gemini:gemini-2.5-flash", llm.GeminiGenerate},
 	}
 }
 
 func runCLI(t *testing.T, sb *sandbox.Sandbox, cli harness.CLI, in harness.Install, spec string, api llm.API) {
 	s := plant(t)
 	var srv *llmtest.Server
-	if api.Provider() == "anthropic" {
+	switch api.Provider() {
+	case "anthropic":
 		srv = llmtest.NewAnthropic(script(cli.Name, s))
-	} else {
+	case "gemini":
+		srv = llmtest.NewGemini(script(cli.Name, s))
+	default:
 		srv = llmtest.NewOpenAI(script(cli.Name, s))
 	}
 	defer srv.Close()
@@ -251,7 +261,8 @@ func checkFake(t *testing.T, srv *llmtest.Server, s secrets) {
 	var results []string
 	for _, r := range srv.Log() {
 		// The providers' server-side web search would be the web behind the sandbox's back.
-		if strings.Contains(string(r.Raw), `"web_search`) || slices.Contains(r.Tools, "WebSearch") {
+		if strings.Contains(string(r.Raw), `"web_search`) || strings.Contains(string(r.Raw), `"googleSearch`) ||
+			slices.Contains(r.Tools, "WebSearch") || slices.Contains(r.Tools, "google_web_search") {
 			t.Errorf("a request offers the model web search: tools %v", r.Tools)
 		}
 		for _, f := range s.forbidden {

@@ -8,11 +8,22 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
 // codexLastPath is where Codex writes its last message: in the sandbox's output folder.
 const codexLastPath = "{out}/codex-last-message.txt"
+
+// codex is OpenAI's Codex CLI: the Responses API; model_reasoning_effort takes the five levels.
+func codex() behaviour {
+	return behaviour{apis: map[string]llm.API{"openai": llm.OpenAIResponses}, invoke: codexInvoke, answer: codexAnswer,
+		readBack: []string{codexLastPath},
+		shell:    shellTool("exec_command", "cmd", `,"yield_time_ms":60000`),
+		effort: func(e llm.Effort, _ llm.API) (setting, bool) {
+			return setting{args: []string{"-c", "model_reasoning_effort=" + string(e)}}, true
+		}}
+}
 
 // codexInvoke runs `codex exec` with its events as JSON lines and its last message written to
 // the output directory, approvals and Codex's own sandbox off (--dangerously-bypass-approvals-
@@ -41,8 +52,8 @@ enabled = false
 persistence = "none"
 `, r.Model)
 	// The base URL is an argument: the sandbox fills in {gateway} in arguments, not in files.
-	args := []string{"exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--ephemeral", "--color", "never",
-		"-c", `model_providers.vulnbench.base_url="{gateway}/v1"`, "--output-last-message", codexLastPath}
+	args := append(append([]string(nil), r.effort.args...), "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--ephemeral", "--color", "never",
+		"-c", `model_providers.vulnbench.base_url="{gateway}/v1"`, "--output-last-message", codexLastPath)
 	if r.Project != "" {
 		args = append(args, "--cd", "{project}")
 	}

@@ -1,8 +1,9 @@
 // Package harness is what vulnbench knows of each agent CLI it runs as a subject: the npm
-// package and pinned version, where it is installed and how it is shown in the sandbox, the
-// wire format it sends by the provider of the unit's model, its non-interactive command line,
-// environment and configuration files, and how its final answer is read. The subjects
-// (claude-code, codex, opencode) wrap this table; the sandbox (internal/sandbox) runs the
+// package and pinned version (a row of clis.tsv, which scripts/install-deps.sh installs and
+// docs/harness.md lists), where it is installed and how it is shown in the sandbox, the wire
+// format it sends by the provider of the unit's model, its non-interactive command line,
+// environment and configuration files, its effort setting, and how its final answer is read
+// (one file per CLI). The subjects (internal/subject/agentcli, one kind per row) wrap this table; the sandbox (internal/sandbox) runs the
 // process and the gateway (internal/gateway) is its only model.
 //
 // A CLI is installed by scripts/install-deps.sh into vulnbench's npm prefix (NodePrefix) and
@@ -57,4 +58,48 @@
 //     OPENCODE_DISABLE_CLAUDE_CODE, OPENCODE_DISABLE_MODELS_FETCH, ...); its configuration goes
 //     in OPENCODE_CONFIG_CONTENT. Its start-up takes seconds of CPU (a bun binary).
 //   - Its JSON events are one per line; the answer is the text parts of the last step.
+//
+// Kilo 7.7.7 (`kilo run --format json --pure --auto`): OpenCode's fork, run the same way with its
+// variables named KILO_ (KILO_CONFIG_CONTENT, KILO_DISABLE_PROJECT_CONFIG, ...). 7.8.1, the
+// newest, names native packages the registry does not hold.
+//
+// Qwen Code 0.24.4 (`qwen --safe-mode --auth-type openai -o json --yolo PROMPT`):
+//   - Chat Completions at --openai-base-url; prints one JSON array, whose "result" message holds
+//     the answer (is_error and error.message when it failed).
+//   - --safe-mode keeps the project's QWEN.md, hooks, extensions, skills and MCP servers out and
+//     still reads the home's settings.json (telemetry, usage statistics, updates off; the effort
+//     as model.generationConfig.samplingParams.reasoning_effort). --bare would drop the settings
+//     and half the tools (glob, grep_search).
+//   - It sends max_tokens, which OpenAI's reasoning models refuse ("Use 'max_completion_tokens'
+//     instead"): use it with a chat model or an OpenAI-compatible server.
+//
+// pi 0.73.1 (`pi -p --mode json --no-session ... --offline`):
+//   - Its provider is declared in models.json in PI_CODING_AGENT_DIR (the base URL written by the
+//     sandbox: sandbox.File.Expand); an apiKey starting with "!" would be run as a shell command.
+//     Any of the four wire formats; --thinking takes the five effort levels (the model declared
+//     "reasoning" when an effort is set).
+//   - A prompt starting with @ would be read as a file to attach: such a prompt gets a space.
+//   - The answer is the last assistant message of its agent_end event.
+//
+// Cline 3.0.65 (`cline --json --data-dir {home}/.cline/data -P openai-compatible`):
+//   - Its provider settings are settings/providers.json in the data directory, as `cline auth`
+//     writes them; without their updatedAt it ignores them and fails with "Cannot connect to
+//     API ... (ConnectionRefused)" after a minute of retries.
+//   - Its shell tool is run_commands ({"commands": [...]}); its telemetry goes to a local log sink.
+//   - The answer is the run_result line's text; a finishReason other than completed is the error.
+//
+// Gemini CLI 0.61.0 (`gemini -p PROMPT -o json --yolo --skip-trust`):
+//   - GOOGLE_GEMINI_BASE_URL makes it use its "gateway" auth with GEMINI_API_KEY as the key
+//     (x-goog-api-key); it speaks Gemini's generateContent (streamed).
+//   - Alone, GOOGLE_GEMINI_BASE_URL selects its "gateway" auth, which headless mode refuses
+//     ("Invalid auth method selected."): settings select the API key's, with that base URL.
+//   - It offers google_web_search (the model with Google Search grounding: the web behind the
+//     sandbox's back) and web_fetch: excluded in its settings (tools.exclude).
+//   - Its shell tool returns a command's output only up to its first NUL byte.
+//   - The effort is a thinkingBudget for the unit's model in settings.json's
+//     modelConfigs.customOverrides. It prints its JSON (an error too) on stderr when it fails.
+//
+// Crush (@charmland/crush 0.96.1) is not among them: its package downloads its binary from
+// GitHub when installed ("Installation failed: Request failed: getaddrinfo ENOTFOUND
+// github.com"), and nothing but the registries is reachable here.
 package harness

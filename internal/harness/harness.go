@@ -1,12 +1,15 @@
 package harness
 
 import (
+	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,12 +17,13 @@ import (
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
-// CLI is what vulnbench knows of one agent CLI.
+// CLI is what vulnbench knows of one agent CLI: its row of clis.tsv and its behaviour.
 type CLI struct {
-	Name    string // the subject kind: claude-code, codex, opencode
+	Name    string // the subject kind: claude-code, codex, opencode, ...
 	Package string // the npm package and its pinned version
 	Version string
 	Binary  string // its program in node_modules/.bin
+	Title   string // its name for people: "Claude Code"
 	// APIs are the wire formats it can send, by the provider of the unit's model; a provider
 	// it cannot use is absent.
 	APIs map[string]llm.API
@@ -31,23 +35,84 @@ type CLI struct {
 	invoke func(r Run) invocation
 	// answer reads the final answer from what the process printed and the files read back.
 	answer func(res sandbox.Result) (string, error)
+	// effort is the CLI's own setting for an effort level, as the arguments and environment
+	// it adds and a description for the manifest; nil: the CLI has none.
+	effort func(level llm.Effort, api llm.API) (setting, bool)
+	// Shell is the CLI's shell tool as a model calls it: its name and its arguments for cmd.
+	Shell func(cmd string) (name, args string)
+}
+
+// behaviour is the code half of a CLI: one file per CLI defines it.
+type behaviour struct {
+	apis   map[string]llm.API
+	invoke func(r Run) invocation
+	answer func(res sandbox.Result) (string, error)
+	effort func(level llm.Effort, api llm.API) (setting, bool)
+	shell  func(cmd string) (name, args string)
+	// readBack are the files the CLI leaves that vulnbench reads back (CLI.ReadBack).
+	readBack []string
+}
+
+// shellTool is a shell tool named name whose command is the argument key, with extra
+// arguments (JSON members) after it.
+func shellTool(name, key, extra string) func(cmd string) (string, string) {
+	return func(cmd string) (string, string) {
+		q, _ := json.Marshal(cmd)
+		return name, "{" + strconv.Quote(key) + ":" + string(q) + extra + "}"
+	}
+}
+
+// behaviours are the CLIs' files, by the name of their row in clis.tsv.
+var behaviours = map[string]func() behaviour{
+	"claude-code": claude, "codex": codex, "opencode": opencode, "gemini-cli": gemini,
+	"qwen-code": qwen, "pi": pi, "cline": cline, "kilo": kilo,
+}
+
+//go:embed clis.tsv
+var table string
+
+// Row is one row of clis.tsv.
+type Row struct{ Name, Package, Version, Binary, Title string }
+
+// Rows are clis.tsv's rows, in its order: the one list of the CLIs and their pins.
+func Rows() []Row {
+	var rows []Row
+	for _, line := range strings.Split(table, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 5 {
+			panic("harness: clis.tsv: a row without its five columns: " + line) // the embedded table is ours: a test reads it
+		}
+		rows = append(rows, Row{f[0], f[1], f[2], f[3], f[4]})
+	}
+	return rows
+}
+
+// Names are the CLIs' names in the table's order.
+func Names() []string {
+	var out []string
+	for _, r := range Rows() {
+		out = append(out, r.Name)
+	}
+	return out
 }
 
 // CLIs are the agent CLIs, by name.
 func CLIs() map[string]CLI {
-	return map[string]CLI{
-		"claude-code": {Name: "claude-code", Package: "@anthropic-ai/claude-code", Version: "2.1.328", Binary: "claude",
-			APIs: map[string]llm.API{"anthropic": llm.AnthropicMessages}, invoke: claudeInvoke, answer: claudeAnswer},
-		"codex": {Name: "codex", Package: "@openai/codex", Version: "0.169.0", Binary: "codex",
-			APIs: map[string]llm.API{"openai": llm.OpenAIResponses}, ReadBack: []string{codexLastPath}, invoke: codexInvoke, answer: codexAnswer},
-		"opencode": {Name: "opencode", Package: "opencode-ai", Version: "1.18.33", Binary: "opencode",
-			APIs: map[string]llm.API{"openai": llm.OpenAIChat, "anthropic": llm.AnthropicMessages}, invoke: opencodeInvoke, answer: opencodeAnswer},
+	out := map[string]CLI{}
+	for _, r := range Rows() {
+		b := behaviours[r.Name]()
+		out[r.Name] = CLI{Name: r.Name, Package: r.Package, Version: r.Version, Binary: r.Binary, Title: r.Title,
+			APIs: b.apis, ReadBack: b.readBack, invoke: b.invoke, answer: b.answer, effort: b.effort, Shell: b.shell}
 	}
+	return out
 }
 
 // InstallCommand is the command that installs the pinned CLI where Locate looks.
 func (c CLI) InstallCommand() string {
-	return fmt.Sprintf("make deps (scripts/install-deps.sh installs the three agent CLIs), or this one alone: npm install --prefix %s --save-exact %s@%s", NodePrefix(), c.Package, c.Version)
+	return fmt.Sprintf("make deps (scripts/install-deps.sh installs the agent CLIs of internal/harness/clis.tsv), or this one alone: npm install --prefix %s --save-exact %s@%s", NodePrefix(), c.Package, c.Version)
 }
 
 // NodePrefix is vulnbench's own npm prefix: $VULNBENCH_NODE, or ~/.cache/vulnbench/node (as
@@ -137,6 +202,51 @@ type Run struct {
 	Timeout                      time.Duration
 	// Binds are more read-only host paths shown to the CLI (a cmd agent's own folder).
 	Binds []sandbox.Bind
+	// Effort is the run's --effort ("" the CLI's default), given to the CLI in its own setting.
+	Effort llm.Effort
+
+	effort setting // Effort in the CLI's terms, set by Spec
+}
+
+// setting is an effort level in a CLI's own terms: the arguments and environment that say it.
+type setting struct {
+	args, env []string
+	files     []sandbox.File
+	desc      string // when the CLI's invoke applies it (a settings file): how it reads
+}
+
+// Describe is how the setting reads in a manifest: "--effort high".
+func (s setting) describe() string {
+	if s.desc != "" {
+		return s.desc
+	}
+	return strings.Join(append(append([]string(nil), s.args...), s.env...), " ")
+}
+
+// EffortSetting is what level becomes in the CLI's own terms with a model of api's wire format
+// ("--effort high"); an error says the CLI has no such setting.
+func (c CLI) EffortSetting(level llm.Effort, api llm.API) (string, error) {
+	s, err := c.effortFor(level, api)
+	return s.describe(), err
+}
+
+func (c CLI) effortFor(level llm.Effort, api llm.API) (setting, error) {
+	if level == "" {
+		return setting{}, nil
+	}
+	if c.effort == nil {
+		return setting{}, fmt.Errorf("%s has no effort setting: leave --effort out (its own default is what runs)", c.Name)
+	}
+	s, ok := c.effort(level, api)
+	if !ok {
+		return setting{}, fmt.Errorf("%s has no effort setting %q with a %s model", c.Name, level, api.Provider())
+	}
+	return s, nil
+}
+
+// join is a command line: the parts in order, then the last argument.
+func join(first, more []string, last string) []string {
+	return append(append(append([]string(nil), first...), more...), last)
 }
 
 // invocation is what a CLI needs to run.
@@ -146,6 +256,9 @@ type invocation struct {
 	files []sandbox.File
 	// fileOnly: the prompt is in a file (cmd's {prompt_file}), not on standard input.
 	fileOnly bool
+	// argOnly: the prompt is in args (a CLI that reads no prompt from standard input when it
+	// has one there), not on standard input.
+	argOnly bool
 }
 
 // Spec is the sandboxed process that runs r with the CLI installed at in.
@@ -153,15 +266,20 @@ func (c CLI) Spec(in Install, r Run) (sandbox.Spec, error) {
 	if _, ok := c.APIs[r.API.Provider()]; !ok || c.APIs[r.API.Provider()] != r.API {
 		return sandbox.Spec{}, fmt.Errorf("%s cannot send %s requests (it speaks %v)", c.Name, r.API, c.APIs)
 	}
+	set, err := c.effortFor(r.Effort, r.API)
+	if err != nil {
+		return sandbox.Spec{}, err
+	}
+	r.effort = set
 	inv := c.invoke(r)
-	env := append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME={home}", "TERM=dumb", "NO_COLOR=1", "CI=1"}, inv.env...)
+	env := append(append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME={home}", "TERM=dumb", "NO_COLOR=1", "CI=1"}, inv.env...), set.env...)
 	spec := sandbox.Spec{
 		Project: r.Project, Advisories: r.Advisories, Gateway: r.Gateway, Out: true,
-		Binds: append(slices.Clone(in.Binds), r.Binds...), Files: append(inv.files, r.AdvisoryFiles...),
+		Binds: append(slices.Clone(in.Binds), r.Binds...), Files: append(append(inv.files, set.files...), r.AdvisoryFiles...),
 		Args: append([]string{in.Program}, inv.args...), Env: env,
 		Timeout: r.Timeout, Collect: c.ReadBack,
 	}
-	if !inv.fileOnly {
+	if !inv.fileOnly && !inv.argOnly {
 		spec.Input = r.Prompt
 	}
 	return spec, nil

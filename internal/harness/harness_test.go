@@ -2,13 +2,17 @@ package harness_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/vulnbench/vulnbench/internal/harness"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
@@ -57,7 +61,12 @@ func TestLocate(t *testing.T) {
 func TestSpec(t *testing.T) {
 	in := harness.Install{Program: "/opt/vulnbench/node_modules/.bin/x"}
 	run := harness.Run{Prompt: "the prompt", Model: "m-1", Token: "vulnbench-tok", Project: "/snap", Gateway: "/gw.sock"}
-	for name, api := range map[string]llm.API{"claude-code": llm.AnthropicMessages, "codex": llm.OpenAIResponses, "opencode": llm.OpenAIChat} {
+	apis := map[string]llm.API{"claude-code": llm.AnthropicMessages, "codex": llm.OpenAIResponses, "opencode": llm.OpenAIChat,
+		"gemini-cli": llm.GeminiGenerate, "qwen-code": llm.OpenAIChat, "pi": llm.AnthropicMessages, "cline": llm.OpenAIChat, "kilo": llm.OpenAIChat}
+	if d := cmp.Diff(harness.Names(), slices.Sorted(maps.Keys(apis)), cmpopts.SortSlices(func(a, b string) bool { return a < b })); d != "" {
+		t.Errorf("a CLI of the table is not tested here (-table +tested):\n%s", d)
+	}
+	for name, api := range apis {
 		run.API = api
 		spec, err := harness.CLIs()[name].Spec(in, run)
 		if err != nil {
@@ -70,7 +79,13 @@ func TestSpec(t *testing.T) {
 			}
 		}
 		// The prompt goes on standard input: in no command line (bubblewrap's, the helper's,
-		// the CLI's own).
+		// the CLI's own); but Cline's, whose task is an argument.
+		if name == "cline" {
+			if spec.Input != "" || !slices.Contains(spec.Args, "the prompt") {
+				t.Errorf("%s: its task is not its argument: %+v", name, spec)
+			}
+			continue
+		}
 		if spec.Project != "/snap" || spec.Gateway != "/gw.sock" || spec.Args[0] != in.Program || spec.Input != "the prompt" || strings.Contains(all, "the prompt") {
 			t.Errorf("%s: spec %+v", name, spec)
 		}
@@ -107,6 +122,17 @@ func TestAnswer(t *testing.T) {
 		{"opencode", `{"type":"step_start"}` + "\n" + `{"type":"text","part":{"type":"text","text":"looking"}}` + "\n" +
 			`{"type":"step_start"}` + "\n" + `{"type":"text","part":{"type":"text","text":"final"}}`, "", "final", ""},
 		{"opencode", `{"type":"error","error":{"name":"APIError","data":{"message":"probe"}}}`, "", "", "opencode: APIError: probe"},
+		{"kilo", `{"type":"error","error":{"name":"APIError","data":{"message":"probe"}}}`, "", "", "kilo: APIError: probe"},
+		{"qwen-code", "Ripgrep not available\n" + `[{"type":"system"},{"type":"result","subtype":"success","is_error":false,"result":"{\"a\":1}"}]`, "", `{"a":1}`, ""},
+		{"qwen-code", `[{"type":"result","is_error":true,"error":{"message":"[API Error: 400 probe]"}}]`, "", "", "qwen: [API Error: 400 probe]"},
+		{"qwen-code", `not json`, "", "", "qwen printed no JSON messages"},
+		{"pi", `{"type":"agent_start"}` + "\n" + `{"type":"agent_end","messages":[{"role":"user","content":[{"type":"text","text":"q"}]},{"role":"assistant","content":[{"type":"text","text":"looking"},{"type":"toolCall"}]},{"role":"toolResult"},{"role":"assistant","content":[{"type":"text","text":"final"}],"stopReason":"stop"}]}`, "", "final", ""},
+		{"pi", `{"type":"agent_end","messages":[{"role":"assistant","content":[],"stopReason":"error","errorMessage":"400 probe"}]}`, "", "", "pi: error: 400 probe"},
+		{"pi", ``, "", "", "pi printed no answer"},
+		{"cline", `{"type":"agent_event"}` + "\n" + `{"type":"run_result","finishReason":"completed","text":"final"}`, "", "final", ""},
+		{"cline", `{"type":"run_result","finishReason":"error","text":"Cannot connect to API"}`, "", "", "cline: error: Cannot connect to API"},
+		{"gemini-cli", `{"session_id":"s","response":"final","stats":{}}`, "", "final", ""},
+		{"gemini-cli", `{"session_id":"s","error":{"type":"FatalAuthenticationError","message":"probe","code":41}}`, "", "", "gemini: FatalAuthenticationError: probe"},
 	} {
 		res := sandbox.Result{Stdout: []byte(tc.stdout)}
 		switch tc.file {
@@ -121,5 +147,61 @@ func TestAnswer(t *testing.T) {
 		if got != tc.want || (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%s %.40q: %q, %v; want %q, %q", tc.cli, tc.stdout, got, err, tc.want, tc.err)
 		}
+	}
+}
+
+// TestTable: every row of clis.tsv has its behaviour, and the places that list the CLIs read
+// the row: the install script reads the table itself; docs/harness.md names each CLI with its
+// package and pinned version.
+func TestTable(t *testing.T) {
+	docs, err := os.ReadFile("../../docs/harness.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile("../../scripts/install-deps.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(script), "internal/harness/clis.tsv") {
+		t.Error("scripts/install-deps.sh does not read internal/harness/clis.tsv")
+	}
+	for _, r := range harness.Rows() {
+		c := harness.CLIs()[r.Name]
+		if c.Package != r.Package || c.Version != r.Version || c.APIs == nil {
+			t.Errorf("%s: %+v", r.Name, c)
+		}
+		row := fmt.Sprintf("| `%s` | %s | `%s@%s` |", r.Name, r.Title, r.Package, r.Version)
+		if !strings.Contains(string(docs), row) {
+			t.Errorf("docs/harness.md lacks the row %s", row)
+		}
+	}
+}
+
+// TestEffort: each CLI says a level in its own terms, or that it has none.
+func TestEffort(t *testing.T) {
+	want := map[string]string{
+		"claude-code": "--effort low", "codex": "-c model_reasoning_effort=minimal", "opencode": "--variant minimal",
+		"gemini-cli": "settings thinkingConfig.thinkingBudget=1024", "qwen-code": "settings model.generationConfig.samplingParams.reasoning_effort=minimal",
+		"pi": "--thinking minimal", "cline": "--thinking low", "kilo": "--variant minimal",
+	}
+	for name, w := range want {
+		c := harness.CLIs()[name]
+		api := c.APIs["openai"]
+		if api == "" {
+			for _, a := range c.APIs {
+				api = a
+			}
+		}
+		got, err := c.EffortSetting(llm.EffortMinimal, api)
+		if err != nil || got != w {
+			t.Errorf("%s: %q, %v; want %q", name, got, err, w)
+		}
+	}
+	if _, err := harness.CLIs()["opencode"].EffortSetting(llm.EffortLow, llm.AnthropicMessages); err == nil || !strings.Contains(err.Error(), "no effort setting") {
+		t.Errorf("opencode low with an Anthropic model: %v", err)
+	}
+	cmd, _ := harness.Command([]string{"my-agent"})
+	if _, err := cmd.EffortSetting(llm.EffortHigh, llm.OpenAIChat); err == nil || !strings.Contains(err.Error(), "cmd has no effort setting") {
+		t.Errorf("cmd: %v", err)
 	}
 }

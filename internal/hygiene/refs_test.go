@@ -17,6 +17,8 @@ import (
 func otherProjects() map[string]string {
 	return map[string]string{
 		"CLAUDE.md":                         "Claude Code's project instructions, which the harness keeps the CLI from reading",
+		"QWEN.md":                           "Qwen Code's project instructions, which --safe-mode keeps it from reading",
+		"AGENTS.md":                         "the agents' shared project instructions (pi, Codex), which the harness keeps them from reading",
 		"docs/vexbench.md: internal/client": "golang/vuln's package that writes a vulnerability database",
 	}
 }

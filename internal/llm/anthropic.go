@@ -48,7 +48,7 @@ const DefaultMaxTokens = 2048
 func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error) {
 	p := a.params(req)
 	var opts []option.RequestOption
-	if req.Temperature > 0 {
+	if req.Temperature > 0 && req.Effort == "" { // thinking takes no temperature but 1
 		opts = append(opts, option.WithJSONSet("temperature", req.Temperature))
 	}
 	start := time.Now()
@@ -68,7 +68,7 @@ func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error)
 // MessageBody is the Messages API body Complete sends for req (a batch request's params).
 func (a *Anthropic) MessageBody(req Request) ([]byte, error) {
 	b, err := json.Marshal(a.params(req))
-	if err == nil && req.Temperature > 0 {
+	if err == nil && req.Temperature > 0 && req.Effort == "" {
 		var m map[string]any
 		if err = json.Unmarshal(b, &m); err == nil {
 			m["temperature"] = req.Temperature
@@ -99,6 +99,11 @@ func (a *Anthropic) params(req Request) anthropic.MessageNewParams {
 		maxTok = DefaultMaxTokens
 	}
 	p := anthropic.MessageNewParams{Model: anthropic.Model(a.info.Model), MaxTokens: int64(maxTok)}
+	if b := req.Effort.ThinkingBudget(); b > 0 {
+		// Extended thinking: the budget is part of max_tokens, which must exceed it.
+		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(b))
+		p.MaxTokens = max(p.MaxTokens, int64(b+maxTok))
+	}
 	for _, m := range req.Messages {
 		switch m.Role {
 		case "system":

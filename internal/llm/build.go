@@ -36,12 +36,12 @@ func ParseSpec(spec string) (provider, model string, err error) {
 		return "", "", fmt.Errorf("--model %q is not PROVIDER:MODEL (like openai:gpt-4o-mini or anthropic:claude-3-5-haiku-latest)", spec)
 	}
 	switch provider {
-	case "openai", "anthropic":
+	case "openai", "anthropic", "gemini":
 		return provider, model, nil
 	case "moonshot", "deepseek":
 		return "", "", fmt.Errorf("--model %q: %s serves an OpenAI-compatible API: use --model openai:%s with --base-url (its API's URL) and its key in OPENAI_API_KEY", spec, provider, model)
 	}
-	return "", "", fmt.Errorf("--model %q: unknown provider %q (use openai for any OpenAI-compatible server, or anthropic)", spec, provider)
+	return "", "", fmt.Errorf("--model %q: unknown provider %q (use openai for any OpenAI-compatible server, anthropic or gemini)", spec, provider)
 }
 
 // New builds the stack for spec. The API key comes only from the environment; a custom base URL
@@ -69,6 +69,8 @@ func New(spec string, o Options) (*Stack, error) {
 	switch provider {
 	case "anthropic":
 		m = NewAnthropic(model, o.BaseURL, key, o.HTTPClient)
+	case "gemini":
+		m = NewGemini(model, o.BaseURL, key, o.HTTPClient)
 	default:
 		oa := NewOpenAI(model, o.BaseURL, key, o.HTTPClient)
 		if o.Prices != nil {

@@ -192,6 +192,8 @@ func KeyEnv(provider string) string {
 	switch provider {
 	case "anthropic":
 		return "ANTHROPIC_API_KEY"
+	case "gemini":
+		return "GEMINI_API_KEY"
 	}
 	return "OPENAI_API_KEY"
 }

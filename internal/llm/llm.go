@@ -46,6 +46,10 @@ type Request struct {
 	// structured-output mode where the model has one (OpenAI's response_format json_schema);
 	// elsewhere it is not sent and the prompt must ask for the object. nil: free text.
 	Schema *Schema `json:"schema,omitempty"`
+	// Effort is how hard a reasoning model thinks (--effort), in the provider's terms: OpenAI's
+	// reasoning_effort, Anthropic's extended thinking budget, Gemini's thinkingBudget. "": the
+	// provider's default (and a cache key as before effort existed).
+	Effort Effort `json:"effort,omitempty"`
 }
 
 // Schema is a named JSON Schema for a structured answer. Strict asks the provider to enforce

@@ -120,6 +120,9 @@ func (o *OpenAI) params(req Request) openai.ChatCompletionNewParams {
 	if req.Seed != nil {
 		p.Seed = openai.Int(*req.Seed)
 	}
+	if req.Effort != "" {
+		p.ReasoningEffort = shared.ReasoningEffort(req.Effort)
+	}
 	if req.Logprobs && o.caps.Logprobs {
 		p.Logprobs = openai.Bool(true)
 		if req.TopLogprobs > 0 {

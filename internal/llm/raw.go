@@ -19,12 +19,19 @@ const (
 	AnthropicMessages API = "anthropic.messages" // POST /v1/messages
 	OpenAIChat        API = "openai.chat"        // POST /chat/completions
 	OpenAIResponses   API = "openai.responses"   // POST /responses
+	// GeminiGenerate is Gemini's generateContent: POST /v1beta/models/MODEL:generateContent, or
+	// :streamGenerateContent?alt=sse when RawRequest.Stream says so (the model and the stream
+	// are in the path, not the body).
+	GeminiGenerate API = "gemini.generate"
 )
 
 // Provider is the provider that serves the API.
 func (a API) Provider() string {
-	if a == AnthropicMessages {
+	switch a {
+	case AnthropicMessages:
 		return "anthropic"
+	case GeminiGenerate:
+		return "gemini"
 	}
 	return "openai"
 }
@@ -39,6 +46,10 @@ type RawRequest struct {
 	// (anthropic-version, anthropic-beta, openai-beta), never a key or a client's identity.
 	Header http.Header
 	Repeat int // as Request.Repeat: distinguishes repeats of one case in the cache
+	// Model and Stream, for GeminiGenerate, whose body holds neither (they are in its path):
+	// the model (the gateway sets the unit's) and whether the answer is streamed.
+	Model  string
+	Stream bool
 	// Seen is what the call's trace shows of the request (the unit's meter records it); it is
 	// not sent.
 	Seen Seen
@@ -131,6 +142,12 @@ func (r *RawRequest) readFields() (rawFields, error) {
 		return *r.fields, nil
 	}
 	f, err := readFields(r.Body)
+	if err == nil && r.API == GeminiGenerate {
+		f.Model, f.Stream = r.Model, r.Stream
+		if n, e := jsonparser.GetInt(r.Body, "generationConfig", "maxOutputTokens"); e == nil {
+			f.MaxOutputTokens = int(n)
+		}
+	}
 	if err == nil {
 		r.fields = &f
 	}

@@ -70,6 +70,8 @@ func parseRaw(provider string, api API, body []byte, stream bool) (Usage, Answer
 		if err = json.Unmarshal(body, &c); err == nil {
 			u, a = c.Usage.usage(), c.answer()
 		}
+	case api == GeminiGenerate:
+		u, a, err = parseGemini(body, stream)
 	case api == OpenAIResponses && stream:
 		u, a, err = parseResponsesStream(body)
 	default:

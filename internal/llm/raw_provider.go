@@ -121,6 +121,7 @@ func errorBody(provider string, status int, body []byte) *APIError {
 	var b struct {
 		Error struct {
 			Type    string          `json:"type"`
+			Status  string          `json:"status"` // Gemini's (RESOURCE_EXHAUSTED, ...)
 			Message string          `json:"message"`
 			Code    json.RawMessage `json:"code"`
 			Param   *string         `json:"param"`
@@ -129,6 +130,9 @@ func errorBody(provider string, status int, body []byte) *APIError {
 	e := &APIError{Provider: provider, Status: status}
 	if json.Unmarshal(body, &b) == nil && b.Error.Message != "" {
 		e.Type, e.Message = b.Error.Type, b.Error.Message
+		if e.Type == "" {
+			e.Type = b.Error.Status
+		}
 		var code string
 		if json.Unmarshal(b.Error.Code, &code) == nil {
 			e.Code = code

@@ -97,7 +97,8 @@ func RawCacheKey(namespace string, info Info, req RawRequest) (string, error) {
 		Headers http.Header                `json:"headers"`
 		Repeat  int                        `json:"repeat"`
 		NS      string                     `json:"ns,omitempty"`
-	}{1, info, req.API, body, headers, req.Repeat, namespace})
+		Stream  bool                       `json:"stream,omitempty"` // Gemini's, in its path
+	}{1, info, req.API, body, headers, req.Repeat, namespace, req.API == GeminiGenerate && req.Stream})
 	if err != nil {
 		return "", fmt.Errorf("raw cache key: %w", err)
 	}

@@ -397,6 +397,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	req.Raw = body
 	req.Header = r.Header.Clone()
 	req.APIKey = d.apiKey(r.Header)
+	readPath(d, r, &req)
 	if !s.cfg.noLog {
 		s.mu.Lock()
 		s.log = append(s.log, req)

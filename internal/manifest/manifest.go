@@ -66,7 +66,8 @@ type Settings struct {
 	PromptKinds []string `json:"prompt_kinds,omitempty"`
 	// Harness is the agent program a model runs in (an agent CLI and its pinned version).
 	Harness string `json:"harness,omitempty"`
-	// Effort is the harness's reasoning effort ("default": the harness's own).
+	// Effort is the reasoning effort (--effort: minimal ... xhigh, in the provider's or the agent
+	// CLI's own setting); "default" for an agent CLI left at its own, "" a model's provider's.
 	Effort string `json:"effort,omitempty"`
 	// Batch says the model calls go through the provider's batch API (run --batch).
 	Batch bool `json:"batch,omitempty"`

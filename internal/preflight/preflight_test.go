@@ -76,7 +76,7 @@ func TestCheck(t *testing.T) {
 		{"a local model: no key, unpriced is a warning", model, modelkit.Config{Model: "openai:my-local", BaseURL: "http://127.0.0.1:8000/v1"}, noKey, nil,
 			[]string{"openai:my-local is not in the price table: its costs will show as unpriced (add it with --prices FILE)"}},
 		{"an unknown provider", model, modelkit.Config{Model: "acme:m"}, withKey, []preflight.Miss{
-			{What: `--model "acme:m": unknown provider "acme" (use openai for any OpenAI-compatible server, or anthropic)`, Fix: "--model openai:gpt-4o-mini (or another PROVIDER:MODEL)"},
+			{What: `--model "acme:m": unknown provider "acme" (use openai for any OpenAI-compatible server, anthropic or gemini)`, Fix: "--model openai:gpt-4o-mini (or another PROVIDER:MODEL)"},
 		}, nil},
 	}
 	for _, tt := range tests {

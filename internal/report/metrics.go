@@ -372,6 +372,12 @@ func summaryMetrics() []Metric {
 		countMetric("n", "n", SecSummary, func(f *Figures) score.Stat { return f.N }),
 		countMetric("status.ok", "ok", SecSummary, func(f *Figures) score.Stat { return f.Status.OK }),
 		countMetric("status.failed", "failed", SecSummary, func(f *Figures) score.Stat { return f.Status.Failed }),
+		// the failed answers of units a cap stopped, shown apart (a row only where some run has
+		// one: the others read 0)
+		{Key: "status.stopped", Label: "stopped", Section: SecSummary, Format: Count, Missing: "0",
+			Get: func(f *Figures, _ string) (Value, bool) {
+				return Value{Stat: f.Status.Stopped}, f.Status.Stopped.Mean > 0
+			}},
 		countMetric("status.error", "error", SecSummary, func(f *Figures) score.Stat { return f.Status.Error }),
 		countMetric("status.missing", "missing", SecSummary, func(f *Figures) score.Stat { return f.Status.Missing }),
 		countMetric("binary.tp", "tp", SecSummary, func(f *Figures) score.Stat { return binaryOf(f).TP }),

@@ -300,7 +300,7 @@ func TestTimedOutUnitKeepsTraceAndSpend(t *testing.T) {
 		t.Fatalf("attempts %v, %v", as, err)
 	}
 	v := as[0]
-	if v.Status != verdict.Error || !strings.Contains(v.Reason, "timed out") || v.Usage.Calls != 1 || v.Usage.CostUSD == nil || *v.Usage.CostUSD < 0.0011-1e-9 {
+	if !verdict.IsStopped(v) || !strings.Contains(v.Reason, "--timeout") || v.Usage.Calls != 1 || v.Usage.CostUSD == nil || *v.Usage.CostUSD < 0.0011-1e-9 {
 		t.Errorf("attempt %+v: want a timeout error that kept its call and its $0.0011", v)
 	}
 	events, err := st.TraceEvents(context.Background(), "r", "a", 0, 0)

@@ -154,40 +154,26 @@ func killSandbox() {
 	}
 }
 
-// relayToHost hands each connection accepted on ln to the host: a new socket pair, one end sent
-// over gw (SCM_RIGHTS), the other copied to and from the connection.
+// relayToHost hands each connection accepted on ln to the host: its socket sent over gw
+// (SCM_RIGHTS), this process's descriptors of it closed, so that the host alone copies it to
+// and from the gateway (no copy here, no process between the agent and the gateway).
 func relayToHost(ctx context.Context, ln net.Listener, gw *os.File) {
 	go func() {
 		<-ctx.Done()
 		ln.Close()
 	}()
-	var mu sync.Mutex // one sendmsg at a time
 	for {
 		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
-		go func() {
-			defer c.Close()
-			fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			err = unix.Sendmsg(int(gw.Fd()), []byte{1}, unix.UnixRights(fds[1]), nil, 0)
-			mu.Unlock()
-			unix.Close(fds[1])
-			if err != nil {
-				unix.Close(fds[0])
-				return
-			}
-			up, err := net.FileConn(os.NewFile(uintptr(fds[0]), "gateway"))
-			unix.Close(fds[0])
-			if err != nil {
-				return
-			}
-			splice(c, up)
-		}()
+		f, err := c.(*net.TCPConn).File() // a duplicate, blocking: the conn's own is closed next
+		c.Close()
+		if err != nil {
+			continue
+		}
+		_ = unix.Sendmsg(int(gw.Fd()), []byte{1}, unix.UnixRights(int(f.Fd())), nil, 0)
+		f.Close()
 	}
 }
 

@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -197,6 +200,42 @@ func TestGateway(t *testing.T) {
 				t.Errorf("the process reached another host port:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestGatewayConnections: a program that opens a new connection for each of many calls (the
+// helper hands each to the host and forgets its own descriptors) gets every answer, none
+// dropped or left hanging.
+func TestGatewayConnections(t *testing.T) {
+	sb := newSandbox(t, sandbox.Options{})
+	sock := filepath.Join(t.TempDir(), "gw.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "call %d read %d", calls.Add(1), n)
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	const n = 3000
+	script := `import http.client, sys
+port, n, body = int(sys.argv[1]), int(sys.argv[2]), b"x" * 65536
+for i in range(n):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    c.request("POST", "/v1/messages", body=body)
+    r = c.getresponse()
+    got = r.read().decode()
+    c.close()
+    if r.status != 200 or not got.endswith("read 65536"):
+        sys.exit("call %d: %d %s" % (i, r.status, got))
+print("ok", n)
+`
+	res := run(t, sb, sandbox.Spec{Gateway: sock, Args: []string{"/usr/bin/python3", "-c", script, strconv.Itoa(sandbox.GatewayPort), strconv.Itoa(n)}})
+	if got := strings.TrimSpace(string(res.Stdout)); got != fmt.Sprint("ok ", n) || res.ExitCode != 0 {
+		t.Errorf("stdout %q exit %d, the gateway answered %d calls of %d\n%s", got, res.ExitCode, calls.Load(), n, res.Stderr)
 	}
 }
 

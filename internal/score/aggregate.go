@@ -15,6 +15,7 @@ func Aggregate(rs []Result) Aggregated {
 	a.Status = StatusOf[Stat]{
 		OK:      over(rs, func(r Result) float64 { return float64(r.Status.OK) }),
 		Failed:  over(rs, func(r Result) float64 { return float64(r.Status.Failed) }),
+		Stopped: over(rs, func(r Result) float64 { return float64(r.Status.Stopped) }),
 		Error:   over(rs, func(r Result) float64 { return float64(r.Status.Error) }),
 		Missing: over(rs, func(r Result) float64 { return float64(r.Status.Missing) }),
 	}

@@ -45,7 +45,7 @@ func EachROCPoint(cases []Case, answers []Answer, opt Options, fn func(ROCPoint)
 				s = 1
 			}
 			pts.add(s, vul)
-		case outFailed:
+		case outFailed, outStopped:
 			if vul || benMode {
 				pts.add(math.Inf(-1), vul)
 			}

@@ -151,9 +151,12 @@ type ResultOf[C, F any] struct {
 }
 
 // StatusOf counts the cases by verdict status; missing counts cases without a verdict.
+// Stopped counts the failed verdicts of units a cap stopped (--max-steps, --unit-max-tokens,
+// --unit-max-cost, --timeout: verdict.IsStopped), shown apart: they are in Failed too.
 type StatusOf[C any] struct {
 	OK      C `json:"ok"`
 	Failed  C `json:"failed"`
+	Stopped C `json:"stopped,omitzero"`
 	Error   C `json:"error"`
 	Missing C `json:"missing"`
 }
@@ -252,8 +255,9 @@ const (
 	outMissing outcome = iota
 	outError
 	outFailed
-	outVul // ok, predicted vul
-	outBen // ok, predicted ben
+	outStopped // failed: a cap stopped the unit (scored as outFailed everywhere)
+	outVul     // ok, predicted vul
+	outBen     // ok, predicted ben
 )
 
 // source is where an Answer's score came from; srcLabel: no score.
@@ -341,6 +345,9 @@ func outcomeOf(v verdict.Verdict) outcome {
 		}
 		return outFailed
 	case verdict.Failed:
+		if verdict.IsStopped(v) {
+			return outStopped
+		}
 		return outFailed
 	}
 	return outError
@@ -366,7 +373,7 @@ func (c *confusion) add(label suite.Label, o outcome, benMode bool) {
 		} else {
 			c.tn++
 		}
-	case outFailed:
+	case outFailed, outStopped:
 		if vul {
 			c.fn++
 			c.failedVul++
@@ -386,7 +393,7 @@ func pairPred(label suite.Label, o outcome, benMode bool) (suite.Label, bool) {
 		return suite.Vul, true
 	case outBen:
 		return suite.Ben, true
-	case outFailed:
+	case outFailed, outStopped:
 		if benMode {
 			return suite.Ben, true
 		}
@@ -520,6 +527,9 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 			res.Status.Error++
 		case outFailed:
 			res.Status.Failed++
+		case outStopped:
+			res.Status.Failed++
+			res.Status.Stopped++
 		default:
 			res.Status.OK++
 		}
@@ -536,7 +546,7 @@ func Compute(cases []Case, answers []Answer, opt Options) Result {
 			}
 			sources[a.src]++
 			pts.add(s, c.Vul)
-		case outFailed:
+		case outFailed, outStopped:
 			if c.Vul || benMode {
 				pts.add(math.Inf(-1), c.Vul)
 			}

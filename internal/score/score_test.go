@@ -57,6 +57,18 @@ func pairSuite() ([]score.Case, map[string]verdict.Verdict) {
 	return cases, vs
 }
 
+// stoppedInsteadOfFailed is vs with every failed verdict a unit stopped by its --max-steps.
+func stoppedInsteadOfFailed(vs map[string]verdict.Verdict) map[string]verdict.Verdict {
+	out := map[string]verdict.Verdict{}
+	for id, v := range vs {
+		if v.Status == verdict.Failed {
+			v = verdict.Stopped("its limit: 4 model calls (--max-steps 3)", v.Usage)
+		}
+		out[id] = v
+	}
+	return out
+}
+
 func TestComputeBinary(t *testing.T) {
 	pcases, pverdicts := pairSuite()
 	tests := []struct {
@@ -94,6 +106,16 @@ func TestComputeBinary(t *testing.T) {
 			// ben: p1b failed_ben, p2b tn, p3b fp, p4b tn => fp 1, tn 2, failed_ben 1.
 			// accuracy (2+2)/(2+1+2+2+1) = 4/8; precision 2/3; recall 2/4; F1 2*2/(2*2+1+2) = 4/7;
 			// FPR 1/(1+2+1) = 1/4; FNR 2/4; TNR 2/(1+2+1) = 2/4.
+			want: score.Binary{TP: 2, FP: 1, TN: 2, FN: 2, FailedVul: 1, FailedBen: 1,
+				Accuracy: 0.5, Precision: 2.0 / 3, Recall: 0.5, F1: 4.0 / 7, FPR: 0.25, FNR: 0.5, TNR: 0.5},
+		},
+		{
+			// the caps' policy: a unit stopped by a cap is a failed answer that counts, the same
+			// figures as the case above, and shown apart in Stopped.
+			name:       "stopped counted as failed",
+			cases:      pcases,
+			verdicts:   stoppedInsteadOfFailed(pverdicts),
+			wantStatus: score.StatusCounts{OK: 6, Failed: 2, Stopped: 2},
 			want: score.Binary{TP: 2, FP: 1, TN: 2, FN: 2, FailedVul: 1, FailedBen: 1,
 				Accuracy: 0.5, Precision: 2.0 / 3, Recall: 0.5, F1: 4.0 / 7, FPR: 0.25, FNR: 0.5, TNR: 0.5},
 		},

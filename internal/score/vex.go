@@ -150,7 +150,7 @@ func vexScore(cases []Case, answers []Answer) *VEX {
 		var p int8       // the justification answered (index + 1), failed when none
 		var vul, ok bool // the status answered; ok false: failed
 		switch {
-		case a.out == outFailed || a.cat == catInvalid:
+		case a.out == outFailed || a.out == outStopped || a.cat == catInvalid:
 			p = failed
 		case a.out == outVul || a.out == outBen:
 			if a.cat > 0 {

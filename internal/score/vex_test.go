@@ -30,6 +30,10 @@ func vexAnswer(id, cat string) (verdict.Verdict, bool) {
 		return verdict.Verdict{}, false
 	case "failed":
 		return verdict.Verdict{CaseID: id, Status: verdict.Failed}, true
+	case "stopped":
+		v := verdict.Stopped("--timeout 10m0s", verdict.Usage{})
+		v.CaseID = id
+		return v, true
 	case "error":
 		return verdict.Verdict{CaseID: id, Status: verdict.Error}, true
 	}
@@ -281,15 +285,12 @@ func TestVEXEdgeCases(t *testing.T) {
 		// every figure but the completion rate
 		name:    "failed, error and missing",
 		answers: []string{"failed", "error", vul, "missing", cnp},
-		want: score.VEX{N: 3, Failed: 1, TP: 1, TN: 1,
-			StatusAccuracy: 2.0 / 3, StatusPrecision: 1, StatusRecall: 1, StatusF1: 1,
-			JustificationAccuracy: 2.0 / 3,
-			JustificationMacroF1:  (0 + 1 + 1) / 3.0, JustificationWeightedF1: (1*0 + 1*1 + 1*1) / 3.0,
-			PerClass: map[string]score.VEXClass{cnr: {Support: 1}, vul: {Precision: 1, Recall: 1, F1: 1, Support: 1},
-				cnp: {Precision: 1, Recall: 1, F1: 1, Support: 1}},
-			Confusion:      score.ConfusionOf[int]{Labels: labels, Matrix: matrix(map[[2]string]int{{cnr, "failed"}: 1, {vul, vul}: 1, {cnp, cnp}: 1})},
-			CompletionRate: 2.0 / 5,
-		},
+		want:    failedErrorMissing(),
+	}, {
+		// the caps' policy: a stopped unit is the failed answer it replaces, in every figure
+		name:    "stopped, error and missing",
+		answers: []string{"stopped", "error", vul, "missing", cnp},
+		want:    failedErrorMissing(),
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := vexScore(cases, tc.answers)
@@ -297,6 +298,33 @@ func TestVEXEdgeCases(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
+	}
+	stopped := vexScore(cases, []string{"stopped", "error", vul, "missing", "stopped"})
+	if want := (score.StatusCounts{OK: 1, Failed: 2, Stopped: 2, Error: 1, Missing: 1}); stopped.Status != want {
+		t.Errorf("status of two stopped units: %+v, want %+v", stopped.Status, want)
+	}
+}
+
+// failedErrorMissing is TestVEXEdgeCases' figures of one failed answer, one error, one missing
+// verdict and two right answers.
+func failedErrorMissing() score.VEX {
+	labels := score.VEXLabels()
+	m := make([][]int, len(labels))
+	for i := range m {
+		m[i] = make([]int, len(labels))
+	}
+	for k, n := range map[[2]string]int{{"code_not_reachable", "failed"}: 1, {"vulnerable", "vulnerable"}: 1, {"code_not_present", "code_not_present"}: 1} {
+		m[slices.Index(labels, k[0])][slices.Index(labels, k[1])] = n
+	}
+	cnr, vul, cnp := "code_not_reachable", "vulnerable", "code_not_present"
+	return score.VEX{N: 3, Failed: 1, TP: 1, TN: 1,
+		StatusAccuracy: 2.0 / 3, StatusPrecision: 1, StatusRecall: 1, StatusF1: 1,
+		JustificationAccuracy: 2.0 / 3,
+		JustificationMacroF1:  (0 + 1 + 1) / 3.0, JustificationWeightedF1: (1*0 + 1*1 + 1*1) / 3.0,
+		PerClass: map[string]score.VEXClass{cnr: {Support: 1}, vul: {Precision: 1, Recall: 1, F1: 1, Support: 1},
+			cnp: {Precision: 1, Recall: 1, F1: 1, Support: 1}},
+		Confusion:      score.ConfusionOf[int]{Labels: labels, Matrix: m},
+		CompletionRate: 2.0 / 5,
 	}
 }
 

@@ -96,7 +96,7 @@ func TestModelIsMetered(t *testing.T) {
 		kinds []trace.Kind
 	}{
 		{0, "ok calls=2 ", []trace.Kind{trace.ModelRequest, trace.ModelResponse, trace.ModelRequest, trace.ModelResponse}},
-		{1, "error calls=1 unit limit reached: 1 model calls (--max-steps 1)", []trace.Kind{trace.ModelRequest, trace.ModelResponse, trace.Error}},
+		{1, "failed calls=1 stopped by its limit: 1 model calls (--max-steps 1) (a failed answer, counted)", []trace.Kind{trace.ModelRequest, trace.ModelResponse, trace.Error}},
 	} {
 		v, evs := subjecttest.RunUnit(t, kind, nil, c, nil, subjecttest.Limits(subject.Limits{Steps: tt.steps}))
 		if got := fmt.Sprintf("%s calls=%d %s", v.Status, v.Usage.Calls, v.Reason); got != tt.want {
@@ -120,7 +120,7 @@ func TestUnitTimesOut(t *testing.T) {
 	}}
 	v, _ := subjecttest.RunUnit(t, subjecttest.FakeKind("wait", wait), nil, &suite.Case{ID: "a", Kind: suite.KindFunction}, nil,
 		subjecttest.Limits(subject.Limits{Wall: 20 * time.Millisecond}))
-	if v.Status != verdict.Error || !strings.Contains(v.Reason, "timed out") {
-		t.Errorf("verdict %s %q, want an error that says it timed out", v.Status, v.Reason)
+	if !verdict.IsStopped(v) || !strings.Contains(v.Reason, "--timeout") {
+		t.Errorf("verdict %s %q, want failed, stopped by --timeout", v.Status, v.Reason)
 	}
 }

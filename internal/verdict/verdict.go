@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
@@ -214,4 +215,19 @@ func VEXAnswer(category, impact string) *VEX {
 		}
 	}
 	return v
+}
+
+// StoppedPrefix begins the reason of a unit stopped by one of its caps (--max-steps,
+// --unit-max-tokens, --unit-max-cost, --timeout): such a unit is failed, a wrong answer that
+// counts in every score, whatever the subject, and IsStopped finds it to be shown apart.
+const StoppedPrefix = "stopped by "
+
+// Stopped is the verdict of a unit a cap stopped: failed, its reason saying which cap.
+func Stopped(cap string, u Usage) Verdict {
+	return Verdict{Status: Failed, Reason: StoppedPrefix + cap, Usage: u}
+}
+
+// IsStopped reports whether v is a unit a cap stopped.
+func IsStopped(v Verdict) bool {
+	return v.Status == Failed && strings.HasPrefix(v.Reason, StoppedPrefix)
 }

@@ -27,7 +27,7 @@ import (
 
 // Row is one harness under the battery.
 type Row struct {
-	Subject string  // the subject kind: claude-code, codex, opencode, cmd
+	Subject string  // the subject kind: a row of the harness table, or cmd
 	Model   string  // its --model
 	API     llm.API // the wire format the scripted model answers in (the fake provider's)
 	// Shell is the scripted model's call of the CLI's own shell tool running command, in the
@@ -38,14 +38,28 @@ type Row struct {
 	Flags func(dir string) ([]string, error)
 }
 
-// Rows are the harnesses the battery runs against: one row each.
+// Rows are the harnesses the battery runs against: one row each, one per row of the harness
+// table (internal/harness/clis.tsv: its shell tool is the CLI's Shell), then cmd.
 func Rows() []Row {
-	return []Row{
-		{Subject: "claude-code", Model: "anthropic:claude-sonnet-4-5", API: llm.AnthropicMessages, Shell: toolCall("Bash", "command", `"description":"Look around"`)},
-		{Subject: "codex", Model: "openai:gpt-5.4-mini", API: llm.OpenAIResponses, Shell: toolCall("exec_command", "cmd", `"yield_time_ms":60000`)},
-		{Subject: "opencode", Model: "openai:gpt-4.1", API: llm.OpenAIChat, Shell: toolCall("bash", "command", `"description":"Look around"`)},
-		{Subject: "cmd", Model: "openai:gpt-4.1", API: llm.OpenAIChat, Shell: toolCall("shell", "command", ""), Flags: cmdAgent},
+	var rows []Row
+	for _, name := range harness.Names() {
+		cli := harness.CLIs()[name]
+		model := models()[name]
+		if model == "" {
+			model = "openai:gpt-4.1"
+		}
+		provider, _, _ := llm.ParseSpec(model)
+		rows = append(rows, Row{Subject: name, Model: model, API: cli.APIs[provider], Shell: func(id, command string) llmtest.ToolCall {
+			tool, args := cli.Shell(command)
+			return llmtest.ToolCall{ID: id, Name: tool, Arguments: args}
+		}})
 	}
+	return append(rows, Row{Subject: "cmd", Model: "openai:gpt-4.1", API: llm.OpenAIChat, Shell: toolCall("shell", "command", ""), Flags: cmdAgent})
+}
+
+// models are the rows' models where not an OpenAI one over Chat Completions.
+func models() map[string]string {
+	return map[string]string{"claude-code": "anthropic:claude-sonnet-4-5", "codex": "openai:gpt-5.4-mini", "gemini-cli": "gemini:gemini-2.5-flash"}
 }
 
 // toolCall is a shell tool named name taking the command in field, with more JSON fields.
@@ -66,6 +80,7 @@ func servers() map[llm.API]func(llmtest.Handler, ...llmtest.Option) *llmtest.Ser
 		llm.AnthropicMessages: llmtest.NewAnthropic,
 		llm.OpenAIChat:        llmtest.NewOpenAI,
 		llm.OpenAIResponses:   llmtest.NewOpenAI,
+		llm.GeminiGenerate:    llmtest.NewGemini,
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +24,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/subject/agentcli"
 	"github.com/vulnbench/vulnbench/internal/trace"
 	"github.com/vulnbench/vulnbench/internal/verdict"
+	"github.com/vulnbench/vulnbench/internal/web"
 )
 
 func TestMain(m *testing.M) {
@@ -96,14 +99,16 @@ func (w world) probe() string {
 }
 
 func shellCall(cli, cmd string) llmtest.ToolCall {
-	q := fmt.Sprintf("%q", cmd)
-	switch cli {
-	case "claude-code":
-		return llmtest.ToolCall{ID: "toolu_probe", Name: "Bash", Arguments: `{"command":` + q + `,"description":"Look around"}`}
-	case "codex":
-		return llmtest.ToolCall{ID: "call_probe", Name: "exec_command", Arguments: `{"cmd":` + q + `,"yield_time_ms":10000}`}
+	c, ok := harness.CLIs()[cli]
+	if !ok {
+		return llmtest.ToolCall{ID: "call_probe", Name: "bash", Arguments: `{"command":` + fmt.Sprintf("%q", cmd) + `}`}
 	}
-	return llmtest.ToolCall{ID: "call_probe", Name: "bash", Arguments: `{"command":` + q + `,"description":"Look around"}`}
+	name, args := c.Shell(cmd)
+	id := "call_probe"
+	if cli == "claude-code" {
+		id = "toolu_probe" // Anthropic's shape
+	}
+	return llmtest.ToolCall{ID: id, Name: name, Arguments: args}
 }
 
 // script: side calls without tools get a title; the first turn of a case runs the probe, the
@@ -123,7 +128,7 @@ func (w world) script(cli string) llmtest.Handler {
 	}
 }
 
-// TestCLIsThroughTheRunner: each real CLI judges a vex case and a jit case through the whole
+// TestCLIsThroughTheRunner: each real CLI of the harness table judges a vex case and a jit case through the whole
 // runner (store, meter, gateway, sandbox) against the scripted fake; the tool results the fake
 // receives hold none of the host's secrets; the verdicts, tokens, cost and every turn are stored.
 func TestCLIsThroughTheRunner(t *testing.T) {
@@ -136,6 +141,8 @@ func TestCLIsThroughTheRunner(t *testing.T) {
 	}
 	for _, tc := range []struct{ cli, model string }{
 		{"claude-code", "anthropic:claude-sonnet-4-5"}, {"codex", "openai:gpt-5.4-mini"}, {"opencode", "openai:gpt-4.1"},
+		{"gemini-cli", "gemini:gemini-2.5-flash"}, {"qwen-code", "openai:gpt-4.1"}, {"pi", "anthropic:claude-sonnet-4-5"},
+		{"cline", "openai:gpt-4.1"}, {"kilo", "openai:gpt-4.1"},
 	} {
 		t.Run(tc.cli, func(t *testing.T) {
 			if _, err := harness.CLIs()[tc.cli].Locate(""); errors.Is(err, harness.ErrNotInstalled) {
@@ -143,9 +150,12 @@ func TestCLIsThroughTheRunner(t *testing.T) {
 			}
 			w := newWorld(t)
 			var srv *llmtest.Server
-			if strings.HasPrefix(tc.model, "anthropic:") {
+			switch {
+			case strings.HasPrefix(tc.model, "anthropic:"):
 				srv = llmtest.NewAnthropic(w.script(tc.cli))
-			} else {
+			case strings.HasPrefix(tc.model, "gemini:"):
+				srv = llmtest.NewGemini(w.script(tc.cli))
+			default:
 				srv = llmtest.NewOpenAI(w.script(tc.cli))
 			}
 			defer srv.Close()
@@ -205,6 +215,7 @@ func runOne(t *testing.T, sb *sandbox.Sandbox, w world, srv *llmtest.Server, cli
 			t.Fatal(err)
 		}
 		checkTurns(t, v.CaseID, events)
+		checkCasePage(t, st, v)
 		return nil
 	})
 	if fmt.Sprint(want) != fmt.Sprint(got) {
@@ -257,6 +268,26 @@ func checkFake(t *testing.T, srv *llmtest.Server, w world) {
 	for _, want := range []string{"SANDBOX-RAN", "uid=1000(sandbox)", "NO-SECOND-PORT", advisoryID + ".json", "SANDBOX-DONE"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the tool results lack %q:\n%.3000s", want, all)
+		}
+	}
+}
+
+// checkCasePage: the viewer's page of a case shows the CLI's tokens, cost, calls and tool calls
+// as stored, and each turn.
+func checkCasePage(t *testing.T, st *store.Store, v verdict.Verdict) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	web.New(st, web.Options{}).ServeHTTP(rec, httptest.NewRequest("GET", "/runs/r/case?"+url.Values{"id": {v.CaseID}}.Encode(), nil))
+	body := rec.Body.String()
+	u := v.Usage
+	want := []string{fmt.Sprintf("%d in (", u.InputTokens), fmt.Sprintf("%d out (", u.OutputTokens), fmt.Sprintf("%d calls,", u.Calls),
+		fmt.Sprintf("%d tool calls", u.ToolCalls), "model_response", "tool_call", "tool_result", " turn "}
+	if u.CostUSD != nil {
+		want = append(want, fmt.Sprintf("$%.6f", *u.CostUSD))
+	}
+	for _, w := range want {
+		if rec.Code != 200 || !strings.Contains(body, w) {
+			t.Errorf("%s: the viewer's case page (HTTP %d) lacks %q", v.CaseID, rec.Code, w)
 		}
 	}
 }

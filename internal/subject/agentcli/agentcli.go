@@ -92,6 +92,9 @@ func locateCLI(cfg Config) (harness.CLI, string, error) {
 // versions, the wire format and the sandbox.
 func (s *Subject) Describe() map[string]any {
 	d := map[string]any{"cli": s.cfg.CLI, "api": string(s.api), "sandbox": string(s.sb.Mode())}
+	if s.cfg.Effort != "" {
+		d["effort_setting"], _ = s.cli.EffortSetting(s.cfg.Effort, s.api)
+	}
 	if s.cli.Package != "" {
 		d["cli_package"], d["cli_pinned"] = s.cli.Package, s.cli.Version
 	}
@@ -140,7 +143,7 @@ func (s *Subject) Assess(ctx context.Context, u subject.Unit, env *subject.Env) 
 	}
 	defer gw.Close()
 	spec, err := s.cli.Spec(s.install, harness.Run{Prompt: text, Model: s.Base.Model().Info().Model, API: s.api, Token: gw.Token(),
-		Project: project, AdvisoryFiles: adv, Gateway: gw.Socket(), Timeout: wall(ctx, env.Limits.Wall)})
+		Project: project, AdvisoryFiles: adv, Gateway: gw.Socket(), Timeout: wall(ctx, env.Limits.Wall), Effort: s.cfg.Effort})
 	if err != nil {
 		return verdict.Verdict{}, fmt.Errorf("subject %s: %w", s.cfg.CLI, err)
 	}

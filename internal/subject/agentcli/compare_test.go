@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/board"
 	"github.com/vulnbench/vulnbench/internal/gittest"
 	"github.com/vulnbench/vulnbench/internal/harness"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
@@ -34,6 +37,11 @@ var compareAnswers = map[string][]string{
 	"claude-code": {"vulnerable", "code_not_present", "code_not_reachable", "vulnerable", "code_not_reachable", "code_not_reachable"},
 	"codex":       {"vulnerable", "code_not_present", "vulnerable", "code_not_reachable", "requires_configuration", "code_not_reachable"},
 	"opencode":    {"vulnerable", "code_not_reachable", "code_not_reachable", "vulnerable", "requires_configuration", "uncertain"},
+	"gemini-cli":  {"vulnerable", "code_not_present", "code_not_present", "vulnerable", "requires_configuration", "code_not_reachable"},
+	"qwen-code":   {"code_not_reachable", "code_not_present", "code_not_reachable", "vulnerable", "requires_configuration", "code_not_reachable"},
+	"pi":          {"vulnerable", "code_not_present", "code_not_reachable", "code_not_reachable", "requires_configuration", "vulnerable"},
+	"cline":       {"vulnerable", "vulnerable", "code_not_reachable", "vulnerable", "requires_configuration", "code_not_reachable"},
+	"kilo":        {"vulnerable", "code_not_present", "uncertain", "vulnerable", "code_not_reachable", "code_not_reachable"},
 	"vex-agent":   {"code_not_reachable", "code_not_present", "code_not_reachable", "vulnerable", "vulnerable", "code_not_reachable"},
 }
 
@@ -60,9 +68,10 @@ func compareScript(name string) llmtest.Handler {
 	}
 }
 
-// TestVEXSideBySide: the three CLIs and vex-agent on one built vex suite (VEX-Bench Figure 7's
-// comparison): status F1, justification macro-F1 and tokens per case, from the stored verdicts.
-// docs/harness.md shows its output.
+// TestVEXSideBySide: the eight CLIs and vex-agent on one built vex suite (VEX-Bench Figure 7's
+// comparison) through the runner, then `vulnbench board` of the store: one row each with status
+// F1, justification macro-F1, completion rate, stopped units, tokens and cost per case.
+// docs/harness.md shows its board.
 func TestVEXSideBySide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the real CLIs take tens of seconds each")
@@ -97,9 +106,12 @@ func TestVEXSideBySide(t *testing.T) {
 	defer st.Close()
 	t.Setenv("ANTHROPIC_API_KEY", "k")
 	t.Setenv("OPENAI_API_KEY", "k")
-	var table []string
+	t.Setenv("GEMINI_API_KEY", "k")
+	ran := map[string]spend{}
 	for _, tc := range []struct{ name, model string }{
-		{"claude-code", "anthropic:claude-sonnet-4-5"}, {"codex", "openai:gpt-5.4-mini"}, {"opencode", "openai:gpt-4.1"}, {"vex-agent", "openai:gpt-4.1"},
+		{"claude-code", "anthropic:claude-sonnet-4-5"}, {"codex", "openai:gpt-5.4-mini"}, {"opencode", "openai:gpt-4.1"},
+		{"gemini-cli", "gemini:gemini-2.5-flash"}, {"qwen-code", "openai:gpt-4.1"}, {"pi", "anthropic:claude-sonnet-4-5"},
+		{"cline", "openai:gpt-4.1"}, {"kilo", "openai:gpt-4.1"}, {"vex-agent", "openai:gpt-4.1"},
 	} {
 		if tc.name != "vex-agent" {
 			if _, err := harness.CLIs()[tc.name].Locate(""); errors.Is(err, harness.ErrNotInstalled) {
@@ -108,9 +120,12 @@ func TestVEXSideBySide(t *testing.T) {
 			}
 		}
 		var srv *llmtest.Server
-		if strings.HasPrefix(tc.model, "anthropic:") {
+		switch {
+		case strings.HasPrefix(tc.model, "anthropic:"):
 			srv = llmtest.NewAnthropic(compareScript(tc.name))
-		} else {
+		case strings.HasPrefix(tc.model, "gemini:"):
+			srv = llmtest.NewGemini(compareScript(tc.name))
+		default:
 			srv = llmtest.NewOpenAI(compareScript(tc.name))
 		}
 		fac := vexagent.Kind().Factory()
@@ -129,9 +144,13 @@ func TestVEXSideBySide(t *testing.T) {
 		srv.Close()
 		vs := map[string]verdict.Verdict{}
 		var tokens int64
+		var cost float64
 		st.Verdicts(context.Background(), tc.name, func(v verdict.Verdict) error {
 			vs[v.CaseID] = v
 			tokens += v.Usage.InputTokens + v.Usage.OutputTokens
+			if v.Usage.CostUSD != nil {
+				cost += *v.Usage.CostUSD
+			}
 			if v.Status != verdict.OK {
 				t.Errorf("%s %s: %s %s", tc.name, v.CaseID, v.Status, v.Reason)
 			}
@@ -145,9 +164,65 @@ func TestVEXSideBySide(t *testing.T) {
 		if d := fmt.Sprintf("%.4f %.4f", res.VEX.StatusF1, res.VEX.JustificationMacroF1); d != want {
 			t.Errorf("%s: status F1, justification macro-F1 = %s, want %s (by hand)", tc.name, d, want)
 		}
-		table = append(table, fmt.Sprintf("%-12s %9.3f %22.3f %16d", tc.name, res.VEX.StatusF1, res.VEX.JustificationMacroF1, tokens/int64(len(cases))))
+		ran[tc.name] = spend{tokens: float64(tokens) / float64(len(cases)), cost: cost / float64(len(cases)), completion: res.VEX.CompletionRate}
 	}
-	t.Logf("\n%-12s %9s %22s %16s\n%s", "subject", "status F1", "justification macro-F1", "tokens per case", strings.Join(table, "\n"))
+	checkBoard(t, st, ran)
+}
+
+// spend is a subject's tokens and cost per case and completion rate, from its stored verdicts.
+type spend struct{ tokens, cost, completion float64 }
+
+// checkBoard: `vulnbench board` of the store has one row per subject run with VEX-Bench's
+// figures as computed by hand, the completion rate and no stopped unit, and the tokens and cost
+// per case the verdicts hold.
+func checkBoard(t *testing.T, st *store.Store, ran map[string]spend) {
+	t.Helper()
+	b, err := board.Build(context.Background(), st, board.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Tables) != 1 || len(b.Tables[0].Rows) != len(ran) {
+		t.Fatalf("board: %d tables, want one with a row per subject run (%d)", len(b.Tables), len(ran))
+	}
+	tab := b.Tables[0]
+	cell := func(r board.Row, key string) board.Cell {
+		i := slices.IndexFunc(tab.Columns, func(c board.Column) bool { return c.Key == key })
+		if i < 0 {
+			t.Fatalf("the VEX board has no %s column", key)
+		}
+		return r.Cells[i]
+	}
+	for _, r := range tab.Rows {
+		sp, ok := ran[r.Run]
+		if !ok {
+			t.Errorf("board row of run %q, which the test did not make", r.Run)
+			continue
+		}
+		if cli, ok := harness.CLIs()[r.Run]; ok && (r.Harness != cli.Name+" "+cli.Version || r.Effort != "default") {
+			t.Errorf("%s: harness %q, effort %q; want %q and default", r.Run, r.Harness, r.Effort, cli.Name+" "+cli.Version)
+		}
+		got := fmt.Sprintf("%.4f %.4f", cell(r, "status_f1").Mean, cell(r, "justification_macro_f1").Mean)
+		if want := handScore(compareTruth, compareAnswers[r.Run]); got != want {
+			t.Errorf("%s: the board's status F1, justification macro-F1 = %s, want %s (by hand)", r.Run, got, want)
+		}
+		if c := cell(r, "completion_rate"); !c.OK || math.Abs(c.Mean-sp.completion) > 1e-9 {
+			t.Errorf("%s: completion rate %+v, want %v", r.Run, c, sp.completion)
+		}
+		if c := cell(r, "stopped"); !c.OK || c.Mean != 0 {
+			t.Errorf("%s: stopped %+v, want 0", r.Run, c)
+		}
+		if c := cell(r, "tokens_per_case"); !c.OK || math.Abs(c.Mean-sp.tokens) > 1e-6 {
+			t.Errorf("%s: tokens per case %+v, want %v", r.Run, c, sp.tokens)
+		}
+		if c := cell(r, "cost_per_case"); !c.OK || math.Abs(c.Mean-sp.cost) > 1e-9 {
+			t.Errorf("%s: cost per case %+v, want %v", r.Run, c, sp.cost)
+		}
+	}
+	var text strings.Builder
+	if err := board.WriteText(&text, b); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
 }
 
 // handScore is VEX-Bench's two figures computed directly: status F1 with affected (vulnerable)

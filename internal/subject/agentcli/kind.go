@@ -1,5 +1,5 @@
-// Package agentcli is the agent CLIs as subjects: claude-code, codex and opencode (the harness
-// table's), and cmd (any program, --agent-cmd). Each runs once per unit in the run's sandbox on
+// Package agentcli is the agent CLIs as subjects: one kind per row of the harness's table
+// (claude-code, codex, opencode, gemini-cli, qwen-code, pi, cline, kilo), and cmd (any program, --agent-cmd). Each runs once per unit in the run's sandbox on
 // the case's snapshot (read-only), with the case's OSV records at a fixed path beside it on vex
 // cases, and reaches the model only through the unit's recording gateway over the runner's
 // metered model: its tokens, cost, turns and tool calls are the run's, whatever it reports.
@@ -9,6 +9,7 @@ package agentcli
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/vulnbench/vulnbench/internal/harness"
@@ -29,7 +30,7 @@ const DefaultWall = 10 * time.Minute
 // the CLI's program and, for cmd, its command line, and the advisories.
 type Config struct {
 	modelkit.Config
-	CLI        string `json:"cli"`                 // claude-code, codex, opencode or cmd
+	CLI        string `json:"cli"`                 // a row of the harness table, or cmd
 	AgentBin   string `json:"agent_bin,omitempty"` // --agent-bin: the program ("": the pinned install)
 	AgentCmd   string `json:"agent_cmd,omitempty"` // --agent-cmd, cmd only
 	Advisories string `json:"advisories,omitempty"`
@@ -55,10 +56,12 @@ func (c Config) Validate() error {
 	if err != nil {
 		return err
 	}
-	if _, ok := cli.APIs[provider]; !ok {
+	api, ok := cli.APIs[provider]
+	if !ok {
 		return fmt.Errorf("%s cannot use a %s model (--model %s): it speaks %v", c.CLI, provider, c.Model, cli.APIs)
 	}
-	return nil
+	_, err = cli.EffortSetting(c.Effort, api)
+	return err
 }
 
 // NeedsRepository is the kinds' Repository declaration: the CLI works in the case's snapshot
@@ -77,11 +80,15 @@ func (c Config) NeedsAdvisories(cs *suite.Case) ([]string, string) {
 }
 
 // settings are what the manifest records of c for readers outside the kind: the model's, the
-// harness (the CLI at its pinned version), its effort (the CLI's own default), and the prompting
-// strategy only where it applies (jit and function cases: vex cases get VEX-Bench's prompt).
+// harness (the CLI at its pinned version), its effort (--effort, or "default": the CLI's own),
+// and the prompting strategy only where it applies (jit and function cases: vex cases get
+// VEX-Bench's prompt).
 func (c Config) settings(cli harness.CLI) manifest.Settings {
 	s := c.Config.Settings()
-	s.Harness, s.Effort = c.CLI, "default"
+	s.Harness = c.CLI
+	if s.Effort == "" {
+		s.Effort = "default"
+	}
 	if cli.Version != "" {
 		s.Harness += " " + cli.Version
 	}
@@ -89,15 +96,29 @@ func (c Config) settings(cli harness.CLI) manifest.Settings {
 	return s
 }
 
-// Kinds are the four subject kinds.
+// Kinds are the subject kinds: one per row of the harness's table, then cmd.
 func Kinds() []subject.Kind[Config, *Subject] {
 	cl := harness.CLIs()
-	return []subject.Kind[Config, *Subject]{
-		kind("claude-code", "Claude Code "+cl["claude-code"].Version+" (claude -p): Anthropic models", cl["claude-code"]),
-		kind("codex", "OpenAI Codex CLI "+cl["codex"].Version+" (codex exec): OpenAI models", cl["codex"]),
-		kind("opencode", "OpenCode "+cl["opencode"].Version+" (opencode run): OpenAI or Anthropic models", cl["opencode"]),
-		kind("cmd", "any program as the agent: --agent-cmd 'PROGRAM ARGS {prompt_file}'; the gateway's URL and token in OPENAI_BASE_URL/ANTHROPIC_BASE_URL and OPENAI_API_KEY/ANTHROPIC_API_KEY; its answer is what it prints", harness.CLI{}),
+	var out []subject.Kind[Config, *Subject]
+	for _, name := range harness.Names() {
+		c := cl[name]
+		out = append(out, kind(name, fmt.Sprintf("%s %s (%s): %s models", c.Title, c.Version, c.Binary, providers(c)), c))
 	}
+	return append(out, kind("cmd", "any program as the agent: --agent-cmd 'PROGRAM ARGS {prompt_file}'; the gateway's URL and token in OPENAI_BASE_URL/ANTHROPIC_BASE_URL and OPENAI_API_KEY/ANTHROPIC_API_KEY; its answer is what it prints", harness.CLI{}))
+}
+
+// providers names the providers a CLI's models may come from: "OpenAI or Anthropic".
+func providers(c harness.CLI) string {
+	var names []string
+	for _, p := range []struct{ key, name string }{{"openai", "OpenAI"}, {"anthropic", "Anthropic"}, {"gemini", "Gemini"}} {
+		if _, ok := c.APIs[p.key]; ok {
+			names = append(names, p.name)
+		}
+	}
+	if len(names) > 1 {
+		return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	}
+	return strings.Join(names, "")
 }
 
 func kind(name, summary string, cli harness.CLI) subject.Kind[Config, *Subject] {

@@ -20,7 +20,7 @@ func TestLookup(t *testing.T) {
 		{spec: "predictions:a:b.jsonl", name: "predictions", arg: "a:b.jsonl"},
 		{spec: "constant", err: `subject "constant" needs an argument: constant:vul|ben`},
 		{spec: "random:3", err: `subject "random:3" takes no argument: random`},
-		{spec: "gpt", err: `unknown subject "gpt"; known subjects: random, constant:vul|ben, predictions:FILE, llm, depaug, react, flawfinder, cppcheck, bandit, gosec, eslint, sarif:FILE, sca, govulncheck, vex-agent, memory-probe, claude-code, codex, opencode, cmd`},
+		{spec: "gpt", err: `unknown subject "gpt"; known subjects: random, constant:vul|ben, predictions:FILE, llm, depaug, react, flawfinder, cppcheck, bandit, gosec, eslint, sarif:FILE, sca, govulncheck, vex-agent, memory-probe, claude-code, codex, opencode, gemini-cli, qwen-code, pi, cline, kilo, cmd`},
 	}
 	for _, tt := range tests {
 		f, arg, err := reg.Lookup(tt.spec)

@@ -32,6 +32,9 @@ type Config struct {
 	CallTimeout time.Duration `json:"call_timeout,omitempty"`
 	NoCache     bool          `json:"no_cache,omitempty"`  // ask again, store the new answer
 	CacheTag    string        `json:"cache_tag,omitempty"` // the response cache's namespace
+	// Effort is --effort: how hard a reasoning model thinks, given to every request (an agent
+	// CLI's in the CLI's own setting); "": the provider's default.
+	Effort llm.Effort `json:"effort,omitempty"`
 }
 
 // Validate implements subject.Config. The comparisons are written so that NaN fails them too.
@@ -45,6 +48,9 @@ func (c Config) Validate() error {
 		return errors.New("--max-tokens, --rpm, --tpm and --max-retries cannot be negative")
 	case c.CallTimeout < 0:
 		return fmt.Errorf("--call-timeout %v is negative (0 for no limit)", c.CallTimeout)
+	}
+	if _, err := llm.ParseEffort(string(c.Effort)); err != nil {
+		return err
 	}
 	_, err := prompt.ParseStrategy(c.Prompt)
 	return err
@@ -63,10 +69,11 @@ func (c Config) Need() subject.ModelNeed {
 
 // Settings are what a run's manifest records of c for readers outside the kind: the model, its
 // server (scrubbed), the cache's namespace, the answer budget, the rate and the prompting
-// strategy. Kinds start their Settings declaration from it.
+// strategy, and the reasoning effort (--effort; "" the provider's default). Kinds start their
+// Settings declaration from it.
 func (c Config) Settings() manifest.Settings {
 	return manifest.Settings{Model: c.Model, BaseURL: ScrubURL(c.BaseURL), CacheTag: c.CacheTag, MaxTokens: c.MaxTokens,
-		RPM: c.RPM, Prompt: c.Prompt}
+		RPM: c.RPM, Prompt: c.Prompt, Effort: string(c.Effort)}
 }
 
 // Scrubbed is c as a run's manifest records it: the base URL without what may hold a secret.
@@ -81,7 +88,7 @@ func ConfigOf(v subject.Values) Config {
 		PricesFile: v.String("prices"), Temperature: v.Float("temperature"), MaxTokens: v.Int("max-tokens"),
 		RPM: v.Int("rpm"), TPM: v.Int("tpm"), MaxRetries: v.Int("max-retries"),
 		CallTimeout: v.Duration("call-timeout"), RetryBase: v.Duration("retry-base"),
-		NoCache: v.Bool("no-cache"), CacheTag: v.String("cache-tag")}
+		NoCache: v.Bool("no-cache"), CacheTag: v.String("cache-tag"), Effort: llm.Effort(v.String("effort"))}
 }
 
 // Flags are the flags of every model subject, shared by name: one --model or --prompt serves
@@ -106,6 +113,7 @@ func Flags() []subject.Flag {
 		{Name: "call-timeout", Default: 2 * time.Minute, Resumable: true, Usage: "limit per model call (a call over it is retried; 0: no limit)"},
 		{Name: "no-cache", Default: false, Usage: "ask the model again whatever the response cache holds, and store the new answers in place of the old"},
 		{Name: "cache-tag", Default: "", Usage: "the response cache's namespace: answers stored under another tag (or none) are never reused, e.g. the local model's build after changing it"},
+		{Name: "effort", Default: "", Usage: "how hard a reasoning model thinks: minimal, low, medium, high or xhigh (OpenAI's reasoning_effort; Anthropic's and Gemini's thinking budget of 1,024 to 32,768 tokens; an agent CLI's own setting, refused by one that has none); default: the provider's"},
 		{Name: "retry-base", Default: llm.DefaultRetry().Base, Resumable: true, Hidden: true, Usage: "first backoff between retries (doubles each time)"},
 	}
 }
@@ -156,6 +164,7 @@ func Open(cfg Config, d subject.Deps) (Base, error) {
 	if err != nil {
 		return Base{}, err
 	}
+	stack.Model = llm.WithEffort(stack.Model, cfg.Effort)
 	return New(cfg, stack, prices), nil
 }
 
@@ -185,6 +194,9 @@ func (b Base) For(env *subject.Env) llm.Model {
 func (b Base) Describe(extra map[string]any) map[string]any {
 	info := b.model.Info()
 	d := map[string]any{"provider": info.Provider, "model": info.Model, "base_url_host": info.BaseHost, "temperature": b.Temperature}
+	if b.Effort != "" {
+		d["effort"] = string(b.Effort)
+	}
 	for k, v := range extra {
 		d[k] = v
 	}

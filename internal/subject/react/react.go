@@ -171,7 +171,8 @@ func Conclude(res agent.Result) verdict.Verdict {
 		if v.Status == verdict.OK {
 			v.Explanation += fmt.Sprintf(" [the agent stopped: %v; this is its last answer]", res.Stopped)
 		} else {
-			v = verdict.Verdict{Status: verdict.Failed, Reason: fmt.Sprintf("the agent stopped without an answer: %v", res.Stopped), Raw: text}
+			v = verdict.Stopped(fmt.Sprintf("%v (no answer: a failed answer, counted)", res.Stopped), verdict.Usage{})
+			v.Raw = text
 		}
 	}
 	v.Usage.ToolCalls = res.ToolCalls

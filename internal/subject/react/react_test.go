@@ -280,7 +280,7 @@ func TestStepCapAndNoRepository(t *testing.T) {
 				got[key] = fmt.Sprintf("%s calls=%d tools=%d %s", v.Status, v.Usage.Calls, v.Usage.ToolCalls, v.Reason)
 			}
 			want := map[string]string{
-				"v": fmt.Sprintf("failed calls=%d tools=%d the agent stopped without an answer: step cap reached without a final answer (%d model calls)", tt.want, tt.want, tt.want),
+				"v": fmt.Sprintf("failed calls=%d tools=%d stopped by step cap reached without a final answer (%d model calls) (no answer: a failed answer, counted)", tt.want, tt.want, tt.want),
 				"n": "error calls=0 tools=0 subject react needs the case's repository or its precomputed context: case n has no repo.url and repo.commit and no meta.context (the case has no repository snapshot)",
 			}
 			if d := cmp.Diff(want, got); d != "" {

@@ -158,7 +158,7 @@ func Conclude(res agent.Result) verdict.Verdict {
 	v := vex.Verdict(text)
 	switch {
 	case v.Status == verdict.Failed && res.Stopped != nil:
-		v.Reason = fmt.Sprintf("the agent stopped without an answer: %v", res.Stopped)
+		v.Reason = verdict.StoppedPrefix + fmt.Sprintf("%v (no answer: a failed answer, counted)", res.Stopped)
 	case res.Stopped != nil:
 		v.Explanation += fmt.Sprintf(" [the agent stopped: %v; this is its last answer]", res.Stopped)
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -149,7 +148,7 @@ outside functions are left out). The summary then goes to stderr.`,
 				summary = e.stderr
 			}
 			if cf.format == "json" {
-				return writeJSON(summary, codeview.Summary(ix))
+				return codeview.WriteJSON(summary, codeview.Summary(ix))
 			}
 			return codeview.WriteSummary(summary, ix)
 		},
@@ -211,9 +210,6 @@ Exits 1 when NAME is neither defined nor called in the repository.`,
 	c.Flags().IntVar(&line, "line", 0, "with --file: prefer the definition containing this line")
 	return c
 }
-
-// writeJSON writes v as indented JSON.
-func writeJSON(w io.Writer, v any) error { return codeview.WriteJSON(w, v) }
 
 // notFoundExit makes codeview's unknown-name error exit 1.
 func notFoundExit(err error) error {

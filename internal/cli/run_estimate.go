@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/estimate"
@@ -19,8 +18,8 @@ func runEstimate(ctx context.Context, e *env, reg *subject.Registry, o *runOpts,
 	case o.suite == "" || o.subject == "":
 		return usageErr("run --estimate needs --suite SUITE and --subject SPEC")
 	}
-	if o.format != "text" && o.format != "json" {
-		return usageErr("--estimate prints text or json, not --format %s", o.format)
+	if err := checkFormat(o.format, estimate.Rows{}); err != nil {
+		return err
 	}
 	fac, arg, err := reg.Lookup(o.subject)
 	if err != nil {
@@ -51,11 +50,5 @@ func runEstimate(ctx context.Context, e *env, reg *subject.Registry, o *runOpts,
 	if err != nil {
 		return err
 	}
-	if o.format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode([]estimate.Row{row})
-	}
-	estimate.Write(e.stdout, []estimate.Row{row})
-	return nil
+	return present(e.stdout, o.format, estimate.Rows{row})
 }

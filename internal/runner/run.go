@@ -34,6 +34,7 @@ type Store interface {
 	CaseCount(ctx context.Context, runID string) (int, error)
 	Case(ctx context.Context, runID, caseID string) (*suite.Case, error)
 	SetManifest(ctx context.Context, id string, manifest []byte) error
+	SetCaseMeta(ctx context.Context, runID, caseID, key string, value any) error
 	report.Store
 }
 
@@ -356,7 +357,7 @@ func (r *Run) finish(ctx context.Context, timeout time.Duration, limits subject.
 // set, error verdicts for the cases the subject cannot judge (--skip-unsupported).
 func (r *Run) attempts(timeout time.Duration, limits subject.Limits, ledger Ledger, pace Pacer, refuse bool) {
 	h := r.host
-	r.envs = reposEnvs(r.fac, r.subj, newRepos(h.Repos, h.SnapshotCache, h.Deps.Sandbox), limits, timeout)
+	r.envs = reposEnvs(r.fac, r.subj, newRepos(h.Repos, h.SnapshotCache, h.Deps.Sandbox).recordSizes(r.st, r.rec.ID), limits, timeout)
 	r.envs.Ledger, r.envs.Pace = ledger, pace
 	r.at = engine.Attempts{Subject: r.subj, Timeout: timeout, Prepare: r.envs.Prepare}
 	if refuse {

@@ -277,3 +277,41 @@ func eachCase(ctx context.Context, st report.Store, req report.Request, fn func(
 	}
 	return nil
 }
+
+// CasesError is a --cases file that could not be read (not a usage error: the file is at fault).
+type CasesError struct{ Err error }
+
+func (e *CasesError) Error() string { return e.Err.Error() }
+func (e *CasesError) Unwrap() error { return e.Err }
+
+// Narrow narrows keep by a --select filter and a --cases file and names the subset ("" for the
+// whole suite). by (a --by dimension) scores every group of the whole suite, so it takes
+// neither. A --cases file that cannot be read is a *CasesError; any other error is the flags'.
+func Narrow(keep report.Keep, by, selectF, casesFile string) (report.Keep, string, error) {
+	var names []string
+	if selectF != "" {
+		f, err := ParseFilter(selectF)
+		if err != nil {
+			return nil, "", err
+		}
+		keep = And(keep, f.Keep)
+		names = append(names, f.String())
+	}
+	if casesFile != "" {
+		ids, err := ReadCases(casesFile)
+		if err != nil {
+			return nil, "", &CasesError{Err: err}
+		}
+		keep = And(keep, func(c *suite.Case) bool { return ids[c.ID] })
+		names = append(names, "cases of "+casesFile)
+	}
+	if by != "" {
+		if err := CheckDimension(by); err != nil {
+			return nil, "", fmt.Errorf("--by: %w", err)
+		}
+		if len(names) > 0 {
+			return nil, "", errors.New("--by scores every group of the whole suite: give it without --select or --cases")
+		}
+	}
+	return keep, strings.Join(names, ", "), nil
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -79,20 +78,6 @@ func (j *judgeFlags) open(cache *store.Store) (*judge.Judge, error) {
 	return jd, nil
 }
 
-// calibrate measures jd on the shipped calibration set and says so on w.
-func calibrate(ctx context.Context, jd *judge.Judge, w io.Writer) (judge.Agreement, error) {
-	set, err := judge.LoadSet()
-	if err != nil {
-		return judge.Agreement{}, err
-	}
-	fmt.Fprintf(w, "calibrating judge %s on %d graded answers...\n", jd.Spec(), len(set.Answers))
-	a, err := judge.Calibrate(ctx, jd, set)
-	if err != nil {
-		return judge.Agreement{}, &exitError{code: ExitFail, err: err}
-	}
-	return a, nil
-}
-
 // appsecGrader is the grader of appsec suites for score: the automatic parts, the fix checks
 // unless off (stored runs read those stored with their attempts; predictions files are checked
 // now, by the checker closed by closeFix), and the judge when --judge-model names one, measured
@@ -115,20 +100,18 @@ func appsecGrader(e *env, jf *judgeFlags, fixChecks bool, cache *store.Store) (g
 	if err != nil {
 		return nil, nil, closeFix, err
 	}
-	set, err := judge.LoadSet()
+	gate, err := judge.NewGate(jd, jf.force)
 	if err != nil {
 		return nil, nil, closeFix, err
 	}
-	gate := &judge.Gated{Of: jd, Set: set, Force: jf.force}
 	info := &score.JudgeInfo{}
 	g.Judge, g.JudgeInfo = gate, info
 	done = func() {
-		a, ok := gate.Agreement()
+		got, a, ok := gate.Info()
 		if !ok {
 			return // nothing was judged
 		}
-		*info = *jd.Info(a)
-		info.Forced = a.Problem() != ""
+		*info = *got
 		fmt.Fprintf(e.stderr, "judge %s: calibration on %d answers: Spearman rho %.3f, MAE %.3f, band agreement %.1f%%\n",
 			jd.Spec(), a.N, a.Rho, a.MAE, 100*a.BandAgreement)
 		if info.Forced {
@@ -205,9 +188,14 @@ calibration score runs first) costs nothing.`, size, judge.MinRho, judge.MaxMAE,
 			if err != nil {
 				return err
 			}
-			a, err := calibrate(cmd.Context(), jd, e.stderr)
+			set, err := judge.LoadSet()
 			if err != nil {
 				return err
+			}
+			fmt.Fprintf(e.stderr, "calibrating judge %s on %d graded answers...\n", jd.Spec(), len(set.Answers))
+			a, err := judge.Calibrate(cmd.Context(), jd, set)
+			if err != nil {
+				return &exitError{code: ExitFail, err: err}
 			}
 			if err := present(e.stdout, format, judge.AgreementDoc{Judge: jd, Agreement: a}); err != nil {
 				return err

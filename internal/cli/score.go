@@ -272,35 +272,19 @@ func newScoreCmd(e *env) *cobra.Command {
 	return c
 }
 
-// subsetKeep narrows req.Keep by --select and --cases, and returns the subset's name ("" for
-// the whole suite). --by takes neither.
+// subsetKeep narrows req.Keep by --select and --cases (breakdown.Narrow), and returns the
+// subset's name ("" for the whole suite).
 func subsetKeep(req *report.Request, by, selectF, casesFile string) (string, error) {
-	var names []string
-	if selectF != "" {
-		f, err := breakdown.ParseFilter(selectF)
-		if err != nil {
-			return "", usageErr("%v", err)
-		}
-		req.Keep = breakdown.And(req.Keep, f.Keep)
-		names = append(names, f.String())
+	keep, name, err := breakdown.Narrow(req.Keep, by, selectF, casesFile)
+	var ce *breakdown.CasesError
+	switch {
+	case errors.As(err, &ce):
+		return "", &exitError{code: ExitFail, err: err}
+	case err != nil:
+		return "", usageErr("%v", err)
 	}
-	if casesFile != "" {
-		ids, err := breakdown.ReadCases(casesFile)
-		if err != nil {
-			return "", &exitError{code: ExitFail, err: err}
-		}
-		req.Keep = breakdown.And(req.Keep, func(c *suite.Case) bool { return ids[c.ID] })
-		names = append(names, "cases of "+casesFile)
-	}
-	if by != "" {
-		if err := breakdown.CheckDimension(by); err != nil {
-			return "", usageErr("--by: %v", err)
-		}
-		if len(names) > 0 {
-			return "", usageErr("--by scores every group of the whole suite: give it without --select or --cases")
-		}
-	}
-	return strings.Join(names, ", "), nil
+	req.Keep = keep
+	return name, nil
 }
 
 // buildReport assembles a report from the store at db (opened only when req names runs) and

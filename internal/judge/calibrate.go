@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/vulnbench/vulnbench/internal/grade"
+	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/appsec"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -409,3 +410,25 @@ func (g *Gated) Judge(ctx context.Context, part string, it *grade.Item) (grade.J
 
 // Agreement is the calibration's result; false when it has not run (nothing was judged).
 func (g *Gated) Agreement() (Agreement, bool) { return g.a, g.ran }
+
+// NewGate is jd gated by the shipped calibration set (Force: used below the thresholds).
+func NewGate(jd *Judge, force bool) (*Gated, error) {
+	set, err := LoadSet()
+	if err != nil {
+		return nil, err
+	}
+	return &Gated{Of: jd, Set: set, Force: force}, nil
+}
+
+// Info is what a score says of the gated judge once it graded: its model, agreement, calls and
+// cost, Forced when it is below the thresholds. False when nothing was judged (no calibration
+// ran).
+func (g *Gated) Info() (*score.JudgeInfo, Agreement, bool) {
+	a, ok := g.Agreement()
+	if !ok {
+		return nil, a, false
+	}
+	info := g.Of.Info(a)
+	info.Forced = a.Problem() != ""
+	return info, a, true
+}

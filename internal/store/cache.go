@@ -60,8 +60,15 @@ func (s *Store) GetResponse(ctx context.Context, key string) ([]byte, bool, erro
 	if ok {
 		return []byte(row[3].(string)), true, nil
 	}
-	var v string
 	ctx = context.WithoutCancel(ctx)
+	if s.dialect == postgresDialect { // a round trip a read: those waiting at once go together
+		v, found, err := s.responseReads.get(ctx, key, s.readResponses)
+		if err != nil {
+			return nil, false, fmt.Errorf("read response cache: %w", err)
+		}
+		return v, found, nil
+	}
+	var v string
 	err := s.retrying(ctx, func() error {
 		if st := s.stmt(ctx, s.q(getResponse)); st != nil {
 			return st.QueryRowContext(ctx, key).Scan(&v)
@@ -75,6 +82,21 @@ func (s *Store) GetResponse(ctx context.Context, key string) ([]byte, bool, erro
 		return nil, false, fmt.Errorf("read response cache: %w", err)
 	}
 	return []byte(v), true, nil
+}
+
+// readResponses reads the cached responses of keys, those found.
+func (s *Store) readResponses(ctx context.Context, keys []string) (map[string][]byte, error) {
+	args := make([]any, len(keys))
+	for i, k := range keys {
+		args[i] = k
+	}
+	var found map[string][]byte
+	err := s.retrying(ctx, func() error {
+		found = make(map[string][]byte, len(keys))
+		return s.scanPairs(ctx, `SELECT key, response FROM llm_cache WHERE key IN (`+placeholders(len(keys))+`)`, args,
+			func(k string, b []byte) { found[k] = b })
+	})
+	return found, err
 }
 
 // PutResponse stores a model response under key, replacing an older one: with the next batch of

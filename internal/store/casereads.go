@@ -4,137 +4,66 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
-	"sync"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
-// caseReads groups the reads of single cases (Store.Case) that wait at the same moment into one
-// statement: a River worker reads each unit's case, its units many at once, and a read costs a
-// round trip and a statement in Postgres whether it fetches one case or twenty. A read that
-// finds no other pays nothing more than a goroutine's start; one that arrives while a batch is
-// being read waits for it and goes in the next.
-type caseReads struct {
-	mu      sync.Mutex
-	reading bool
-	waiting []*caseRead
-}
+// caseKey is a case of a run.
+type caseKey struct{ run, id string }
 
-type caseRead struct {
-	run, id string
-	c       *suite.Case
-	err     error
-	done    chan struct{}
-}
-
-// maxCaseReads bounds the cases read in one statement.
-const maxCaseReads = 100
-
-// Case returns one stored case of a run, or an error wrapping ErrNotFound.
+// Case returns one stored case of a run, or an error wrapping ErrNotFound. Reads waiting at once
+// (a River worker's units) go in one statement (grouped).
 func (s *Store) Case(ctx context.Context, runID, caseID string) (*suite.Case, error) {
-	if err := ctx.Err(); err != nil {
+	b, found, err := s.caseReads.get(ctx, caseKey{runID, caseID}, s.readCases)
+	if err != nil {
 		return nil, fmt.Errorf("read case %s of run %s: %w", caseID, runID, err)
 	}
-	r := &caseRead{run: runID, id: caseID, done: make(chan struct{})}
-	g := &s.caseReads
-	g.mu.Lock()
-	g.waiting = append(g.waiting, r)
-	if !g.reading {
-		g.reading = true
-		go s.readCases(context.WithoutCancel(ctx))
+	if !found {
+		return nil, fmt.Errorf("case %s of run %s: %w", caseID, runID, ErrNotFound)
 	}
-	g.mu.Unlock()
-	select {
-	case <-r.done:
-		return r.c, r.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("read case %s of run %s: %w", caseID, runID, ctx.Err())
+	c := new(suite.Case)
+	if err := json.Unmarshal(b, c); err != nil {
+		return nil, fmt.Errorf("read case %s of run %s: %w", caseID, runID, err)
 	}
+	return c, nil
 }
 
-// readCases reads what waits, a batch at a time, until nothing does. Its context is not the
-// reader's who started it: that one may give up, the others still want their cases.
-func (s *Store) readCases(ctx context.Context) {
-	g := &s.caseReads
-	for {
-		g.mu.Lock()
-		batch := g.waiting
-		if len(batch) > maxCaseReads {
-			batch = batch[:maxCaseReads:maxCaseReads]
-		}
-		g.waiting = g.waiting[len(batch):]
-		if len(batch) == 0 {
-			g.waiting = nil
-			g.reading = false
-			g.mu.Unlock()
-			return
-		}
-		g.mu.Unlock()
-		s.readBatch(ctx, batch)
-		for _, r := range batch {
-			close(r.done)
-		}
-	}
-}
-
-// readBatch reads the cases of batch, one statement a run.
-func (s *Store) readBatch(ctx context.Context, batch []*caseRead) {
-	runs := map[string][]*caseRead{}
+// readCases reads the stored JSON of cases, one statement a run.
+func (s *Store) readCases(ctx context.Context, keys []caseKey) (map[caseKey][]byte, error) {
+	runs := map[string][]any{}
 	var order []string
-	for _, r := range batch {
-		if _, ok := runs[r.run]; !ok {
-			order = append(order, r.run)
+	for _, k := range keys {
+		if _, ok := runs[k.run]; !ok {
+			order = append(order, k.run)
+			runs[k.run] = []any{k.run}
 		}
-		runs[r.run] = append(runs[r.run], r)
+		runs[k.run] = append(runs[k.run], k.id)
 	}
+	found := make(map[caseKey][]byte, len(keys))
 	for _, run := range order {
-		reads := runs[run]
-		found, err := s.caseJSON(ctx, run, reads)
-		for _, r := range reads {
-			b, ok := found[r.id]
-			switch {
-			case err != nil:
-				r.err = fmt.Errorf("read case %s of run %s: %w", r.id, run, err)
-			case !ok:
-				r.err = fmt.Errorf("case %s of run %s: %w", r.id, run, ErrNotFound)
-			default:
-				r.c = new(suite.Case)
-				if err := json.Unmarshal(b, r.c); err != nil {
-					r.c, r.err = nil, fmt.Errorf("read case %s of run %s: %w", r.id, run, err)
-				}
-			}
-		}
-	}
-}
-
-// caseJSON returns the stored JSON of the cases reads ask for, by case id.
-func (s *Store) caseJSON(ctx context.Context, run string, reads []*caseRead) (map[string][]byte, error) {
-	args := []any{run}
-	seen := map[string]bool{}
-	for _, r := range reads {
-		if !seen[r.id] {
-			seen[r.id] = true
-			args = append(args, r.id)
-		}
-	}
-	q := `SELECT case_id, case_json FROM run_cases WHERE run_id = ? AND case_id IN (?` + strings.Repeat(", ?", len(args)-2) + `)`
-	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	found := make(map[string][]byte, len(args)-1)
-	for rows.Next() {
-		var id string
-		var b []byte
-		if err := rows.Scan(&id, &b); err != nil {
+		args := runs[run]
+		q := `SELECT case_id, case_json FROM run_cases WHERE run_id = ? AND case_id IN (` + placeholders(len(args)-1) + `)`
+		if err := s.scanPairs(ctx, q, args, func(id string, b []byte) { found[caseKey{run, id}] = b }); err != nil {
 			return nil, err
 		}
-		found[id] = b
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	return found, nil
+}
+
+// scanPairs runs query and calls fn on each row's two columns.
+func (s *Store) scanPairs(ctx context.Context, query string, args []any, fn func(string, []byte)) error {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var b []byte
+		if err := rows.Scan(&k, &b); err != nil {
+			return err
+		}
+		fn(k, b)
+	}
+	return rows.Err()
 }

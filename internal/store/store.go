@@ -91,14 +91,15 @@ const (
 
 // Store is the persistence of runs, cases, attempts, traces and the response cache.
 type Store struct {
-	db        *sql.DB
-	dialect   dialect
-	dsn       string        // without any password
-	retry     time.Duration // how long operations try through an outage (0: DefaultRetry; < 0: not at all)
-	opened    bool          // once open, operations ride out outages; opening does not wait for a server
-	cache     pendingCache
-	caseReads caseReads // casereads.go: single case reads grouped
-	stmts     stmts
+	db            *sql.DB
+	dialect       dialect
+	dsn           string        // without any password
+	retry         time.Duration // how long operations try through an outage (0: DefaultRetry; < 0: not at all)
+	opened        bool          // once open, operations ride out outages; opening does not wait for a server
+	cache         pendingCache
+	caseReads     grouped[caseKey, []byte] // casereads.go: reads of single cases at once, in one statement
+	responseReads grouped[string, []byte]  // cache.go: the same for cached answers (Postgres)
+	stmts         stmts
 
 	scrubOnce sync.Once // scrub.go: the secrets scrubber of what is stored
 	scrubber  *redaction.Scrubber

@@ -551,6 +551,35 @@ func TestResponseCache(t *testing.T) {
 				t.Errorf("GetResponse = %q, %v, %v; want %q", got, ok, err, v)
 			}
 		}
+		// Another store (another worker) reads what this one stored, many reads at once (on
+		// Postgres, grouped in one statement): each gets its own answer, a missing key none.
+		for i := range 20 {
+			if err := st.PutResponse(ctx, fmt.Sprintf("k%d", i), "openai", "gpt", []byte(fmt.Sprintf(`{"i":%d}`, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.Close(); err != nil { // stores the waiting rows
+			t.Fatal(err)
+		}
+		other := store.OpenT(t, dsn)
+		var wg sync.WaitGroup
+		for i := range 40 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got, ok, err := other.GetResponse(ctx, fmt.Sprintf("k%d", i%25))
+				want := fmt.Sprintf(`{"i":%d}`, i%25)
+				switch {
+				case err != nil:
+					t.Errorf("GetResponse(k%d): %v", i%25, err)
+				case i%25 >= 20 && ok:
+					t.Errorf("GetResponse(k%d) = %q, found; want none", i%25, got)
+				case i%25 < 20 && (!ok || string(got) != want):
+					t.Errorf("GetResponse(k%d) = %q, %v; want %q", i%25, got, ok, want)
+				}
+			}()
+		}
+		wg.Wait()
 	})
 }
 

@@ -49,11 +49,12 @@ type Column struct {
 	Unit string `json:"unit"`
 	// Lower marks a figure where lower is better (VD-S's FNR, cost, tokens).
 	Lower bool `json:"lower_is_better,omitempty"`
-	ci    string
+	// CI is the report.Metrics key of the figure's bootstrap interval ("" for none).
+	CI string `json:"ci,omitempty"`
 }
 
 // Cell is one figure of one run: the value (the mean over repeats), the std over repeats, and
-// the 95% bootstrap interval of a run of one repeat when one was computed.
+// its 95% bootstrap interval (over cases, and repeats) when one was computed.
 type Cell struct {
 	OK   bool     `json:"ok"` // false: the run lacks the figure
 	Mean float64  `json:"mean"`
@@ -83,8 +84,9 @@ type Row struct {
 	Repeats int    `json:"repeats"`
 	Cases   int    `json:"cases"`
 	// Rank is 1 + the number of rows whose interval of the sort column lies wholly better than
-	// this row's: rows whose intervals overlap share a rank.
+	// this row's: rows whose intervals overlap share a rank, and Tied says it shares its rank.
 	Rank  int    `json:"rank"`
+	Tied  bool   `json:"tied,omitempty"`
 	Cells []Cell `json:"cells"` // as Table.Columns
 }
 
@@ -118,15 +120,22 @@ type Options struct {
 	// Sort is a column key; "": the kind's first headline figure.
 	Sort  string
 	Score score.Options
-	// CI asks for bootstrap intervals of runs of one repeat (nil: none; ranks then tie equal
-	// values only, and over repeats on mean ± std).
+	// CI asks for bootstrap intervals (over cases, and repeats; nil: none, and ranks then tie
+	// on mean ± std over repeats, else on equal values only).
 	CI *score.CIOptions
 	// AppSec grades AppSecBench answers, as score does (nil: the automatic parts).
 	AppSec *grade.Grader
 }
 
+// DefaultOptions are the board `vulnbench board` and the viewer's runs page show alike: every
+// suite, sorted by its kind's first figure, with 95% bootstrap intervals (DefaultResamples,
+// seed 1) and VD-S at PrimeVul's r.
+func DefaultOptions() Options {
+	return Options{Score: score.Options{VDSFPR: score.DefaultVDSFPR}, CI: &score.CIOptions{Resamples: score.DefaultResamples, Seed: 1}}
+}
+
 // RankNote is how every table ranks.
-const RankNote = "rank: 1 + the runs whose interval of the sorted figure lies wholly better (95% bootstrap CI for one repeat, mean ± std over repeats, else the value): overlapping intervals share a rank"
+const RankNote = "rank: 1 + the runs whose interval of the sorted figure lies wholly better (its 95% bootstrap CI over cases and repeats, else mean ± std over repeats, else the value): runs whose intervals overlap share a rank, marked ="
 
 // Build assembles the board of st.
 func Build(ctx context.Context, st Store, opt Options) (*Board, error) {
@@ -189,7 +198,11 @@ func buildTable(ctx context.Context, st Store, runs []store.Run, opt Options) (*
 			t.Columns = Columns(t.Kind)
 			t.Cases = len(rep.Truth.Cases)
 		}
-		row, err := rowOf(ctx, st, rep, t.Columns)
+		sp, err := st.RunSpend(ctx, r.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		row, err := rowOf(rep, rep.Runs[0], t.Columns, &sp)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -238,21 +251,21 @@ func Columns(kind string) []Column {
 	switch kind {
 	case KindPrimeVul:
 		cs = []Column{
-			{Key: "f1", Label: "F1", Metric: "binary.f1", Unit: "fraction", ci: "ci.f1"},
-			{Key: "pacc", Label: "pAcc", Metric: "pairwise.pacc", Unit: "fraction", ci: "ci.pacc"},
+			{Key: "f1", Label: "F1", Metric: "binary.f1", Unit: "fraction", CI: "ci.f1"},
+			{Key: "pacc", Label: "pAcc", Metric: "pairwise.pacc", Unit: "fraction", CI: "ci.pacc"},
 			{Key: "vds", Label: "VD-S (FNR at FPR <= r)", Metric: "vds.fnr", Unit: "fraction", Lower: true},
 		}
 	case KindJitVul:
 		cs = []Column{
-			{Key: "f1", Label: "F1", Metric: "binary.f1", Unit: "fraction", ci: "ci.f1"},
-			{Key: "pacc", Label: "pAcc", Metric: "pairwise.pacc", Unit: "fraction", ci: "ci.pacc"},
+			{Key: "f1", Label: "F1", Metric: "binary.f1", Unit: "fraction", CI: "ci.f1"},
+			{Key: "pacc", Label: "pAcc", Metric: "pairwise.pacc", Unit: "fraction", CI: "ci.pacc"},
 			{Key: "tool_calls_vul", Label: "tool calls (vul)", Metric: "jit.tool_calls.vul.mean", Unit: "count"},
 			{Key: "tool_calls_ben", Label: "tool calls (ben)", Metric: "jit.tool_calls.ben.mean", Unit: "count"},
 		}
 	case KindVEX:
 		cs = []Column{
-			{Key: "status_f1", Label: "status F1", Metric: "vex.status_f1", Unit: "fraction"},
-			{Key: "justification_macro_f1", Label: "justification macro-F1", Metric: "vex.justification_macro_f1", Unit: "fraction"},
+			{Key: "status_f1", Label: "status F1", Metric: "vex.status_f1", Unit: "fraction", CI: "ci.status_f1"},
+			{Key: "justification_macro_f1", Label: "justification macro-F1", Metric: "vex.justification_macro_f1", Unit: "fraction", CI: "ci.justification_macro_f1"},
 			{Key: "justification_macro_f1_lenient", Label: "justification macro-F1 (lenient)", Metric: "vex.justification_macro_f1_lenient", Unit: "fraction"},
 			{Key: "completion_rate", Label: "completion rate", Metric: "vex.completion_rate", Unit: "fraction"},
 			// units a cap stopped: failed answers counted in every figure, shown apart
@@ -260,8 +273,8 @@ func Columns(kind string) []Column {
 		}
 	case KindAppSec:
 		cs = []Column{
-			{Key: "mean_points", Label: "mean points", Metric: "appsec.mean_score", Unit: "points"},
-			{Key: "pass_rate", Label: "pass rate (>= 70)", Metric: "appsec.pass_rate", Unit: "fraction"},
+			{Key: "mean_points", Label: "mean points", Metric: "appsec.mean_score", Unit: "points", CI: "ci.mean_score"},
+			{Key: "pass_rate", Label: "pass rate (>= 70)", Metric: "appsec.pass_rate", Unit: "fraction", CI: "ci.pass_rate"},
 		}
 	}
 	return append(cs,
@@ -269,15 +282,50 @@ func Columns(kind string) []Column {
 		Column{Key: "tokens_per_case", Label: "tokens/case", Unit: "tokens", Lower: true})
 }
 
-// rowOf reads a row's figures from the one run of rep.
-func rowOf(ctx context.Context, st Store, rep *report.Report, cols []Column) (Row, error) {
-	run := rep.Runs[0]
+// TableOf is the ranking of the runs of one report (its runs judged one suite), as a board table
+// sorted by sortKey ("": the kind's first figure): what `vulnbench report` shows of several
+// runs, ranked as the board ranks them. Each run's spend is its Spend (nil: not known).
+func TableOf(rep *report.Report, sortKey string) (*Table, error) {
+	kind := KindOf(rep.Truth)
+	t := &Table{Suite: rep.Truth.Source, Kind: kind, Columns: Columns(kind), Cases: len(rep.Truth.Cases), RankNote: RankNote}
+	for _, run := range rep.Runs {
+		if run.Stored != nil && t.Hash == "" {
+			t.Hash = run.Stored.SuiteHash
+		}
+		row, err := rowOf(rep, run, t.Columns, run.Spend)
+		if err != nil {
+			return nil, err
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if err := t.SortBy(sortKey); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Headline is the headline figures of one run of rep, as the board shows them (its kind's
+// columns, cost and tokens aside): what `score --by` lays out per group.
+func Headline(rep *report.Report, run *report.Run) ([]Column, []Cell, error) {
+	cols := Columns(KindOf(rep.Truth))
+	cols = cols[:len(cols)-2] // cost and tokens: a group's spend is its run's
+	row, err := rowOf(rep, run, cols, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cols, row.Cells, nil
+}
+
+// rowOf reads a row's figures from run, one of rep's runs; sp is its spend (nil: not known).
+func rowOf(rep *report.Report, run *report.Run, cols []Column, sp *store.Spend) (Row, error) {
 	f, err := run.Figures()
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Run: run.ID, State: run.Stored.State, Subject: run.Subject, Model: run.Model,
-		Repeats: len(run.Repeats), Cases: len(rep.Truth.Cases)}
+	row := Row{Run: run.ID, Subject: run.Subject, Model: run.Model, Repeats: len(run.Repeats), Cases: len(rep.Truth.Cases)}
+	if run.Stored != nil { // a predictions file has no state
+		row.State = run.Stored.State
+	}
 	if m := run.Manifest; m != nil {
 		set := m.Settings()
 		row.Prompt, row.Harness, row.Effort = set.PromptOn(caseKind(rep.Truth)), set.Harness, set.Effort
@@ -288,18 +336,15 @@ func rowOf(ctx context.Context, st Store, rep *report.Report, cols []Column) (Ro
 			metrics[m.Key] = m
 		}
 	}
-	sp, err := spendOf(ctx, st, rep)
-	if err != nil {
-		return Row{}, err
-	}
+	spent := spendOf(sp, len(rep.Truth.Cases)*max(1, len(run.Repeats)))
 	degenerate := f.VDS != nil && f.VDS.Degenerate
 	for _, c := range cols {
 		var cell Cell
 		switch c.Key {
 		case "cost_per_case":
-			cell = sp.cost
+			cell = spent.cost
 		case "tokens_per_case":
-			cell = sp.tokens
+			cell = spent.tokens
 		case "stopped": // 0 where no unit stopped (the report leaves its row out then)
 			cell = Cell{OK: true, Mean: f.Status.Stopped.Mean, Std: f.Status.Stopped.Std}
 		default:
@@ -323,8 +368,8 @@ func cellOf(metrics map[string]report.Metric, f *report.Figures, c Column) Cell 
 		return Cell{}
 	}
 	cell := Cell{OK: true, Mean: v.Stat.Mean, Std: v.Stat.Std}
-	if c.ci != "" {
-		if m, ok := metrics[c.ci]; ok {
+	if c.CI != "" {
+		if m, ok := metrics[c.CI]; ok {
 			if iv, ok := m.Get(f, ""); ok {
 				lo, hi := iv.Lo, iv.Hi
 				cell.Lo, cell.Hi = &lo, &hi
@@ -337,27 +382,21 @@ func cellOf(metrics map[string]report.Metric, f *report.Figures, c Column) Cell 
 type spend struct{ cost, tokens Cell }
 
 // spendOf is a run's cost and tokens per case and repeat: every attempt (retries too) summed
-// (store.Store.RunSpend), over the cases of the truth times the repeats scored. The cost is
-// NoteUnpriced when some attempt used a model whose price is not known, and missing when no
+// (store.Store.RunSpend), over units, the cases of the truth times the repeats scored. The cost
+// is NoteUnpriced when some attempt used a model whose price is not known, and missing when no
 // attempt used a model.
-func spendOf(ctx context.Context, st Store, rep *report.Report) (spend, error) {
-	run := rep.Runs[0]
-	sp, err := st.RunSpend(ctx, run.ID)
-	if err != nil {
-		return spend{}, err
+func spendOf(sp *store.Spend, units int) spend {
+	if sp == nil || units == 0 {
+		return spend{}
 	}
-	units := float64(len(rep.Truth.Cases) * max(1, len(run.Repeats)))
-	if units == 0 {
-		return spend{}, nil
-	}
-	s := spend{tokens: Cell{OK: true, Mean: float64(sp.Tokens) / units}}
+	s := spend{tokens: Cell{OK: true, Mean: float64(sp.Tokens) / float64(units)}}
 	switch {
 	case sp.Known():
-		s.cost = Cell{OK: true, Mean: sp.Cost / units}
+		s.cost = Cell{OK: true, Mean: sp.Cost / float64(units)}
 	case sp.Unpriced > 0:
 		s.cost = Cell{Note: NoteUnpriced}
 	}
-	return s, nil
+	return s
 }
 
 // SortBy sorts the rows by the column key (best first; "": the first column; "run" by run id)
@@ -370,7 +409,7 @@ func (t *Table) SortBy(key string) error {
 	if key == "run" {
 		slices.SortStableFunc(t.Rows, func(a, b Row) int { return strings.Compare(a.Run, b.Run) })
 		for i := range t.Rows {
-			t.Rows[i].Rank = i + 1
+			t.Rows[i].Rank, t.Rows[i].Tied = i+1, false
 		}
 		return nil
 	}
@@ -417,6 +456,14 @@ func (t *Table) SortBy(key string) error {
 			}
 		}
 		t.Rows[i].Rank = rank
+	}
+	for i := range t.Rows {
+		t.Rows[i].Tied = false
+		for j := range t.Rows {
+			if j != i && t.Rows[j].Rank == t.Rows[i].Rank {
+				t.Rows[i].Tied = true
+			}
+		}
 	}
 	return nil
 }

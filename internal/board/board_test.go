@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vulnbench/vulnbench/internal/board"
+	"github.com/vulnbench/vulnbench/internal/output/formats"
 )
 
 func ci(mean, lo, hi float64) board.Cell { return board.Cell{OK: true, Mean: mean, Lo: &lo, Hi: &hi} }
@@ -73,14 +74,14 @@ func TestWriters(t *testing.T) {
 	}
 	b := &board.Board{Scorer: 6, Vulnbench: "v", Tables: []board.Table{*tb}}
 	for format, want := range map[string][]string{
-		"text": {"primevul board: s.jsonl", "60.0% [50.0, 70.0]", "40.0% ± 2.0", "rank  run", "overlapping intervals share a rank"},
-		"md":   {"| rank | run |", "| 1 | a | llm |"},
-		"csv":  {"suite_sha256,kind,rank,run", ",primevul,1,a,llm,,,,,1,f1,0.6,0,0.5,0.7,"},
+		"text": {"primevul board: s.jsonl", "60.0% [50.0%, 70.0%]", "40.0% ± 2.0%", "rank  run", "runs whose intervals overlap share a rank"},
+		"md":   {"| rank | run |", "| =1 | a | llm |", "| 3 | e | llm |"},
+		"csv":  {"suite_sha256,kind,rank,run", ",primevul,1,a,llm,,,,,1,f1,0.6,0,0.5,0.7,,true"},
 		"json": {`"kind": "primevul"`, `"lower_is_better": true`},
-		"html": {"<!DOCTYPE html>", "<td>60.0% [50.0, 70.0]</td>"},
+		"html": {"<!DOCTYPE html>", "<td>60.0% [50.0%, 70.0%]</td>"},
 	} {
 		var out bytes.Buffer
-		if err := board.Write(&out, format, b); err != nil {
+		if err := formats.All().Present(&out, format, b); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range want {
@@ -89,7 +90,7 @@ func TestWriters(t *testing.T) {
 			}
 		}
 	}
-	if err := board.Write(&bytes.Buffer{}, "xml", b); err == nil {
+	if err := formats.All().Present(&bytes.Buffer{}, "xml", b); err == nil {
 		t.Error("xml accepted")
 	}
 }
@@ -118,7 +119,7 @@ func TestCellNotes(t *testing.T) {
 		"html": {"<td>unpriced</td>"},
 	} {
 		var out bytes.Buffer
-		if err := board.Write(&out, format, b); err != nil {
+		if err := formats.All().Present(&out, format, b); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range want {

@@ -119,7 +119,7 @@ func TestBoardHarnessEffortPrompt(t *testing.T) {
 		t.Errorf("rows (-want +got):\n%s", d)
 	}
 	var text bytes.Buffer
-	if err := board.Write(&text, "text", b); err != nil {
+	if err := b.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{"cc   claude-code  anthropic:claude-sonnet-4-5  -       claude-code 2.1.328  default  1",

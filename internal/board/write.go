@@ -1,9 +1,7 @@
 package board
 
 import (
-	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -11,45 +9,39 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/report"
+	"github.com/vulnbench/vulnbench/internal/score"
 )
 
-// Writer writes a board in one format.
-type Writer struct {
-	Format string
-	Write  func(w io.Writer, b *Board) error
-}
+// Kind names a board among the documents commands write (output.Document).
+func (*Board) Kind() string { return "board" }
 
-// Writers is the explicit list of board formats, in the order help texts show them.
-func Writers() []Writer {
-	return []Writer{{"text", WriteText}, {"md", WriteMarkdown}, {"json", WriteJSON}, {"csv", WriteCSV}, {"html", WriteHTML}}
-}
+// JSONValue is what the json format writes: the board as schema/board.schema.json describes.
+func (b *Board) JSONValue() (any, error) { return b, nil }
 
-// Formats lists the formats of Writers.
-func Formats() []string {
-	var fs []string
-	for _, w := range Writers() {
-		fs = append(fs, w.Format)
+// Blocks is the board as general formats lay it out: a table per suite, every cell as text
+// writes it, the rank rule under it, then the scorer's line.
+func (b *Board) Blocks() ([]output.Block, error) {
+	var bs []output.Block
+	for i := range b.Tables {
+		bs = append(bs, output.Block{Title: title(&b.Tables[i]), Table: b.Tables[i].Output()})
 	}
-	return fs
+	return append(bs, output.Block{Lines: []string{fmt.Sprintf("scorer %d, vulnbench %s", b.Scorer, b.Vulnbench)}}), nil
 }
 
-// Write writes b to w in format.
-func Write(w io.Writer, format string, b *Board) error {
-	i := slices.IndexFunc(Writers(), func(x Writer) bool { return x.Format == format })
-	if i < 0 {
-		return fmt.Errorf("unknown board format %q: use one of %s", format, strings.Join(Formats(), ", "))
-	}
-	var buf bytes.Buffer
-	if err := Writers()[i].Write(&buf, b); err != nil {
-		return fmt.Errorf("write %s board: %w", format, err)
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+// Output is the table as general formats and the HTML report show it: every cell as text writes
+// it, the rank rule as its note.
+func (t *Table) Output() *output.Table {
+	ht := HTMLTables(&Board{Tables: []Table{*t}})[0]
+	return &output.Table{Header: ht.Header, Rows: ht.Rows, Note: ht.Note}
 }
 
-// Text is how text, Markdown and HTML write a cell: fractions as percentages with one decimal,
-// points as "N.N of 100", a 95% CI in brackets, a std over repeats after ±, its note in
-// parentheses; "-" when missing, the note alone (unpriced) when it has one.
+// Text is how text, Markdown and HTML write a cell: a figure as score writes it (output.Text:
+// fractions as percentages with one decimal, points as "N.N of 100", a std over repeats after ±),
+// its interval in brackets as score writes intervals, its note in parentheses; cost in dollars,
+// tokens as a whole number; "-" when missing, the note alone (unpriced) when it has one.
 func (c Column) Text(cell Cell) string {
 	if !cell.OK {
 		if cell.Note != "" {
@@ -57,29 +49,27 @@ func (c Column) Text(cell Cell) string {
 		}
 		return "-"
 	}
-	scale, suffix, prec := 1.0, "", 1
+	v := report.Value{Stat: score.Stat{Mean: cell.Mean, Std: cell.Std}}
+	var s string
 	switch c.Unit {
 	case "fraction":
-		scale, suffix = 100, "%"
+		s = output.Text(report.Fraction, v, cell.Std != 0)
 	case "points":
-		scale, suffix = 100, " of 100"
+		s = output.Text(report.Points, v, cell.Std != 0)
 	case "usd":
-		prec = 4
+		s = "$" + strconv.FormatFloat(cell.Mean, 'f', 4, 64)
 	case "tokens":
-		prec = 0
-	case "count":
-		prec = 2
-	}
-	num := func(v float64) string { return strconv.FormatFloat(v*scale, 'f', prec, 64) }
-	s := num(cell.Mean) + suffix
-	if c.Unit == "usd" {
-		s = "$" + s
-	}
-	if cell.Std != 0 {
-		s += " ± " + num(cell.Std)
+		s = strconv.FormatFloat(cell.Mean, 'f', 0, 64)
+	default:
+		s = output.Text(report.Count, v, cell.Std != 0)
 	}
 	if cell.Lo != nil && cell.Hi != nil {
-		s += " [" + num(*cell.Lo) + ", " + num(*cell.Hi) + "]"
+		iv := report.Value{Lo: *cell.Lo, Hi: *cell.Hi}
+		if c.Unit == "points" {
+			s += " " + output.Text(report.PointsInterval, iv, false)
+		} else {
+			s += " " + output.Text(report.Interval, iv, false)
+		}
 	}
 	if cell.Note != "" {
 		s += " (" + cell.Note + ")"
@@ -97,8 +87,16 @@ func dash(s string) string {
 // header is the text header and one row's leading cells.
 var header = []string{"rank", "run", "subject", "model", "prompt", "harness", "effort", "repeats"}
 
+// rankText is a row's rank, "=N" when it shares it.
+func rankText(r Row) string {
+	if r.Tied {
+		return "=" + strconv.Itoa(r.Rank)
+	}
+	return strconv.Itoa(r.Rank)
+}
+
 func lead(r Row) []string {
-	return []string{strconv.Itoa(r.Rank), r.Run, r.Subject, dash(r.Model), dash(r.Prompt), dash(r.Harness), dash(r.Effort), strconv.Itoa(r.Repeats)}
+	return []string{rankText(r), r.Run, r.Subject, dash(r.Model), dash(r.Prompt), dash(r.Harness), dash(r.Effort), strconv.Itoa(r.Repeats)}
 }
 
 func title(t *Table) string {
@@ -106,7 +104,7 @@ func title(t *Table) string {
 }
 
 // WriteText writes each table aligned, with its rank rule under it.
-func WriteText(w io.Writer, b *Board) error {
+func (b *Board) WriteText(w io.Writer) error {
 	for i := range b.Tables {
 		t := &b.Tables[i]
 		if i > 0 {
@@ -136,7 +134,7 @@ func WriteText(w io.Writer, b *Board) error {
 }
 
 // WriteMarkdown writes each table as a GitHub Markdown table.
-func WriteMarkdown(w io.Writer, b *Board) error {
+func (b *Board) WriteMarkdown(w io.Writer) error {
 	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	for i := range b.Tables {
 		t := &b.Tables[i]
@@ -162,26 +160,19 @@ func WriteMarkdown(w io.Writer, b *Board) error {
 	return nil
 }
 
-// WriteJSON writes the board as schema/board.schema.json describes.
-func WriteJSON(w io.Writer, b *Board) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(b)
-}
-
 // WriteCSV writes one line per run and figure: suite hash, kind, rank, run, subject, model,
 // prompt, harness, effort, repeats, figure key, mean, std, lo, hi (fractions in [0,1], points
 // as a fraction of 100; empty where the run lacks the figure or the interval), note
-// (degenerate, unpriced).
-func WriteCSV(w io.Writer, b *Board) error {
+// (degenerate, unpriced), tied (the rank is shared).
+func (b *Board) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"suite_sha256", "kind", "rank", "run", "subject", "model", "prompt", "harness", "effort", "repeats", "figure", "mean", "std", "lo", "hi", "note"})
+	_ = cw.Write([]string{"suite_sha256", "kind", "rank", "run", "subject", "model", "prompt", "harness", "effort", "repeats", "figure", "mean", "std", "lo", "hi", "note", "tied"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, t := range b.Tables {
 		for _, r := range t.Rows {
 			for k, c := range t.Columns {
 				cell := r.Cells[k]
-				rec := []string{t.Hash, t.Kind, strconv.Itoa(r.Rank), r.Run, r.Subject, r.Model, r.Prompt, r.Harness, r.Effort, strconv.Itoa(r.Repeats), c.Key, "", "", "", "", cell.Note}
+				rec := []string{t.Hash, t.Kind, strconv.Itoa(r.Rank), r.Run, r.Subject, r.Model, r.Prompt, r.Harness, r.Effort, strconv.Itoa(r.Repeats), c.Key, "", "", "", "", cell.Note, strconv.FormatBool(r.Tied)}
 				if cell.OK {
 					rec[11], rec[12] = f(cell.Mean), f(cell.Std)
 				}
@@ -241,7 +232,7 @@ func HTMLTables(b *Board) []HTMLTable {
 }
 
 // WriteHTML writes the board as one self-contained HTML page (no script, nothing fetched).
-func WriteHTML(w io.Writer, b *Board) error {
+func (b *Board) WriteHTML(w io.Writer) error {
 	return htmlBoard.Execute(w, struct {
 		Tables    []HTMLTable
 		Scorer    int

@@ -27,7 +27,7 @@ var dimensions = []string{"language", "project", "cwe", "year", "repo-size", "ca
 func Dimensions() []string { return slices.Clone(dimensions) }
 
 // None is the group of a case without the dimension's field.
-const None = "(none)"
+const None = report.None
 
 // GroupsOf returns the groups of case c in dimension dim: one, or for cwe each of its CWEs.
 // language, project, kind and label are the case's fields; year is its date's; repo-size is
@@ -60,7 +60,7 @@ func GroupsOf(dim string, c *suite.Case) []string {
 		}
 		return []string{c.Date[:4]}
 	case "repo-size":
-		return []string{sizeBand(c.Meta["repo_size"])}
+		return []string{report.SizeBand(c.Meta["repo_size"])}
 	case "category":
 		switch {
 		case c.VEX != nil && c.VEX.Category != "":
@@ -73,28 +73,6 @@ func GroupsOf(dim string, c *suite.Case) []string {
 		return one(s)
 	}
 	return []string{None}
-}
-
-// sizeBand is the band of a repository size in lines of code.
-func sizeBand(v any) string {
-	n, ok := v.(float64)
-	if !ok {
-		if s, isStr := v.(string); isStr {
-			f, err := strconv.ParseFloat(s, 64)
-			n, ok = f, err == nil
-		}
-	}
-	switch {
-	case !ok || n < 0:
-		return None
-	case n < 10_000:
-		return "<10k lines"
-	case n < 100_000:
-		return "10k-100k lines"
-	case n < 1_000_000:
-		return "100k-1M lines"
-	}
-	return ">=1M lines"
 }
 
 // CheckDimension refuses a dimension that is not one of Dimensions.

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +22,8 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/openvex"
 	"github.com/vulnbench/vulnbench/internal/sarif"
+	"github.com/vulnbench/vulnbench/internal/store"
+	"github.com/vulnbench/vulnbench/internal/web"
 	"github.com/vulnbench/vulnbench/schema"
 )
 
@@ -112,10 +118,11 @@ func mixedStore(t *testing.T, dir string) (db string, runs map[string][]string) 
 type boardJSON struct {
 	Tables []struct {
 		Suite, Kind, Sort string
-		Columns           []struct{ Key, Metric, Unit string }
+		Columns           []struct{ Key, Metric, Unit, CI string }
 		Rows              []struct {
 			Run   string
 			Rank  int
+			Tied  bool
 			Cells []struct {
 				OK        bool
 				Mean, Std float64
@@ -155,6 +162,8 @@ func TestResultsOnMixedStore(t *testing.T) {
 	dir := t.TempDir()
 	db, runs := mixedStore(t, dir)
 	t.Run("board", func(t *testing.T) { checkBoard(t, dir, db, runs) })
+	t.Run("viewer", func(t *testing.T) { checkViewerBoard(t, dir, db) })
+	t.Run("compare-vex", func(t *testing.T) { checkVEXCompare(t, dir, db) })
 	t.Run("by", func(t *testing.T) { checkBreakdowns(t, dir, db, runs) })
 	t.Run("sarif", func(t *testing.T) { checkSARIFExports(t, dir, db) })
 	t.Run("openvex", func(t *testing.T) { checkOpenVEXRepeats(t, dir, db) })
@@ -219,17 +228,13 @@ func checkBoard(t *testing.T, dir, db string, runs map[string][]string) {
 				if ok != cell.OK || !near(mean, cell.Mean) || !near(std, cell.Std) {
 					t.Errorf("%s %s: board %v %g ± %g, score %v %g ± %g", r.Run, c.Key, cell.OK, cell.Mean, cell.Std, ok, mean, std)
 				}
-				if c.Key == "f1" || c.Key == "pacc" {
-					lok := false
-					ci, _ := figs["ci"].(map[string]any)
-					if arr, isArr := ci[c.Key].([]any); isArr && len(arr) == 2 {
-						lok = true
-						if cell.Lo == nil || !near(*cell.Lo, arr[0].(float64)) || !near(*cell.Hi, arr[1].(float64)) {
-							t.Errorf("%s %s: board CI %v-%v, score %v", r.Run, c.Key, cell.Lo, cell.Hi, arr)
-						}
+				if c.CI != "" { // every headline figure has its interval, as score --ci gives it
+					lo, hi, lok := scoreInterval(figs, c.CI)
+					if lok != (cell.Lo != nil) || lok && (!near(*cell.Lo, lo) || !near(*cell.Hi, hi)) {
+						t.Errorf("%s %s: board CI %v-%v, score %v [%v, %v]", r.Run, c.Key, cell.Lo, cell.Hi, lok, lo, hi)
 					}
-					if !lok && cell.Lo != nil {
-						t.Errorf("%s %s: board has a CI that score lacks", r.Run, c.Key)
+					if ok && !lok {
+						t.Errorf("%s %s: no interval", r.Run, c.Key)
 					}
 				}
 			}
@@ -251,6 +256,13 @@ func checkBoard(t *testing.T, dir, db string, runs map[string][]string) {
 			if r.Rank != want {
 				t.Errorf("%s: rank %d, want %d (intervals %v)", r.Run, r.Rank, want, ivs)
 			}
+			tied := false
+			for _, o := range tb.Rows {
+				tied = tied || o.Run != r.Run && o.Rank == r.Rank
+			}
+			if r.Tied != tied {
+				t.Errorf("%s: tied %v, want %v", r.Run, r.Tied, tied)
+			}
 		}
 	}
 	if diff := cmp.Diff(map[string]string{"fn.jsonl": "primevul", "jit.jsonl": "jitvul", "vex.jsonl": "vex", "app.jsonl": "appsec"}, kinds); diff != "" {
@@ -269,6 +281,112 @@ func checkBoard(t *testing.T, dir, db string, runs map[string][]string) {
 	if code != 0 || !strings.Contains(out, " of 100") {
 		t.Errorf("appsec board: exit %d\n%s", code, out)
 	}
+}
+
+// scoreInterval reads the interval at the dotted path (ci.KEY) of a `score --format json` document.
+func scoreInterval(doc map[string]any, path string) (lo, hi float64, ok bool) {
+	ci, _ := doc["ci"].(map[string]any)
+	arr, isArr := ci[strings.TrimPrefix(path, "ci.")].([]any)
+	if !isArr || len(arr) != 2 {
+		return 0, 0, false
+	}
+	return arr[0].(float64), arr[1].(float64), true
+}
+
+// checkVEXCompare: compare of two VEX runs weighs every repeat of each (paired by case) and
+// each category, and its figures are score's means over repeats.
+func checkVEXCompare(t *testing.T, dir, db string) {
+	code, out, errOut := run(t, dir, "compare", "--run", "vex-p3", "--run", "vex-r2", "--db", db, "--format", "json")
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s", code, errOut)
+	}
+	var cmpDoc struct {
+		VEX struct {
+			RepeatsA int `json:"repeats_a"`
+			RepeatsB int `json:"repeats_b"`
+			StatusF1 struct {
+				A, B, Value float64
+				CI          [2]float64
+			} `json:"status_f1"`
+			PerClass map[string]struct{ A, B float64 } `json:"per_class"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &cmpDoc); err != nil {
+		t.Fatal(err)
+	}
+	v := cmpDoc.VEX
+	if v.RepeatsA != 3 || v.RepeatsB != 2 || len(v.PerClass) < 3 {
+		t.Errorf("compare of vex-p3 and vex-r2: %+v", v)
+	}
+	for id, got := range map[string]float64{"vex-p3": v.StatusF1.A, "vex-r2": v.StatusF1.B} {
+		_, sout, _ := run(t, dir, "score", "--run", id, "--db", db, "--format", "json")
+		var figs map[string]any
+		if err := json.Unmarshal([]byte(sout), &figs); err != nil {
+			t.Fatal(err)
+		}
+		mean, _, ok := scoreFigure(t, figs, "vex.status_f1")
+		if !ok || !near(got, mean) {
+			t.Errorf("%s: compare's status F1 %v, score's mean over repeats %v", id, got, mean)
+		}
+	}
+	code, out, _ = run(t, dir, "compare", "--run", "vex-p3", "--run", "vex-r2", "--db", db)
+	if code != 0 || !strings.Contains(out, "VEX: every repeat (A 3, B 2), paired by case") || !strings.Contains(out, "F1 code_not_reachable") {
+		t.Errorf("compare text: exit %d\n%s", code, out)
+	}
+}
+
+// checkViewerBoard: the viewer's runs page shows the board `vulnbench board` prints: the same
+// tables, ranks, figures and intervals, cell for cell.
+func checkViewerBoard(t *testing.T, dir, db string) {
+	code, out, errOut := run(t, dir, "board", "--db", db, "--format", "html")
+	if code != 0 {
+		t.Fatalf("board: exit %d\n%s", code, errOut)
+	}
+	st, err := store.OpenReadOnly(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv := httptest.NewServer(web.New(st, web.Options{}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /: %d %v", resp.StatusCode, err)
+	}
+	cli, viewer := boardCells(out), boardCells(string(page))
+	if len(cli) < 10 {
+		t.Fatalf("the board has %d rows:\n%s", len(cli), out)
+	}
+	if d := cmp.Diff(cli, viewer); d != "" {
+		t.Errorf("the viewer's board differs from vulnbench board's (-board +viewer):\n%s", d)
+	}
+}
+
+var (
+	boardTableRe = regexp.MustCompile(`(?s)<table class="board">.*?</table>|<table><thead><tr><th>rank</th>.*?</table>`)
+	rowRe        = regexp.MustCompile(`(?s)<tr>(.*?)</tr>`)
+	cellRe       = regexp.MustCompile(`(?s)<t[dh]>(.*?)</t[dh]>`)
+	tagRe        = regexp.MustCompile(`<[^>]*>`)
+)
+
+// boardCells are the text of the cells of every board table of an HTML page, a row a line.
+func boardCells(page string) []string {
+	var rows []string
+	for _, tb := range boardTableRe.FindAllString(page, -1) {
+		for _, r := range rowRe.FindAllStringSubmatch(tb, -1) {
+			var cells []string
+			for _, c := range cellRe.FindAllStringSubmatch(r[1], -1) {
+				cells = append(cells, tagRe.ReplaceAllString(c[1], ""))
+			}
+			rows = append(rows, strings.Join(cells, " | "))
+		}
+	}
+	return rows
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
@@ -333,9 +451,11 @@ func checkBreakdowns(t *testing.T, dir, db string, runs map[string][]string) {
 			t.Errorf("%s: %d groups, want several (%v)", want, groupsSeen[want], groupsSeen)
 		}
 	}
-	// Text names the group; a subset of no case is refused.
+	// Text is one compact table, a row per group with its cases and the kind's headline
+	// figures; a subset of no case is refused.
 	code, out, _ := run(t, dir, "score", "--run", "fn-r1", "--db", db, "--by", "language")
-	if code != 0 || !strings.Contains(out, "== language = c: 30 of 60 cases ==") {
+	if code != 0 || !regexp.MustCompile(`(?m)^language +cases +F1 +pAcc +VD-S`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^c +30 of 60 +\d+\.\d% +\d+\.\d%`).MatchString(out) || strings.Count(out, "\n") != 4 {
 		t.Errorf("--by language text: exit %d\n%s", code, out)
 	}
 	code, _, errOut := run(t, dir, "score", "--run", "fn-r1", "--db", db, "--select", "language=rust")

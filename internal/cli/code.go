@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/codegraph"
 	"github.com/vulnbench/vulnbench/internal/codegraph/codeview"
+	"github.com/vulnbench/vulnbench/internal/output"
 )
 
 // codeFlags are the options every code subcommand shares.
@@ -25,7 +26,7 @@ func (c *codeFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&c.cache, "cache", "", "directory of persisted indexes (default: the user cache directory, vulnbench/codegraph)")
 	f.BoolVar(&c.noCache, "no-cache", false, "neither read nor write a persisted index")
 	f.Int64Var(&c.maxFileSize, "max-file-size", 2<<20, "skip larger files as oversized (bytes; 0 for no limit)")
-	f.StringVar(&c.format, "format", "text", "output format: text or json")
+	f.StringVar(&c.format, "format", "text", formatUsage(codeview.SummaryDoc{}))
 }
 
 func (c *codeFlags) validate(cmd string) error {
@@ -35,7 +36,7 @@ func (c *codeFlags) validate(cmd string) error {
 	if c.maxFileSize < 0 {
 		return usageErr("--max-file-size %d is negative", c.maxFileSize)
 	}
-	return checkFormat(c.format, "text", "json")
+	return checkFormat(c.format, codeview.SummaryDoc{})
 }
 
 func (c *codeFlags) open(cmd *cobra.Command, e *env) (*codegraph.Index, error) {
@@ -147,10 +148,7 @@ outside functions are left out). The summary then goes to stderr.`,
 				}
 				summary = e.stderr
 			}
-			if cf.format == "json" {
-				return codeview.WriteJSON(summary, codeview.Summary(ix))
-			}
-			return codeview.WriteSummary(summary, ix)
+			return present(summary, cf.format, codeview.SummaryDoc{Index: ix})
 		},
 	}
 	cf.add(c.Flags())
@@ -195,14 +193,31 @@ Exits 1 when NAME is neither defined nor called in the repository.`,
 				return err
 			}
 			near := codegraph.Near{File: file, Line: line}
+			var doc output.Document
 			switch what {
 			case "callers":
-				return notFoundExit(codeview.Callers(e.stdout, e.stderr, ix, name, near, cf.format))
+				d, err := codeview.Callers(ix, name, near)
+				if err != nil {
+					return notFoundExit(err)
+				}
+				if len(d.Callers) == 0 {
+					defer fmt.Fprintf(e.stderr, "no callers of %s\n", name)
+				}
+				doc = d
 			case "callees":
-				return notFoundExit(codeview.Callees(e.stdout, ix, name, near, cf.format))
+				d, err := codeview.Callees(ix, name, near)
+				if err != nil {
+					return notFoundExit(err)
+				}
+				doc = d
 			default:
-				return notFoundExit(codeview.Definitions(e.stdout, ix, name, near, cf.format))
+				d, err := codeview.Definitions(ix, name, near)
+				if err != nil {
+					return notFoundExit(err)
+				}
+				doc = d
 			}
+			return present(e.stdout, cf.format, doc)
 		},
 	}
 	cf.add(c.Flags())

@@ -36,7 +36,7 @@ suite, and --suite must be the file they judged.`,
   vulnbench compare --suite test.jsonl --predictions a.jsonl --predictions b.jsonl --format json`,
 		Args: exactArgs(0, "no arguments (use two --run, or --suite with two --predictions)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(sf.format, "text", "md", "json"); err != nil {
+			if err := checkFormat(sf.format, output.Comparison{}); err != nil {
 				return err
 			}
 			format := sf.format
@@ -57,14 +57,14 @@ suite, and --suite must be the file they judged.`,
 					return err
 				}
 				printNotes(e.stderr, u.Notes)
-				return output.WriteUnion(e.stdout, format, rep, u)
+				return present(e.stdout, format, output.Union{Report: rep, U: u})
 			}
 			cmp, err := rep.Compare(0, 1, score.CIOptions{Resamples: sf.resamples, Seed: sf.ciSeed})
 			if err != nil {
 				return err
 			}
 			printNotes(e.stderr, cmp.Notes)
-			return output.WriteComparison(e.stdout, format, rep, cmp)
+			return present(e.stdout, format, output.Comparison{Report: rep, Cmp: cmp})
 		},
 	}
 	f := c.Flags()
@@ -72,7 +72,7 @@ suite, and --suite must be the file they judged.`,
 	f.StringArrayVar(&runs, "run", nil, "run id (give two, or more to see what they find together)")
 	f.StringArrayVar(&preds, "predictions", nil, "predictions file (give two, or more to see what they find together)")
 	f.StringVar(&db, "db", "vulnbench.db", "store holding the runs")
-	f.StringVar(&sf.format, "format", "text", "text, md or json")
+	f.StringVar(&sf.format, "format", "text", formatUsage(output.Comparison{}))
 	f.StringVar(&sf.unparsedAs, "unparsed-as", "", "how failed (unparseable) verdicts count: failed (wrong) or ben; default: ben on suites with jit cases, failed otherwise")
 	f.IntVar(&sf.resamples, "resamples", score.DefaultResamples, "paired bootstrap resamples")
 	f.Uint64Var(&sf.ciSeed, "seed", 1, "seed of the bootstrap resamples")

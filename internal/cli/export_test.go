@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/output/formats"
 )
 
 // sarifSchema is OASIS's SARIF 2.1.0 schema (internal/sarif/testdata/README.md says whence).
@@ -143,7 +145,7 @@ func TestExportLLMRun(t *testing.T) {
 	if code, _, errOut := run(t, dir, "score", "--suite", suitePath, "--predictions", "r1.jsonl", "--format", "json"); code != 0 {
 		t.Errorf("score of the exported predictions: exit %d\n%s", code, errOut)
 	}
-	if code, _, errOut := run(t, dir, "export", "--run", "r1", "--db", db, "--format", "pdf"); code != 2 || !strings.Contains(errOut, `--format "pdf" is not one of sarif, jsonl, openvex`) {
+	if code, _, errOut := run(t, dir, "export", "--run", "r1", "--db", db, "--format", "pdf"); code != 2 || !strings.Contains(errOut, `--format "pdf" is not one of `+strings.Join(formats.All().For(output.Export{}), ", ")) {
 		t.Errorf("unknown format: exit %d, %s", code, errOut)
 	}
 	// OpenVEX describes VEX-Bench runs: a run of function cases is refused, saying what to use.

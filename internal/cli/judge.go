@@ -176,7 +176,7 @@ calibration score runs first) costs nothing.`, size, judge.MinRho, judge.MaxMAE,
 			if jf.model == "" {
 				return usageErr("judge calibrate needs --judge-model PROVIDER:MODEL")
 			}
-			if err := checkFormat(format, "text", "json"); err != nil {
+			if err := checkFormat(format, judge.AgreementDoc{}); err != nil {
 				return err
 			}
 			st, err := store.Open(cmd.Context(), db)
@@ -197,7 +197,7 @@ calibration score runs first) costs nothing.`, size, judge.MinRho, judge.MaxMAE,
 			if err != nil {
 				return &exitError{code: ExitFail, err: err}
 			}
-			if err := judge.WriteAgreement(e.stdout, format, jd, a); err != nil {
+			if err := present(e.stdout, format, judge.AgreementDoc{Judge: jd, Agreement: a}); err != nil {
 				return err
 			}
 			if p := a.Problem(); p != "" {
@@ -209,6 +209,6 @@ calibration score runs first) costs nothing.`, size, judge.MinRho, judge.MaxMAE,
 	f := c.Flags()
 	jf.add(f, false)
 	f.StringVar(&db, "db", "vulnbench.db", "store whose response cache keeps the judge's answers")
-	f.StringVar(&format, "format", "text", "text or json")
+	f.StringVar(&format, "format", "text", formatUsage(judge.AgreementDoc{}))
 	return c
 }

@@ -165,7 +165,7 @@ func loadProject(cmd *cobra.Command, db, project string, write bool) (*store.Sto
 func newLabelReportCmd(e *env) *cobra.Command {
 	var db, project, format string
 	c := &cobra.Command{
-		Use:   "report --project NAME [--format md|json]",
+		Use:   "report --project NAME [--format FORMAT]",
 		Short: "Print a project's agreement and accuracy figures, as the papers give them",
 		Long: `Prints, for the first labels (the paper's initial agreement) and the current ones, Fleiss'
 kappa over all raters (of the status too), Cohen's per pair, 95 % bootstrap intervals, per
@@ -173,7 +173,7 @@ category kappa and specific agreement, the raters' confusion; the calibration's 
 all answered; the share confirmed without revision; how the cases stand; an audit's accuracy.`,
 		Args: exactArgs(0, "no arguments (use the flags)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format, "md", "json", "text"); err != nil {
+			if err := checkFormat(format, (*label.Report)(nil)); err != nil {
 				return err
 			}
 			st, p, err := loadProject(cmd, db, project, false)
@@ -181,17 +181,13 @@ all answered; the share confirmed without revision; how the cases stand; an audi
 				return err
 			}
 			defer st.Close()
-			r := p.BuildReport()
-			if format == "json" {
-				return r.WriteJSON(e.stdout)
-			}
-			return r.WriteMarkdown(e.stdout)
+			return present(e.stdout, format, p.BuildReport())
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&db, "db", "vulnbench.db", "store holding the project")
 	f.StringVar(&project, "project", "", "the project")
-	f.StringVar(&format, "format", "md", "md (text reads the same) or json")
+	f.StringVar(&format, "format", "md", formatUsage((*label.Report)(nil)))
 	return c
 }
 

@@ -23,7 +23,7 @@ and every candidate is confirmed with the exact Jaccard. B is held in memory; A 
   vulnbench suite leak train.jsonl test.jsonl --threshold 0.8 --format json`,
 		Args: exactArgs(2, "two suite files, A and B"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, "text", "json"); err != nil {
+			if err := checkFormat(format, leak.Doc{}); err != nil {
 				return err
 			}
 			if !(opt.Threshold > 0 && opt.Threshold <= 1) { // NaN too
@@ -36,17 +36,14 @@ and every candidate is confirmed with the exact Jaccard. B is held in memory; A 
 			if err != nil {
 				return &exitError{code: ExitFail, err: err}
 			}
-			if format == "json" {
-				return res.WriteJSON(e.stdout)
-			}
-			return res.WriteText(e.stdout, args[0], args[1], list)
+			return present(e.stdout, format, leak.Doc{Result: res, A: args[0], B: args[1], List: list})
 		},
 	}
 	f := c.Flags()
 	f.Float64Var(&opt.Threshold, "threshold", leak.DefaultThreshold, "least Jaccard similarity of a near copy")
 	f.IntVar(&opt.Shingle, "shingle", leak.DefaultShingle, "tokens per shingle")
 	f.Uint64Var(&opt.Seed, "seed", 1, "seed of the MinHash functions")
-	f.StringVar(&format, "format", "text", "text or json")
+	f.StringVar(&format, "format", "text", formatUsage(leak.Doc{}))
 	f.IntVar(&list, "list", 20, "matches to list in text output")
 	return c
 }

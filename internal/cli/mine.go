@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -60,7 +59,7 @@ The repositories' own git configuration, hooks and attributes are never read.`,
 			case jobs < 0:
 				return usageErr("--jobs must be at least 1 (0: one per CPU)")
 			}
-			if err := checkFormat(format, "text", "json"); err != nil {
+			if err := checkFormat(format, vexmine.Summary{}); err != nil {
 				return err
 			}
 			opts := vexmine.Options{Rev: rev, Jobs: jobs, Pulls: pulls}
@@ -90,13 +89,8 @@ The repositories' own git configuration, hooks and attributes are never read.`,
 					return err
 				}
 			}
-			if format == "json" {
-				return rep.WriteJSON(e.stdout, out)
-			}
 			rep.WriteText(e.stderr, maxDrops)
-			fmt.Fprintf(e.stdout, "%s: %d candidates from %d repositories, %d dropped (%s)\n", out, len(rep.Cases), len(rep.Repos),
-				len(rep.Drops), time.Since(start).Round(time.Millisecond))
-			return nil
+			return present(e.stdout, format, vexmine.Summary{Report: rep, Out: out, Elapsed: time.Since(start)})
 		},
 	}
 	fl := c.Flags()
@@ -109,6 +103,6 @@ The repositories' own git configuration, hooks and attributes are never read.`,
 	fl.BoolVar(&pulls, "pulls", false, "also mine the commits of pull request refs (refs/pull/N/head, refs/merge-requests/N/head) the first-parent history does not reach: fixes squashed, rebased or never merged, as VEX-Bench mined pull requests")
 	fl.IntVar(&jobs, "jobs", 0, "repositories mined at once (0: one per CPU)")
 	fl.IntVar(&maxDrops, "max-drops", 50, "dropped candidates listed on stderr at most (0: all)")
-	fl.StringVar(&format, "format", "text", "what stdout gets: text (a summary line; the report on stderr) or json (the whole report)")
+	fl.StringVar(&format, "format", "text", "what stdout gets (the report goes to stderr): text a summary line, json the whole report; "+formatUsage(vexmine.Summary{}))
 	return c
 }

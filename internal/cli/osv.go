@@ -158,7 +158,7 @@ func newSuiteOSVVicCmd(e *env) *cobra.Command {
 		format string
 	)
 	c := &cobra.Command{
-		Use:   "osv-vic --advisories DIR|ZIP --repos DIR [--format text|md|json]",
+		Use:   "osv-vic --advisories DIR|ZIP --repos DIR [--format FORMAT]",
 		Short: "Measure JitVul's introducing-commit rule against OSS-Fuzz's bisection",
 		Long: `For every OSV record with a GIT range and an introducing commit (OSS-Fuzz's), not withdrawn:
 first whether its bisected introducing commit (or its introduced_range) changes only fuzzing
@@ -171,7 +171,7 @@ comparable (neither is an ancestor of the other). One row per project and one ov
 		Example: `  vulnbench suite osv-vic --advisories oss-fuzz.zip --repos ~/clones --format md`,
 		Args:    exactArgs(0, "no arguments (use the flags)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format, "text", "md", "json"); err != nil {
+			if err := checkFormat(format, (*osv.Study)(nil)); err != nil {
 				return err
 			}
 			opts, err := f.options(suite.KindJIT)
@@ -190,10 +190,10 @@ comparable (neither is an ancestor of the other). One row per project and one ov
 				return err
 			}
 			reportProblems(e.stderr, problems, 20)
-			return st.Write(e.stdout, format)
+			return present(e.stdout, format, st)
 		},
 	}
 	f.add(c)
-	c.Flags().StringVar(&format, "format", "text", "output format: text, md or json")
+	c.Flags().StringVar(&format, "format", "text", formatUsage((*osv.Study)(nil)))
 	return c
 }

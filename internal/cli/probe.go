@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/manifest"
+	"github.com/vulnbench/vulnbench/internal/probe"
 	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/subject"
@@ -64,7 +65,7 @@ case; vulnbench score --run ID treats them as labels, which measures nothing: us
 	f.DurationVar(&r.timeout, "timeout", 5*time.Minute, "limit per attempt")
 	f.Float64Var(&r.maxCost, "max-cost", 0, "stop once the run's cost reaches this many USD; resumable")
 	f.BoolVar(&r.retryErrors, "retry-errors", false, "with --resume, also redo units whose latest attempt is an error")
-	f.StringVar(&o.format, "format", "text", "table format: text, md or json")
+	f.StringVar(&o.format, "format", "text", "table "+formatUsage(probe.Report{}))
 	f.Uint64Var(&o.controlSeed, "control-seed", 1, "seed of the derangement that pairs answers with other cases' continuations")
 	fac, _, err := reg.Lookup(memprobe.Name)
 	if err != nil {
@@ -77,7 +78,7 @@ case; vulnbench score --run ID treats them as labels, which measures nothing: us
 }
 
 func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probeOpts, fs *pflag.FlagSet) error {
-	if err := checkFormat(o.format, "text", "md", "json"); err != nil {
+	if err := checkFormat(o.format, probe.Report{}); err != nil {
 		return err
 	}
 	if o.run.resume == "" && o.run.suite == "" {
@@ -113,7 +114,7 @@ func runProbeMemory(ctx context.Context, e *env, reg *subject.Registry, o *probe
 	if err != nil {
 		return err
 	}
-	if err := rep.Write(e.stdout, o.format); err != nil {
+	if err := present(e.stdout, o.format, rep); err != nil {
 		return err
 	}
 	return runErr

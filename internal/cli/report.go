@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/vulnbench/vulnbench/internal/board"
 	"github.com/vulnbench/vulnbench/internal/output/html"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
@@ -83,7 +84,15 @@ To look at single cases, traces and flips between runs, use: vulnbench serve --d
 				return fmt.Errorf("html report: %w", err)
 			}
 			path := filepath.Join(dir, "index.html")
-			if err := suite.WriteFileAtomic(path, func(w io.Writer) error { return (html.Page{}).Present(w, rep) }); err != nil {
+			page := html.Page{}
+			if len(rep.Runs) > 1 { // ranked as the board ranks them
+				t, err := board.TableOf(rep, "")
+				if err != nil {
+					return err
+				}
+				page.Ranking = t.Output()
+			}
+			if err := suite.WriteFileAtomic(path, func(w io.Writer) error { return page.Present(w, rep) }); err != nil {
 				return err
 			}
 			fmt.Fprintln(e.stdout, path)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/vulnbench/vulnbench/internal/lineerr"
+	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/redact"
 	"github.com/vulnbench/vulnbench/internal/version"
 )
@@ -147,14 +149,28 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
-// checkFormat refuses an output format outside allowed.
-func checkFormat(format string, allowed ...string) error {
-	for _, a := range allowed {
-		if format == a {
-			return nil
-		}
+// checkFormat refuses a --format that does not write documents like d, naming the formats that
+// do (from the one registry, internal/output/formats).
+func checkFormat(format string, d output.Document) error {
+	err := formats.All().Check(format, d)
+	var unsupported *output.UnsupportedError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &unsupported):
+		return usageErr("--format %q does not write a %s document: use one of %s", format, d.Kind(), strings.Join(unsupported.Known, ", "))
 	}
-	return usageErr("--format %q is not one of %s", format, strings.Join(allowed, ", "))
+	return usageErr("--format %q is not one of %s", format, strings.Join(formats.All().For(d), ", "))
+}
+
+// formatUsage is the help of a --format that writes documents like d: the formats that do.
+func formatUsage(d output.Document) string {
+	return "output format: " + strings.Join(formats.All().For(d), ", ")
+}
+
+// present writes d to w in format (checked with checkFormat).
+func present(w io.Writer, format string, d output.Document) error {
+	return formats.All().Present(w, format, d)
 }
 
 // reportProblems prints input problems, at most max of them, and returns how many there were.

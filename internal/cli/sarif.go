@@ -20,20 +20,17 @@ text as a last resort.`,
   vulnbench sarif read gosec.sarif --format json`,
 		Args: exactArgs(1, "one SARIF file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, "text", "json"); err != nil {
+			if err := checkFormat(format, (*sarif.Log)(nil)); err != nil {
 				return err
 			}
 			l, err := sarif.ReadFile(args[0], e.reading)
 			if err != nil {
 				return err
 			}
-			if format == "json" {
-				return l.WriteJSON(e.stdout)
-			}
-			return l.WriteText(e.stdout)
+			return present(e.stdout, format, l)
 		},
 	}
-	read.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	read.Flags().StringVar(&format, "format", "text", formatUsage((*sarif.Log)(nil)))
 	c.AddCommand(read)
 	return c
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/vulnbench/vulnbench/internal/breakdown"
 	"github.com/vulnbench/vulnbench/internal/grade"
-	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
@@ -32,7 +31,7 @@ type scoreFlags struct {
 }
 
 func (s *scoreFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&s.format, "format", "text", "score table format: text, md, json or csv")
+	f.StringVar(&s.format, "format", "text", "score table "+formatUsage((*report.Report)(nil)))
 	f.Float64Var(&s.vdsFPR, "vds-fpr", score.DefaultVDSFPR, "VD-S: the tolerated false-positive rate r (FNR is reported at FPR <= r)")
 	f.StringVar(&s.unparsedAs, "unparsed-as", "", "how failed (unparseable) verdicts count: failed (wrong, as VEX-Bench) or ben (as the JitVul paper); default: ben on suites with jit cases, failed otherwise")
 	f.BoolVar(&s.ci, "ci", false, "add 95% bootstrap confidence intervals of F1, pAcc and accuracy (resampling projects, else pairs, else cases; seeded by --seed)")
@@ -41,7 +40,7 @@ func (s *scoreFlags) add(f *pflag.FlagSet) {
 }
 
 func (s *scoreFlags) validate() error {
-	if err := checkFormat(s.format, formats.Scores().Names()...); err != nil {
+	if err := checkFormat(s.format, (*report.Report)(nil)); err != nil {
 		return err
 	}
 	if s.resamples < 1 {
@@ -241,7 +240,7 @@ func newScoreCmd(e *env) *cobra.Command {
 				for _, gr := range b.Groups {
 					printNotes(e.stderr, gr.Report.Notes())
 				}
-				return breakdown.Write(e.stdout, sf.format, b, writeScores)
+				return present(e.stdout, sf.format, b)
 			}
 			rep, err := buildReportFrom(e, func() (*report.Report, error) { return report.Build(cmd.Context(), rs, req) }, &sf.after)
 			if err != nil {
@@ -252,7 +251,7 @@ func newScoreCmd(e *env) *cobra.Command {
 				if len(rep.Truth.Cases) == 0 {
 					return &exitError{code: ExitFail, err: fmt.Errorf("subset %s keeps no case of %s", subset, rep.Truth.Source)}
 				}
-				return breakdown.WriteSubset(e.stdout, sf.format, breakdown.SubsetOf(subset, rep), rep, writeScores)
+				return present(e.stdout, sf.format, breakdown.SubsetDoc{Subset: breakdown.SubsetOf(subset, rep), Report: rep})
 			}
 			return writeScores(e.stdout, sf.format, rep)
 		},
@@ -349,5 +348,5 @@ func printNotes(w io.Writer, notes []report.Note) {
 }
 
 func writeScores(w io.Writer, format string, rep *report.Report) error {
-	return formats.Scores().Present(w, format, rep)
+	return present(w, format, rep)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/web"
@@ -45,7 +46,7 @@ func TestSecretsNeverLeaveTheProcess(t *testing.T) {
 	do(llmArgs(suitePath, db, srv.BaseURL(), "r1", "--no-score")...)
 	do("runs", "--db", db)
 	do("score", "--run", "r1", "--db", db)
-	for _, f := range formats.Exports().Names() {
+	for _, f := range formats.All().For(output.Export{}) {
 		if code := do("export", "--run", "r1", "--db", db, "--format", f, "--out", filepath.Join(dir, "export."+f)); code != 0 && f != "openvex" { // openvex: VEX runs only
 			t.Errorf("export --format %s: exit %d", f, code)
 		}

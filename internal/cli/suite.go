@@ -136,7 +136,7 @@ func newSuiteStatsCmd(e *env) *cobra.Command {
 		Example: `  vulnbench suite stats suites/demo/demo.jsonl --format md`,
 		Args:    exactArgs(1, "one suite file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, output.StatsFormats()...); err != nil {
+			if err := checkFormat(format, output.Stats{}); err != nil {
 				return err
 			}
 			st := suite.NewStats()
@@ -151,10 +151,10 @@ func newSuiteStatsCmd(e *env) *cobra.Command {
 				reportProblems(e.stderr, problems, 20)
 				return &exitError{code: ExitFail, err: fmt.Errorf("%s: %d bad lines (see vulnbench suite validate)", args[0], len(problems))}
 			}
-			return output.WriteStats(e.stdout, format, st)
+			return present(e.stdout, format, output.Stats{Stats: st})
 		},
 	}
-	c.Flags().StringVar(&format, "format", "text", "output format: text, md, json or csv")
+	c.Flags().StringVar(&format, "format", "text", formatUsage(output.Stats{}))
 	return c
 }
 

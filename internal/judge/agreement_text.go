@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -11,22 +10,32 @@ import (
 	"github.com/vulnbench/vulnbench/internal/score"
 )
 
-// WriteAgreement writes jd's agreement a with the calibration set, as text (the figures against
-// their thresholds, per part, calls and cost, and whether it passes) or as JSON.
-func WriteAgreement(w io.Writer, format string, jd *Judge, a Agreement) error {
-	info := jd.Info(a)
-	if format == "json" {
-		out := struct {
-			*score.JudgeInfo
-			N, Failed int
-			ByPart    map[string]PartAgreement `json:"by_part"`
-			Passes    bool                     `json:"passes"`
-			Problem   string                   `json:"problem,omitempty"`
-		}{info, a.N, a.Failed, a.ByPart, a.Problem() == "", a.Problem()}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
+// AgreementDoc is a judge's agreement with the calibration set, the document `vulnbench judge
+// calibrate` writes (output.Document).
+type AgreementDoc struct {
+	Judge     *Judge
+	Agreement Agreement
+}
+
+// Kind implements output.Document.
+func (AgreementDoc) Kind() string { return "judge calibration" }
+
+// JSONValue is the judge's information, the agreement overall and per part, and whether it passes.
+func (d AgreementDoc) JSONValue() (any, error) {
+	a := d.Agreement
+	return struct {
+		*score.JudgeInfo
+		N, Failed int
+		ByPart    map[string]PartAgreement `json:"by_part"`
+		Passes    bool                     `json:"passes"`
+		Problem   string                   `json:"problem,omitempty"`
+	}{d.Judge.Info(a), a.N, a.Failed, a.ByPart, a.Problem() == "", a.Problem()}, nil
+}
+
+// WriteText writes the agreement against each threshold, per part, the calls and the verdict.
+func (d AgreementDoc) WriteText(w io.Writer) error {
+	a := d.Agreement
+	info := d.Judge.Info(a)
 	fmt.Fprintf(w, "judge %s (prompt version %d): %d answers, %d unreadable\n", info.Model, info.PromptVersion, a.N, a.Failed)
 	fmt.Fprintf(w, "  Spearman rho    %.3f  (>= %.2f)\n", a.Rho, MinRho)
 	if a.Compared == 0 {

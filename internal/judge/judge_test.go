@@ -281,7 +281,7 @@ func TestAgreementTextUnmeasuredPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := WriteAgreement(&b, "text", j, a); err != nil {
+	if err := (AgreementDoc{Judge: j, Agreement: a}).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -1,7 +1,6 @@
 package label
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -234,12 +233,11 @@ func (p *Project) audit() *AuditFigures {
 	return f
 }
 
-// WriteJSON writes the report as one JSON object.
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+// Kind names the report as a document of the output registry (its json is the report itself).
+func (r *Report) Kind() string { return "labelling report" }
+
+// WriteText writes the report as text: its Markdown, which reads as plain text.
+func (r *Report) WriteText(w io.Writer) error { return r.WriteMarkdown(w) }
 
 // WriteMarkdown writes the report as Markdown (text is the same, read as plain text).
 func (r *Report) WriteMarkdown(w io.Writer) error {

@@ -295,6 +295,9 @@ func Text(format report.Format, v report.Value, agg bool) string {
 		return strconv.FormatFloat(v.Stat.Mean, 'f', -1, 64)
 	case report.Interval:
 		return "[" + percent(v.Lo) + ", " + percent(v.Hi) + "]"
+	case report.PointsInterval:
+		p := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
+		return "[" + p(v.Lo) + ", " + p(v.Hi) + "] of 100"
 	case report.Threshold:
 		if v.Null {
 			return "none"

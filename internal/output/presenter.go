@@ -4,18 +4,20 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/vulnbench/vulnbench/internal/report"
 )
 
-// Presenter writes a report model in one format. It computes nothing and reads nothing but rep:
-// what a format shows (figures, spend, ROC curves, verdicts for export) is in the model already.
+// Presenter writes documents in one format. It computes nothing and reads nothing but the
+// document: what a format shows (figures, spend, ROC curves, verdicts for export) is in it already.
 type Presenter interface {
 	// Name is the format's name, as --format takes it.
 	Name() string
-	// Present writes rep to w. An error says why rep cannot be shown in this format (it lacks
-	// what the format needs) or that w failed.
-	Present(w io.Writer, rep *report.Report) error
+	// Presents reports whether the format writes documents like d (of d's type; d may be a
+	// zero value, as help texts ask before any document exists).
+	Presents(d Document) bool
+	// Present writes d to w. An error says why d cannot be shown in this format (it lacks what
+	// the format needs, or the format does not write such documents: *UnsupportedError) or that
+	// w failed.
+	Present(w io.Writer, d Document) error
 }
 
 // Summarizer is a Presenter that says in one line what it writes, for help texts.
@@ -24,7 +26,8 @@ type Summarizer interface {
 }
 
 // Registry is an explicit list of presenters, in the order help texts show them: a format is
-// one entry in the list its command builds (internal/output/formats).
+// one entry of the list internal/output/formats builds, and each command offers the formats that
+// write its document (For).
 type Registry struct {
 	ps []Presenter
 }
@@ -63,13 +66,13 @@ func (r *Registry) Lookup(name string) (Presenter, error) {
 	return nil, &UnknownFormatError{Name: name, Known: r.Names()}
 }
 
-// Present writes rep to w in the format named.
-func (r *Registry) Present(w io.Writer, name string, rep *report.Report) error {
-	p, err := r.Lookup(name)
-	if err != nil {
+// Present writes d to w in the format named, refusing one that does not write d.
+func (r *Registry) Present(w io.Writer, name string, d Document) error {
+	if err := r.Check(name, d); err != nil {
 		return err
 	}
-	return p.Present(w, rep)
+	p, _ := r.Lookup(name)
+	return p.Present(w, d)
 }
 
 // UnknownFormatError is a format name no presenter of a registry has.

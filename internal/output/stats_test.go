@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vulnbench/vulnbench/internal/output"
+	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
 
@@ -24,10 +25,12 @@ func TestWriteStatsGolden(t *testing.T) {
 	} {
 		st.Add(&c)
 	}
-	for _, format := range output.StatsFormats() {
+	reg := formats.All()
+	doc := output.Stats{Stats: st}
+	for _, format := range reg.For(doc) {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := output.WriteStats(&buf, format, st); err != nil {
+			if err := reg.Present(&buf, format, doc); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", "stats."+format+".golden")
@@ -45,11 +48,14 @@ func TestWriteStatsGolden(t *testing.T) {
 			}
 		})
 	}
-	if err := output.WriteStats(&bytes.Buffer{}, "xml", st); err == nil {
+	if err := reg.Present(&bytes.Buffer{}, "xml", doc); err == nil {
 		t.Error("format xml accepted")
 	}
-	for _, format := range output.StatsFormats() {
-		if err := output.WriteStats(failingWriter{}, format, st); err == nil {
+	if err := reg.Present(&bytes.Buffer{}, "sarif", doc); err == nil {
+		t.Error("format sarif accepted for a suite's counts")
+	}
+	for _, format := range reg.For(doc) {
+		if err := reg.Present(failingWriter{}, format, doc); err == nil {
 			t.Errorf("%s: a failed write was not reported", format)
 		}
 	}

@@ -1,23 +1,21 @@
 package probe
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 )
 
-// Write writes the report as format: "json", "md" or "text" (an aligned table). Every format
-// has the rows, the memorised prompts with their cases, the cases left out, the retries and the
-// rule answers are read by.
-func (rep Report) Write(w io.Writer, format string) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	md := format == "md"
+// WriteMarkdown writes the report as Markdown; WriteText as aligned text. Both have the rows,
+// the memorised prompts with their cases, the cases left out, the retries and the rule answers
+// are read by; its JSON (the document itself) has them too.
+func (rep Report) WriteMarkdown(w io.Writer) error { return rep.write(w, true) }
+
+// WriteText writes the report as aligned text (WriteMarkdown).
+func (rep Report) WriteText(w io.Writer) error { return rep.write(w, false) }
+
+func (rep Report) write(w io.Writer, md bool) error {
 	if md {
 		fmt.Fprintf(w, "Memorisation probe: %s\n\n| year | prompts | cases | memorised | control |\n|---|---:|---:|---:|---:|\n", rep.Suite)
 	} else {

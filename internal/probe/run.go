@@ -62,6 +62,10 @@ func RetriesOf(attempts []verdict.Verdict) Retries {
 	return r
 }
 
+// Kind names the table among the documents commands write (output.Document): `vulnbench probe
+// memory`'s.
+func (Report) Kind() string { return "memory probe" }
+
 // FromRun makes the table of a memory-probe run from its cases and its scored verdicts: each
 // case is cut again with opts (as the subject cut it), its answer is the verdict's Raw of the
 // lowest repeat, and the control pairs answers with the continuations of other answered cases

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/stats"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/verdict"
@@ -172,6 +173,12 @@ func (r *Run) GradeAppSec(ctx context.Context, t *Truth, g *grade.Grader) error 
 	}
 	slices.Sort(repeats)
 	r.appsec = map[int]*score.AppSec{}
+	r.appsecPoints = map[int]map[int]float64{}
+	r.appsecPass = g.Rubric.PassThreshold
+	vulOf := map[string]int{}
+	for _, rec := range t.appsec.records {
+		vulOf[rec.item.Record.BenchmarkID] = rec.vul
+	}
 	notStored := 0
 	for _, k := range repeats {
 		answers := r.appsecAnswers[k]
@@ -192,6 +199,11 @@ func (r *Run) GradeAppSec(ctx context.Context, t *Truth, g *grade.Grader) error 
 			return fmt.Errorf("run %s, repeat %d: %w", r.Name, k, err)
 		}
 		r.appsec[k] = g.Summarise(gs)
+		points := map[int]float64{}
+		for _, rg := range gs {
+			points[vulOf[rg.ID]] = rg.Total
+		}
+		r.appsecPoints[k] = points
 		if f := r.appsec[k].Fix; f != nil {
 			notStored = max(notStored, f.NotStored)
 		}
@@ -201,4 +213,30 @@ func (r *Run) GradeAppSec(ctx context.Context, t *Truth, g *grade.Grader) error 
 			r.ID, notStored, r.ID)})
 	}
 	return nil
+}
+
+// appsecMeans are the AppSecBench figures whose intervals RunIntervals computes: the mean score
+// and the pass rate, each record's points counted in the unit of its vulnerable case, per repeat
+// as keys.
+func (r *Run) appsecMeans(t *Truth, keys []int) []score.UnitMean {
+	if len(r.appsecPoints) == 0 {
+		return nil
+	}
+	u := score.UnitsOf(t.Cases)
+	mean := score.UnitMean{Set: func(ci *score.CI, iv stats.Interval) { ci.MeanScore = &iv }}
+	pass := score.UnitMean{Set: func(ci *score.CI, iv stats.Interval) { ci.PassRate = &iv }}
+	for _, k := range keys {
+		ms, ps, n := make([]float64, u.N), make([]float64, u.N), make([]float64, u.N)
+		for i, points := range r.appsecPoints[k] {
+			unit := u.Of[i]
+			ms[unit] += points / 100
+			n[unit]++
+			if points >= r.appsecPass {
+				ps[unit]++
+			}
+		}
+		mean.Sum, mean.N = append(mean.Sum, ms), append(mean.N, n)
+		pass.Sum, pass.N = append(pass.Sum, ps), append(pass.N, n)
+	}
+	return []score.UnitMean{mean, pass}
 }

@@ -16,7 +16,28 @@ type Comparison struct {
 	McNemar McNemar       `json:"mcnemar"`
 	Delta   *score.Deltas `json:"delta"`
 	Youden  Youden        `json:"youden"`
-	Notes   []Note        `json:"-"`
+	// VEX compares the runs' VEX-Bench figures over all their repeats, by category; nil
+	// without vex cases.
+	VEX   *VEXComparison `json:"vex,omitempty"`
+	Notes []Note         `json:"-"`
+}
+
+// VEXComparison is two runs' VEX-Bench figures side by side over every repeat of each, paired
+// by case: status F1 and justification macro-F1 with the paired bootstrap of their differences
+// (over cases and repeats), each category's F1, and McNemar's test on the cases each gets right
+// in most of its repeats.
+type VEXComparison struct {
+	*score.VEXDeltas
+	PerClass map[string]ClassF1 `json:"per_class"`
+	McNemar  McNemar            `json:"mcnemar_justification"`
+}
+
+// ClassF1 is one category's F1 in A and in B (means over repeats) and its support.
+type ClassF1 struct {
+	Support float64 `json:"support"`
+	A       float64 `json:"a"`
+	B       float64 `json:"b"`
+	Delta   float64 `json:"delta"`
 }
 
 // Headline is the figures a comparison puts side by side; PAcc is nil without pairs.
@@ -99,7 +120,82 @@ func Compare(t *Truth, a, b *Run, opt score.Options, co score.CIOptions) (*Compa
 	cmp.Delta = d
 	cmp.ScoresA, cmp.ScoresB = headline(ra), headline(rb)
 	cmp.Youden = youden(ra, rb)
+	if t.HasVEX() {
+		v, err := compareVEX(t, a, b, co)
+		if err != nil {
+			return nil, err
+		}
+		cmp.VEX = v
+	}
 	return cmp, nil
+}
+
+// compareVEX compares the VEX-Bench figures of a and b over all their repeats.
+func compareVEX(t *Truth, a, b *Run, co score.CIOptions) (*VEXComparison, error) {
+	repeats := func(r *Run) [][]score.Answer {
+		out := make([][]score.Answer, len(r.Repeats))
+		for i, k := range r.Repeats {
+			out[i] = r.Answers[k]
+		}
+		return out
+	}
+	xa, xb := repeats(a), repeats(b)
+	d := score.PairedVEXDeltas(t.Cases, xa, xb, co)
+	if d == nil {
+		return nil, nil
+	}
+	v := &VEXComparison{VEXDeltas: d, PerClass: map[string]ClassF1{}}
+	fa, err := a.Figures()
+	if err != nil {
+		return nil, err
+	}
+	fb, err := b.Figures()
+	if err != nil {
+		return nil, err
+	}
+	if fa.VEX != nil && fb.VEX != nil {
+		for _, m := range []map[string]score.ClassOf[score.Stat, score.Stat]{fa.VEX.PerClass, fb.VEX.PerClass} {
+			for name := range m {
+				ca, cb := fa.VEX.PerClass[name], fb.VEX.PerClass[name]
+				v.PerClass[name] = ClassF1{Support: max(ca.Support.Mean, cb.Support.Mean), A: ca.F1.Mean, B: cb.F1.Mean, Delta: ca.F1.Mean - cb.F1.Mean}
+			}
+		}
+	}
+	// A case is right for a run when more than half of the repeats that judged it gave its
+	// category; a case some run never judged is left out.
+	right := func(rs [][]score.Answer, i int) (bool, bool) {
+		n, ok := 0, 0
+		for _, as := range rs {
+			var x score.Answer
+			if i < len(as) {
+				x = as[i]
+			}
+			r, judged := score.VEXRight(&t.Cases[i], x)
+			if judged {
+				n++
+				if r {
+					ok++
+				}
+			}
+		}
+		return 2*ok > n, n > 0
+	}
+	for i := range t.Cases {
+		ra, ja := right(xa, i)
+		rb, jb := right(xb, i)
+		if !ja || !jb {
+			continue
+		}
+		v.McNemar.N++
+		switch {
+		case ra && !rb:
+			v.McNemar.B++
+		case rb && !ra:
+			v.McNemar.C++
+		}
+	}
+	v.McNemar.PValue = stats.McNemarExact(v.McNemar.B, v.McNemar.C)
+	return v, nil
 }
 
 // Compare compares runs i and j of the report (see Compare) and adds the comparison to it.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/score"
+	"github.com/vulnbench/vulnbench/internal/stats"
 )
 
 // Figures is a run's score as writers see it: every figure a score.Stat, with Std 0 for a run of
@@ -27,7 +28,9 @@ type Figures struct {
 func (r *Run) Figures() (*Figures, error) {
 	switch {
 	case r.Agg != nil:
-		return &Figures{Agg: true, Repeats: r.Agg.Repeats, Matcher: r.matcher(), Tiers: tierFigures(r.Tiers), ResultOf: r.Agg.ResultOf}, nil
+		f := &Figures{Agg: true, Repeats: r.Agg.Repeats, Matcher: r.matcher(), Tiers: tierFigures(r.Tiers), ResultOf: r.Agg.ResultOf}
+		f.CI = r.ci
+		return f, nil
 	case len(r.Results) == 1:
 		one := score.Aggregate(r.Results) // a Stat of one value: the value, std 0
 		f := &Figures{Repeats: 1, Matcher: r.matcher(), Tiers: tierFigures(r.Tiers), ResultOf: one.ResultOf}
@@ -55,15 +58,16 @@ type Format uint8
 
 // The formats of figures.
 const (
-	Count     Format = iota + 1 // a count: an integer, or a mean over repeats
-	Fraction                    // in [0,1]; text and Markdown show a percentage, JSON and CSV the fraction
-	Threshold                   // a score; Null when there is none
-	Flag                        // true or false
-	Interval                    // [Lo, Hi] of fractions
-	Text                        // a word
-	Number                      // an exact number written as it is in Text (a seed)
-	Matrix                      // a confusion matrix: Labels, and Cells[truth][answer] counts
-	Points                      // a share of 100 points: text and Markdown "N.N of 100", JSON and CSV the fraction
+	Count          Format = iota + 1 // a count: an integer, or a mean over repeats
+	Fraction                         // in [0,1]; text and Markdown show a percentage, JSON and CSV the fraction
+	Threshold                        // a score; Null when there is none
+	Flag                             // true or false
+	Interval                         // [Lo, Hi] of fractions
+	Text                             // a word
+	Number                           // an exact number written as it is in Text (a seed)
+	Matrix                           // a confusion matrix: Labels, and Cells[truth][answer] counts
+	Points                           // a share of 100 points: text and Markdown "N.N of 100", JSON and CSV the fraction
+	PointsInterval                   // [Lo, Hi] of shares of 100 points: text "[N.N, N.N] of 100", JSON and CSV the fractions
 )
 
 // Value is one figure of one run.
@@ -573,7 +577,29 @@ func ciMetrics() []Metric {
 			return intervalOf(*c.PAcc)
 		}),
 		ciMetric("ci.accuracy", "accuracy 95% CI", Interval, func(c *score.CI) (Value, bool) { return intervalOf(c.Accuracy) }),
+		ciMetric("ci.repeats", "", Count, func(c *score.CI) (Value, bool) {
+			return Value{Stat: score.Stat{Mean: float64(c.Repeats)}}, c.Repeats > 0
+		}),
+		ciOptional("ci.status_f1", "status F1 95% CI", SecVEX, func(c *score.CI) *stats.Interval { return c.StatusF1 }),
+		ciOptional("ci.justification_macro_f1", "justification macro-F1 95% CI", SecVEX, func(c *score.CI) *stats.Interval { return c.MacroF1 }),
+		func() Metric {
+			m := ciOptional("ci.mean_score", "mean score 95% CI", SecAppSec, func(c *score.CI) *stats.Interval { return c.MeanScore })
+			m.Format = PointsInterval
+			return m
+		}(),
+		ciOptional("ci.pass_rate", "pass rate 95% CI", SecAppSec, func(c *score.CI) *stats.Interval { return c.PassRate }),
 	}
+}
+
+// ciOptional is an interval of the CI that a run has only for some suites, shown in section.
+func ciOptional(key, label, section string, get func(c *score.CI) *stats.Interval) Metric {
+	return sectionMetric(key, label, section, Interval, func(f *Figures) *score.CI { return f.CI }, func(c *score.CI) (Value, bool) {
+		iv := get(c)
+		if iv == nil {
+			return Value{}, false
+		}
+		return intervalOf(*iv)
+	})
 }
 
 // cweMetrics are the per-CWE family.

@@ -49,6 +49,14 @@ func (r *Report) plots(ctx context.Context, st Store) error {
 		if err := run.perCase(ctx, r.Truth, us); err != nil {
 			return err
 		}
+		for _, dim := range []string{DimLanguage, DimRepoSize} {
+			if gs := run.groups(r.Truth, r.Options, dim); gs != nil {
+				if run.Groups == nil {
+					run.Groups = map[string][]GroupScore{}
+				}
+				run.Groups[dim] = gs
+			}
+		}
 	}
 	return nil
 }

@@ -58,6 +58,9 @@ type Report struct {
 	Comparisons []*Comparison
 }
 
+// Kind names a report among the documents commands write (output.Document): a report's scores.
+func (*Report) Kind() string { return "scores" }
+
 // Note is something a user should hear about a report: a warning, or a plain note.
 type Note struct {
 	Warning bool
@@ -81,6 +84,10 @@ type Run struct {
 	// PerCase is what the first repeat used and did per case (percase.go), filled by Build
 	// with Request.Plots; nil: nothing to draw.
 	PerCase *PerCase
+	// Groups are the run's scores per group of the cases' language and repository size
+	// (DimLanguage, DimRepoSize: groups.go), filled by Build with Request.Plots where the truth
+	// has two groups or more.
+	Groups map[string][]GroupScore
 	// Export is the run's cases and whole verdicts, for export presenters (LoadExport); nil
 	// in a scored report.
 	Export *Export
@@ -100,9 +107,14 @@ type Run struct {
 
 	ranks map[int][]int8 // per repeat, indexed like Truth.Cases: see rankOf
 	// appsecAnswers are the whole verdicts on AppSecBench cases, per repeat and case position;
-	// appsec their graded summary per repeat (GradeAppSec).
+	// appsec their graded summary per repeat (GradeAppSec); appsecPoints each graded record's
+	// points per repeat, by its vul case's position, and appsecPass the rubric's pass mark.
 	appsecAnswers map[int]map[int]*verdict.Verdict
 	appsec        map[int]*score.AppSec
+	appsecPoints  map[int]map[int]float64
+	appsecPass    float64
+	// ci is the run's bootstrap intervals over its repeats (Score with intervals asked).
+	ci *score.CI
 }
 
 // Label names the run for a reader: the column name, with subject and model for a stored run.
@@ -353,8 +365,9 @@ func (r *Run) add(t *Truth, id string, v verdict.Verdict) {
 }
 
 // Score scores every repeat (at least one: a run's repeats without a verdict count with every
-// case missing) and aggregates them when there are several. Intervals (ci) are computed for a
-// single repeat only: over repeats the std is shown.
+// case missing) and aggregates them when there are several. Intervals (ci) resample the units
+// and, over several repeats, the repeats too (score.RunIntervals); the std over repeats is shown
+// beside them.
 func (r *Run) Score(t *Truth, opt score.Options, ci *score.CIOptions) {
 	keys := make([]int, 0, len(r.Answers))
 	for k := range r.Answers {
@@ -378,19 +391,21 @@ func (r *Run) Score(t *Truth, opt score.Options, ci *score.CIOptions) {
 		r.Results[i].AppSec = r.appsec[k]
 	}
 	r.Tiers = r.tierScores(t, opt, keys)
-	r.Agg = nil
+	r.Agg, r.ci = nil, nil
 	if len(r.Results) > 1 {
-		if ci != nil {
-			r.Notes = append(r.Notes, Note{Text: fmt.Sprintf("%s has %d repeats: no bootstrap intervals (the std over repeats is shown)", r.Name, len(r.Results))})
-		}
 		a := score.Aggregate(r.Results)
 		r.Agg = &a
-		return
 	}
 	if ci != nil {
-		c := score.Intervals(t.Cases, r.Answers[keys[0]], opt, *ci)
-		r.Results[0].CI = c
-		if c.Requested > 0 {
+		answers := make([][]score.Answer, len(keys))
+		for i, k := range keys {
+			answers[i] = r.Answers[k]
+		}
+		r.ci = score.RunIntervals(t.Cases, answers, opt, *ci, r.appsecMeans(t, keys)...)
+		if len(r.Results) == 1 {
+			r.Results[0].CI = r.ci
+		}
+		if c := r.ci; c.Requested > 0 {
 			r.Notes = append(r.Notes, Note{Text: fmt.Sprintf("%s: %d bootstrap resamples instead of %d over %d units (the draw budget)", r.Name, c.Resamples, c.Requested, c.Units)})
 		}
 	}

@@ -39,6 +39,7 @@ type Truth struct {
 	tooMany  bool                   // more cases than an int32 position holds
 	pack     packer                 // the ids of the cases read since the last seal
 	pairs    pairIDs                // the pair ids of the cases read, numbered by done
+	dims     caseDims               // each case's language and repository size band, for the breakdown figures
 }
 
 // packer copies the case ids of a truth into shared strings of up to packChunk bytes: decoded
@@ -223,6 +224,7 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		t.vex = t.vex || sc.VEX > 0
 	}
 	t.Cases = append(t.Cases, sc)
+	t.dims.add(c)
 	t.packID(len(t.Cases)-1, c.ID)
 	if c.Pair != "" {
 		t.pairs.add(len(t.Cases)-1, c.Pair)

@@ -31,6 +31,7 @@ type Store interface {
 	Cases(ctx context.Context, runID string, fn func(*suite.Case) error) error
 	CaseCount(ctx context.Context, runID string) (int, error)
 	Case(ctx context.Context, runID, caseID string) (*suite.Case, error)
+	SetCaseMeta(ctx context.Context, runID, caseID, key string, value any) error
 	report.Store
 }
 
@@ -283,7 +284,7 @@ func (r *Run) finish(ctx context.Context, timeout time.Duration, limits subject.
 // set, error verdicts for the cases the subject cannot judge (--skip-unsupported).
 func (r *Run) attempts(timeout time.Duration, limits subject.Limits, ledger Ledger, pace Pacer, refuse bool) {
 	h := r.host
-	r.envs = reposEnvs(r.fac, r.subj, newRepos(h.Repos, h.SnapshotCache, h.Deps.Sandbox), limits, timeout)
+	r.envs = reposEnvs(r.fac, r.subj, newRepos(h.Repos, h.SnapshotCache, h.Deps.Sandbox).recordSizes(r.st, r.rec.ID), limits, timeout)
 	r.envs.Ledger, r.envs.Pace = ledger, pace
 	r.at = engine.Attempts{Subject: r.subj, Timeout: timeout, Prepare: r.envs.Prepare}
 	if refuse {

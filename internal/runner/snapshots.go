@@ -25,10 +25,27 @@ type repos struct {
 	cache  *snapshot.Cache
 	err    error
 	graphs *snapgraph.Graphs
+
+	// sized, when set, records a case's repository size in lines (its snapshot's, counted
+	// once as it was extracted) where the case has none: meta.repo_size, once per case.
+	sized func(ctx context.Context, c *suite.Case, lines int64)
+	seen  sync.Map // case ids whose size was recorded
 }
 
 func newRepos(dir, cacheDir string, sb *sandbox.Sandbox) *repos {
 	return &repos{dir: dir, cacheDir: cacheDir, sb: sb, graphs: snapgraph.New(codegraph.Options{}, snapgraph.DefaultKeep)}
+}
+
+// recordSizes has the repository size of each case with a snapshot stored in the case's meta
+// (meta.repo_size) of run runID in st, where the case has none: what `score --by repo-size` and
+// the breakdown figures group by. A size that cannot be stored is left out; the unit goes on.
+func (r *repos) recordSizes(st interface {
+	SetCaseMeta(ctx context.Context, runID, caseID, key string, value any) error
+}, runID string) *repos {
+	r.sized = func(ctx context.Context, c *suite.Case, lines int64) {
+		_ = st.SetCaseMeta(ctx, runID, c.ID, "repo_size", lines)
+	}
+	return r
 }
 
 func (r *repos) open() (*snapshot.Cache, error) {
@@ -67,6 +84,11 @@ func (r *repos) snapshotOf(c *suite.Case) func(context.Context) (*snapshot.Snaps
 		s, err := cache.Get(ctx, dir, c.Repo.Commit)
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", c.ID, err)
+		}
+		if n := s.Info().Lines; n != nil && r.sized != nil && c.Meta["repo_size"] == nil {
+			if _, done := r.seen.LoadOrStore(c.ID, true); !done {
+				r.sized(ctx, c, *n)
+			}
 		}
 		return s, nil
 	}

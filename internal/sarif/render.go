@@ -1,7 +1,6 @@
 package sarif
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -27,9 +26,12 @@ type readRun struct {
 	Findings []readFinding `json:"findings"`
 }
 
-// WriteJSON writes what l holds as `vulnbench sarif read --format json` prints it: every key
-// always present, arrays never null.
-func (l *Log) WriteJSON(w io.Writer) error {
+// Kind names a log among the documents commands write (output.Document): `vulnbench sarif read`'s.
+func (l *Log) Kind() string { return "sarif read" }
+
+// JSONValue is what l holds as `vulnbench sarif read --format json` prints it: every key always
+// present, arrays never null.
+func (l *Log) JSONValue() (any, error) {
 	out := struct {
 		Runs []readRun `json:"runs"`
 	}{Runs: []readRun{}}
@@ -45,10 +47,7 @@ func (l *Log) WriteJSON(w io.Writer) error {
 		}
 		out.Runs = append(out.Runs, sr)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return out, nil
 }
 
 // WriteText writes what l holds as text: per run a summary line and a table of its findings.

@@ -44,9 +44,11 @@ func (o CIOptions) norm() CIOptions {
 	return o
 }
 
-// CI holds percentile bootstrap confidence intervals of a score. PAcc is nil without pairs.
-// Resamples is the number actually drawn (see DrawBudget); By names the unit resampled and
-// Units how many there were.
+// CI holds percentile bootstrap confidence intervals of a score (RunIntervals). PAcc is nil
+// without pairs, StatusF1 and MacroF1 without vex cases, MeanScore and PassRate without
+// AppSecBench records graded. Resamples is the number actually drawn (see DrawBudget); By names
+// the unit resampled and Units how many there were; Repeats, for a run of several, is how many
+// repeats each resample drew (with replacement).
 type CI struct {
 	Level     float64         `json:"level"`
 	Resamples int             `json:"resamples"`
@@ -54,9 +56,14 @@ type CI struct {
 	Seed      uint64          `json:"seed"`
 	By        string          `json:"by"`
 	Units     int             `json:"units"`
+	Repeats   int             `json:"repeats,omitempty"`
 	F1        stats.Interval  `json:"f1"`
 	PAcc      *stats.Interval `json:"pacc,omitempty"`
 	Accuracy  stats.Interval  `json:"accuracy"`
+	StatusF1  *stats.Interval `json:"status_f1,omitempty"`
+	MacroF1   *stats.Interval `json:"justification_macro_f1,omitempty"`
+	MeanScore *stats.Interval `json:"mean_score,omitempty"`
+	PassRate  *stats.Interval `json:"pass_rate,omitempty"`
 }
 
 // Units assigns every case to a resampling unit.
@@ -195,32 +202,9 @@ func sum(ts []Tally, w []int32) Tally {
 	return s
 }
 
-// Intervals computes percentile bootstrap intervals of F1, accuracy and (with pairs) pAcc.
+// Intervals computes percentile bootstrap intervals of one repeat's figures (RunIntervals).
 func Intervals(cases []Case, answers []Answer, opt Options, co CIOptions) *CI {
-	co = co.norm()
-	u := UnitsOf(cases)
-	ts := u.Tallies(cases, answers, opt)
-	all := sum(ts, ones(len(ts)))
-	reps := resamples(co.Resamples, u.N)
-	ci := &CI{Level: co.Level, Resamples: reps, Seed: co.Seed, By: u.By, Units: u.N}
-	if reps != co.Resamples {
-		ci.Requested = co.Resamples
-	}
-	f1 := make([]float64, reps)
-	acc := make([]float64, reps)
-	pacc := make([]float64, reps)
-	r := stats.NewResampler(u.N, co.Seed)
-	for i := 0; i < reps; i++ {
-		s := sum(ts, r.Next())
-		f1[i], acc[i], pacc[i] = s.F1(), s.Accuracy(), s.PAcc()
-	}
-	ci.F1 = stats.Percentile(f1, co.Level)
-	ci.Accuracy = stats.Percentile(acc, co.Level)
-	if all.Pairs > 0 {
-		p := stats.Percentile(pacc, co.Level)
-		ci.PAcc = &p
-	}
-	return ci
+	return RunIntervals(cases, [][]Answer{answers}, opt, co)
 }
 
 func ones(n int) []int32 {

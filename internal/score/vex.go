@@ -147,42 +147,33 @@ func vexScore(cases []Case, answers []Answer) *VEX {
 		if i < len(answers) {
 			a = answers[i]
 		}
-		var p int8       // the justification answered (index + 1), failed when none
-		var vul, ok bool // the status answered; ok false: failed
-		switch {
-		case a.out == outFailed || a.out == outStopped || a.cat == catInvalid:
-			p = failed
-		case a.out == outVul || a.out == outBen:
-			if a.cat > 0 {
-				p, vul, ok = a.cat, suite.VEXCategories[a.cat-1] == suite.VEXVulnerable, true
-				answered++
-			} else {
-				p, vul, ok = failed, a.out == outVul, true
-			}
-		default: // error, missing
+		o, counts := vexOf(t, a)
+		if !counts {
 			continue
 		}
 		n++
-		if p == failed {
+		if o.answered {
+			answered++
+		}
+		if o.p == failed {
 			nFailed++
 		}
-		m[t-1][p-1]++
+		m[t-1][o.p-1]++
 		if ml != nil {
-			pl := p
-			if p != failed && p != t && cases[i].VEXAlt&(1<<uint(p)) != 0 {
+			pl := o.p
+			if o.p != failed && o.p != t && cases[i].VEXAlt&(1<<uint(o.p)) != 0 {
 				pl = t // an acceptable alternative counts as the category
 			}
 			ml[t-1][pl-1]++
 		}
-		truthVul := suite.VEXCategories[t-1] == suite.VEXVulnerable
-		switch {
-		case ok && vul && truthVul:
+		switch o.status {
+		case statusTP:
 			tp++
-		case ok && vul:
+		case statusFP:
 			fp++
-		case ok && !truthVul:
+		case statusTN:
 			tn++
-		case truthVul: // an answer of not exploitable, or failed
+		case statusFN:
 			fn++
 		}
 	}
@@ -244,6 +235,58 @@ func justification(m [][]int, labels []string, per map[string]VEXClass) (correct
 	return correct, macro, weighted
 }
 
+// The status outcomes of a vex answer (vexOutcome.status).
+const (
+	statusNone int8 = iota // a failed answer on a case that is not exploitable: in no count
+	statusTP
+	statusFP
+	statusTN
+	statusFN
+)
+
+// vexOutcome is what one vex case adds to the VEX figures.
+type vexOutcome struct {
+	p        int8 // the justification answered: category index + 1, or that of VEXFailed
+	status   int8 // statusTP, ...
+	answered bool // with one of the twelve categories (the completion rate)
+}
+
+// vexOf is the outcome of answer a on a case of ground-truth category t (index + 1); counts is
+// false for an error or missing verdict, which no figure but the completion rate counts.
+//
+// An ok verdict with one of the twelve categories gives that category and its status; an ok
+// verdict without a category (a subject that only labels) gives the status of its label and a
+// failed justification; a failed verdict, or an ok one whose category is not one of the twelve,
+// is failed for both: wrong, a false negative on an exploitable case, never a false positive.
+func vexOf(t int8, a Answer) (o vexOutcome, counts bool) {
+	failed := int8(len(suite.VEXCategories) + 1)
+	var vul, ok bool // the status answered; ok false: failed
+	switch {
+	case a.out == outFailed || a.out == outStopped || a.cat == catInvalid:
+		o.p = failed
+	case a.out == outVul || a.out == outBen:
+		if a.cat > 0 {
+			o.p, vul, ok, o.answered = a.cat, suite.VEXCategories[a.cat-1] == suite.VEXVulnerable, true, true
+		} else {
+			o.p, vul, ok = failed, a.out == outVul, true
+		}
+	default: // error, missing
+		return o, false
+	}
+	truthVul := suite.VEXCategories[t-1] == suite.VEXVulnerable
+	switch {
+	case ok && vul && truthVul:
+		o.status = statusTP
+	case ok && vul:
+		o.status = statusFP
+	case ok && !truthVul:
+		o.status = statusTN
+	case truthVul: // an answer of not exploitable, or failed
+		o.status = statusFN
+	}
+	return o, true
+}
+
 // aggregateVEX is the Stat of every VEX figure over the repeats that have the section; a class
 // over the repeats that have it.
 func aggregateVEX(xs []VEX) *VEXOf[Stat, Stat] {
@@ -295,4 +338,14 @@ func aggregateVEX(xs []VEX) *VEXOf[Stat, Stat] {
 		}
 	}
 	return a
+}
+
+// VEXRight says whether an answer gave a vex case's ground-truth category; judged is false for
+// an error or missing verdict, and for a case without a category (left out of paired tests).
+func VEXRight(c *Case, a Answer) (right, judged bool) {
+	if c.VEX <= 0 {
+		return false, false
+	}
+	o, counts := vexOf(c.VEX, a)
+	return counts && o.p == c.VEX, counts
 }

@@ -68,6 +68,21 @@ func tree(t *testing.T, dir string) []string {
 	return out
 }
 
+// A snapshot's lines are counted as it is extracted: a last line without a newline counts, a
+// binary file (a NUL byte in its first 8000 bytes) does not.
+func TestLinesCounted(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.c", "int a;\nint b;\n")
+	r.write("b.go", "package b\n\nvar c = 1") // three lines, the last without a newline
+	r.write("blob.bin", "\x00\x01\n\n\n")
+	r.write("empty.txt", "")
+	commit := r.commit("lines")
+	s := get(t, newCache(t, snapshot.Options{}), r.dir, commit)
+	if n := s.Info().Lines; n == nil || *n != 5 {
+		t.Errorf("lines %v, want 5", n)
+	}
+}
+
 func TestGet(t *testing.T) {
 	r := newRepo(t)
 	r.write("README", "hello\n")
@@ -105,7 +120,8 @@ func TestGet(t *testing.T) {
 	info := s.Info()
 	tid := r.git("rev-parse", commit+"^{tree}")
 	gitDir, _ := filepath.EvalSymlinks(filepath.Join(r.dir, ".git"))
-	if d := cmp.Diff(snapshot.Info{Repo: gitDir, Commit: commit, Tree: tid, Files: 6, Symlinks: 1, Bytes: 93}, info); d != "" {
+	six := int64(6) // a line each
+	if d := cmp.Diff(snapshot.Info{Repo: gitDir, Commit: commit, Tree: tid, Files: 6, Symlinks: 1, Bytes: 93, Lines: &six}, info); d != "" {
 		t.Errorf("Info (-want +got):\n%s", d)
 	}
 	if !s.Built() {

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -372,7 +373,8 @@ func (x *extractor) file(b *batch, e entry, size int64) error {
 		x.skip(e.name, size, "clashes with another entry of the same name")
 		return b.body(io.Discard, size)
 	}
-	err = b.body(f, size)
+	lc := &lineCounter{w: f}
+	err = b.body(lc, size)
 	mode := fs.FileMode(0o444)
 	if e.mode == "100755" {
 		mode = 0o555
@@ -395,7 +397,46 @@ func (x *extractor) file(b *batch, e entry, size int64) error {
 	}
 	x.info.Files++
 	x.info.Bytes += size
+	if x.info.Lines == nil {
+		x.info.Lines = new(int64)
+	}
+	*x.info.Lines += lc.count()
 	return nil
+}
+
+// lineCounter passes a file's content on, counting its lines and whether it is binary (a NUL
+// byte in its first 8000 bytes, as git tells).
+type lineCounter struct {
+	w      io.Writer
+	n      int64 // bytes seen
+	lines  int64
+	binary bool
+	last   byte
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	if head := 8000 - c.n; head > 0 && !c.binary {
+		if bytes.IndexByte(p[:min(int64(len(p)), head)], 0) >= 0 {
+			c.binary = true
+		}
+	}
+	c.lines += int64(bytes.Count(p, []byte{'\n'}))
+	if len(p) > 0 {
+		c.last = p[len(p)-1]
+	}
+	c.n += int64(len(p))
+	return c.w.Write(p)
+}
+
+// count is the file's lines: its newlines, and a last line without one; none for a binary file.
+func (c *lineCounter) count() int64 {
+	switch {
+	case c.binary:
+		return 0
+	case c.n > 0 && c.last != '\n':
+		return c.lines + 1
+	}
+	return c.lines
 }
 
 // mkdir creates the directory name and its parents.

@@ -62,13 +62,17 @@ func IsBinary(content []byte) bool {
 
 // Info describes a materialised snapshot; it is saved beside the tree as snapshot.json.
 type Info struct {
-	Repo     string    `json:"repo"`   // the repository's git directory it was made from
-	Commit   string    `json:"commit"` // full commit id
-	Tree     string    `json:"tree"`   // the commit's tree id
-	Files    int       `json:"files"`  // regular files extracted
-	Symlinks int       `json:"symlinks"`
-	Bytes    int64     `json:"bytes"` // bytes of the regular files
-	Skipped  []Skipped `json:"skipped,omitempty"`
+	Repo     string `json:"repo"`   // the repository's git directory it was made from
+	Commit   string `json:"commit"` // full commit id
+	Tree     string `json:"tree"`   // the commit's tree id
+	Files    int    `json:"files"`  // regular files extracted
+	Symlinks int    `json:"symlinks"`
+	Bytes    int64  `json:"bytes"` // bytes of the regular files
+	// Lines counts the lines of the regular files that are text (no NUL byte in their first
+	// 8000 bytes): the snapshot's size in lines of code, counted once as it is extracted (nil
+	// in a snapshot extracted before it was counted).
+	Lines   *int64    `json:"lines,omitempty"`
+	Skipped []Skipped `json:"skipped,omitempty"`
 }
 
 // Skipped is an entry of the commit left out of the snapshot, and why.

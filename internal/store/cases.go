@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
@@ -113,4 +114,44 @@ func (s *Store) CaseCount(ctx context.Context, runID string) (int, error) {
 		return 0, fmt.Errorf("count cases of run %s: %w", runID, err)
 	}
 	return n, nil
+}
+
+// SetCaseMeta sets meta.KEY of a run's stored case to value (a fact about the case learnt while
+// the run judged it, such as its repository's size), leaving the rest of the case as it was;
+// a case not stored is refused with an error wrapping ErrNotFound.
+func (s *Store) SetCaseMeta(ctx context.Context, runID, caseID, key string, value any) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var b []byte
+		err := tx.QueryRowContext(ctx, s.q(`SELECT case_json FROM run_cases WHERE run_id = ? AND case_id = ?`), runID, caseID).Scan(&b)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("case %s of run %s: %w", caseID, runID, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		var c map[string]json.RawMessage
+		if err := json.Unmarshal(b, &c); err != nil {
+			return err
+		}
+		meta := map[string]any{}
+		if raw, ok := c["meta"]; ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &meta); err != nil {
+				return err
+			}
+		}
+		meta[key] = value
+		if c["meta"], err = json.Marshal(meta); err != nil {
+			return err
+		}
+		out, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q(`UPDATE run_cases SET case_json = ? WHERE run_id = ? AND case_id = ?`), clean(string(out)), runID, caseID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("set meta.%s of case %s of run %s: %w", key, caseID, runID, err)
+	}
+	return nil
 }

@@ -17,8 +17,9 @@ type boardCache struct {
 	err error
 }
 
-// leaderboard returns the board of every suite of the store (board.Build, without bootstrap
-// intervals: ranks tie on mean ± std over repeats), computed again only when a run changed.
+// leaderboard returns the board of every suite of the store, as `vulnbench board` shows it
+// (board.DefaultOptions: the same figures, intervals and ranks), computed again only when a run
+// changed.
 func (s *Server) leaderboard(ctx context.Context, runs []store.Run) (*board.Board, error) {
 	var k strings.Builder
 	for _, r := range runs {
@@ -33,7 +34,7 @@ func (s *Server) leaderboard(ctx context.Context, runs []store.Run) (*board.Boar
 	if s.board != nil && s.board.key == k.String() {
 		return s.board.b, s.board.err
 	}
-	b, err := board.Build(ctx, s.st, board.Options{})
+	b, err := board.Build(ctx, s.st, board.DefaultOptions())
 	s.board = &boardCache{key: k.String(), b: b, err: err}
 	return b, err
 }

@@ -188,7 +188,7 @@ func TestBrowser(t *testing.T) {
 	if n := eval(`document.querySelectorAll("figure svg").length`); n < 5 { // F1/pAcc, pairwise, tool calls, cost, ROC
 		t.Errorf("run page: %d plots, want at least 5", n)
 	}
-	for _, want := range []string{"Tokens per case", "Cost per case", "Tool calls per label " + f.agent, "VD-S curve " + f.agent} {
+	for _, want := range []string{"Tokens per case", "Cost per case:", "Cost per case against F1", "Tool calls per label " + f.agent, "VD-S curve " + f.agent} {
 		if n := eval(fmt.Sprintf(`[...document.querySelectorAll("figure")].filter(e => e.querySelector("svg") && e.querySelector("figcaption").textContent.startsWith(%q)).length`, want)); n != 1 {
 			t.Errorf("run page: %d plots captioned %q, want 1", n, want)
 		}

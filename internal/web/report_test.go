@@ -42,7 +42,7 @@ func TestReportIsByteIdentical(t *testing.T) {
 		t.Errorf("two reports of one store differ (%d and %d bytes)", len(pages[0]), len(pages[1]))
 	}
 	page := string(pages[0])
-	for _, w := range []string{"ROC agent", "ROC base-vul (degenerate)", "Tool calls by label", "Cost against F1 and pAcc", "F1 and pAcc by CWE", "<th>F1 agent</th>"} {
+	for _, w := range []string{"ROC agent", "ROC base-vul (degenerate)", "Tool calls by label", "Cost per case against F1", "F1 and pAcc by CWE", "<th>F1 agent</th>"} {
 		if !strings.Contains(page, w) {
 			t.Errorf("the report lacks %q", w)
 		}

@@ -83,7 +83,7 @@ func testPages(t *testing.T, f *fixture) {
 		want []string
 	}{
 		{"/", 200, []string{f.random, f.vul, f.agent, "react", "openai:gpt-4o-mini",
-			" board: ", "<th>rank</th>", "<th>F1</th>", `<a href="/runs/` + f.agent + `">`, "overlapping intervals share a rank"}},
+			" board: ", "<th>rank</th>", "<th>F1</th>", `<a href="/runs/` + f.agent + `">`, "runs whose intervals overlap share a rank"}},
 		{"/runs/" + f.agent, 200, []string{"<svg", "ROC agent", "F1 and pAcc", "Tool calls by label", "P-C"}},
 		{"/runs/" + f.vul, 200, []string{"degenerate"}},
 		{"/runs/nope", 404, []string{"not found"}},
@@ -108,6 +108,15 @@ func testPages(t *testing.T, f *fixture) {
 				t.Errorf("GET %s lacks %q", tc.path, w)
 			}
 		}
+	}
+	// The agent read its cases' snapshots: each case's repository size was counted once and
+	// stored with the case, so its cases group by size (the baselines read none).
+	var out, errb bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"score", "--run", f.agent, "--db", f.db, "--by", "repo-size", "--format", "json"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("score --by repo-size: exit %d\n%s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), `"group": "<10k lines"`) || !strings.Contains(out.String(), `"cases": 60`) || strings.Contains(out.String(), `"group": "(none)"`) {
+		t.Errorf("score --by repo-size of the agent's run: %.600s", out.String())
 	}
 	// Only runs of the run's own suite are offered to compare with, or to flip against.
 	for _, path := range []string{"/", "/runs/" + f.random, "/runs/" + f.random + "/cases"} {

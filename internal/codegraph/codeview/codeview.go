@@ -59,6 +59,18 @@ type SummaryJSON struct {
 	Skipped   []codegraph.Skipped `json:"skipped"`
 }
 
+// SummaryDoc is an index's summary, the document `vulnbench code index` writes (output.Document).
+type SummaryDoc struct{ Index *codegraph.Index }
+
+// Kind implements output.Document.
+func (SummaryDoc) Kind() string { return "code index" }
+
+// JSONValue is the summary's JSON form.
+func (d SummaryDoc) JSONValue() (any, error) { return Summary(d.Index), nil }
+
+// WriteText writes the summary as text (WriteSummary).
+func (d SummaryDoc) WriteText(w io.Writer) error { return WriteSummary(w, d.Index) }
+
 // Summary is ix's summary in its JSON form; Skipped is [] rather than null.
 func Summary(ix *codegraph.Index) SummaryJSON {
 	sk := ix.Skipped
@@ -113,37 +125,38 @@ func notFound(ix *codegraph.Index, name string) error {
 	return &NotFoundError{msg: fmt.Sprintf("no function %s in %s (%d functions indexed; names are case-sensitive)", name, ix.Root, ix.Stats.Functions+ix.Stats.Macros)}
 }
 
-// Callers writes to w the call sites of name (format "json" or text); with none, text output
-// notes so on notes.
-func Callers(w, notes io.Writer, ix *codegraph.Index, name string, near codegraph.Near, format string) error {
+// CallersDoc is the call sites of a function, the document `vulnbench code callers` writes.
+type CallersDoc struct {
+	Name    string           `json:"name"`
+	Callers []codegraph.Site `json:"callers"`
+}
+
+// Kind implements output.Document.
+func (CallersDoc) Kind() string { return "callers" }
+
+// Callers is the call sites of name; a name neither called nor defined is a *NotFoundError.
+func Callers(ix *codegraph.Index, name string, near codegraph.Near) (*CallersDoc, error) {
 	sites := ix.Callers(name, near)
 	if len(sites) == 0 && len(ix.Definitions(name, near)) == 0 {
-		return notFound(ix, name)
+		return nil, notFound(ix, name)
 	}
-	if format == "json" {
-		if sites == nil {
-			sites = []codegraph.Site{}
-		}
-		return WriteJSON(w, struct {
-			Name    string           `json:"name"`
-			Callers []codegraph.Site `json:"callers"`
-		}{name, sites})
+	if sites == nil {
+		sites = []codegraph.Site{}
 	}
+	return &CallersDoc{Name: name, Callers: sites}, nil
+}
+
+// WriteText writes a line per call site: the caller, file:line, and what kind of call it is.
+func (d *CallersDoc) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, s := range sites {
+	for _, s := range d.Callers {
 		caller := s.CallerQual
 		if caller == "" {
 			caller = "(file scope)"
 		}
 		fmt.Fprintf(tw, "%s\t%s:%d%s\n", caller, s.File, s.Line, kindNote(s))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(sites) == 0 {
-		fmt.Fprintf(notes, "no callers of %s\n", name)
-	}
-	return nil
+	return tw.Flush()
 }
 
 // kindNote marks the calls that are not plain direct calls.
@@ -157,19 +170,28 @@ func kindNote(s codegraph.Site) string {
 	return ""
 }
 
-// Callees writes to w the calls made by each definition of name.
-func Callees(w io.Writer, ix *codegraph.Index, name string, near codegraph.Near, format string) error {
+// CalleesDoc is the calls each definition of a function makes, the document `vulnbench code
+// callees` writes.
+type CalleesDoc struct {
+	Name        string                `json:"name"`
+	Definitions []codegraph.CalleesOf `json:"definitions"`
+}
+
+// Kind implements output.Document.
+func (CalleesDoc) Kind() string { return "callees" }
+
+// Callees is the calls made by each definition of name.
+func Callees(ix *codegraph.Index, name string, near codegraph.Near) (*CalleesDoc, error) {
 	groups := ix.Callees(name, near)
 	if len(groups) == 0 {
-		return undefined(ix, name, near)
+		return nil, undefined(ix, name, near)
 	}
-	if format == "json" {
-		return WriteJSON(w, struct {
-			Name        string                `json:"name"`
-			Definitions []codegraph.CalleesOf `json:"definitions"`
-		}{name, groups})
-	}
-	for _, g := range groups {
+	return &CalleesDoc{Name: name, Definitions: groups}, nil
+}
+
+// WriteText writes each definition's calls under its name and place.
+func (d *CalleesDoc) WriteText(w io.Writer) error {
+	for _, g := range d.Definitions {
 		fmt.Fprintf(w, "# %s (%s:%d-%d)\n", g.Func.QualName, g.Func.File, g.Func.StartLine, g.Func.EndLine)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, s := range g.Calls {
@@ -196,22 +218,31 @@ func sepFor(l codegraph.Lang) string {
 	return "."
 }
 
-// Definitions writes to w the source of each definition of name, nearest first.
-func Definitions(w io.Writer, ix *codegraph.Index, name string, near codegraph.Near, format string) error {
+// DefinitionsDoc is the source of each definition of a function, nearest first, the document
+// `vulnbench code definition` writes.
+type DefinitionsDoc struct {
+	Name        string             `json:"name"`
+	Definitions []codegraph.Source `json:"definitions"`
+}
+
+// Kind implements output.Document.
+func (DefinitionsDoc) Kind() string { return "definitions" }
+
+// Definitions is the source of each definition of name, nearest first.
+func Definitions(ix *codegraph.Index, name string, near codegraph.Near) (*DefinitionsDoc, error) {
 	srcs, err := ix.Definition(name, near)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(srcs) == 0 {
-		return undefined(ix, name, near)
+		return nil, undefined(ix, name, near)
 	}
-	if format == "json" {
-		return WriteJSON(w, struct {
-			Name        string             `json:"name"`
-			Definitions []codegraph.Source `json:"definitions"`
-		}{name, srcs})
-	}
-	for i, s := range srcs {
+	return &DefinitionsDoc{Name: name, Definitions: srcs}, nil
+}
+
+// WriteText writes each definition's source under a comment naming its place.
+func (d *DefinitionsDoc) WriteText(w io.Writer) error {
+	for i, s := range d.Definitions {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}

@@ -1,84 +1,49 @@
-// Package csv presents a report's scores as CSV, a row per figure: fractions stay in [0,1].
+// Package csv presents documents as CSV: a report's scores a row per figure (fractions stay in
+// [0,1]), a document's own CSV layout, or its blocks' tables.
 package csv
 
 import (
-	"bytes"
 	stdcsv "encoding/csv"
 	"io"
-	"slices"
-	"strconv"
 
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/report"
 )
 
-// Presenter writes the scores as CSV.
-type Presenter struct{}
+// Presenter writes documents as CSV.
+type Presenter struct{ output.General }
 
 // Name implements output.Presenter.
 func (Presenter) Name() string { return "csv" }
 
 // Present implements output.Presenter.
-func (p Presenter) Present(w io.Writer, rep *report.Report) error {
-	return output.WriteScores(w, p.Name(), rep, func(b *bytes.Buffer, cols []output.Column) error {
-		return writeCSV(b, rep, report.Metrics(), cols)
-	})
+func (Presenter) Present(w io.Writer, d output.Document) error {
+	switch x := d.(type) {
+	case *report.Report:
+		return output.ScoresCSV(w, x)
+	case output.CSVWriter:
+		return output.Buffered(w, x.WriteCSV)
+	}
+	bs, err := output.Blocks(d)
+	if err != nil {
+		return err
+	}
+	return output.Buffered(w, func(w io.Writer) error { return WriteBlocks(w, bs) })
 }
 
-// writeCSV writes run,subject,model,metric,value (and std when a run is aggregated), one row per
-// figure, after a scorer and a vulnbench row per run. Fractions stay in [0,1]; a nil VD-S
-// threshold has no row; an interval has a :lo and a :hi row.
-func writeCSV(b *bytes.Buffer, rep *report.Report, ms []report.Metric, cols []output.Column) error {
-	withStd := slices.ContainsFunc(cols, func(c output.Column) bool { return c.Figs.Agg })
-	cw := stdcsv.NewWriter(b)
-	header := []string{"run", "subject", "model", "metric", "value"}
-	if withStd {
-		header = append(header, "std")
-	}
-	_ = cw.Write(header)
-	num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-	for _, c := range cols {
-		row := func(key, value, std string) {
-			rec := []string{c.Run.Name, c.Run.Subject, c.Run.Model, key, value}
-			if withStd {
-				rec = append(rec, std)
-			}
-			_ = cw.Write(rec)
+// WriteBlocks writes the tables of blocks as CSV, each row after a first column naming its
+// block (a table's header row too); lines are left out.
+func WriteBlocks(w io.Writer, bs []output.Block) error {
+	cw := stdcsv.NewWriter(w)
+	for _, b := range bs {
+		if b.Table == nil {
+			continue
 		}
-		row("scorer", strconv.Itoa(rep.Scorer), "")
-		row("vulnbench", rep.Vulnbench, "")
-		_ = report.Each(ms, c.Figs, nil, func(x report.Figure) error {
-			key, v := x.Metric.CSVKey(x.Name), x.Value
-			switch x.Metric.Format {
-			case report.Interval:
-				row(key+":lo", num(v.Lo), "")
-				row(key+":hi", num(v.Hi), "")
-			case report.Flag:
-				row(key, strconv.FormatBool(v.Flag), "")
-			case report.Text, report.Number:
-				row(key, v.Text, "")
-			case report.Matrix: // one row per cell: KEY:TRUTH:ANSWER
-				for i, r := range v.Cells {
-					for j, x := range r {
-						std := ""
-						if c.Figs.Agg {
-							std = num(x.Std)
-						}
-						row(key+":"+v.Labels[i]+":"+v.Labels[j], num(x.Mean), std)
-					}
-				}
-			default:
-				if v.Null {
-					return nil
-				}
-				std := ""
-				if c.Figs.Agg {
-					std = num(v.Stat.Std)
-				}
-				row(key, num(v.Stat.Mean), std)
+		for _, r := range append([][]string{b.Table.Header}, b.Table.Rows...) {
+			if err := cw.Write(append([]string{b.Title}, r...)); err != nil {
+				return err
 			}
-			return nil
-		})
+		}
 	}
 	cw.Flush()
 	return cw.Error()

@@ -190,7 +190,7 @@ func TestWriteScoresGolden(t *testing.T) {
 		for _, format := range []string{"text", "md", "json", "csv"} {
 			t.Run(name+"."+format, func(t *testing.T) {
 				var b bytes.Buffer
-				if err := formats.Scores().Present(&b, format, r); err != nil {
+				if err := formats.All().Present(&b, format, r); err != nil {
 					t.Fatal(err)
 				}
 				path := filepath.Join("testdata", name+"."+format+".golden")
@@ -214,7 +214,7 @@ func TestWriteScoresGolden(t *testing.T) {
 func write(t *testing.T, format string, r *report.Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := formats.Scores().Present(&b, format, r); err != nil {
+	if err := formats.All().Present(&b, format, r); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -368,7 +368,8 @@ func TestWriteScoresErrors(t *testing.T) {
 		rep     *report.Report
 		wantErr string
 	}{
-		{"unknown format", "html", rep(runA()), `unknown format "html": use one of text, md, json, csv`},
+		{"unknown format", "xml", rep(runA()), `unknown format "xml": use one of text, md, json, csv, html, tsv`},
+		{"an export format", "sarif", rep(runA()), `format sarif does not write a scores document: use one of text, md, json, csv, html, tsv`},
 		{"no run", "text", rep(), "write scores: no run to write"},
 		{"not scored", "text", rep(unscored), `write scores: run "run-a" has 0 scored repeats and no aggregate`},
 		{"unnamed among several", "csv", rep(runA(), unnamed), "write scores: run 2 has no name (needed with several runs)"},
@@ -376,7 +377,7 @@ func TestWriteScoresErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := formats.Scores().Present(&bytes.Buffer{}, tt.format, tt.rep)
+			err := formats.All().Present(&bytes.Buffer{}, tt.format, tt.rep)
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -388,31 +389,38 @@ func TestWriteScoresErrors(t *testing.T) {
 	}
 }
 
-// Every registry has unique names and a presenter per name, in the order help texts show them;
-// an unknown name is a typed error naming the known ones.
-func TestRegistries(t *testing.T) {
-	for _, tc := range []struct {
-		reg  *output.Registry
-		want []string
-	}{
-		{formats.Scores(), []string{"text", "md", "json", "csv"}},
-		{formats.Exports(), []string{"sarif", "jsonl", "openvex"}},
-	} {
-		if diff := cmp.Diff(tc.want, tc.reg.Names()); diff != "" {
-			t.Errorf("names (-want +got):\n%s", diff)
-		}
-		for _, n := range tc.want {
-			if p, err := tc.reg.Lookup(n); err != nil || p.Name() != n {
-				t.Errorf("Lookup(%q) = %v, %v", n, p, err)
-			}
-		}
-		_, err := tc.reg.Lookup("nope")
-		var unknown *output.UnknownFormatError
-		if !errors.As(err, &unknown) || unknown.Name != "nope" {
-			t.Errorf("Lookup(nope) = %v, want an UnknownFormatError", err)
+// The one registry has unique names and a presenter per name, in the order help texts show
+// them; each document is offered the formats that write it; an unknown name is a typed error
+// naming the known ones.
+func TestRegistry(t *testing.T) {
+	reg := formats.All()
+	all := []string{"text", "md", "json", "csv", "html", "tsv", "sarif", "jsonl", "openvex"}
+	if diff := cmp.Diff(all, reg.Names()); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+	for _, n := range all {
+		if p, err := reg.Lookup(n); err != nil || p.Name() != n {
+			t.Errorf("Lookup(%q) = %v, %v", n, p, err)
 		}
 	}
-	if _, err := output.NewRegistry(formats.Scores().Presenters()[0], formats.Scores().Presenters()[0]); err == nil {
+	for _, tc := range []struct {
+		doc  output.Document
+		want []string
+	}{
+		{(*report.Report)(nil), all[:6]},
+		{output.Export{}, all},
+		{output.Stats{}, all[:6]},
+	} {
+		if diff := cmp.Diff(tc.want, reg.For(tc.doc)); diff != "" {
+			t.Errorf("formats of %s (-want +got):\n%s", tc.doc.Kind(), diff)
+		}
+	}
+	_, err := reg.Lookup("nope")
+	var unknown *output.UnknownFormatError
+	if !errors.As(err, &unknown) || unknown.Name != "nope" {
+		t.Errorf("Lookup(nope) = %v, want an UnknownFormatError", err)
+	}
+	if _, err := output.NewRegistry(reg.Presenters()[0], reg.Presenters()[0]); err == nil {
 		t.Errorf("a registry took one name twice")
 	}
 }

@@ -5,11 +5,11 @@ import (
 	"html/template"
 	"image/color"
 	"math"
+	"strconv"
 
 	"github.com/vulnbench/vulnbench/internal/report"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -30,7 +30,7 @@ func boxPlot(title, ylabel string, names []string, values [][]float64) (template
 		if err != nil {
 			return "", fmt.Errorf("%s of %s: %w", title, names[i], err)
 		}
-		b.FillColor = plotutil.Color(0)
+		b.FillColor = colour(0)
 		p.Add(b)
 	}
 	p.Y.Max = math.Max(hi*1.1, 1e-9)
@@ -90,7 +90,7 @@ func (g shareGrid) Y(r int) float64    { return float64(r) }
 type ramp struct{}
 
 func (ramp) Colors() []color.Color {
-	end := color.RGBAModel.Convert(plotutil.Color(0)).(color.RGBA)
+	end := color.RGBAModel.Convert(colour(0)).(color.RGBA)
 	cs := make([]color.Color, 32)
 	for i := range cs {
 		f := float64(i) / float64(len(cs)-1)
@@ -118,7 +118,7 @@ func confusionPlot(name string, rows, cols []string, counts, share [][]float64) 
 				continue
 			}
 			xys = append(xys, plotter.XY{X: float64(c), Y: float64(n - 1 - r)})
-			texts = append(texts, fmt.Sprintf("%g", v))
+			texts = append(texts, strconv.FormatFloat(v, 'g', 3, 64)) // a mean over repeats: 1.67
 		}
 	}
 	if len(xys) > 0 {

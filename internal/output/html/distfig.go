@@ -2,6 +2,7 @@ package html
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/score"
@@ -39,7 +40,13 @@ func (c *content) addDistPlots(rep *report.Report, names []string, figs []*repor
 		if err != nil {
 			return err
 		}
-		c.Plots = append(c.Plots, figure{Title: d.title, SVG: s, Note: "box: quartiles and median; whiskers: 1.5 IQR; points: beyond; " + d.note})
+		rows := [][]string{{"run", "case", d.y}}
+		for i, vs := range d.values {
+			for k, v := range vs {
+				rows = append(rows, []string{d.names[i], strconv.Itoa(k), num(v)})
+			}
+		}
+		c.add(figure{Title: d.title, SVG: s, CSV: table(rows), Note: "box: quartiles and median; whiskers: 1.5 IQR; points: beyond; " + d.note})
 	}
 	for i, r := range rep.Runs {
 		if r.PerCase == nil || r.PerCase.Tools == nil {
@@ -49,7 +56,12 @@ func (c *content) addDistPlots(rep *report.Report, names []string, figs []*repor
 		if err != nil {
 			return err
 		}
-		c.Plots = append(c.Plots, figure{Title: "Tool calls per label " + names[i], SVG: s,
+		h := r.PerCase.Tools
+		rows := [][]string{{"tool_calls_from", "tool_calls_to", "share_of_vul_cases", "share_of_ben_cases"}}
+		for k, lo := range h.Low {
+			rows = append(rows, []string{strconv.Itoa(lo), strconv.Itoa(lo + h.Width - 1), num(h.Vul[k]), num(h.Ben[k])})
+		}
+		c.add(figure{Title: "Tool calls per label " + names[i], SVG: s, CSV: table(rows), YFraction: true,
 			Note: "share of the answered cases of each label by the tool calls made for the verdict (first repeat)"})
 	}
 	for i, f := range figs {
@@ -59,7 +71,7 @@ func (c *content) addDistPlots(rep *report.Report, names []string, figs []*repor
 		if fig, ok, err := confusionFigure(names[i], f); err != nil {
 			return err
 		} else if ok {
-			c.Plots = append(c.Plots, fig)
+			c.add(fig)
 		}
 	}
 	return nil
@@ -97,7 +109,15 @@ func confusionFigure(name string, f *report.Figures) (figure, bool, error) {
 	if err != nil {
 		return figure{}, false, err
 	}
-	return figure{Title: "VEX confusion " + name, SVG: s,
+	data := [][]string{append([]string{"truth \\ answer"}, cm.Labels...)}
+	for r, label := range rows {
+		row := []string{label}
+		for _, v := range counts[r] {
+			row = append(row, num(v))
+		}
+		data = append(data, row)
+	}
+	return figure{Title: "VEX confusion " + name, SVG: s, CSV: table(data),
 		Note: "rows: the truth, columns: the answer (failed: no valid answer); a cell's colour is its share of the row (white 0%, dark 100%), its text the count (mean over repeats)"}, true, nil
 }
 
@@ -112,6 +132,10 @@ func vdsFigure(r *report.Run, name string) (figure, bool, error) {
 	if err != nil {
 		return figure{}, false, err
 	}
-	return figure{Title: "VD-S curve " + name, SVG: s,
+	rows := [][]string{{"fpr_tolerance_r", "fnr"}}
+	for _, p := range r.ROC.VDSCurve() {
+		rows = append(rows, []string{num(p.X), num(p.Y)})
+	}
+	return figure{Title: "VD-S curve " + name, SVG: s, CSV: table(rows), YFraction: true,
 		Note: fmt.Sprintf("the FNR at the best threshold whose FPR is at most r, for every r; the point: the run's VD-S at r = %.2f%%", 100*res.VDS.FPRTolerance)}, true, nil
 }

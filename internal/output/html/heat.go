@@ -2,18 +2,10 @@ package html
 
 import (
 	"fmt"
-	"html/template"
 	"slices"
 
 	"github.com/vulnbench/vulnbench/internal/report"
 )
-
-// shade is a cell's background for a fraction in [0,1]: red (0) through yellow to green (1).
-func shade(v float64) template.CSS {
-	v = min(max(v, 0), 1)
-	hue := int(120 * v)
-	return template.CSS(fmt.Sprintf("background:hsl(%d,70%%,80%%)", hue)) // #nosec G203 -- numbers only
-}
 
 func cweHeat(names []string, figs []*report.Figures) *heat {
 	var cwes []string

@@ -17,14 +17,12 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/vulnbench/vulnbench/internal/grade"
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/report"
-	"github.com/vulnbench/vulnbench/internal/score"
 	"github.com/vulnbench/vulnbench/internal/store"
 	"gonum.org/v1/plot/plotter"
 )
@@ -46,18 +44,33 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
 }).Parse(tmplText))
 
-// Page presents the report as one whole HTML page.
-type Page struct{}
+// Page presents the report as one whole HTML page. Ranking, when set, is the ranking of its
+// runs as the board ranks them (board.TableOf, as a table), shown above the scores.
+type Page struct {
+	Ranking *output.Table
+}
 
 // Name implements output.Presenter.
 func (Page) Name() string { return "html" }
 
+// Presents implements output.Presenter: every document (a report's scores as the report page,
+// others in their own HTML layout or as tables).
+func (Page) Presents(output.Document) bool { return true }
+
 // Present implements output.Presenter.
-func (Page) Present(w io.Writer, rep *report.Report) error {
+func (p Page) Present(w io.Writer, d output.Document) error {
+	rep, ok := d.(*report.Report)
+	if !ok {
+		if h, ok := d.(output.HTMLWriter); ok {
+			return output.Buffered(w, h.WriteHTML)
+		}
+		return writeBlocks(w, d)
+	}
 	c, err := build(rep)
 	if err != nil {
 		return err
 	}
+	c.Ranking = p.Ranking
 	var b bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&b, "page", struct {
 		Style template.CSS
@@ -76,8 +89,15 @@ type Fragment struct{}
 // Name implements output.Presenter.
 func (Fragment) Name() string { return "html-fragment" }
 
+// Presents implements output.Presenter: a report's scores.
+func (Fragment) Presents(d output.Document) bool { _, ok := d.(*report.Report); return ok }
+
 // Present implements output.Presenter.
-func (Fragment) Present(w io.Writer, rep *report.Report) error {
+func (Fragment) Present(w io.Writer, d output.Document) error {
+	rep, ok := d.(*report.Report)
+	if !ok {
+		return &output.UnsupportedError{Format: "html-fragment", Kind: d.Kind(), Known: []string{"html"}}
+	}
 	c, err := build(rep)
 	if err != nil {
 		return err
@@ -93,6 +113,7 @@ func (Fragment) Present(w io.Writer, rep *report.Report) error {
 // content is what the template shows.
 type content struct {
 	Title     string
+	Ranking   *output.Table
 	Scorer    int
 	Vulnbench string
 	Layout    int
@@ -110,12 +131,6 @@ type content struct {
 
 type runRow struct {
 	Name, Subject, Model, State, Created, Finished, Cost string
-}
-
-type figure struct {
-	Title string
-	SVG   template.HTML
-	Note  string
 }
 
 // heat is the per-CWE F1 and pAcc table, a cell's colour its value.
@@ -180,9 +195,28 @@ func build(rep *report.Report) (*content, error) {
 	if err := c.addPlots(rep, names, figs, rf1, havePairs); err != nil {
 		return nil, fmt.Errorf("html report: %w", err)
 	}
+	c.ids()
 	c.Heat = cweHeat(names, figs)
 	c.Matrices = vexMatrices(names, figs)
 	return c, nil
+}
+
+// ids gives every figure an id of its own (its title's slug; a number after it when taken).
+func (c *content) ids() {
+	seen := map[string]int{}
+	for _, figs := range [][]figure{c.Plots, c.ROC} {
+		for i := range figs {
+			id := figs[i].ID
+			if id == "" {
+				id = slug(figs[i].Title)
+			}
+			seen[id]++
+			if n := seen[id]; n > 1 {
+				id += "-" + strconv.Itoa(n)
+			}
+			figs[i].ID = id
+		}
+	}
 }
 
 // costText is a run's cost as the runs table writes it: dollars when every attempt that used a
@@ -232,112 +266,12 @@ func (c *content) randomLines(rep *report.Report) (f1 float64, pairs bool) {
 	return f1, pairs
 }
 
-func (c *content) addPlots(rep *report.Report, names []string, figs []*report.Figures, rf1 float64, havePairs bool) error {
-	f1, pacc := make([]float64, len(figs)), make([]float64, len(figs))
-	var parts [4][]float64
-	pairs := false
-	for i, f := range figs {
-		f1[i] = f.Binary.F1.Mean
-		if f.Pairwise != nil {
-			pairs = true
-			pacc[i] = f.Pairwise.PAcc.Mean
-			for k, s := range []score.Stat{f.Pairwise.PC, f.Pairwise.PV, f.Pairwise.PB, f.Pairwise.PR} {
-				parts[k] = append(parts[k], s.Mean)
-			}
-		} else {
-			for k := range parts {
-				parts[k] = append(parts[k], 0)
-			}
-		}
-	}
-	s, err := headlinePlot(names, f1, pacc, rf1, pairs)
-	if err != nil {
-		return err
-	}
-	c.Plots = append(c.Plots, figure{Title: "F1 and pAcc", SVG: s})
-	if err := c.addVEXPlot(names, figs); err != nil {
-		return err
-	}
-	if pairs {
-		s, err := pairwisePlot(names, parts)
-		if err != nil {
-			return err
-		}
-		c.Plots = append(c.Plots, figure{Title: "Pairwise outcomes", SVG: s,
-			Note: "P-C: both cases of a pair right; P-V: both called vul; P-B: both called ben; P-R: both wrong (reversed). Random guessing: 25% each."})
-	}
-	// Tool calls by label, for runs whose verdicts made any (agents).
-	var tn []string
-	var tv, tb []float64
-	for i, f := range figs {
-		if f.JIT == nil || f.JIT.ToolCalls.Vul.Mean.Mean+f.JIT.ToolCalls.Ben.Mean.Mean == 0 {
-			continue
-		}
-		tn = append(tn, names[i])
-		tv = append(tv, f.JIT.ToolCalls.Vul.Mean.Mean)
-		tb = append(tb, f.JIT.ToolCalls.Ben.Mean.Mean)
-	}
-	if len(tn) > 0 {
-		s, err := toolPlot(tn, tv, tb)
-		if err != nil {
-			return err
-		}
-		c.Plots = append(c.Plots, figure{Title: "Tool calls by label", SVG: s,
-			Note: "an agent that asks more on vul cases than on ben ones reads the code, not only the answer's prior"})
-	}
-	if err := c.addAppSecPlot(names, figs); err != nil {
-		return err
-	}
-	if err := c.addDistPlots(rep, names, figs); err != nil {
-		return err
-	}
-	var cn, unpriced []string
-	var cc, cf, cp []float64
-	for i, r := range rep.Runs {
-		switch {
-		case r.Spend == nil:
-			continue
-		case !r.Spend.Known():
-			if r.Spend.Unpriced > 0 {
-				unpriced = append(unpriced, names[i])
-			}
-			continue
-		}
-		cn = append(cn, names[i])
-		cc, cf, cp = append(cc, r.Spend.Cost), append(cf, f1[i]), append(cp, pacc[i])
-	}
-	if len(cn) > 0 {
-		s, err := costPlot(cn, cc, cf, cp, pairs)
-		if err != nil {
-			return err
-		}
-		note := "cost: every attempt of the run, retries and errors included"
-		if len(unpriced) > 0 {
-			note += "; left off, unpriced: " + strings.Join(unpriced, ", ")
-		}
-		c.Plots = append(c.Plots, figure{Title: "Cost against F1 and pAcc", SVG: s, Note: note})
-	}
-	for i, r := range rep.Runs {
-		fig, err := rocFigure(r, names[i])
-		if err != nil {
-			return err
-		}
-		c.ROC = append(c.ROC, fig)
-		if fig, ok, err := vdsFigure(r, names[i]); err != nil {
-			return err
-		} else if ok {
-			c.ROC = append(c.ROC, fig)
-		}
-	}
-	return nil
-}
-
 const noROC = "no ROC curve: the run has no scored verdict on a vul case and on a ben case"
 
 // rocFigure is the ROC curve of a run's first repeat (report.Run.ROC), with its VD-S point, or
 // says why none.
 func rocFigure(r *report.Run, name string) (figure, error) {
-	fig := figure{Title: "ROC " + name}
+	fig := figure{Title: "ROC " + name, Class: "roc"}
 	_, res, _ := r.First()
 	if r.ROC == nil || res == nil || res.VDS == nil {
 		fig.Note = noROC
@@ -363,67 +297,10 @@ func rocFigure(r *report.Run, name string) (figure, error) {
 		return fig, err
 	}
 	fig.SVG = s
+	rows := [][]string{{"fpr", "tpr"}}
+	for _, p := range v.Points {
+		rows = append(rows, []string{num(p.X), num(p.Y)})
+	}
+	fig.CSV, fig.YFraction = table(rows), true
 	return fig, nil
-}
-
-// addAppSecPlot adds the rubric parts of the runs graded on AppSecBench records, if any.
-func (c *content) addAppSecPlot(names []string, figs []*report.Figures) error {
-	var runs []string
-	var graded []*score.AppSecOf[score.Stat, score.Stat]
-	for i, f := range figs {
-		if f.AppSec != nil && f.AppSec.Records.Mean > 0 {
-			runs, graded = append(runs, names[i]), append(graded, f.AppSec)
-		}
-	}
-	if len(runs) == 0 {
-		return nil
-	}
-	parts := grade.Parts()
-	share := make([][]float64, len(parts))
-	ungraded := false
-	for j, part := range parts {
-		share[j] = make([]float64, len(runs))
-		for k, a := range graded {
-			s, ok := a.Parts[part]
-			if !ok {
-				share[j][k], ungraded = math.NaN(), true
-				continue
-			}
-			share[j][k] = s.Mean
-		}
-	}
-	s, err := appsecPlot(runs, parts, share)
-	if err != nil {
-		return err
-	}
-	note := "each part's mean points over its weight, among the records graded on it (the tables give the points, the pass rate and the judge's agreement)"
-	if ungraded {
-		note += "; a part with no bar for a run was not graded there (the judged parts need --judge-model)"
-	}
-	c.Plots = append(c.Plots, figure{Title: "AppSecBench rubric parts", SVG: s, Note: note})
-	return nil
-}
-
-// addVEXPlot adds VEX-Bench's headline figures per run when some run has them.
-func (c *content) addVEXPlot(names []string, figs []*report.Figures) error {
-	var ns []string
-	var st, sd, mf, md []float64
-	for i, f := range figs {
-		if f.VEX == nil {
-			continue
-		}
-		ns = append(ns, names[i])
-		st, sd = append(st, f.VEX.StatusF1.Mean), append(sd, f.VEX.StatusF1.Std)
-		mf, md = append(mf, f.VEX.JustificationMacroF1.Mean), append(md, f.VEX.JustificationMacroF1.Std)
-	}
-	if len(ns) == 0 {
-		return nil
-	}
-	s, err := vexPlot(ns, st, sd, mf, md)
-	if err != nil {
-		return err
-	}
-	c.Plots = append(c.Plots, figure{Title: "VEX-Bench status F1 and justification macro-F1", SVG: s,
-		Note: "status: exploitable (vulnerable) is positive; justification: macro-F1 over the categories; error bars: the std over repeats"})
-	return nil
 }

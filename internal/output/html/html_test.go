@@ -3,6 +3,7 @@ package html_test
 import (
 	"bytes"
 	"fmt"
+	stdhtml "html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -91,8 +92,17 @@ func TestReport(t *testing.T) {
 	if n := strings.Count(page, "<svg"); n != 6 { // headline, pairwise, two ROC curves, two VD-S curves
 		t.Errorf("%d plots, want 6", n)
 	}
-	// Self-contained: no script, no style sheet or image fetched, no URL but SVG's namespaces.
-	for _, bad := range []*regexp.Regexp{regexp.MustCompile(`<script`), regexp.MustCompile(`<link`), regexp.MustCompile(`<[a-z]+[^>]*\s(src|href)=`),
+	// Self-contained: no script, no style sheet or image fetched, no URL but SVG's namespaces;
+	// the downloads are data: URLs.
+	for _, m := range regexp.MustCompile(`\s(src|href)="([^"]*)"`).FindAllStringSubmatch(page, -1) {
+		if u := stdhtml.UnescapeString(m[2]); !strings.HasPrefix(u, "data:image/svg+xml;") && !strings.HasPrefix(u, "data:text/csv;") {
+			t.Errorf("the report links to %.80q", u)
+		}
+	}
+	if n := strings.Count(page, ` download="`); n != 12 { // each plot's SVG and data
+		t.Errorf("%d downloads, want 12", n)
+	}
+	for _, bad := range []*regexp.Regexp{regexp.MustCompile(`<script`), regexp.MustCompile(`<link`), regexp.MustCompile(`<[a-z]+[^>]*\ssrc=`),
 		regexp.MustCompile(`https?://[^"]*`)} {
 		for _, m := range bad.FindAllString(page, -1) {
 			if m == "http://www.w3.org/2000/svg" || m == "http://www.w3.org/1999/xlink" {
@@ -123,7 +133,7 @@ func TestReportIsDeterministic(t *testing.T) {
 	if pages[0] != pages[1] {
 		t.Errorf("two renderings of one report differ")
 	}
-	if !strings.Contains(pages[0], "Cost against F1 and pAcc") {
+	if !strings.Contains(pages[0], "Cost per case against F1") {
 		t.Errorf("costs given, but no cost plot")
 	}
 	// The fragment is the page's content without the page.

@@ -12,7 +12,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -78,15 +77,31 @@ func dashed(p *plot.Plot, name string, y, x0, x1 float64, c color.Color) error {
 // bars draws one bar chart per series, bars w wide and side by side round each group's place:
 // series k in the k-th colour, named in the legend by names[k].
 func bars(p *plot.Plot, w vg.Length, names []string, series [][]float64) error {
+	return barsWith(p, w, names, series, nil, nil)
+}
+
+// barsWith is bars with each bar's interval, lo[k][i] to hi[k][i], drawn as a whisker on the
+// bar (a nil series or NaN bound: none).
+func barsWith(p *plot.Plot, w vg.Length, names []string, series, lo, hi [][]float64) error {
 	for k, v := range series {
 		b, err := plotter.NewBarChart(plotter.Values(v), w)
 		if err != nil {
 			return err
 		}
-		b.Color = plotutil.Color(k)
+		b.Color = colour(k)
+		b.LineStyle.Width = 0
 		b.Offset = vg.Length(2*k-len(series)+1) * w / 2
 		p.Add(b)
 		p.Legend.Add(names[k], b)
+		if k < len(lo) && k < len(hi) && lo[k] != nil {
+			xs := make([]float64, len(v))
+			for i := range xs {
+				xs[i] = float64(i)
+			}
+			if ws := (whiskers{X: xs, Lo: lo[k], Hi: hi[k], Offset: b.Offset}); ws.any() {
+				p.Add(ws)
+			}
+		}
 	}
 	return nil
 }
@@ -97,7 +112,7 @@ func addCurve(p *plot.Plot, name string, xys plotter.XYs) error {
 	if err != nil {
 		return err
 	}
-	l.Color = plotutil.Color(0)
+	l.Color = colour(0)
 	l.Width = vg.Points(1.5)
 	p.Add(l)
 	p.Legend.Add(name, l)
@@ -111,37 +126,12 @@ func addMark(p *plot.Plot, name string, x, y float64) error {
 	if err != nil {
 		return err
 	}
-	pt.Color = plotutil.Color(1)
+	pt.Color = colour(1)
 	pt.Shape = draw.CircleGlyph{}
 	pt.Radius = vg.Points(4)
 	p.Add(pt)
 	p.Legend.Add(name, pt)
 	return nil
-}
-
-// headlinePlot draws F1 and pAcc of each run as grouped bars, with the random-guess lines.
-func headlinePlot(names []string, f1, pacc []float64, randomF1 float64, havePairs bool) (template.HTML, error) {
-	p := newPlot("F1 and pAcc per run", "", "fraction")
-	p.Y.Min, p.Y.Max = 0, 1
-	series, values := []string{"F1"}, [][]float64{f1}
-	if havePairs {
-		series, values = append(series, "pAcc"), append(values, pacc)
-	}
-	if err := bars(p, vg.Points(14), series, values); err != nil {
-		return "", err
-	}
-	n := float64(len(names))
-	if err := dashed(p, fmt.Sprintf("random F1 %.1f%%", 100*randomF1), randomF1, -0.5, n-0.5, plotutil.Color(0)); err != nil {
-		return "", err
-	}
-	if havePairs {
-		if err := dashed(p, "random pAcc 25.0%", 0.25, -0.5, n-0.5, plotutil.Color(1)); err != nil {
-			return "", err
-		}
-	}
-	nominal(p, names)
-	p.Legend.Top = true
-	return svg(p, width(len(names)), 3*vg.Inch)
 }
 
 // nominal names the bars, slanted so that long run ids do not run into each other.
@@ -201,7 +191,7 @@ func pairwisePlot(names []string, parts [4][]float64) (template.HTML, error) {
 		if err != nil {
 			return "", err
 		}
-		b.Color = plotutil.Color(k)
+		b.Color = colour(k)
 		if prev != nil {
 			b.StackOn(prev)
 		}
@@ -231,70 +221,6 @@ func toolPlot(names []string, vul, ben []float64) (template.HTML, error) {
 	return svg(p, width(len(names)), 3*vg.Inch)
 }
 
-// costPlot draws F1 (and pAcc) of each run against what it cost.
-func costPlot(names []string, cost, f1, pacc []float64, havePairs bool) (template.HTML, error) {
-	p := newPlot("Cost against F1 and pAcc", "cost (USD)", "fraction")
-	p.Y.Min, p.Y.Max = 0, 1
-	p.X.Min = 0
-	hi := 0.0
-	for _, c := range cost {
-		hi = math.Max(hi, c)
-	}
-	p.X.Max = math.Max(hi*1.15, 0.001)
-	series := []struct {
-		name string
-		v    []float64
-	}{{"F1", f1}}
-	if havePairs {
-		series = append(series, struct {
-			name string
-			v    []float64
-		}{"pAcc", pacc})
-	}
-	for k, s := range series {
-		xys := make(plotter.XYs, len(cost))
-		for i := range cost {
-			xys[i] = plotter.XY{X: cost[i], Y: s.v[i]}
-		}
-		sc, err := plotter.NewScatter(xys)
-		if err != nil {
-			return "", err
-		}
-		sc.Color = plotutil.Color(k)
-		sc.Shape = plotutil.Shape(k)
-		sc.Radius = vg.Points(4)
-		p.Add(sc)
-		p.Legend.Add(s.name, sc)
-		if front := Pareto(cost, s.v); len(front) > 1 {
-			pts := make(plotter.XYs, len(front))
-			for j, i := range front {
-				pts[j] = xys[i]
-			}
-			l, err := plotter.NewLine(pts)
-			if err != nil {
-				return "", err
-			}
-			l.Color = plotutil.Color(k)
-			l.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
-			p.Add(l)
-			p.Legend.Add(s.name+" Pareto front", l)
-		}
-		if k == 0 {
-			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: names})
-			if err != nil {
-				return "", err
-			}
-			for i := range lb.TextStyle {
-				lb.TextStyle[i].XAlign = draw.XLeft
-			}
-			lb.Offset = vg.Point{X: vg.Points(6)}
-			p.Add(lb)
-		}
-	}
-	p.Legend.Top = true
-	return svg(p, 6*vg.Inch, 3.5*vg.Inch)
-}
-
 // appsecPlot draws, per AppSecBench rubric part (in rubric order), each run's mean share of the
 // part's points as grouped bars; a part a run was not graded on (a judged part without a judge)
 // has no bar for it: parts[k][run] is NaN.
@@ -318,43 +244,6 @@ func appsecPlot(runs, parts []string, share [][]float64) (template.HTML, error) 
 	nominal(p, parts)
 	p.Legend.Top = true
 	return svg(p, width(len(parts)), 3.2*vg.Inch)
-}
-
-// vexPlot draws VEX-Bench's headline figures of each run, status F1 and justification macro-F1,
-// as grouped bars with the std over repeats as error bars (none for one repeat).
-func vexPlot(names []string, status, statusStd, macro, macroStd []float64) (template.HTML, error) {
-	p := newPlot("VEX-Bench: status F1, justification macro-F1", "", "fraction")
-	p.Y.Min, p.Y.Max = 0, 1
-	w := vg.Points(14)
-	for k, s := range []struct {
-		name      string
-		mean, std []float64
-	}{{"status F1", status, statusStd}, {"justification macro-F1", macro, macroStd}} {
-		b, err := plotter.NewBarChart(plotter.Values(s.mean), w)
-		if err != nil {
-			return "", err
-		}
-		b.Color = plotutil.Color(k)
-		b.Offset = (vg.Length(k) - 0.5) * w
-		p.Add(b)
-		p.Legend.Add(s.name, b)
-		errs := make(plotter.YErrors, len(s.std))
-		xys := make(plotter.XYs, len(s.mean))
-		for i := range s.mean {
-			errs[i].Low, errs[i].High = s.std[i], s.std[i]
-			xys[i] = plotter.XY{X: float64(i) + (float64(k)-0.5)*0.12, Y: s.mean[i]}
-		}
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYs
-			plotter.YErrors
-		}{xys, errs})
-		if err != nil {
-			return "", err
-		}
-		p.Add(eb)
-	}
-	nominal(p, names)
-	return svg(p, width(len(names)), 3*vg.Inch)
 }
 
 // Pareto returns the runs no other run beats on both cost (lower) and figure (higher), by

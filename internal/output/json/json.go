@@ -1,5 +1,6 @@
-// Package json presents a report's scores as JSON, the score contract scripts rely on: fractions
-// stay in [0,1], absent sections are omitted, and over repeats each figure is {mean, std}.
+// Package json presents documents as JSON: a report's scores as the score contract scripts rely
+// on (fractions stay in [0,1], absent sections are omitted, over repeats each figure is {mean,
+// std}), any other document as its JSON value, indented.
 package json
 
 import (
@@ -7,176 +8,33 @@ import (
 	stdjson "encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/output"
 	"github.com/vulnbench/vulnbench/internal/report"
 )
 
-// Presenter writes the scores as JSON.
-type Presenter struct{}
+// Presenter writes documents as JSON.
+type Presenter struct{ output.General }
 
 // Name implements output.Presenter.
 func (Presenter) Name() string { return "json" }
 
 // Present implements output.Presenter.
-func (p Presenter) Present(w io.Writer, rep *report.Report) error {
-	return output.WriteScores(w, p.Name(), rep, func(b *bytes.Buffer, cols []output.Column) error {
-		return writeJSON(b, rep, report.Metrics(), cols)
-	})
-}
-
-// writeJSON writes the score object of one run, or {"runs": [{"run": ID, "subject": ..,
-// "model": .., ...}]} for several; both open with the scorer and vulnbench's version. A family's
-// members (CWEs, score sources) are ordered by name, as encoding/json orders map keys.
-func writeJSON(b *bytes.Buffer, rep *report.Report, ms []report.Metric, cols []output.Column) error {
-	var c bytes.Buffer
-	c.WriteString(`{"scorer":` + strconv.Itoa(rep.Scorer) + `,"vulnbench":`)
-	if err := marshal(&c, rep.Vulnbench); err != nil {
-		return err
+func (Presenter) Present(w io.Writer, d output.Document) error {
+	if rep, ok := d.(*report.Report); ok {
+		return output.ScoresJSON(w, rep)
 	}
-	if len(cols) == 1 {
-		n, err := figuresNode(ms, cols[0].Figs)
-		if err != nil {
-			return err
-		}
-		n.members(&c)
-	} else {
-		c.WriteString(`,"runs":[`)
-		for i, col := range cols {
-			if i > 0 {
-				c.WriteByte(',')
-			}
-			n, err := figuresNode(ms, col.Figs)
-			if err != nil {
-				return err
-			}
-			c.WriteString(`{"run":`)
-			_ = marshal(&c, col.Run.Name)
-			c.WriteString(`,"subject":`)
-			_ = marshal(&c, col.Run.Subject)
-			if col.Run.Model != "" {
-				c.WriteString(`,"model":`)
-				_ = marshal(&c, col.Run.Model)
-			}
-			n.members(&c)
-			c.WriteByte('}')
-		}
-		c.WriteByte(']')
-	}
-	c.WriteByte('}')
-	if err := stdjson.Indent(b, c.Bytes(), "", "  "); err != nil {
-		return err
-	}
-	b.WriteByte('\n')
-	return nil
-}
-
-func marshal(b *bytes.Buffer, v any) error {
-	j, err := stdjson.Marshal(v)
+	v, err := output.JSONOf(d)
 	if err != nil {
 		return err
 	}
-	b.Write(j)
-	return nil
-}
-
-// node is a JSON object whose members keep the order they were set in.
-type node struct {
-	keys []string
-	kids map[string]*node
-	raw  map[string][]byte
-}
-
-func (n *node) set(path []string, raw []byte) {
-	for len(path) > 1 {
-		k := path[0]
-		if n.kids == nil {
-			n.kids = map[string]*node{}
-		}
-		kid := n.kids[k]
-		if kid == nil {
-			kid = &node{}
-			n.kids[k] = kid
-			n.keys = append(n.keys, k)
-		}
-		n, path = kid, path[1:]
+	var b bytes.Buffer
+	enc := stdjson.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // text such as "pass rate (>= 70)" or a finding's message stays as it is
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write %s as json: %w", d.Kind(), err)
 	}
-	if n.raw == nil {
-		n.raw = map[string][]byte{}
-	}
-	if _, ok := n.raw[path[0]]; !ok {
-		n.keys = append(n.keys, path[0])
-	}
-	n.raw[path[0]] = raw
-}
-
-// members writes ,"key":value for each member.
-func (n *node) members(b *bytes.Buffer) {
-	for _, k := range n.keys {
-		b.WriteByte(',')
-		_ = marshal(b, k)
-		b.WriteByte(':')
-		if kid, ok := n.kids[k]; ok {
-			b.WriteByte('{')
-			var inner bytes.Buffer
-			kid.members(&inner)
-			b.Write(bytes.TrimPrefix(inner.Bytes(), []byte(",")))
-			b.WriteByte('}')
-			continue
-		}
-		b.Write(n.raw[k])
-	}
-}
-
-func figuresNode(ms []report.Metric, f *report.Figures) (*node, error) {
-	n := &node{}
-	err := report.Each(ms, f, strings.Compare, func(x report.Figure) error {
-		raw, err := jsonValue(x.Metric.Format, x.Value, f.Agg)
-		if err != nil {
-			return fmt.Errorf("%s: %w", x.Metric.CSVKey(x.Name), err)
-		}
-		n.set(x.Metric.JSONPath(x.Name), raw)
-		return nil
-	})
-	return n, err
-}
-
-func jsonValue(format report.Format, v report.Value, agg bool) ([]byte, error) {
-	switch format {
-	case report.Count, report.Fraction, report.Threshold, report.Points:
-		if v.Null {
-			return []byte("null"), nil
-		}
-		if agg {
-			return stdjson.Marshal(v.Stat)
-		}
-		return stdjson.Marshal(v.Stat.Mean)
-	case report.Flag:
-		return stdjson.Marshal(v.Flag)
-	case report.Interval:
-		return stdjson.Marshal([2]float64{v.Lo, v.Hi})
-	case report.Number:
-		return []byte(v.Text), nil
-	case report.Matrix:
-		out := struct {
-			Labels []string `json:"labels"`
-			Matrix any      `json:"matrix"`
-		}{Labels: v.Labels}
-		if agg {
-			out.Matrix = v.Cells
-		} else {
-			m := make([][]float64, len(v.Cells))
-			for i, row := range v.Cells {
-				m[i] = make([]float64, len(row))
-				for j, c := range row {
-					m[i][j] = c.Mean
-				}
-			}
-			out.Matrix = m
-		}
-		return stdjson.Marshal(out)
-	}
-	return stdjson.Marshal(v.Text)
+	_, err = w.Write(b.Bytes())
+	return err
 }

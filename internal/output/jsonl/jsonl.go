@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/vulnbench/vulnbench/internal/output"
-	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -16,14 +15,21 @@ type Presenter struct{}
 // Name implements output.Presenter.
 func (Presenter) Name() string { return "jsonl" }
 
+// Presents implements output.Presenter: exports only.
+func (Presenter) Presents(d output.Document) bool { return output.IsExport(d) }
+
 // Summary implements output.Summarizer.
 func (Presenter) Summary() string {
 	return "predictions JSONL, as run --out writes (score --predictions reads it)"
 }
 
 // Present implements output.Presenter.
-func (Presenter) Present(w io.Writer, rep *report.Report) error {
-	run, err := output.ExportRun(rep)
+func (Presenter) Present(w io.Writer, d output.Document) error {
+	x, err := output.ExportOf(d)
+	if err != nil {
+		return err
+	}
+	run, err := x.Run()
 	if err != nil {
 		return err
 	}

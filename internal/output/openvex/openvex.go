@@ -9,7 +9,6 @@ import (
 
 	vexdoc "github.com/vulnbench/vulnbench/internal/openvex"
 	"github.com/vulnbench/vulnbench/internal/output"
-	"github.com/vulnbench/vulnbench/internal/report"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/version"
 )
@@ -20,6 +19,9 @@ type Presenter struct{}
 // Name implements output.Presenter.
 func (Presenter) Name() string { return "openvex" }
 
+// Presents implements output.Presenter: exports only.
+func (Presenter) Presents(d output.Document) bool { return output.IsExport(d) }
+
 // Summary implements output.Summarizer.
 func (Presenter) Summary() string {
 	return "OpenVEX: one document, a statement per vex case (status, justification or impact, action), validated"
@@ -27,8 +29,12 @@ func (Presenter) Summary() string {
 
 // Present writes the run's vex verdicts as one OpenVEX document, stamped with the run's finish
 // (or start) time so the same store always gives the same document.
-func (Presenter) Present(w io.Writer, rep *report.Report) error {
-	run, err := output.ExportRun(rep)
+func (Presenter) Present(w io.Writer, d output.Document) error {
+	x, err := output.ExportOf(d)
+	if err != nil {
+		return err
+	}
+	run, err := x.Run()
 	if err != nil {
 		return err
 	}
@@ -39,7 +45,7 @@ func (Presenter) Present(w io.Writer, rep *report.Report) error {
 		}
 	}
 	if len(cases) == 0 {
-		return fmt.Errorf("run %s has no vex cases: OpenVEX describes VEX-Bench runs (export --format sarif or jsonl instead)", run.ID)
+		return fmt.Errorf("run %s has no vex cases: OpenVEX describes VEX-Bench runs (export it in another format)", run.ID)
 	}
 	sort.Slice(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
 	now := run.Stored.FinishedAt

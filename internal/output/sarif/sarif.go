@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/vulnbench/vulnbench/internal/output"
-	"github.com/vulnbench/vulnbench/internal/report"
 	sarifdoc "github.com/vulnbench/vulnbench/internal/sarif"
 	"github.com/vulnbench/vulnbench/internal/version"
 )
@@ -18,14 +17,21 @@ type Presenter struct{}
 // Name implements output.Presenter.
 func (Presenter) Name() string { return "sarif" }
 
+// Presents implements output.Presenter: exports only.
+func (Presenter) Presents(d output.Document) bool { return output.IsExport(d) }
+
 // Summary implements output.Summarizer.
 func (Presenter) Summary() string {
 	return "SARIF 2.1.0: findings with locations, CWEs as taxa and rule tags, the explanation as message"
 }
 
 // Present implements output.Presenter.
-func (Presenter) Present(w io.Writer, rep *report.Report) error {
-	run, err := output.ExportRun(rep)
+func (Presenter) Present(w io.Writer, d output.Document) error {
+	doc, err := output.ExportOf(d)
+	if err != nil {
+		return err
+	}
+	run, err := doc.Run()
 	if err != nil {
 		return err
 	}

@@ -219,7 +219,7 @@ func checkBoard(t *testing.T, st *store.Store, ran map[string]spend) {
 		}
 	}
 	var text strings.Builder
-	if err := board.WriteText(&text, b); err != nil {
+	if err := b.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", text.String())

@@ -1,20 +1,26 @@
 package leak
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 )
 
-// WriteJSON writes r as indented JSON.
-func (r *Result) WriteJSON(w io.Writer) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+// Doc is a leak search's result with the two suites' names and how many matches text lists:
+// the document `vulnbench suite leak` writes (output.Document).
+type Doc struct {
+	*Result
+	A, B string `json:"-"`
+	List int    `json:"-"`
 }
+
+// Kind implements output.Document.
+func (Doc) Kind() string { return "leak" }
+
+// JSONValue is the result as JSON.
+func (d Doc) JSONValue() (any, error) { return d.Result, nil }
+
+// WriteText writes the counts and the first List matches (WriteText of Result).
+func (d Doc) WriteText(w io.Writer) error { return d.Result.WriteText(w, d.A, d.B, d.List) }
 
 // WriteText writes the counts of exact and near copies of suite b's cases in suite a, and the
 // first list matches.

@@ -100,42 +100,50 @@ func withMedian(n int, med float64) string {
 	return fmt.Sprintf("%d (median %g)", n, med)
 }
 
-// Write writes the study as a table: format "text" (aligned columns), "md" or "json".
-func (st *Study) Write(w io.Writer, format string) error {
-	cols := studyColumns()
+// Kind names a study among the documents commands write (output.Document): `vulnbench suite
+// osv-vic`'s.
+func (st *Study) Kind() string { return "osv-vic" }
+
+// rows are the study's rows: one per project, the records not checked, the total.
+func (st *Study) rows() []VICRow {
 	rows := append([]VICRow{}, st.Projects...)
 	if st.Unchecked.Records > 0 {
 		rows = append(rows, st.Unchecked)
 	}
-	rows = append(rows, st.Total)
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
-	case "md":
-		var b strings.Builder
-		fmt.Fprintf(&b, "**%s**\n\n", st.Headline.Text)
+	return append(rows, st.Total)
+}
+
+const studyNote = "Pairs, by project. rule earlier / later: median first-parent distance in commits, to the nearest end of a bisected range. harness-only: the bisected commit changes only fuzzing harnesses, tests, build files or docs (not compared). open range: bisection found no start of the range and the rule's commit is before its end."
+
+// WriteMarkdown writes the study's headline and its Markdown table with its note.
+func (st *Study) WriteMarkdown(w io.Writer) error {
+	cols := studyColumns()
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**\n\n", st.Headline.Text)
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(c.name)
+	}
+	fmt.Fprintf(&b, "\n%s\n", strings.TrimSuffix(strings.Repeat("---|", len(cols)), "|"))
+	for _, r := range st.rows() {
 		for i, c := range cols {
 			if i > 0 {
 				b.WriteString(" | ")
 			}
-			b.WriteString(c.name)
+			b.WriteString(strings.ReplaceAll(c.get(r), "|", `\|`))
 		}
-		fmt.Fprintf(&b, "\n%s\n", strings.TrimSuffix(strings.Repeat("---|", len(cols)), "|"))
-		for _, r := range rows {
-			for i, c := range cols {
-				if i > 0 {
-					b.WriteString(" | ")
-				}
-				b.WriteString(strings.ReplaceAll(c.get(r), "|", `\|`))
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("\nPairs, by project. rule earlier / later: median first-parent distance in commits, to the nearest end of a bisected range. harness-only: the bisected commit changes only fuzzing harnesses, tests, build files or docs (not compared). open range: bisection found no start of the range and the rule's commit is before its end.\n")
-		_, err := io.WriteString(w, b.String())
-		return err
+		b.WriteString("\n")
 	}
+	b.WriteString("\n" + studyNote + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteText writes the study's headline and its table as aligned columns.
+func (st *Study) WriteText(w io.Writer) error {
+	cols := studyColumns()
 	fmt.Fprintf(w, "%s\n\npairs by project:\n", st.Headline.Text)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i, c := range cols {
@@ -145,7 +153,7 @@ func (st *Study) Write(w io.Writer, format string) error {
 		fmt.Fprint(tw, c.name)
 	}
 	fmt.Fprintln(tw)
-	for _, r := range rows {
+	for _, r := range st.rows() {
 		for i, c := range cols {
 			if i > 0 {
 				fmt.Fprint(tw, "\t")

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/vulnbench/vulnbench/internal/advisory"
 	"github.com/vulnbench/vulnbench/internal/gittest"
+	"github.com/vulnbench/vulnbench/internal/output/formats"
 	"github.com/vulnbench/vulnbench/internal/suite"
 	"github.com/vulnbench/vulnbench/internal/suite/osv"
 )
@@ -83,7 +84,7 @@ func TestStudy(t *testing.T) {
 	}
 	for _, format := range []string{"text", "md", "json"} {
 		var b strings.Builder
-		if err := st.Write(&b, format); err != nil {
+		if err := formats.All().Present(&b, format, st); err != nil {
 			t.Fatal(err)
 		}
 		want := "the rule agrees with bisection on 2 of 4 comparable records (50.0 %, 95 % CI [15.0, 85.0])"

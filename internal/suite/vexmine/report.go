@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/vulnbench/vulnbench/internal/suite"
 )
@@ -39,17 +40,34 @@ func (r *Report) WriteDrops(path string) error {
 	})
 }
 
-// WriteJSON writes the whole report as one JSON object: the suite written, the candidates and
-// drops by reason, every repository's figures and every drop.
-func (r *Report) WriteJSON(w io.Writer, out string) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
+// Summary is the result of suite mine vex as a document of the output registry: the report, the
+// suite file written and the time taken. Text is the one summary line (the report itself goes to
+// stderr as WriteText lays it out), JSON the whole report.
+type Summary struct {
+	*Report
+	Out     string
+	Elapsed time.Duration
+}
+
+// Kind names the document.
+func (m Summary) Kind() string { return "mining report" }
+
+// WriteText writes the summary line.
+func (m Summary) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "%s: %d candidates from %d repositories, %d dropped (%s)\n", m.Out, len(m.Cases), len(m.Repos),
+		len(m.Drops), m.Elapsed.Round(time.Millisecond))
+	return err
+}
+
+// JSONValue is the whole report with the suite file, the number of candidates and the drops by
+// reason.
+func (m Summary) JSONValue() (any, error) {
+	return struct {
 		Out        string         `json:"out"`
 		Candidates int            `json:"candidates"`
 		Drops      map[Reason]int `json:"drops"`
 		*Report
-	}{out, len(r.Cases), r.DropCounts(), r})
+	}{m.Out, len(m.Cases), m.DropCounts(), m.Report}, nil
 }
 
 // WriteText writes what was mined: one line per repository, the drops by reason, then every

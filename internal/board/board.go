@@ -266,7 +266,7 @@ func Columns(kind string) []Column {
 		cs = []Column{
 			{Key: "status_f1", Label: "status F1", Metric: "vex.status_f1", Unit: "fraction", CI: "ci.status_f1"},
 			{Key: "justification_macro_f1", Label: "justification macro-F1", Metric: "vex.justification_macro_f1", Unit: "fraction", CI: "ci.justification_macro_f1"},
-			{Key: "justification_macro_f1_lenient", Label: "justification macro-F1 (lenient)", Metric: "vex.justification_macro_f1_lenient", Unit: "fraction"},
+			{Key: "justification_macro_f1_lenient", Label: "justification macro-F1 (lenient)", Metric: "vex.justification_macro_f1_lenient", Unit: "fraction", CI: "ci.justification_macro_f1_lenient"},
 			{Key: "completion_rate", Label: "completion rate", Metric: "vex.completion_rate", Unit: "fraction"},
 			// units a cap stopped: failed answers counted in every figure, shown apart
 			{Key: "stopped", Label: "stopped", Metric: "status.stopped", Unit: "count", Lower: true},

@@ -236,6 +236,7 @@ var otherFlags = map[string]string{
 	"args":          "bwrap",
 	"overlay-src":   "bwrap",
 	"seccomp":       "bwrap",
+	"version":       "the agent CLIs (docs/harness.md: each asked its version)",
 	"variant":       "opencode and kilo (docs/harness.md's effort column)",
 	"thinking":      "pi and cline (docs/harness.md's effort column)",
 	"tools":         "bench/llmserver",

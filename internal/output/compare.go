@@ -72,10 +72,15 @@ func comparisonRows(rep *report.Report, c *report.Comparison) (rows [][]string, 
 	rows = append(rows, []string{"Youden (mean over CWEs)", percent(c.Youden.A), percent(c.Youden.B), points(c.Youden.Delta), "-"})
 	var vexLines []string
 	if v := c.VEX; v != nil {
-		for _, d := range []struct {
+		type delta struct {
 			name string
 			x    score.VEXDelta
-		}{{"VEX status F1", v.StatusF1}, {"VEX justification macro-F1", v.MacroF1}} {
+		}
+		ds := []delta{{"VEX status F1", v.StatusF1}, {"VEX justification macro-F1", v.MacroF1}}
+		if v.MacroF1Lenient != nil {
+			ds = append(ds, delta{"VEX justification macro-F1 (lenient)", *v.MacroF1Lenient})
+		}
+		for _, d := range ds {
 			rows = append(rows, []string{d.name, percent(d.x.A), percent(d.x.B), points(d.x.Value), iv(d.x.CI)})
 		}
 		names := make([]string, 0, len(v.PerClass))

@@ -582,6 +582,7 @@ func ciMetrics() []Metric {
 		}),
 		ciOptional("ci.status_f1", "status F1 95% CI", SecVEX, func(c *score.CI) *stats.Interval { return c.StatusF1 }),
 		ciOptional("ci.justification_macro_f1", "justification macro-F1 95% CI", SecVEX, func(c *score.CI) *stats.Interval { return c.MacroF1 }),
+		ciOptional("ci.justification_macro_f1_lenient", "justification macro-F1 (lenient) 95% CI", SecVEX, func(c *score.CI) *stats.Interval { return c.MacroF1Lenient }),
 		func() Metric {
 			m := ciOptional("ci.mean_score", "mean score 95% CI", SecAppSec, func(c *score.CI) *stats.Interval { return c.MeanScore })
 			m.Format = PointsInterval

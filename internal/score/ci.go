@@ -62,8 +62,10 @@ type CI struct {
 	Accuracy  stats.Interval  `json:"accuracy"`
 	StatusF1  *stats.Interval `json:"status_f1,omitempty"`
 	MacroF1   *stats.Interval `json:"justification_macro_f1,omitempty"`
-	MeanScore *stats.Interval `json:"mean_score,omitempty"`
-	PassRate  *stats.Interval `json:"pass_rate,omitempty"`
+	// MacroF1Lenient is the lenient justification macro-F1's, when some case has alternatives.
+	MacroF1Lenient *stats.Interval `json:"justification_macro_f1_lenient,omitempty"`
+	MeanScore      *stats.Interval `json:"mean_score,omitempty"`
+	PassRate       *stats.Interval `json:"pass_rate,omitempty"`
 }
 
 // Units assigns every case to a resampling unit.

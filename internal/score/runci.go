@@ -16,10 +16,13 @@ type UnitMean struct {
 }
 
 // vexUnit is what one unit adds to the VEX figures of one repeat: the status counts and the
-// confusion matrix's cells (truth × len(VEXLabels()) + answer, one per case).
+// confusion matrix's cells (truth × len(VEXLabels()) + answer, one per case); lenient are the
+// cells of the lenient matrix (an answer among the case's alternatives taken as its category),
+// when some case has alternatives.
 type vexUnit struct {
 	tp, fp, fn int32
 	cells      []int16
+	lenient    []int16
 }
 
 // RunIntervals computes percentile bootstrap intervals of a run's figures over its repeats
@@ -54,9 +57,13 @@ func RunIntervals(cases []Case, answers [][]Answer, opt Options, co CIOptions, m
 		ci.Requested = co.Resamples
 	}
 	f1, acc, pacc := make([]float64, reps), make([]float64, reps), make([]float64, reps)
-	var sf1, macro []float64
+	var sf1, macro, lmacro []float64
+	hasAlt := vexAltAny(cases)
 	if hasVEX {
 		sf1, macro = make([]float64, reps), make([]float64, reps)
+	}
+	if hasVEX && hasAlt {
+		lmacro = make([]float64, reps)
 	}
 	ms := make([][]float64, len(means))
 	for j := range ms {
@@ -85,9 +92,12 @@ func RunIntervals(cases []Case, answers [][]Answer, opt Options, co CIOptions, m
 			acc[i] += s.Accuracy()
 			pacc[i] += s.PAcc()
 			if hasVEX {
-				sf, mf := vexResample(vx[k], w, m)
+				sf, mf, lf := vexResample(vx[k], w, m)
 				sf1[i] += sf
 				macro[i] += mf
+				if lmacro != nil {
+					lmacro[i] += lf
+				}
 			}
 			for j, mean := range means {
 				var num, den float64
@@ -107,6 +117,9 @@ func RunIntervals(cases []Case, answers [][]Answer, opt Options, co CIOptions, m
 		if hasVEX {
 			sf1[i], macro[i] = sf1[i]/n, macro[i]/n
 		}
+		if lmacro != nil {
+			lmacro[i] /= n
+		}
 		for j := range ms {
 			ms[j][i] /= n
 		}
@@ -121,10 +134,24 @@ func RunIntervals(cases []Case, answers [][]Answer, opt Options, co CIOptions, m
 		s, mf := stats.Percentile(sf1, co.Level), stats.Percentile(macro, co.Level)
 		ci.StatusF1, ci.MacroF1 = &s, &mf
 	}
+	if lmacro != nil {
+		lf := stats.Percentile(lmacro, co.Level)
+		ci.MacroF1Lenient = &lf
+	}
 	for j, mean := range means {
 		mean.Set(ci, stats.Percentile(ms[j], co.Level))
 	}
 	return ci
+}
+
+// vexAltAny reports whether some vex case has alternatives (the lenient figures exist).
+func vexAltAny(cases []Case) bool {
+	for i := range cases {
+		if cases[i].VEX > 0 && cases[i].VEXAlt != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func vexUnitsAny(cases []Case) bool {
@@ -143,6 +170,7 @@ func vexUnits(cases []Case, answers []Answer, u Units) []vexUnit {
 	}
 	nl := len(VEXLabels())
 	vs := make([]vexUnit, u.N)
+	alt := vexAltAny(cases)
 	for i := range cases {
 		t := cases[i].VEX
 		if t <= 0 {
@@ -158,6 +186,9 @@ func vexUnits(cases []Case, answers []Answer, u Units) []vexUnit {
 		}
 		v := &vs[u.Of[i]]
 		v.cells = append(v.cells, int16(int(t-1)*nl+int(o.p-1)))
+		if alt {
+			v.lenient = append(v.lenient, int16(int(t-1)*nl+int(lenientAnswer(cases[i], t, o.p)-1)))
+		}
 		switch o.status {
 		case statusTP:
 			v.tp++
@@ -172,26 +203,37 @@ func vexUnits(cases []Case, answers []Answer, u Units) []vexUnit {
 
 // vexResample is the status F1 and justification macro-F1 of the units drawn with
 // multiplicities w, m the matrix to count them in (cleared first).
-func vexResample(vs []vexUnit, w []int32, m [][]int) (statusF1, macroF1 float64) {
-	for i := range m {
-		clear(m[i])
-	}
-	nl := len(m)
-	var tp, fp, fn int
-	for unit, wu := range w {
-		if wu == 0 {
-			continue
+func vexResample(vs []vexUnit, w []int32, m [][]int) (statusF1, macroF1, lenientF1 float64) {
+	fill := func(cells func(v *vexUnit) []int16) float64 {
+		for i := range m {
+			clear(m[i])
 		}
+		nl := len(m)
+		for unit, wu := range w {
+			if wu == 0 {
+				continue
+			}
+			for _, c := range cells(&vs[unit]) {
+				m[int(c)/nl][int(c)%nl] += int(wu)
+			}
+		}
+		_, macro, _ := justification(m, VEXLabels(), nil)
+		return macro
+	}
+	var tp, fp, fn int
+	lenient := false
+	for unit, wu := range w {
 		v := &vs[unit]
 		tp += int(wu * v.tp)
 		fp += int(wu * v.fp)
 		fn += int(wu * v.fn)
-		for _, c := range v.cells {
-			m[int(c)/nl][int(c)%nl] += int(wu)
-		}
+		lenient = lenient || v.lenient != nil
 	}
-	_, macro, _ := justification(m, VEXLabels(), nil)
-	return ratio(2*tp, 2*tp+fp+fn), macro
+	macroF1 = fill(func(v *vexUnit) []int16 { return v.cells })
+	if lenient {
+		lenientF1 = fill(func(v *vexUnit) []int16 { return v.lenient })
+	}
+	return ratio(2*tp, 2*tp+fp+fn), macroF1, lenientF1
 }
 
 // VEXDelta is a difference A - B of a VEX figure, each a mean over its run's repeats, with the
@@ -215,6 +257,9 @@ type VEXDeltas struct {
 	RepeatsB  int      `json:"repeats_b"`
 	StatusF1  VEXDelta `json:"status_f1"`
 	MacroF1   VEXDelta `json:"justification_macro_f1"`
+	// MacroF1Lenient is the lenient justification macro-F1 (an answer among a case's
+	// alternatives counts), when some case has alternatives.
+	MacroF1Lenient *VEXDelta `json:"justification_macro_f1_lenient,omitempty"`
 }
 
 // PairedVEXDeltas compares two runs' answers (a[k] and b[k] their repeats) on the same vex
@@ -237,31 +282,35 @@ func PairedVEXDeltas(cases []Case, a, b [][]Answer, co CIOptions) *VEXDeltas {
 	for i := range m {
 		m[i] = make([]int, nl)
 	}
-	mean := func(vs [][]vexUnit, w []int32, pick func(int) int) (sf, mf float64) {
+	mean := func(vs [][]vexUnit, w []int32, pick func(int) int) (sf, mf, lf float64) {
 		for j := range vs {
-			s, f := vexResample(vs[pick(j)], w, m)
-			sf, mf = sf+s, mf+f
+			s, f, l := vexResample(vs[pick(j)], w, m)
+			sf, mf, lf = sf+s, mf+f, lf+l
 		}
 		n := float64(len(vs))
-		return sf / n, mf / n
+		return sf / n, mf / n, lf / n
 	}
 	all := ones(u.N)
 	same := func(j int) int { return j }
-	sa, ma := mean(va, all, same)
-	sb, mb := mean(vb, all, same)
+	sa, ma, la := mean(va, all, same)
+	sb, mb, lb := mean(vb, all, same)
 	reps := resamples(co.Resamples, u.N*(len(a)+len(b)))
 	d := &VEXDeltas{Level: co.Level, Resamples: reps, Seed: co.Seed, Units: u.N, RepeatsA: len(a), RepeatsB: len(b),
 		StatusF1: VEXDelta{A: sa, B: sb, Value: sa - sb}, MacroF1: VEXDelta{A: ma, B: mb, Value: ma - mb}}
-	ds, dm := make([]float64, reps), make([]float64, reps)
+	alt := vexAltAny(cases)
+	ds, dm, dl := make([]float64, reps), make([]float64, reps), make([]float64, reps)
 	r := stats.NewResampler(u.N, co.Seed)
 	pick := rand.New(rand.NewPCG(co.Seed, 0x6a09e667f3bcc909))
 	for i := 0; i < reps; i++ {
 		w := r.Next()
-		xa, ya := mean(va, w, func(j int) int { return drawRepeat(pick, len(va), j) })
-		xb, yb := mean(vb, w, func(j int) int { return drawRepeat(pick, len(vb), j) })
-		ds[i], dm[i] = xa-xb, ya-yb
+		xa, ya, za := mean(va, w, func(j int) int { return drawRepeat(pick, len(va), j) })
+		xb, yb, zb := mean(vb, w, func(j int) int { return drawRepeat(pick, len(vb), j) })
+		ds[i], dm[i], dl[i] = xa-xb, ya-yb, za-zb
 	}
 	d.StatusF1.CI, d.MacroF1.CI = stats.Percentile(ds, co.Level), stats.Percentile(dm, co.Level)
+	if alt {
+		d.MacroF1Lenient = &VEXDelta{A: la, B: lb, Value: la - lb, CI: stats.Percentile(dl, co.Level)}
+	}
 	return d
 }
 

@@ -54,11 +54,21 @@ func TestVEXResampleOfEveryUnitIsTheScore(t *testing.T) {
 	}
 	for trial := 0; trial < 300; trial++ {
 		cs, as := vexTask(rng, 1+rng.IntN(80))
+		if trial%2 == 1 { // alternatives on some cases: the lenient figure too
+			for i := range cs {
+				if rng.IntN(3) == 0 {
+					cs[i].VEXAlt = VEXAlternatives([]string{suite.VEXCategories[rng.IntN(len(suite.VEXCategories))]})
+				}
+			}
+		}
 		u := UnitsOf(cs)
-		sf, mf := vexResample(vexUnits(cs, as, u), ones(u.N), m)
+		sf, mf, lf := vexResample(vexUnits(cs, as, u), ones(u.N), m)
 		x := Compute(cs, as, Options{}).VEX
 		if math.Abs(sf-x.StatusF1) > 1e-12 || math.Abs(mf-x.JustificationMacroF1) > 1e-12 {
 			t.Fatalf("trial %d: resample of every unit: status F1 %v, macro-F1 %v; Compute: %v, %v", trial, sf, mf, x.StatusF1, x.JustificationMacroF1)
+		}
+		if (x.JustificationMacroF1Lenient != nil) != vexAltAny(cs) || x.JustificationMacroF1Lenient != nil && math.Abs(lf-*x.JustificationMacroF1Lenient) > 1e-12 {
+			t.Fatalf("trial %d: resample of every unit: lenient macro-F1 %v; Compute: %v", trial, lf, x.JustificationMacroF1Lenient)
 		}
 	}
 }
@@ -148,5 +158,44 @@ func TestPairedVEXDeltas(t *testing.T) {
 	}
 	if PairedVEXDeltas([]Case{{ID: "x"}}, [][]Answer{nil}, [][]Answer{nil}, co) != nil {
 		t.Error("deltas without vex cases")
+	}
+}
+
+// The lenient macro-F1 compared by hand: two cases, code_not_present (alternative
+// code_not_reachable) and vulnerable; A answers code_not_reachable and vulnerable, B
+// code_not_present and vulnerable. Strict: A gets macro-F1 1/2 (code_not_present F1 0,
+// vulnerable 1), B 1; lenient: both 1. A run without alternatives has no lenient figure.
+func TestPairedVEXDeltasLenient(t *testing.T) {
+	cs := []Case{
+		{ID: "a", VEX: VEXCategory("code_not_present"), VEXAlt: VEXAlternatives([]string{"code_not_reachable"})},
+		{ID: "b", Vul: true, VEX: VEXCategory("vulnerable")},
+	}
+	ans := func(cats ...string) []Answer {
+		var as []Answer
+		for _, c := range cats {
+			l := suite.Ben
+			if c == suite.VEXVulnerable {
+				l = suite.Vul
+			}
+			as = append(as, AnswerOf(verdict.Verdict{Status: verdict.OK, Label: l, VEX: &verdict.VEX{Category: c}}))
+		}
+		return as
+	}
+	a, b := ans("code_not_reachable", "vulnerable"), ans("code_not_present", "vulnerable")
+	co := CIOptions{Resamples: 200, Seed: 4}
+	d := PairedVEXDeltas(cs, [][]Answer{a}, [][]Answer{b}, co)
+	if d.MacroF1.A != 0.5 || d.MacroF1.B != 1 || d.MacroF1Lenient == nil || d.MacroF1Lenient.A != 1 || d.MacroF1Lenient.B != 1 || d.MacroF1Lenient.Value != 0 {
+		t.Errorf("strict %+v, lenient %+v; want strict A 0.5 B 1, lenient A 1 B 1", d.MacroF1, d.MacroF1Lenient)
+	}
+	ci := RunIntervals(cs, [][]Answer{a}, Options{}, co)
+	if ci.MacroF1Lenient == nil || ci.MacroF1Lenient[0] != 1 || ci.MacroF1Lenient[1] != 1 {
+		t.Errorf("lenient interval of a run right leniently on every case: %v, want [1, 1]", ci.MacroF1Lenient)
+	}
+	cs[0].VEXAlt = 0
+	if d := PairedVEXDeltas(cs, [][]Answer{a}, [][]Answer{b}, co); d.MacroF1Lenient != nil {
+		t.Errorf("a lenient delta without alternatives: %+v", d.MacroF1Lenient)
+	}
+	if ci := RunIntervals(cs, [][]Answer{a}, Options{}, co); ci.MacroF1Lenient != nil {
+		t.Errorf("a lenient interval without alternatives: %v", ci.MacroF1Lenient)
 	}
 }

@@ -160,11 +160,7 @@ func vexScore(cases []Case, answers []Answer) *VEX {
 		}
 		m[t-1][o.p-1]++
 		if ml != nil {
-			pl := o.p
-			if o.p != failed && o.p != t && cases[i].VEXAlt&(1<<uint(o.p)) != 0 {
-				pl = t // an acceptable alternative counts as the category
-			}
-			ml[t-1][pl-1]++
+			ml[t-1][lenientAnswer(cases[i], t, o.p)-1]++
 		}
 		switch o.status {
 		case statusTP:
@@ -233,6 +229,15 @@ func justification(m [][]int, labels []string, per map[string]VEXClass) (correct
 		weighted /= float64(support)
 	}
 	return correct, macro, weighted
+}
+
+// lenientAnswer is the justification p answered on case c of category t as lenient scoring
+// reads it: one of the case's acceptable alternatives counts as t.
+func lenientAnswer(c Case, t, p int8) int8 {
+	if p != t && int(p) <= len(suite.VEXCategories) && c.VEXAlt&(1<<uint(p)) != 0 {
+		return t
+	}
+	return p
 }
 
 // The status outcomes of a vex answer (vexOutcome.status).

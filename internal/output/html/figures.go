@@ -273,13 +273,15 @@ func whiskerKind(f *report.Figures, lo float64) string {
 }
 
 // addVEXPlots adds VEX-Bench's status F1 and justification macro-F1 per run with the std over
-// repeats as whiskers (its Figures 1 and 7), and beside them the tokens each run used per case.
+// repeats as whiskers (its Figures 1 and 7), the lenient macro-F1 beside them when some case has
+// alternatives, and beside them the tokens each run used per case.
 func (c *content) addVEXPlots(rep *report.Report, names []string, figs []*report.Figures) error {
 	var ns []string
-	var st, mf, slo, shi, mlo, mhi, tokens []float64
-	rows := [][]string{{"run", "status_f1", "status_f1_std", "justification_macro_f1", "justification_macro_f1_std", "repeats", "tokens_per_case"}}
+	var st, mf, lf, slo, shi, mlo, mhi, llo, lhi, tokens []float64
+	rows := [][]string{{"run", "status_f1", "status_f1_std", "justification_macro_f1", "justification_macro_f1_std", "repeats", "tokens_per_case",
+		"justification_macro_f1_lenient", "justification_macro_f1_lenient_std"}}
 	nan := math.NaN()
-	anyTokens := false
+	anyTokens, anyLenient := false, false
 	for i, f := range figs {
 		if f.VEX == nil {
 			continue
@@ -290,18 +292,35 @@ func (c *content) addVEXPlots(rep *report.Report, names []string, figs []*report
 		slo, shi = append(slo, a), append(shi, b)
 		a, b = whisker(f.VEX.JustificationMacroF1, nan, nan)
 		mlo, mhi = append(mlo, a), append(mhi, b)
+		l := f.VEX.JustificationMacroF1 // no case with alternatives: the lenient figure is the strict one
+		if f.VEX.JustificationMacroF1Lenient != nil {
+			l, anyLenient = *f.VEX.JustificationMacroF1Lenient, true
+		}
+		lf = append(lf, l.Mean)
+		a, b = whisker(l, nan, nan)
+		llo, lhi = append(llo, a), append(lhi, b)
 		tok := tokensPerCase(rep, rep.Runs[i])
 		anyTokens = anyTokens || !math.IsNaN(tok)
 		tokens = append(tokens, tok)
 		rows = append(rows, []string{names[i], num(f.VEX.StatusF1.Mean), num(f.VEX.StatusF1.Std), num(f.VEX.JustificationMacroF1.Mean),
-			num(f.VEX.JustificationMacroF1.Std), strconv.Itoa(f.Repeats), num(tok)})
+			num(f.VEX.JustificationMacroF1.Std), strconv.Itoa(f.Repeats), num(tok), num(l.Mean), num(l.Std)})
 	}
 	if len(ns) == 0 {
 		return nil
 	}
 	p := newPlot("VEX-Bench: status F1, justification macro-F1", "", "fraction")
 	p.Y.Min, p.Y.Max = 0, 1
-	if err := barsWith(p, vg.Points(14), []string{"status F1", "justification macro-F1"}, [][]float64{st, mf}, [][]float64{slo, mlo}, [][]float64{shi, mhi}); err != nil {
+	series, means, lows, highs := []string{"status F1", "justification macro-F1"}, [][]float64{st, mf}, [][]float64{slo, mlo}, [][]float64{shi, mhi}
+	title := "VEX-Bench status F1 and justification macro-F1"
+	note := "status: exploitable (vulnerable) is positive; justification: macro-F1 over the categories of the ground truth; whiskers: the std over repeats (none for one repeat)"
+	if anyLenient {
+		series, means, lows, highs = append(series, "justification macro-F1 (lenient)"), append(means, lf), append(lows, llo), append(highs, lhi)
+		title += " (strict and lenient)"
+		note += "; lenient: an answer among the case's acceptable alternatives (vex.alternatives) counts as right"
+	} else {
+		rows = colsOf(rows, 7) // no lenient columns without alternatives
+	}
+	if err := barsWith(p, vg.Points(14), series, means, lows, highs); err != nil {
 		return err
 	}
 	nominal(p, ns)
@@ -311,8 +330,7 @@ func (c *content) addVEXPlots(rep *report.Report, names []string, figs []*report
 		return err
 	}
 	data := table(rows)
-	c.add(figure{Title: "VEX-Bench status F1 and justification macro-F1", SVG: s, CSV: data, YFraction: true,
-		Note: "status: exploitable (vulnerable) is positive; justification: macro-F1 over the categories of the ground truth; whiskers: the std over repeats (none for one repeat)"})
+	c.add(figure{Title: title, SVG: s, CSV: data, YFraction: true, Note: note})
 	if !anyTokens {
 		return nil
 	}
@@ -654,4 +672,12 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ts
+}
+
+// colsOf keeps the first n columns of each row.
+func colsOf(rows [][]string, n int) [][]string {
+	for i := range rows {
+		rows[i] = rows[i][:min(n, len(rows[i]))]
+	}
+	return rows
 }

@@ -2,6 +2,7 @@ package html_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	stdhtml "html"
 	"os"
@@ -159,8 +160,32 @@ func TestReportWithoutPlots(t *testing.T) {
 	}
 }
 
-// A report of VEX runs plots status F1 and justification macro-F1 per run, on a [0, 1] axis.
+// A report of VEX runs plots status F1 and justification macro-F1 per run, on a [0, 1] axis;
+// the lenient macro-F1 joins them (and the figure's data) only when some case has alternatives.
 func TestVEXPlot(t *testing.T) {
+	body := vexReport(t, "")
+	for _, want := range []string{"VEX-Bench: status F1, justification macro-F1", "justification macro-F1</text>", ">1.0</text>",
+		"VEX confusion p.jsonl</text>", "mitigating_control_protected</text>", "answer</text>", "truth</text>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "(lenient)</text>") || strings.Contains(body, "strict and lenient") || strings.Contains(csvData(t, body), "lenient") {
+		t.Errorf("a suite without alternatives plots a lenient figure")
+	}
+	body = vexReport(t, `,"alternatives":["code_not_present"]`)
+	for _, want := range []string{"justification macro-F1 (strict and lenient)", "justification macro-F1 (lenient)</text>",
+		"justification macro-F1</text>", "vex.alternatives", "justification_macro_f1_lenient,justification_macro_f1_lenient_std"} {
+		if !strings.Contains(body+csvData(t, body), want) {
+			t.Errorf("report of a suite with alternatives lacks %q", want)
+		}
+	}
+}
+
+// vexReport renders the HTML fragment of a run on four vex cases, the first with alt appended
+// to its vex object.
+func vexReport(t *testing.T, alt string) string {
+	t.Helper()
 	dir := t.TempDir()
 	var s, a strings.Builder
 	cats := []string{"vulnerable", "code_not_present", "code_not_reachable", "vulnerable"}
@@ -169,12 +194,19 @@ func TestVEXPlot(t *testing.T) {
 		if c == "vulnerable" {
 			label = "vul"
 		}
-		fmt.Fprintf(&s, `{"id":"v%d","kind":"vex","label":%q,"cve":"CVE-2020-1000","language":"go","repo":{"url":"https://github.com/a/b","commit":"%040d"},"vex":{"category":%q}}`+"\n", i, label, i, c)
+		more := ""
+		if i == 0 {
+			more = alt
+		}
+		fmt.Fprintf(&s, `{"id":"v%d","kind":"vex","label":%q,"cve":"CVE-2020-1000","language":"go","repo":{"url":"https://github.com/a/b","commit":"%040d"},"vex":{"category":%q%s}}`+"\n", i, label, i, c, more)
 		fmt.Fprintf(&a, `{"case_id":"v%d","label":%q,"vex":{"category":%q}}`+"\n", i, label, cats[(i+1)%4])
 	}
 	suitePath, preds := filepath.Join(dir, "vex.jsonl"), filepath.Join(dir, "p.jsonl")
-	os.WriteFile(suitePath, []byte(s.String()), 0o644)
-	os.WriteFile(preds, []byte(a.String()), 0o644)
+	for p, b := range map[string]string{suitePath: s.String(), preds: a.String()} {
+		if err := os.WriteFile(p, []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	rep, err := report.Build(t.Context(), nil, report.Request{Predictions: []string{preds}, Suite: suitePath})
 	if err != nil {
 		t.Fatal(err)
@@ -183,13 +215,7 @@ func TestVEXPlot(t *testing.T) {
 	if err := (html.Fragment{}).Present(&out, rep); err != nil {
 		t.Fatal(err)
 	}
-	body := out.String()
-	for _, want := range []string{"VEX-Bench: status F1, justification macro-F1", "justification macro-F1</text>", ">1.0</text>",
-		"VEX confusion p.jsonl</text>", "mitigating_control_protected</text>", "answer</text>", "truth</text>"} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("report lacks %q", want)
-		}
-	}
+	return out.String()
 }
 
 func TestPareto(t *testing.T) {
@@ -199,4 +225,18 @@ func TestPareto(t *testing.T) {
 	if got, want := html.Pareto(cost, f1), []int{0, 1, 4}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Pareto = %v, want %v", got, want)
 	}
+}
+
+// csvData is the figures' CSV downloads of an HTML page, decoded.
+func csvData(t *testing.T, page string) string {
+	t.Helper()
+	var all strings.Builder
+	for _, m := range regexp.MustCompile(`data:text/csv;charset=utf-8;base64,([A-Za-z0-9+/=]+)`).FindAllStringSubmatch(page, -1) {
+		b, err := base64.StdEncoding.DecodeString(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	return all.String()
 }

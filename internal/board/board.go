@@ -151,8 +151,9 @@ func Build(ctx context.Context, st Store, opt Options) (*Board, error) {
 		return nil, errors.New("board: the store holds no run")
 	}
 	b := &Board{Scorer: score.Version, Vulnbench: version.String()}
+	scans := score.NewInjectionMemo() // the runs of a suite share their cases' code: scanned once
 	for _, hash := range order {
-		t, notes, err := buildTable(ctx, st, groups[hash], opt)
+		t, notes, err := buildTable(ctx, st, groups[hash], opt, scans)
 		if err != nil {
 			return nil, err
 		}
@@ -184,11 +185,11 @@ func suiteMatches(r store.Run, name string) bool {
 		(len(name) >= 6 && strings.HasPrefix(r.SuiteHash, strings.ToLower(name)))
 }
 
-func buildTable(ctx context.Context, st Store, runs []store.Run, opt Options) (*Table, []report.Note, error) {
+func buildTable(ctx context.Context, st Store, runs []store.Run, opt Options, scans *score.InjectionMemo) (*Table, []report.Note, error) {
 	t := &Table{Suite: runs[0].SuitePath, Hash: runs[0].SuiteHash, RankNote: RankNote}
 	var notes []report.Note
 	for _, r := range runs {
-		rep, err := report.Build(ctx, st, report.Request{Runs: []string{r.ID}, Score: opt.Score, CI: opt.CI, AppSec: opt.AppSec})
+		rep, err := report.Build(ctx, st, report.Request{Runs: []string{r.ID}, Score: opt.Score, CI: opt.CI, AppSec: opt.AppSec, Scans: scans})
 		if err != nil {
 			return nil, nil, fmt.Errorf("board: run %s: %w", r.ID, err)
 		}

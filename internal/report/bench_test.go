@@ -42,7 +42,7 @@ func BenchmarkTruth1M(b *testing.B) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		t, err := report.StoredTruth(context.Background(), genCases(n), &store.Run{ID: "r"}, nil)
+		t, err := report.StoredTruth(context.Background(), genCases(n), &store.Run{ID: "r"}, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -145,6 +145,9 @@ type Request struct {
 	// Reading is how the suite and predictions files are read (--lossy-utf8, and the notes of
 	// what their readers accepted); nil: strictly.
 	Reading *lineerr.Reading
+	// Scans remembers the injection scans of the codes of earlier reports built with it (the
+	// board builds one report per run of a suite); nil: every case's code scanned.
+	Scans *score.InjectionMemo
 	// Plots also fills what plots draw: each run's Spend (from a Store that is a SpendStore)
 	// and ROC.
 	Plots bool
@@ -178,9 +181,9 @@ func Build(ctx context.Context, st Store, req Request) (*Report, error) {
 	var err error
 	switch {
 	case req.Suite != "":
-		t, err = LoadTruth(req.Suite, req.Keep, req.Reading)
+		t, err = loadTruth(req.Suite, req.Keep, req.Reading, req.Scans)
 	case len(stored) > 0:
-		t, err = RunTruth(ctx, st, stored[0], req.Keep)
+		t, err = RunTruth(ctx, st, stored[0], req.Keep, req.Scans)
 	default:
 		return nil, errors.New("report: predictions files need a suite file for their ground truth")
 	}

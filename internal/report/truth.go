@@ -32,6 +32,7 @@ type Truth struct {
 	byID     []int32                // positions in Cases, sorted by case id (stable), nil when Cases are: see Find
 	byIdx    map[string]string      // PrimeVul idx -> case id
 	excluded map[string]struct{}    // ids left out by keep: their verdicts are ignored silently
+	scans    *score.InjectionMemo   // injection scans of codes read before (nil: none kept)
 	metas    map[string]*score.Meta // cases share their CWE lists and projects: one Meta per distinct pair
 	halves   map[string]half        // jit pair -> its first case seen
 	vex      bool                   // some case has a VEX ground-truth category
@@ -152,9 +153,9 @@ func (t *Truth) markIdentical(c *suite.Case) {
 // verdicts' VEX answers.
 func (t *Truth) HasVEX() bool { return t.vex }
 
-func newTruth(source string, n int) *Truth {
+func newTruth(source string, n int, scans *score.InjectionMemo) *Truth {
 	return &Truth{Source: source, Cases: make([]score.Case, 0, n),
-		byIdx: map[string]string{}, metas: map[string]*score.Meta{}}
+		byIdx: map[string]string{}, metas: map[string]*score.Meta{}, scans: scans}
 }
 
 // done ends reading: it drops what only reading needed and sorts the id index. A sorted slice
@@ -215,7 +216,7 @@ func (t *Truth) add(c *suite.Case, keep Keep) {
 		t.tooMany = true
 		return
 	}
-	inj := score.ScanInjection(c.Code)
+	inj := t.scans.Scan(c.Code)
 	sc := score.Case{Vul: c.Label == suite.Vul, Meta: meta, JIT: c.Kind == suite.KindJIT,
 		Injected: inj.Injected, Suspicious: inj.Suspicious}
 	if c.Kind == suite.KindVEX && c.VEX != nil {
@@ -254,11 +255,15 @@ func (t *Truth) Find(id string) (i int, ok, excluded bool) {
 // LoadTruth reads the ground truth of the suite file at path, keeping the cases keep says yes to.
 // A suite with problems is refused with the first of them. rd is how it is read (nil: strictly).
 func LoadTruth(path string, keep Keep, rd *lineerr.Reading) (*Truth, error) {
+	return loadTruth(path, keep, rd, nil)
+}
+
+func loadTruth(path string, keep Keep, rd *lineerr.Reading, scans *score.InjectionMemo) (*Truth, error) {
 	n, err := suite.CountLines(path)
 	if err != nil {
 		return nil, fmt.Errorf("ground truth: %w", err)
 	}
-	t := newTruth(path, n)
+	t := newTruth(path, n, scans)
 	hash, problems, err := suite.Scan(path, rd, true, func(c *suite.Case, _ int) error {
 		t.add(c, keep)
 		return nil
@@ -277,8 +282,9 @@ func LoadTruth(path string, keep Keep, rd *lineerr.Reading) (*Truth, error) {
 }
 
 // StoredTruth reads the cases stored with run: no suite file is needed. It returns nil, nil when
-// the store holds no case of the run (a run stored before cases were).
-func StoredTruth(ctx context.Context, cs CaseStore, run *store.Run, keep Keep) (*Truth, error) {
+// the store holds no case of the run (a run stored before cases were). scans remembers the
+// injection scans of codes seen before (nil: each case's code scanned).
+func StoredTruth(ctx context.Context, cs CaseStore, run *store.Run, keep Keep, scans *score.InjectionMemo) (*Truth, error) {
 	n := 0
 	if cc, ok := cs.(caseCounter); ok { // sized once: growing a million cases by appends holds old and new arrays
 		var err error
@@ -286,7 +292,7 @@ func StoredTruth(ctx context.Context, cs CaseStore, run *store.Run, keep Keep) (
 			return nil, fmt.Errorf("ground truth of run %s: %w", run.ID, err)
 		}
 	}
-	t := newTruth("run "+run.ID+" in the store", n)
+	t := newTruth("run "+run.ID+" in the store", n, scans)
 	if err := cs.Cases(ctx, run.ID, func(c *suite.Case) error {
 		t.add(c, keep)
 		return nil
@@ -310,14 +316,14 @@ type caseCounter interface {
 
 // RunTruth is the ground truth of a stored run: the cases stored with it when st keeps cases
 // (CaseStore), else the suite file its manifest names, which must still be the file it judged.
-func RunTruth(ctx context.Context, st Store, run *store.Run, keep Keep) (*Truth, error) {
+func RunTruth(ctx context.Context, st Store, run *store.Run, keep Keep, scans *score.InjectionMemo) (*Truth, error) {
 	if cs, ok := st.(CaseStore); ok {
-		t, err := StoredTruth(ctx, cs, run, keep)
+		t, err := StoredTruth(ctx, cs, run, keep, scans)
 		if err != nil || t != nil {
 			return t, err
 		}
 	}
-	t, err := LoadTruth(run.SuitePath, keep, nil)
+	t, err := loadTruth(run.SuitePath, keep, nil, scans)
 	if err != nil {
 		return nil, fmt.Errorf("run %s judged the suite %s: %w (give its suite file with --suite)", run.ID, run.SuitePath, err)
 	}

@@ -20,7 +20,7 @@ func TestTruthFind(t *testing.T) {
 		cs.cases["r"] = append(cs.cases["r"], suite.Case{ID: id, Kind: suite.KindFunction, Label: suite.Vul, Code: "x"})
 	}
 	keep := func(c *suite.Case) bool { return c.ID != "out" }
-	tr, err := report.StoredTruth(context.Background(), cs, &store.Run{ID: "r"}, keep)
+	tr, err := report.StoredTruth(context.Background(), cs, &store.Run{ID: "r"}, keep, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestTruthPairsAndMeta(t *testing.T) {
 		}
 		cs.cases["r"] = append(cs.cases["r"], sc)
 	}
-	tr, err := report.StoredTruth(context.Background(), cs, &store.Run{ID: "r"}, nil)
+	tr, err := report.StoredTruth(context.Background(), cs, &store.Run{ID: "r"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestTruthFindSorted(t *testing.T) {
 	for _, id := range []string{"a", "b", "b", "c"} {
 		cs.cases["r"] = append(cs.cases["r"], suite.Case{ID: id, Kind: suite.KindFunction, Label: suite.Vul, Code: "x"})
 	}
-	tr, err := report.StoredTruth(context.Background(), cs, &store.Run{ID: "r"}, nil)
+	tr, err := report.StoredTruth(context.Background(), cs, &store.Run{ID: "r"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

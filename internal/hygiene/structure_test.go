@@ -21,9 +21,8 @@ const modulePath = "github.com/vulnbench/vulnbench/"
 const maxFuncLines = 120
 
 // maxCLIShare is the most of the module's non-test lines that internal/cli may hold: the CLI
-// parses flags and renders, and the work lives in library packages. The target is 5 % (4.99 %
-// when this was set); the margin lets the commands landing beside it land.
-const maxCLIShare = 0.052
+// parses flags and renders, and the work lives in library packages (4.80 % when this was set).
+const maxCLIShare = 0.05
 
 // tableAllowList names the long functions, as "FILE FUNC", that are data tables isDataTable cannot
 // see as one (a table built from several literals, say), each with its reason. Keep it to tables:

@@ -225,6 +225,9 @@ func checkBoard(t *testing.T, dir, db string, runs map[string][]string) {
 					continue
 				}
 				mean, std, ok := scoreFigure(t, figs, c.Metric) // points too: one scale everywhere
+				if c.Metric == "status.stopped" && !ok {
+					ok = true // score's JSON leaves the count out when no unit stopped; the board shows 0
+				}
 				if ok != cell.OK || !near(mean, cell.Mean) || !near(std, cell.Std) {
 					t.Errorf("%s %s: board %v %g ± %g, score %v %g ± %g", r.Run, c.Key, cell.OK, cell.Mean, cell.Std, ok, mean, std)
 				}

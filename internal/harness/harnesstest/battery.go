@@ -244,11 +244,11 @@ func (w *world) checkStored(t *testing.T, f *findings, bin, someCase string) {
 		}
 	}
 	help, _ := exec.Command(bin, "export", "--help").Output()
-	formats := regexp.MustCompile(`--format ([a-z|]+)`).FindSubmatch(help)
+	formats := regexp.MustCompile(`--format string +output format: ([a-z, ]+)`).FindSubmatch(help)
 	if formats == nil {
 		t.Fatalf("vulnbench export --help names no format:\n%s", help)
 	}
-	for _, format := range strings.Split(string(formats[1]), "|") {
+	for _, format := range strings.Split(string(formats[1]), ", ") {
 		var out, errb bytes.Buffer
 		cmd := exec.Command(bin, "export", "--run", runID, "--db", w.db, "--format", format)
 		cmd.Stdout, cmd.Stderr = &out, &errb

@@ -191,9 +191,11 @@ func (s *Subject) conclude(ctx context.Context, c *suite.Case, res sandbox.Resul
 			rec.Record(trace.Event{Kind: trace.Note, Name: s.cfg.CLI, Content: f.Err.Error()})
 		}
 	}
-	if runErr != nil && !errors.Is(runErr, sandbox.ErrTimeout) && !errors.Is(runErr, sandbox.ErrOutputLimit) {
-		// A limit of the sandbox (disk, memory) or a failure to run: the attempt's error, with
-		// what the CLI printed in the trace.
+	if runErr != nil && (errors.Is(runErr, sandbox.ErrDiskLimit) || errors.Is(runErr, sandbox.ErrMemoryLimit) ||
+		!errors.Is(runErr, sandbox.ErrTimeout) && !errors.Is(runErr, sandbox.ErrOutputLimit)) {
+		// A limit of the sandbox (disk, memory: even when the timeout came after, as a CLI that
+		// filled its disk may hang until it) or a failure to run: the attempt's error, with what
+		// the CLI printed in the trace.
 		rec.Record(trace.Event{Kind: trace.Note, Name: s.cfg.CLI, Content: "output: " + rawOf(res)})
 		return verdict.Verdict{Usage: usage, Raw: rawOf(res)}, fmt.Errorf("subject %s: %w", s.cfg.CLI, runErr)
 	}

@@ -181,6 +181,7 @@ func TestWorkerSIGTERMFinishesItsUnits(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the worker held no job for 30 s after 8 units were stored:\n%s", w.stderr)
 		}
+		time.Sleep(5 * time.Millisecond) // a poll's pause, as waitUnits's: not hammering Postgres
 	}
 	w.cmd.Process.Signal(syscall.SIGTERM)
 	select {

@@ -322,7 +322,7 @@ func (at *Attempts) Do(ctx context.Context, u subject.Unit) (a store.Attempt, ow
 }
 
 // assess runs one unit with its timeout. ok is false when the run's context was cancelled
-// (the unit is abandoned, not stored). The caps' policy, one for every subject: a unit stopped by
+// before the subject completed its answer (the unit is abandoned, not stored). The caps' policy, one for every subject: a unit stopped by
 // its --timeout or a unit limit (--max-steps, --unit-max-tokens, --unit-max-cost: the meter's
 // subject.ErrLimit, however the subject passed it on) is a failed answer that counts
 // (verdict.Stopped); any other error or a panic becomes a verdict with status error and the reason; the error itself is returned too, so that ErrAbort can stop the run.
@@ -348,13 +348,20 @@ func assess(ctx context.Context, timeout time.Duration, subj subject.Subject, u 
 		done <- answer{v, err}
 	}()
 	var a answer
+	answered := true
 	select {
 	case a = <-done:
 	case <-uctx.Done():
-		// A subject that ignores its context must not hold the run: leave it behind.
-		a.err = uctx.Err()
+		select {
+		case a = <-done: // it answered as the context ended: the answer stands
+		default:
+			// A subject that ignores its context must not hold the run: leave it behind.
+			a.err, answered = uctx.Err(), false
+		}
 	}
-	if ctx.Err() != nil {
+	// A cancelled run abandons what the cancel cut short, but an answer the subject completed
+	// is paid work: it is stored, even when the cancel came while it was being returned.
+	if ctx.Err() != nil && (!answered || a.err != nil) {
 		return verdict.Verdict{}, false, a.err
 	}
 	v := a.v

@@ -214,6 +214,32 @@ func TestStopFinishesInFlightAndCancelAbandonsThem(t *testing.T) {
 	}
 }
 
+// cancelling answers, then cancels the run as its answer is being returned: the case a
+// second Ctrl-C lands on while a worker hands back a completed (paid) answer.
+type cancelling struct{ cancel context.CancelFunc }
+
+func (c cancelling) Assess(context.Context, subject.Unit, *subject.Env) (verdict.Verdict, error) {
+	c.cancel()
+	return verdict.Verdict{Status: verdict.OK, Label: suite.Vul}, nil
+}
+
+func TestCancelKeepsAnAnswerCompletedAsItLands(t *testing.T) {
+	st, id := openStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := engine.Run(ctx, engine.Config{RunID: id, Concurrency: 1}, cases("a", "b"), do(cancelling{cancel}), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []row{{"a", 0, verdict.OK, ""}}
+	if d := cmp.Diff(want, rows(t, st, id)); d != "" {
+		t.Errorf("stored verdicts (-want +got):\n%s", d)
+	}
+	if res.Done != 1 || !res.Interrupted {
+		t.Errorf("result = %+v, want the completed answer stored and the run interrupted", res)
+	}
+}
+
 type failingSink struct{}
 
 func (failingSink) PutAttempts(context.Context, string, []store.Attempt) error {

@@ -205,3 +205,24 @@ func TestEffort(t *testing.T) {
 		t.Errorf("cmd: %v", err)
 	}
 }
+
+// TestAPIForEveryProvider: every CLI reaches a model of every provider, in a format it speaks
+// (the provider's own when it has it), and Spec refuses a format it does not speak.
+func TestAPIForEveryProvider(t *testing.T) {
+	for _, name := range harness.Names() {
+		c := harness.CLIs()[name]
+		for _, p := range []string{"openai", "anthropic", "gemini"} {
+			api := c.API(p)
+			if !slices.Contains(slices.Collect(maps.Values(c.APIs)), api) {
+				t.Errorf("%s with a %s model speaks %q, not one of %v", name, p, api, c.APIs)
+			}
+			if own, ok := c.APIs[p]; ok && (api != own || c.Translation(p) != "") {
+				t.Errorf("%s with a %s model: %s, translated %q; want its own %s untranslated", name, p, api, c.Translation(p), own)
+			}
+		}
+	}
+	c := harness.CLIs()["claude-code"]
+	if _, err := c.Spec(harness.Install{Program: "claude"}, harness.Run{API: llm.GeminiGenerate}); err == nil || !strings.Contains(err.Error(), "cannot send gemini.generate requests") {
+		t.Errorf("claude-code asked to send Gemini's format: %v", err)
+	}
+}

@@ -1,7 +1,8 @@
 // Package harness is what vulnbench knows of each agent CLI it runs as a subject: the npm
 // package and pinned version (a row of clis.tsv, which scripts/install-deps.sh installs and
 // docs/harness.md lists), where it is installed and how it is shown in the sandbox, the wire
-// format it sends by the provider of the unit's model, its non-interactive command line,
+// format it sends by the provider of the unit's model (CLI.API; the gateway translates to a
+// provider whose format it does not speak), its non-interactive command line,
 // environment and configuration files, its effort setting, and how its final answer is read
 // (one file per CLI). The subjects (internal/subject/agentcli, one kind per row) wrap this table; the sandbox (internal/sandbox) runs the
 // process and the gateway (internal/gateway) is its only model.

@@ -88,6 +88,9 @@
 //     API ... (ConnectionRefused)" after a minute of retries.
 //   - Its shell tool is run_commands ({"commands": [...]}); its telemetry goes to a local log sink.
 //   - The answer is the run_result line's text; a finishReason other than completed is the error.
+//   - With --json it refuses to start without a prompt argument ("JSON output mode requires a
+//     prompt argument or piped stdin"), and appends piped standard input to that argument after a
+//     blank line, trimmed: the prompt's first paragraph is the argument, the rest its input.
 //
 // Gemini CLI 0.61.0 (`gemini -p PROMPT -o json --yolo --skip-trust`):
 //   - GOOGLE_GEMINI_BASE_URL makes it use its "gateway" auth with GEMINI_API_KEY as the key

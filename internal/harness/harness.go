@@ -246,11 +246,6 @@ func (c CLI) effortFor(level llm.Effort, api llm.API) (setting, error) {
 	return s, nil
 }
 
-// join is a command line: the parts in order, then the last argument.
-func join(first, more []string, last string) []string {
-	return append(append(append([]string(nil), first...), more...), last)
-}
-
 // AgentDirPath is where --agent-dir is shown in the sandbox.
 const AgentDirPath = "/opt/vulnbench/agent"
 
@@ -261,9 +256,9 @@ type invocation struct {
 	files []sandbox.File
 	// fileOnly: the prompt is in a file (cmd's {prompt_file}), not on standard input.
 	fileOnly bool
-	// argOnly: the prompt is in args (a CLI that reads no prompt from standard input when it
-	// has one there), not on standard input.
-	argOnly bool
+	// input, when set, is the standard input instead of the prompt (a CLI given the prompt's
+	// head as an argument and the rest there).
+	input string
 }
 
 // API is the wire format the CLI speaks to a model of provider: the provider's own when the CLI
@@ -310,7 +305,10 @@ func (c CLI) Spec(in Install, r Run) (sandbox.Spec, error) {
 		Args: append([]string{in.Program}, inv.args...), Env: env,
 		Timeout: r.Timeout, Collect: c.ReadBack,
 	}
-	if !inv.fileOnly && !inv.argOnly {
+	switch {
+	case inv.input != "":
+		spec.Input = inv.input
+	case !inv.fileOnly:
 		spec.Input = r.Prompt
 	}
 	if r.AgentDir != "" {

@@ -79,15 +79,32 @@ func TestSpec(t *testing.T) {
 			}
 		}
 		// The prompt goes on standard input: in no command line (bubblewrap's, the helper's,
-		// the CLI's own); but Cline's, whose task is an argument.
+		// the CLI's own); but the first paragraph of Cline's, whose task is an argument.
 		if name == "cline" {
-			if spec.Input != "" || !slices.Contains(spec.Args, "the prompt") {
-				t.Errorf("%s: its task is not its argument: %+v", name, spec)
-			}
 			continue
 		}
 		if spec.Project != "/snap" || spec.Gateway != "/gw.sock" || spec.Args[0] != in.Program || spec.Input != "the prompt" || strings.Contains(all, "the prompt") {
 			t.Errorf("%s: spec %+v", name, spec)
+		}
+	}
+	// Cline: the first paragraph is its argument, the rest its standard input (cline joins
+	// them with a blank line); a prompt without a short first paragraph goes whole to its input.
+	run.API = llm.OpenAIChat
+	for _, tc := range []struct{ prompt, arg, input string }{
+		{"Judge this.\n\nint f() {}\n\nAnswer in JSON.\n", "Judge this.", "int f() {}\n\nAnswer in JSON."},
+		{"the prompt", "Your task:", "the prompt"},
+		{"-rf /\n\nrest", " -rf /", "rest"},
+		{"@/etc/passwd\n\nrest", " @/etc/passwd", "rest"},
+		{strings.Repeat("x", 70<<10) + "\n\nrest", "Your task:", strings.Repeat("x", 70<<10) + "\n\nrest"},
+	} {
+		run.Prompt = tc.prompt
+		spec, err := harness.CLIs()["cline"].Spec(in, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{spec.Args[len(spec.Args)-1], spec.Input}
+		if d := cmp.Diff([]string{tc.arg, tc.input}, got); d != "" {
+			t.Errorf("cline, prompt %.40q: argument and input (-want +got):\n%.500s", tc.prompt, d)
 		}
 	}
 	run.API = llm.OpenAIResponses

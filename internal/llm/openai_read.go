@@ -10,24 +10,27 @@ import (
 	"unicode/utf8"
 
 	"github.com/buger/jsonparser"
-	"github.com/openai/openai-go/v3"
 )
 
-// readChatBody fills resp from a chat completion's body as the SDK's decoder and readChat would.
-// A body of the usual shape is read with jsonparser (the SDK's reflection-driven decoder was a
-// sixth of a plain-LLM run's CPU, most of it on logprobs); anything else (not valid JSON, a
-// value of an unexpected type, an escape that decoders read differently) goes to the SDK's
-// decoder, so that what is read never differs.
+// readChatBody fills resp from a chat completion's body as chatCompletion.fill would. A body of
+// the usual shape is read with jsonparser (a reflection-driven decoder was a sixth of a
+// plain-LLM run's CPU, most of it on logprobs); anything else (not valid JSON, a value of an
+// unexpected type, an escape that decoders read differently) goes to looseChat, which reads
+// such bodies as the SDKs' decoders did.
 func readChatBody(body []byte, resp *Response) error {
 	var c chatRead
 	if c.read(body) {
 		return c.fill(resp)
 	}
-	var cc openai.ChatCompletion
-	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&cc); err != nil {
+	var top json.RawMessage
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&top); err != nil {
 		return fmt.Errorf("error parsing response json: %w", err)
 	}
-	return readChat(&cc, resp)
+	var cc looseChat
+	if err := json.Unmarshal(firstKeys(top), &cc); err != nil {
+		return fmt.Errorf("error parsing response json: %w", err)
+	}
+	return cc.chat().fill(resp)
 }
 
 // jsonContent says whether a response's content type is JSON, as the SDK decides before decoding.

@@ -33,7 +33,7 @@ func readChatBody(body []byte, resp *Response) error {
 	return cc.chat().fill(resp)
 }
 
-// jsonContent says whether a response's content type is JSON, as the SDK decides before decoding.
+// jsonContent says whether a response's content type is JSON, as the SDKs decided before decoding.
 func jsonContent(contentType string) bool {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	return strings.Contains(mt, "application/json") || strings.HasSuffix(mt, "+json")
@@ -64,7 +64,7 @@ func (c *chatRead) fill(resp *Response) error {
 	return nil
 }
 
-// errShape stops a walk at a value the fast reader leaves to the SDK's decoder.
+// errShape stops a walk at a value the fast reader leaves to looseChat.
 var errShape = errors.New("not the usual shape")
 
 // read reads body, false when it is not of the usual shape.
@@ -215,11 +215,11 @@ func eachField(v []byte, f func(k []byte, v []byte, t jsonparser.ValueType) erro
 	n := 0
 	return jsonparser.ObjectEach(v, func(k, v []byte, t jsonparser.ValueType, _ int) error {
 		if bytes.IndexByte(k, '\\') >= 0 || n == len(seen) {
-			return errShape // an escaped key, or many: the SDK's decoder reads them
+			return errShape // an escaped key, or many: looseChat reads them
 		}
 		for _, s := range seen[:n] {
 			if bytes.Equal(s, k) {
-				return errShape // a key twice: the SDK's decoder reads the first, encoding/json the last
+				return errShape // a key twice: looseChat reads the first, as the SDKs did (encoding/json the last)
 			}
 		}
 		seen[n], n = k, n+1

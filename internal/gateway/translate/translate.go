@@ -29,6 +29,9 @@ type Request struct {
 	// HasTemperature says the client set one (llm.Request's 0 cannot say "not sent").
 	HasTemperature bool
 	ToolChoice     ToolChoice
+	// Namespaces are the Responses API's tool namespaces: their tools are canonical tools named
+	// NAMESPACE__TOOL, and a call of one goes back as the tool's call in its namespace.
+	Namespaces []string
 	// Stream: the client asked for a streamed answer. StreamUsage: a chat completions client
 	// asked for the usage chunk (stream_options.include_usage).
 	Stream, StreamUsage bool
@@ -188,9 +191,9 @@ func Render(api llm.API, model string, a Answer, req Request) (contentType strin
 		return jsonType, mustJSON(chatCompletion(model, a)), nil
 	case llm.OpenAIResponses:
 		if req.Stream {
-			return sseType, responsesStream(model, a), nil
+			return sseType, responsesStream(model, a, req.Namespaces), nil
 		}
-		return jsonType, mustJSON(responsesResponse(model, a, "completed")), nil
+		return jsonType, mustJSON(responsesResponse(model, a, "completed", req.Namespaces)), nil
 	case llm.GeminiGenerate:
 		if req.Stream {
 			return sseType, sse([]event{{data: geminiResponse(model, a)}}), nil

@@ -15,7 +15,8 @@ import (
 )
 
 // TestCLIsTranslated: real CLIs on a model of a provider whose wire format they do not speak
-// (Gemini CLI on an Anthropic model, Claude Code on an OpenAI one over Chat Completions) judge a
+// (Gemini CLI on an Anthropic model, Claude Code on an OpenAI one over Chat Completions, Codex
+// on an Anthropic one) judge a
 // vex case end to end: the gateway translates every call (the fake provider only speaks its
 // own format, and would refuse the CLI's), and the tokens stored are the sum of what the
 // provider's answers said, priced.
@@ -33,6 +34,7 @@ func TestCLIsTranslated(t *testing.T) {
 	}{
 		{"gemini-cli", "anthropic:claude-sonnet-4-5", llmtest.NewAnthropic},
 		{"claude-code", "openai:gpt-4.1", llmtest.NewOpenAI},
+		{"codex", "anthropic:claude-sonnet-4-5", llmtest.NewAnthropic}, // Responses, with its tool namespaces
 	} {
 		t.Run(tc.cli, func(t *testing.T) {
 			if _, err := harness.CLIs()[tc.cli].Locate(""); errors.Is(err, harness.ErrNotInstalled) {

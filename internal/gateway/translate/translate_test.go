@@ -107,7 +107,7 @@ func TestPairs(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				body, err := translate.Encode(to, models[to], req)
+				body, err := translate.NewEncoder(to, models[to]).Encode(req)
 				if err != nil {
 					t.Fatal(err)
 				}

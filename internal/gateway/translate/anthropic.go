@@ -123,7 +123,9 @@ func antTurn(req *Request, m antMessage, i int) error {
 	if len(c) > 0 && c[0] == '"' {
 		var s string
 		_ = json.Unmarshal(c, &s)
-		req.Messages = append(req.Messages, llm.Message{Role: antRole(m.Role), Content: s})
+		if s != "" {
+			req.Messages = append(req.Messages, llm.Message{Role: antRole(m.Role), Content: s})
+		}
 		return nil
 	}
 	var blocks []antBlock
@@ -172,12 +174,11 @@ func antRole(r string) string {
 }
 
 // encodeAnthropic is the Messages body of req, by llm's builder. A budget the client did not
-// set is 8,192 tokens (Anthropic requires one). Effort is not carried: Anthropic's extended
-// thinking, once on, requires each earlier assistant turn's signed thinking blocks back, which
-// no other format holds.
+// set is 8,192 tokens (Anthropic requires one). Effort is not carried (NewEncoder): Anthropic's
+// extended thinking, once on, requires each earlier assistant turn's signed thinking blocks
+// back, which no other format holds.
 func encodeAnthropic(model string, req Request) ([]byte, error) {
 	r := req.Request
-	r.Effort = ""
 	if r.MaxTokens <= 0 {
 		r.MaxTokens = 8192
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vulnbench/vulnbench/internal/board"
 	"github.com/vulnbench/vulnbench/internal/harness"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
@@ -15,7 +16,8 @@ import (
 )
 
 // TestCLIsTranslated: real CLIs on a model of a provider whose wire format they do not speak
-// (Gemini CLI on an Anthropic model, Claude Code on an OpenAI one over Chat Completions) judge a
+// (Gemini CLI on an Anthropic model, Claude Code on an OpenAI one over Chat Completions, Codex
+// on an Anthropic one) judge a
 // vex case end to end: the gateway translates every call (the fake provider only speaks its
 // own format, and would refuse the CLI's), and the tokens stored are the sum of what the
 // provider's answers said, priced.
@@ -28,11 +30,13 @@ func TestCLIsTranslated(t *testing.T) {
 		t.Skipf("bubblewrap cannot run here: %v", err)
 	}
 	for _, tc := range []struct {
-		cli, model string
-		fake       func(llmtest.Handler, ...llmtest.Option) *llmtest.Server
+		cli, model, harness string
+		fake                func(llmtest.Handler, ...llmtest.Option) *llmtest.Server
 	}{
-		{"gemini-cli", "anthropic:claude-sonnet-4-5", llmtest.NewAnthropic},
-		{"claude-code", "openai:gpt-4.1", llmtest.NewOpenAI},
+		{"gemini-cli", "anthropic:claude-sonnet-4-5", "gemini-cli 0.61.0 (translated: gemini→anthropic)", llmtest.NewAnthropic},
+		{"claude-code", "openai:gpt-4.1", "claude-code 2.1.328 (translated: anthropic→openai-chat)", llmtest.NewOpenAI},
+		// Responses, with its tool namespaces
+		{"codex", "anthropic:claude-sonnet-4-5", "codex 0.169.0 (translated: openai-responses→anthropic)", llmtest.NewAnthropic},
 	} {
 		t.Run(tc.cli, func(t *testing.T) {
 			if _, err := harness.CLIs()[tc.cli].Locate(""); errors.Is(err, harness.ErrNotInstalled) {
@@ -44,6 +48,7 @@ func TestCLIsTranslated(t *testing.T) {
 			defer srv.Close()
 			runOne(t, sb, w, srv, tc.cli, tc.model)
 			checkUpstreamUsage(t, w, srv)
+			checkBoardHarness(t, w, tc.harness)
 		})
 	}
 }
@@ -86,5 +91,29 @@ func checkUpstreamUsage(t *testing.T, w world, srv *llmtest.Server) {
 	})
 	if n != 1 {
 		t.Errorf("%d verdicts stored, want 1", n)
+	}
+}
+
+// checkBoardHarness: the board's row of the run states the translation in its harness column.
+func checkBoardHarness(t *testing.T, w world, want string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, w.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b, err := board.Build(ctx, st, board.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tb := range b.Tables {
+		for _, r := range tb.Rows {
+			got = append(got, r.Harness)
+		}
+	}
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("the board's harness column %q, want [%q]", got, want)
 	}
 }

@@ -92,6 +92,20 @@ func (e rawEndpoint) call(ctx context.Context, info Info, req RawRequest, path s
 	return resp, nil
 }
 
+// url is the endpoint's path under the base URL, the base's query kept (a proxy's token) and
+// joined with the path's own.
+func (e rawEndpoint) url(path string) string {
+	base, query, ok := strings.Cut(e.base, "?")
+	if !ok {
+		return e.base + path
+	}
+	p, pq, ok := strings.Cut(path, "?")
+	if ok {
+		query += "&" + pq
+	}
+	return strings.TrimRight(base, "/") + p + "?" + query
+}
+
 // answer is an HTTP answer read whole.
 type answer struct {
 	status      int
@@ -106,7 +120,7 @@ type answer struct {
 // (an error status's with the provider's type, code, param and message, Retry-After and the
 // rate-limit headers).
 func (e rawEndpoint) send(ctx context.Context, provider, path string, h http.Header, body []byte) (answer, error) {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, e.base+path, bytes.NewReader(body))
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url(path), bytes.NewReader(body))
 	if err != nil {
 		return answer{}, fmt.Errorf("llm: %w", err)
 	}

@@ -108,3 +108,18 @@ func TestRequestBodies(t *testing.T) {
 		})
 	}
 }
+
+// The endpoint's URL: the path under the base, whose query (a proxy's token) is kept.
+func TestEndpointURL(t *testing.T) {
+	for _, tc := range []struct{ base, path, want string }{
+		{"https://api.openai.com/v1/", "/chat/completions", "https://api.openai.com/v1/chat/completions"},
+		{"http://h:8/v1?token=x", "/chat/completions", "http://h:8/v1/chat/completions?token=x"},
+		{"http://h:8/v1/?token=x&b=2", "/responses", "http://h:8/v1/responses?token=x&b=2"},
+		{"http://h:8?k=1", "/v1beta/models/g%2F1:streamGenerateContent?alt=sse", "http://h:8/v1beta/models/g%2F1:streamGenerateContent?k=1&alt=sse"},
+		{"", "/v1/messages", "https://api.anthropic.com/v1/messages"},
+	} {
+		if got := newRawEndpoint(tc.base, "https://api.anthropic.com", "k", nil).url(tc.path); got != tc.want {
+			t.Errorf("%q + %q = %q, want %q", tc.base, tc.path, got, tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/trace"
 )
 
 // gemini posts a generateContent request as Gemini's clients do (the key in x-goog-api-key, the
@@ -84,7 +85,7 @@ func TestTranslatedRefusal(t *testing.T) {
 // agent gets a new id for each call of the unit.
 func TestTranslatedCallIDs(t *testing.T) {
 	call := llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "bash", Arguments: `{"command":"ls"}`}}, InputTokens: 10, OutputTokens: 5}
-	g, _, _, hc, _ := setup(t, "gemini", llmtest.Sequence(call, call), subject.Limits{})
+	g, _, rec, hc, _ := setup(t, "gemini", llmtest.Sequence(call, call, call), subject.Limits{})
 	var ids []string
 	for range 2 {
 		status, body := post(t, hc, "/v1/messages", g.Token(), `{"model":"m","max_tokens":50,"messages":[{"role":"user","content":"go"}],
@@ -97,5 +98,25 @@ func TestTranslatedCallIDs(t *testing.T) {
 	}
 	if ids[0] == ids[1] || ids[0] == "" {
 		t.Errorf("the two calls' ids: %q", ids)
+	}
+	// The agent sends the renamed call's result back: the trace pairs it with the call as
+	// the trace has it (the provider's id).
+	status, body := post(t, hc, "/v1/messages", g.Token(), `{"model":"m","max_tokens":50,"messages":[{"role":"user","content":"go"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"`+ids[1]+`","name":"bash","input":{"command":"ls"}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+ids[1]+`","content":"a.c"}]}],"tools":[{"name":"bash","input_schema":{"type":"object"}}]}`)
+	if status != 200 {
+		t.Fatalf("%d %s", status, body)
+	}
+	var calls, results []string
+	for _, e := range rec.Events() {
+		switch e.Kind {
+		case trace.ToolCall:
+			calls = append(calls, e.CallID)
+		case trace.ToolResult:
+			results = append(results, e.CallID)
+		}
+	}
+	if len(results) != 1 || len(calls) < 2 || results[0] != calls[1] {
+		t.Errorf("the trace's calls %q and results %q: the result of the second call is not paired with it", calls, results)
 	}
 }

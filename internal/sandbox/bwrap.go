@@ -83,6 +83,10 @@ type bwrap struct {
 	forwarder     string   // "": found on first use (forwarderProgram)
 	system        []string // the arguments showing the system directories, computed once
 	seccomp       []byte   // the filter's program, nil where none is built for this architecture
+	// overlay: read-only binds are shown as overlays (overlay.go), staged in a unit folder
+	// under scratch.
+	overlay bool
+	scratch string
 }
 
 // fds are the descriptors a command is given beyond its standard streams: ExtraFiles, the
@@ -125,20 +129,41 @@ func (b *bwrap) command(ctx context.Context, p *Process, spec Spec, project stri
 		}
 		add("--ro-bind-data", fd, name)
 	}
+	roBind := func(src, dst string) error {
+		if b.overlay {
+			if p.stager == nil {
+				u, err := unitFolder(p, b.scratch)
+				if err != nil {
+					return err
+				}
+				p.stager = newStager(u)
+				p.cleanups = append(p.cleanups, p.stager.detach)
+			}
+			// A directory overlayfs cannot take as a layer is bound as it is (its host path
+			// shows).
+			if staged, err := p.stager.show(src); err == nil {
+				src = staged
+			}
+		}
+		add("--ro-bind", src, dst)
+		return nil
+	}
 	add("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", strconv.FormatInt(shmSize(spec), 10), "--tmpfs", "/dev/shm")
 	add(writableSpace(spec)...)
 	if project != "" {
 		if spec.Writable {
 			add("--bind", project, ProjectDir)
-		} else {
-			add("--ro-bind", project, ProjectDir)
+		} else if err := roBind(project, ProjectDir); err != nil {
+			return err
 		}
 	}
 	if spec.Cache != "" {
 		add("--bind", spec.Cache, CacheDir)
 	}
 	if spec.Advisories != "" {
-		add("--ro-bind", spec.Advisories, AdvisoriesDir)
+		if err := roBind(spec.Advisories, AdvisoriesDir); err != nil {
+			return err
+		}
 	} else if hasAdvisoryFiles(spec) {
 		add("--perms", "0755", "--size", strconv.Itoa(16<<20), "--tmpfs", AdvisoriesDir)
 	}
@@ -146,7 +171,9 @@ func (b *bwrap) command(ctx context.Context, p *Process, spec Spec, project stri
 		if !filepath.IsAbs(bd.Dst) || !filepath.IsAbs(bd.Src) {
 			return fmt.Errorf("sandbox: bind %s -> %s: both paths must be absolute", bd.Src, bd.Dst)
 		}
-		add("--ro-bind", bd.Src, filepath.Clean(bd.Dst))
+		if err := roBind(bd.Src, filepath.Clean(bd.Dst)); err != nil {
+			return err
+		}
 	}
 	for _, file := range spec.Files {
 		dst, err := l.fileDst(file.Dst)

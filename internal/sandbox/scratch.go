@@ -100,11 +100,14 @@ func (s *Sandbox) TempDir() (dir string, release func(), err error) {
 }
 
 // unitDir is p's own host folder, made on first use and removed when p ends.
-func (s *Sandbox) unitDir(p *Process) (string, error) {
+func (s *Sandbox) unitDir(p *Process) (string, error) { return unitFolder(p, s.scratch) }
+
+// unitFolder is p's own host folder under scratch, made on first use and removed when p ends.
+func unitFolder(p *Process, scratch string) (string, error) {
 	if p.unit != "" {
 		return p.unit, nil
 	}
-	dir, release, err := newUnit(s.scratch)
+	dir, release, err := newUnit(scratch)
 	if err != nil {
 		return "", err
 	}
@@ -136,6 +139,7 @@ func newUnit(scratch string) (string, func(), error) {
 	var once sync.Once
 	return dir, func() {
 		once.Do(func() {
+			detachStaged(dir)
 			_ = removeAll(dir)
 			lock.Close()
 		})
@@ -161,6 +165,7 @@ func sweep(scratch string) []string {
 				continue
 			}
 			if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+				detachStaged(p)
 				if removeAll(p) == nil {
 					out = append(out, p)
 				}

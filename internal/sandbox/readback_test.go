@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
@@ -127,8 +129,8 @@ func TestReadBackAfterTimeout(t *testing.T) {
 }
 
 // TestNothingLeft: after every ending (exit, timeout, output cap, a cancelled context) the
-// process's host folders are gone; a folder a dead vulnbench left is removed by the next New,
-// and named.
+// process's host folders, and the staging mounts of its read-only binds, are gone; a folder a
+// dead vulnbench left, a staging mount in it included, is removed by the next New, and named.
 func TestNothingLeft(t *testing.T) {
 	scratch := t.TempDir()
 	for _, mode := range []sandbox.Mode{sandbox.ModeBwrap, sandbox.ModeNone} {
@@ -141,6 +143,8 @@ func TestNothingLeft(t *testing.T) {
 			{Project: project, Writable: true, Out: true, Args: sh("echo x > a.c")},
 			{Project: project, Writable: true, Out: true, Args: sh("sleep 60"), Timeout: 200 * time.Millisecond},
 			{Project: project, Writable: true, Out: true, Args: []string{"yes"}, MaxOutput: 1 << 16},
+			{Project: project, Out: true, Args: sh("sleep 60"), Timeout: 200 * time.Millisecond},
+			{Project: project, Binds: []sandbox.Bind{{Src: project, Dst: "/opt/x"}}, Args: []string{"true"}},
 		} {
 			_, _ = sb.Run(context.Background(), spec)
 		}
@@ -148,6 +152,19 @@ func TestNothingLeft(t *testing.T) {
 		if left, _ := filepath.Glob(filepath.Join(scratch, "vulnbench-*")); len(left) > 0 {
 			t.Errorf("%s: folders left: %v", mode, left)
 		}
+		if mounts, _ := os.ReadFile("/proc/self/mountinfo"); strings.Contains(string(mounts), scratch) {
+			t.Errorf("%s: mounts left:\n%s", mode, mounts)
+		}
+		// While it runs, the host's mount table holds none of its overlays either.
+		p, err := sb.Start(context.Background(), sandbox.Spec{Project: project, Args: sh("cat a.c; sleep 60")}, sandbox.Stdio{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mounts, _ := os.ReadFile("/proc/self/mountinfo"); strings.Contains(string(mounts), scratch) {
+			t.Errorf("%s: a running process's overlays are in the host's mount table:\n%s", mode, mounts)
+		}
+		p.Kill()
+		_ = p.Wait()
 	}
 	// A live process's folder, and a dead vulnbench's: made by hand, unlocked.
 	dir, release, err := newSandbox(t, sandbox.Options{Mode: sandbox.ModeNone, ScratchDir: scratch}).TempDir()
@@ -158,6 +175,15 @@ func TestNothingLeft(t *testing.T) {
 	dead := filepath.Join(scratch, "vulnbench-unit-1-dead")
 	if err := os.MkdirAll(filepath.Join(dead, "home"), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	// It died between attaching a read-only bind's overlay and detaching it (as root).
+	staged := filepath.Join(dead, "mnt-0")
+	if err := os.Mkdir(staged, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("tmpfs", staged, "tmpfs", 0, "size=64k"); err == nil {
+		os.WriteFile(filepath.Join(staged, "f"), []byte("x"), 0o644)
+		t.Cleanup(func() { _ = unix.Unmount(staged, unix.MNT_DETACH) })
 	}
 	sb := newSandbox(t, sandbox.Options{Mode: sandbox.ModeNone, ScratchDir: scratch})
 	if d := cmp.Diff([]string{dead}, sb.Swept()); d != "" {

@@ -241,6 +241,9 @@ func (s *Sandbox) Unbounded() []string {
 	} else if !s.seccomp {
 		out = append(out, "seccomp: none (no filter is built for "+runtime.GOARCH+")")
 	}
+	if b, ok := s.provider.(*bwrap); ok && !b.overlay {
+		out = append(out, "host paths: shown (read-only binds show their host folders in /proc/self/mountinfo: overlays need CAP_SYS_ADMIN, run as root)")
+	}
 	if !s.MemoryCap() {
 		out = append(out, "memory: none (--sandbox-mem needs a writable memory cgroup: cgroup v2 delegating the memory controller to this process's cgroup, or cgroup v1's memory hierarchy writable, as root)")
 	} else if s.memory < 0 {

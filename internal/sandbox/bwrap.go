@@ -83,10 +83,7 @@ type bwrap struct {
 	forwarder     string   // "": found on first use (forwarderProgram)
 	system        []string // the arguments showing the system directories, computed once
 	seccomp       []byte   // the filter's program, nil where none is built for this architecture
-	// overlay: read-only binds are shown as overlays (overlay.go), staged in a unit folder
-	// under scratch.
-	overlay bool
-	scratch string
+	overlay       bool     // read-only binds are shown as overlays (overlay.go)
 }
 
 // fds are the descriptors a command is given beyond its standard streams: ExtraFiles, the
@@ -129,41 +126,39 @@ func (b *bwrap) command(ctx context.Context, p *Process, spec Spec, project stri
 		}
 		add("--ro-bind-data", fd, name)
 	}
-	roBind := func(src, dst string) error {
-		if b.overlay {
-			if p.stager == nil {
-				u, err := unitFolder(p, b.scratch)
-				if err != nil {
-					return err
-				}
-				p.stager = newStager(u)
-				p.cleanups = append(p.cleanups, p.stager.detach)
-			}
-			// A directory overlayfs cannot take as a layer is bound as it is (its host path
-			// shows).
-			if staged, err := p.stager.show(src); err == nil {
-				src = staged
-			}
+	// Read-only host folders are shown as overlays where vulnbench may mount (overlay.go), but
+	// one holding a place that must stay as the host has it.
+	var st *stager
+	if b.overlay {
+		keep := append(slices.Clone(systemDirs), "/etc")
+		if spec.Writable && project != "" {
+			keep = append(keep, project)
+		}
+		if spec.Cache != "" {
+			keep = append(keep, spec.Cache)
+		}
+		st = newStager(keep)
+	}
+	roBind := func(src, dst string) {
+		if st != nil {
+			st.show(src)
 		}
 		add("--ro-bind", src, dst)
-		return nil
 	}
 	add("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", strconv.FormatInt(shmSize(spec), 10), "--tmpfs", "/dev/shm")
 	add(writableSpace(spec)...)
 	if project != "" {
 		if spec.Writable {
 			add("--bind", project, ProjectDir)
-		} else if err := roBind(project, ProjectDir); err != nil {
-			return err
+		} else {
+			roBind(project, ProjectDir)
 		}
 	}
 	if spec.Cache != "" {
 		add("--bind", spec.Cache, CacheDir)
 	}
 	if spec.Advisories != "" {
-		if err := roBind(spec.Advisories, AdvisoriesDir); err != nil {
-			return err
-		}
+		roBind(spec.Advisories, AdvisoriesDir)
 	} else if hasAdvisoryFiles(spec) {
 		add("--perms", "0755", "--size", strconv.Itoa(16<<20), "--tmpfs", AdvisoriesDir)
 	}
@@ -171,9 +166,7 @@ func (b *bwrap) command(ctx context.Context, p *Process, spec Spec, project stri
 		if !filepath.IsAbs(bd.Dst) || !filepath.IsAbs(bd.Src) {
 			return fmt.Errorf("sandbox: bind %s -> %s: both paths must be absolute", bd.Src, bd.Dst)
 		}
-		if err := roBind(bd.Src, filepath.Clean(bd.Dst)); err != nil {
-			return err
-		}
+		roBind(bd.Src, filepath.Clean(bd.Dst))
 	}
 	for _, file := range spec.Files {
 		dst, err := l.fileDst(file.Dst)
@@ -201,6 +194,14 @@ func (b *bwrap) command(ctx context.Context, p *Process, spec Spec, project stri
 	}
 	if spec.Advisories == "" && hasAdvisoryFiles(spec) {
 		add("--remount-ro", AdvisoriesDir)
+	}
+	if st != nil {
+		if len(st.order) == 0 {
+			st.release()
+		} else {
+			p.stager = st
+			p.cleanups = append(p.cleanups, st.release)
+		}
 	}
 	// Nothing else is writable: not the root (bubblewrap's own tmpfs, unbounded), not /dev.
 	add("--remount-ro", "/dev", "--remount-ro", "/")

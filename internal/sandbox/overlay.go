@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -14,26 +15,24 @@ import (
 // path of its source inside the source's file system: the host path of the snapshot, of a CLI's
 // npm prefix. A mount of another file system shows its own root instead. So, where vulnbench may
 // mount (root), every read-only host directory a sandbox shows (the project, the advisories, each
-// of Spec.Binds; a file bound alone: its directory) is first made a read-only overlayfs whose one
-// layer is that directory, given as /proc/self/fd/N of vulnbench's own descriptor (what
-// mountinfo's options show), beside an empty tmpfs (overlayfs wants two layers when it has no
-// upper one). The overlay is built detached (fsopen/fsmount: in no mount table), attached for an
-// instant at a staging folder in the process's unit folder, and bubblewrap binds it from there:
-// bubblewrap starts in a private mount namespace of its own (CLONE_NEWNS), a copy of the host's
-// taken at its start, after which the staging mounts are detached from the host's. Inside,
-// mountinfo shows "/ /project ... - overlay none ro,lowerdir=/proc/self/fd/7:/proc/self/fd/8".
+// of Spec.Binds; for a file bound alone, its directory) is first made a read-only overlayfs whose
+// one layer is that directory, given as /proc/self/fd/N of vulnbench's own descriptor (all that
+// mountinfo's options show of it), over an empty tmpfs (overlayfs wants two layers when it has
+// no upper one). The overlay is built detached (fsopen, fsmount: in no mount table). bubblewrap
+// is then started from an OS thread of its own that first made itself a private mount namespace
+// (a copy of the host's, propagating nothing back) and attached each overlay over its own
+// directory there: bubblewrap, forked from that thread, binds the same host paths as ever and
+// finds the overlays on them. The host's mount table never holds them, and the namespace ends
+// with the thread, which lives as long as bubblewrap (the thread is bubblewrap's parent: its
+// Pdeathsig would fire when the thread ended).
 //
-// Nothing of this runs in the sandbox: the overlay is vulnbench's, made before the sandbox
+// Nothing of this runs in the sandbox: the overlays are vulnbench's, made before the sandbox
 // exists, and the sandboxed process keeps no capability (bubblewrap's --cap-drop ALL) and the
-// seccomp filter refusing mount and umount2. The overlay is read-only (no upper layer, mounted
-// MOUNT_ATTR_RDONLY, nosuid, nodev); it follows no redirect (redirect_dir=nofollow), copies no
+// seccomp filter refusing mount and umount2. An overlay is read-only (no upper layer, mounted
+// MOUNT_ATTR_RDONLY, nosuid, nodev), follows no redirect (redirect_dir=nofollow), copies no
 // metadata alone (metacopy=off), and access through it is checked against the sandboxed
-// process's own credentials first, as through a bind. A vulnbench killed between the attach and
-// the detach leaves a staging mount in its unit folder: the sweep of dead units detaches it
-// before it removes the folder.
-
-// stagePrefix names the staging folders in a unit folder.
-const stagePrefix = "mnt-"
+// process's own credentials first, as through a bind. A directory holding a place that must stay
+// as the host has it (a writable source, the system directories) is bound plainly.
 
 // canOverlay reports whether this process may build overlays (CAP_SYS_ADMIN: root).
 func canOverlay() bool {
@@ -45,77 +44,107 @@ func canOverlay() bool {
 	return true
 }
 
-// stager attaches a process's overlays at its staging folders until the sandbox is started.
+// stager holds a process's overlays until bubblewrap is started over them (start).
 type stager struct {
-	unit   string // the process's unit folder
-	empty  int    // a detached empty tmpfs, every overlay's second layer; -1 until needed
-	staged []string
-	byDir  map[string]string // a host directory -> its staging folder
+	keep    []string       // host paths no overlay may cover
+	empty   int            // a detached empty tmpfs, every overlay's second layer; -1 until needed
+	overlay map[string]int // a host directory -> its detached overlay's descriptor
+	order   []string
+	done    chan struct{} // closed by release: the starting thread may end
 }
 
-func newStager(unit string) *stager {
-	return &stager{unit: unit, empty: -1, byDir: map[string]string{}}
+func newStager(keep []string) *stager {
+	return &stager{keep: keep, empty: -1, overlay: map[string]int{}, done: make(chan struct{})}
 }
 
-// show returns the path bubblewrap binds from to show the host path src read-only: a staged
-// overlay of src, or, for a file, the file in a staged overlay of its directory.
-func (st *stager) show(src string) (string, error) {
+// show builds the overlay that shows the host path src (a directory; a file's directory)
+// read-only, unless that directory holds a place to keep or cannot be an overlay's layer: then
+// src is bound as it is.
+func (st *stager) show(src string) {
 	fi, err := os.Stat(src)
 	if err != nil {
-		return "", fmt.Errorf("sandbox: read-only bind of %s: %w", src, err)
+		return // bubblewrap names it
 	}
-	dir, name := src, ""
+	dir := src
 	if !fi.IsDir() {
-		dir, name = filepath.Dir(src), filepath.Base(src)
+		dir = filepath.Dir(src)
 	}
-	staged, ok := st.byDir[dir]
-	if !ok {
-		if staged, err = st.stage(dir); err != nil {
-			return "", fmt.Errorf("sandbox: read-only bind of %s: %w", src, err)
-		}
-		st.byDir[dir] = staged
+	if _, ok := st.overlay[dir]; ok || st.covers(dir) {
+		return
 	}
-	if name == "" {
-		return staged, nil
-	}
-	return filepath.Join(staged, name), nil
-}
-
-// stage builds the overlay of dir and attaches it at a new staging folder.
-func (st *stager) stage(dir string) (string, error) {
 	if st.empty < 0 {
-		fd, err := emptyTmpfs()
-		if err != nil {
-			return "", err
+		if st.empty, err = emptyTmpfs(); err != nil {
+			st.empty = -1
+			return
 		}
-		st.empty = fd
 	}
 	m, err := overlayOf(dir, st.empty)
 	if err != nil {
-		return "", err
+		return
 	}
-	defer unix.Close(m)
-	at := filepath.Join(st.unit, stagePrefix+strconv.Itoa(len(st.staged)))
-	if err := os.Mkdir(at, 0o700); err != nil {
-		return "", err
-	}
-	if err := unix.MoveMount(m, "", unix.AT_FDCWD, at, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-		return "", fmt.Errorf("attach the overlay: %w", err)
-	}
-	st.staged = append(st.staged, at)
-	return at, nil
+	st.overlay[dir] = m
+	st.order = append(st.order, dir)
 }
 
-// detach detaches every staging mount from the host's mount table (the started sandbox holds
-// its own copies) and closes the empty layer's descriptor.
-func (st *stager) detach() {
-	for _, at := range st.staged {
-		_ = unix.Unmount(at, unix.MNT_DETACH)
+// covers reports whether dir is, or holds, a place to keep.
+func (st *stager) covers(dir string) bool {
+	for _, k := range st.keep {
+		if k == dir || strings.HasPrefix(k, strings.TrimSuffix(dir, "/")+"/") {
+			return true
+		}
 	}
-	st.staged = nil
+	return false
+}
+
+// start runs start (the command's start) on an OS thread of its own in a private mount
+// namespace where each overlay is attached over its directory. The thread stays until release.
+func (st *stager) start(start func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		// Never unlocked: the thread, and its mount namespace, end with this goroutine.
+		runtime.LockOSThread()
+		if err := st.attach(); err != nil {
+			errc <- err
+			return
+		}
+		err := start()
+		errc <- err
+		if err == nil {
+			<-st.done
+		}
+	}()
+	return <-errc
+}
+
+// attach makes this thread's mount namespace a private copy and attaches the overlays in it.
+func (st *stager) attach() error {
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("sandbox: a mount namespace for the overlays: %w", err)
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("sandbox: a mount namespace for the overlays: %w", err)
+	}
+	for _, dir := range st.order {
+		if err := unix.MoveMount(st.overlay[dir], "", unix.AT_FDCWD, dir, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("sandbox: the overlay of %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// release lets the starting thread end (bubblewrap has ended) and closes the descriptors.
+func (st *stager) release() {
+	select {
+	case <-st.done:
+		return
+	default:
+	}
+	close(st.done)
+	for _, m := range st.overlay {
+		unix.Close(m)
+	}
 	if st.empty >= 0 {
 		unix.Close(st.empty)
-		st.empty = -1
 	}
 }
 
@@ -167,18 +196,4 @@ func emptyTmpfs() (int, error) {
 		return -1, fmt.Errorf("tmpfs: %w", err)
 	}
 	return m, nil
-}
-
-// detachStaged detaches the staging mounts a unit folder still holds (its vulnbench died
-// between the attach and the detach), so that the folder can be removed.
-func detachStaged(unit string) {
-	entries, err := os.ReadDir(unit)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), stagePrefix) {
-			_ = unix.Unmount(filepath.Join(unit, e.Name()), unix.MNT_DETACH)
-		}
-	}
 }

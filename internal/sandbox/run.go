@@ -55,8 +55,8 @@ type Process struct {
 	argv   []string
 	places func() map[string]place
 	layout *layout // how the process sees its places
-	// stager holds the overlays of the read-only binds, attached on the host until bubblewrap
-	// started in a mount namespace of its own (nil: none).
+	// stager holds the overlays of the read-only binds; bubblewrap is started over them (nil:
+	// none).
 	stager *stager
 
 	stopReq  chan struct{}
@@ -113,11 +113,6 @@ func (s *Sandbox) Start(ctx context.Context, spec Spec, stdio Stdio) (*Process, 
 	}
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if p.stager != nil {
-		// bubblewrap binds the staged overlays from a private copy of the host's mounts,
-		// taken before it runs: the host's are detached once it started.
-		p.cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
-	}
 	p.cmd.WaitDelay = 2 * time.Second // output pipes held open by something that escaped the kill
 	if s.cgroups != nil && (spec.maxProcs() > 0 || spec.MaxMemory > 0) {
 		var err error
@@ -161,7 +156,11 @@ func (p *Process) start(bwrap bool) error {
 			return err
 		}
 	}
-	if err := p.cmd.Start(); err != nil {
+	start := p.cmd.Start
+	if p.stager != nil {
+		start = func() error { return p.stager.start(p.cmd.Start) }
+	}
+	if err := start(); err != nil {
 		if info != nil {
 			info.Close()
 		}
@@ -171,9 +170,6 @@ func (p *Process) start(bwrap bool) error {
 		return fmt.Errorf("sandbox: start %s: %w", p.cmd.Path, err)
 	}
 	p.closeAfterStart()
-	if p.stager != nil {
-		p.stager.detach()
-	}
 	var err error
 	pids := []int{p.cmd.Process.Pid}
 	if info != nil {

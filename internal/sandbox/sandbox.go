@@ -115,7 +115,7 @@ func New(ctx context.Context, opts Options) (*Sandbox, error) {
 		s.provider = host{s: s}
 		return s, nil
 	}
-	b := &bwrap{forwarder: opts.Forwarder, seccomp: seccompFilter(), overlay: canOverlay(), scratch: s.scratch}
+	b := &bwrap{forwarder: opts.Forwarder, seccomp: seccompFilter(), overlay: canOverlay()}
 	if err := b.find(opts.Bwrap); err != nil {
 		return nil, err
 	}

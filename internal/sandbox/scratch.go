@@ -100,14 +100,11 @@ func (s *Sandbox) TempDir() (dir string, release func(), err error) {
 }
 
 // unitDir is p's own host folder, made on first use and removed when p ends.
-func (s *Sandbox) unitDir(p *Process) (string, error) { return unitFolder(p, s.scratch) }
-
-// unitFolder is p's own host folder under scratch, made on first use and removed when p ends.
-func unitFolder(p *Process, scratch string) (string, error) {
+func (s *Sandbox) unitDir(p *Process) (string, error) {
 	if p.unit != "" {
 		return p.unit, nil
 	}
-	dir, release, err := newUnit(scratch)
+	dir, release, err := newUnit(s.scratch)
 	if err != nil {
 		return "", err
 	}
@@ -139,7 +136,6 @@ func newUnit(scratch string) (string, func(), error) {
 	var once sync.Once
 	return dir, func() {
 		once.Do(func() {
-			detachStaged(dir)
 			_ = removeAll(dir)
 			lock.Close()
 		})
@@ -165,7 +161,6 @@ func sweep(scratch string) []string {
 				continue
 			}
 			if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
-				detachStaged(p)
 				if removeAll(p) == nil {
 					out = append(out, p)
 				}

@@ -7,7 +7,18 @@
 //   - OpenAI Chat Completions: POST /v1/chat/completions, streamed or not (a streamed request
 //     without stream_options.include_usage gets it: the usage chunk is how calls are counted).
 //   - OpenAI Responses: POST /v1/responses, streamed or not.
-//   - GET /v1/models: the unit's model only.
+//   - Gemini generateContent: POST /v1beta/models/MODEL:generateContent, or
+//     :streamGenerateContent (countTokens answered here with an estimate).
+//   - GET /v1/models, /v1beta/models: the unit's model only.
+//
+// Any of these formats reaches a model of any provider. A request in the format of the model's
+// provider goes as it is (below); one in another format is translated (package translate): its
+// body decoded to a canonical request and encoded in the provider's own format (Chat
+// Completions for OpenAI), sent unstreamed through the same Config.Model (metered, cached,
+// traced alike), and the answer the stack read is rendered in the agent's format, as JSON or
+// as the complete stream it asked for; errors too come back in the agent's format. A request
+// holding what the other format cannot carry (an image, a server-side tool) is refused with a
+// 400 naming it.
 //
 // The agent is given the gateway's own token (Token) as its API key; the gateway refuses any
 // other and never shows it the real one, which only the llm stack holds. Each call's body is

@@ -43,7 +43,10 @@ type Gateway struct {
 	mu    sync.Mutex
 	fault error           // the first call error that was not transient
 	seen  map[string]bool // tool-call ids whose results went to the trace
-	stats Stats
+	// issued are the tool-call ids given to the agent in translated answers, answers their count.
+	issued  map[string]bool
+	answers int
+	stats   Stats
 }
 
 // Stats count what the gateway relayed, whatever the agent reports about itself. The calls'
@@ -70,7 +73,7 @@ func Start(cfg Config) (*Gateway, error) {
 	tok := make([]byte, 16)
 	_, _ = rand.Read(tok)
 	g := &Gateway{cfg: cfg, info: cfg.Model.Info(), dir: dir, socket: filepath.Join(dir, "gw.sock"),
-		token: "vulnbench-" + hex.EncodeToString(tok), served: make(chan struct{}), seen: map[string]bool{}}
+		token: "vulnbench-" + hex.EncodeToString(tok), served: make(chan struct{}), seen: map[string]bool{}, issued: map[string]bool{}}
 	ln, err := net.Listen("unix", g.socket)
 	if err != nil {
 		os.RemoveAll(dir)

@@ -37,6 +37,24 @@ func agent() llmtest.Handler {
 		llmtest.Reply{Text: "done", InputTokens: 1300, OutputTokens: 10})
 }
 
+// specs are the unit's model per provider.
+var specs = map[string]string{"anthropic": "anthropic:claude-sonnet-4-5", "openai": "openai:gpt-4o", "gemini": "gemini:gemini-2.5-flash"}
+
+// upstreams are the providers a format's agent is tried with: its own first, then the two
+// others through translation.
+func upstreams(own string) []string {
+	out := []string{own}
+	for _, p := range []string{"anthropic", "openai", "gemini"} {
+		if p != own {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// modelOf is the model id of a provider's spec.
+func modelOf(provider string) string { return strings.SplitN(specs[provider], ":", 2)[1] }
+
 // modeled is the llm stack as a subject's model, priced by the built-in table.
 type modeled struct {
 	m llm.Model
@@ -51,10 +69,13 @@ func (x modeled) Prices() llm.Prices { return x.p }
 // gateway over it, and returns an HTTP client that dials the gateway's socket.
 func setup(t *testing.T, provider string, h llmtest.Handler, limits subject.Limits) (g *gateway.Gateway, srv *llmtest.Server, rec *trace.Buffer, hc *http.Client, usage func() verdict.Usage) {
 	t.Helper()
-	spec := "openai:gpt-4o"
-	if provider == "anthropic" {
-		srv, spec = llmtest.NewAnthropic(h), "anthropic:claude-sonnet-4-5"
-	} else {
+	spec := specs[provider]
+	switch provider {
+	case "anthropic":
+		srv = llmtest.NewAnthropic(h)
+	case "gemini":
+		srv = llmtest.NewGemini(h)
+	default:
 		srv = llmtest.NewOpenAI(h)
 	}
 	t.Cleanup(srv.Close)
@@ -130,83 +151,101 @@ func checkUpstream(t *testing.T, srv *llmtest.Server, g *gateway.Gateway, model 
 	}
 }
 
+// TestAnthropicThroughGateway: Anthropic's SDK, streamed then not, with an Anthropic model and,
+// translated, an OpenAI and a Gemini one.
 func TestAnthropicThroughGateway(t *testing.T) {
-	g, srv, rec, hc, usage := setup(t, "anthropic", agent(), subject.Limits{})
-	c := anthropic.NewClient(aoption.WithBaseURL("http://gateway"), aoption.WithAPIKey(g.Token()), aoption.WithHTTPClient(hc), aoption.WithMaxRetries(0))
-	p := anthropic.MessageNewParams{Model: "claude-opus-4-1", MaxTokens: 100, // the gateway sets the unit's model
-		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("audit"))},
-		Tools:    []anthropic.ToolUnionParam{anthropic.ToolUnionParamOfTool(anthropic.ToolInputSchemaParam{}, "bash")}}
-	var msg anthropic.Message
-	stream := c.Messages.NewStreaming(context.Background(), p)
-	for stream.Next() {
-		_ = msg.Accumulate(stream.Current())
+	for _, up := range upstreams("anthropic") {
+		t.Run(up, func(t *testing.T) {
+			g, srv, rec, hc, usage := setup(t, up, agent(), subject.Limits{})
+			c := anthropic.NewClient(aoption.WithBaseURL("http://gateway"), aoption.WithAPIKey(g.Token()), aoption.WithHTTPClient(hc), aoption.WithMaxRetries(0))
+			p := anthropic.MessageNewParams{Model: "claude-opus-4-1", MaxTokens: 100, // the gateway sets the unit's model
+				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("audit"))},
+				Tools:    []anthropic.ToolUnionParam{anthropic.ToolUnionParamOfTool(anthropic.ToolInputSchemaParam{}, "bash")}}
+			var msg anthropic.Message
+			stream := c.Messages.NewStreaming(context.Background(), p)
+			for stream.Next() {
+				_ = msg.Accumulate(stream.Current())
+			}
+			if err := stream.Err(); err != nil || len(msg.Content) != 2 || msg.Content[1].Name != "bash" {
+				t.Fatalf("turn 0: %+v, %v", msg.Content, err)
+			}
+			p.Messages = append(p.Messages, msg.ToParam(), anthropic.NewUserMessage(anthropic.NewToolResultBlock("call_1", "file.c", false)))
+			answer, err := c.Messages.New(context.Background(), p)
+			if err != nil || answer.Content[0].Text != "done" {
+				t.Fatalf("turn 1: %+v, %v", answer, err)
+			}
+			if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
+				t.Errorf("trace (-want +got):\n%s", d)
+			}
+			checkUpstream(t, srv, g, modelOf(up), usage)
+		})
 	}
-	if err := stream.Err(); err != nil || len(msg.Content) != 2 || msg.Content[1].Name != "bash" {
-		t.Fatalf("turn 0: %+v, %v", msg.Content, err)
-	}
-	p.Messages = append(p.Messages, msg.ToParam(), anthropic.NewUserMessage(anthropic.NewToolResultBlock("call_1", "file.c", false)))
-	answer, err := c.Messages.New(context.Background(), p)
-	if err != nil || answer.Content[0].Text != "done" {
-		t.Fatalf("turn 1: %+v, %v", answer, err)
-	}
-	if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
-		t.Errorf("trace (-want +got):\n%s", d)
-	}
-	checkUpstream(t, srv, g, "claude-sonnet-4-5", usage)
 }
 
+// TestChatThroughGateway: OpenAI's SDK on chat completions, streamed then not, with an OpenAI
+// model and, translated, an Anthropic and a Gemini one.
 func TestChatThroughGateway(t *testing.T) {
-	g, srv, rec, hc, usage := setup(t, "openai", agent(), subject.Limits{})
-	c := openai.NewClient(option.WithBaseURL("http://gateway/v1"), option.WithAPIKey(g.Token()), option.WithHTTPClient(hc), option.WithMaxRetries(0))
-	p := openai.ChatCompletionNewParams{Model: "gpt-4o", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("audit")},
-		Tools: []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "bash"})}}
-	var acc openai.ChatCompletionAccumulator
-	stream := c.Chat.Completions.NewStreaming(context.Background(), p) // no include_usage: the gateway adds it
-	for stream.Next() {
-		acc.AddChunk(stream.Current())
+	for _, up := range upstreams("openai") {
+		t.Run(up, func(t *testing.T) {
+			g, srv, rec, hc, usage := setup(t, up, agent(), subject.Limits{})
+			c := openai.NewClient(option.WithBaseURL("http://gateway/v1"), option.WithAPIKey(g.Token()), option.WithHTTPClient(hc), option.WithMaxRetries(0))
+			p := openai.ChatCompletionNewParams{Model: "gpt-4o", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("audit")},
+				Tools: []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "bash"})}}
+			var acc openai.ChatCompletionAccumulator
+			stream := c.Chat.Completions.NewStreaming(context.Background(), p) // no include_usage: the gateway adds it
+			for stream.Next() {
+				acc.AddChunk(stream.Current())
+			}
+			if err := stream.Err(); err != nil || len(acc.Choices) == 0 || len(acc.Choices[0].Message.ToolCalls) != 1 {
+				t.Fatalf("turn 0: %+v, %v", acc.Choices, err)
+			}
+			p.Messages = append(p.Messages, acc.Choices[0].Message.ToParam(), openai.ToolMessage("file.c", "call_1"))
+			answer, err := c.Chat.Completions.New(context.Background(), p)
+			if err != nil || answer.Choices[0].Message.Content != "done" {
+				t.Fatalf("turn 1: %+v, %v", answer, err)
+			}
+			if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
+				t.Errorf("trace (-want +got):\n%s", d)
+			}
+			checkUpstream(t, srv, g, modelOf(up), usage)
+		})
 	}
-	if err := stream.Err(); err != nil || len(acc.Choices) == 0 || len(acc.Choices[0].Message.ToolCalls) != 1 {
-		t.Fatalf("turn 0: %+v, %v", acc.Choices, err)
-	}
-	p.Messages = append(p.Messages, acc.Choices[0].Message.ToParam(), openai.ToolMessage("file.c", "call_1"))
-	answer, err := c.Chat.Completions.New(context.Background(), p)
-	if err != nil || answer.Choices[0].Message.Content != "done" {
-		t.Fatalf("turn 1: %+v, %v", answer, err)
-	}
-	if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
-		t.Errorf("trace (-want +got):\n%s", d)
-	}
-	checkUpstream(t, srv, g, "gpt-4o", usage)
 }
 
+// TestResponsesThroughGateway: OpenAI's SDK on the Responses API, streamed then not, with an
+// OpenAI model and, translated, an Anthropic and a Gemini one.
 func TestResponsesThroughGateway(t *testing.T) {
-	g, srv, rec, hc, usage := setup(t, "openai", agent(), subject.Limits{})
-	c := openai.NewClient(option.WithBaseURL("http://gateway/v1"), option.WithAPIKey(g.Token()), option.WithHTTPClient(hc), option.WithMaxRetries(0))
-	input := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage("audit", responses.EasyInputMessageRoleUser)}
-	p := responses.ResponseNewParams{Model: "gpt-5-codex", Input: responses.ResponseNewParamsInputUnion{OfInputItemList: input},
-		Tools: []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "bash", Parameters: map[string]any{"type": "object"}}}}}
-	stream := c.Responses.NewStreaming(context.Background(), p)
-	var done responses.Response
-	for stream.Next() {
-		if e, ok := stream.Current().AsAny().(responses.ResponseCompletedEvent); ok {
-			done = e.Response
-		}
+	for _, up := range upstreams("openai") {
+		t.Run(up, func(t *testing.T) {
+			g, srv, rec, hc, usage := setup(t, up, agent(), subject.Limits{})
+			c := openai.NewClient(option.WithBaseURL("http://gateway/v1"), option.WithAPIKey(g.Token()), option.WithHTTPClient(hc), option.WithMaxRetries(0))
+			input := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage("audit", responses.EasyInputMessageRoleUser)}
+			p := responses.ResponseNewParams{Model: "gpt-5-codex", Input: responses.ResponseNewParamsInputUnion{OfInputItemList: input},
+				Tools: []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "bash", Parameters: map[string]any{"type": "object"}}}}}
+			stream := c.Responses.NewStreaming(context.Background(), p)
+			var done responses.Response
+			for stream.Next() {
+				if e, ok := stream.Current().AsAny().(responses.ResponseCompletedEvent); ok {
+					done = e.Response
+				}
+			}
+			if err := stream.Err(); err != nil || len(done.Output) != 2 {
+				t.Fatalf("turn 0: %+v, %v", done.Output, err)
+			}
+			out := responses.ResponseInputItemParamOfFunctionCallOutput("file.c")
+			out.OfFunctionCallOutput.CallID = openai.String("call_1")
+			p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: append(input,
+				responses.ResponseInputItemParamOfFunctionCall(`{"command":"ls"}`, "call_1", "bash"), out)}
+			answer, err := c.Responses.New(context.Background(), p)
+			if err != nil || answer.OutputText() != "done" {
+				t.Fatalf("turn 1: %+v, %v", answer, err)
+			}
+			if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
+				t.Errorf("trace (-want +got):\n%s", d)
+			}
+			checkUpstream(t, srv, g, modelOf(up), usage)
+		})
 	}
-	if err := stream.Err(); err != nil || len(done.Output) != 2 {
-		t.Fatalf("turn 0: %+v, %v", done.Output, err)
-	}
-	out := responses.ResponseInputItemParamOfFunctionCallOutput("file.c")
-	out.OfFunctionCallOutput.CallID = openai.String("call_1")
-	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: append(input,
-		responses.ResponseInputItemParamOfFunctionCall(`{"command":"ls"}`, "call_1", "bash"), out)}
-	answer, err := c.Responses.New(context.Background(), p)
-	if err != nil || answer.OutputText() != "done" {
-		t.Fatalf("turn 1: %+v, %v", answer, err)
-	}
-	if d := cmp.Diff(wantTrace, kinds(rec.Events())); d != "" {
-		t.Errorf("trace (-want +got):\n%s", d)
-	}
-	checkUpstream(t, srv, g, "gpt-4o", usage)
 }
 
 func post(t *testing.T, hc *http.Client, path, key, body string) (int, string) {
@@ -223,22 +262,22 @@ func post(t *testing.T, hc *http.Client, path, key, body string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// TestGatewayRefusals: another key, another provider's format and an unknown path are refused
+// TestGatewayRefusals: another key, a request no translation carries and an unknown path are refused
 // without a model call.
 func TestGatewayRefusals(t *testing.T) {
 	g, srv, _, hc, _ := setup(t, "anthropic", agent(), subject.Limits{})
 	msg := `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
 	for _, tc := range []struct {
-		path, key string
-		status    int
-		want      string
+		path, key, body string
+		status          int
+		want            string
 	}{
-		{"/v1/messages", realKey, 401, "unknown API key"},
-		{"/v1/chat/completions", g.Token(), 400, "this unit's model is anthropic:claude-sonnet-4-5"},
-		{"/v1/complete", g.Token(), 404, "no POST /v1/complete here"},
-		{"/v1/messages/count_tokens", g.Token(), 200, `"input_tokens":`},
+		{"/v1/messages", realKey, msg, 401, "unknown API key"},
+		{"/v1/chat/completions", g.Token(), `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:,"}}]}]}`, 400, `cannot translate openai-chat to anthropic for this unit's model: a \"image_url\" part (messages[0].content[0])`},
+		{"/v1/complete", g.Token(), msg, 404, "no POST /v1/complete here"},
+		{"/v1/messages/count_tokens", g.Token(), msg, 200, `"input_tokens":`},
 	} {
-		status, body := post(t, hc, tc.path, tc.key, msg)
+		status, body := post(t, hc, tc.path, tc.key, tc.body)
 		if status != tc.status || !strings.Contains(body, tc.want) {
 			t.Errorf("%s with key %.12s: %d %s; want %d %q", tc.path, tc.key, status, body, tc.status, tc.want)
 		}

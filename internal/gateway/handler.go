@@ -46,22 +46,24 @@ func route(method, path string) (api llm.API, kind string) {
 }
 
 func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	provider := g.info.Provider
 	api, kind := route(r.Method, r.URL.Path)
+	// Errors are in the format the agent speaks: its request's, else the model's provider's.
+	provider := g.info.Provider
+	if api != "" {
+		provider = api.Provider()
+	} else if kind == "models" {
+		provider = modelsFormat(r, provider)
+	}
 	if !g.authorised(r) {
 		writeError(w, provider, http.StatusUnauthorized, "authentication_error", "vulnbench gateway: unknown API key (the agent is given the gateway's own)")
 		return
 	}
-	switch {
-	case kind == "":
+	switch kind {
+	case "":
 		writeError(w, provider, http.StatusNotFound, "not_found_error", fmt.Sprintf("vulnbench gateway: no %s %s here", r.Method, r.URL.Path))
 		return
-	case kind == "models":
-		g.models(w)
-		return
-	case api.Provider() != provider:
-		writeError(w, provider, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf(
-			"vulnbench gateway: this unit's model is %s; %s requests need a %s model (--model %s:...)", g.info.Spec(), api, api.Provider(), api.Provider()))
+	case "models":
+		g.models(w, provider)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, g.cfg.MaxBody+1))
@@ -80,6 +82,10 @@ func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": max(1, len(body)/4)})
+		return
+	}
+	if api.Provider() != g.info.Provider {
+		g.translated(r, w, api, body)
 		return
 	}
 	body, err = prepare(api, body, g.info.Model)
@@ -137,7 +143,7 @@ func (g *Gateway) call(ctx context.Context, w http.ResponseWriter, req llm.RawRe
 	resp, err := g.cfg.Model.CompleteRaw(ctx, req)
 	g.account(resp, err)
 	if err != nil {
-		g.answerError(w, resp, err)
+		g.answerError(w, g.info.Provider, resp, err)
 		return
 	}
 	ct := resp.ContentType
@@ -170,29 +176,47 @@ func (g *Gateway) account(resp llm.RawResponse, err error) {
 	s.ToolCalls += len(resp.Answer.ToolCalls)
 }
 
-// answerError answers a failed call. A refusal the provider made of this request (a 4xx other
-// than a rate limit) goes back as the provider sent it; anything else (the meter's refusal, a
-// fault the stack's retries gave up on) is a 400 in the provider's format saying so: final for
-// the agent, whose own retries would only multiply the stack's.
-func (g *Gateway) answerError(w http.ResponseWriter, resp llm.RawResponse, err error) {
-	var ae *llm.APIError
-	if errors.As(err, &ae) && !ae.Retryable() && resp.Status/100 == 4 && len(resp.Body) > 0 {
+// answerError answers a failed call in the agent's format (provider's). A refusal the
+// provider made of this request (a 4xx other than a rate limit) goes back as the provider sent
+// it, re-rendered in the agent's format when that is another; anything else (the meter's
+// refusal, a fault the stack's retries gave up on) is a 400 saying so: final for the agent,
+// whose own retries would only multiply the stack's.
+func (g *Gateway) answerError(w http.ResponseWriter, provider string, resp llm.RawResponse, err error) {
+	if ae := refusal(resp, err); ae != nil {
+		if provider != g.info.Provider {
+			writeError(w, provider, resp.Status, errorType(resp.Status), g.info.Provider+": "+ae.Message)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(resp.Status)
 		_, _ = w.Write(resp.Body)
 		return
 	}
-	writeError(w, g.info.Provider, http.StatusBadRequest, "invalid_request_error", "vulnbench: "+err.Error())
+	writeError(w, provider, http.StatusBadRequest, "invalid_request_error", "vulnbench: "+err.Error())
 }
 
-func (g *Gateway) models(w http.ResponseWriter) {
+// modelsFormat is the format a model list is asked in: Gemini's path, else Anthropic's when
+// the request has its headers, else OpenAI's (both use /v1/models).
+func modelsFormat(r *http.Request, provider string) string {
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/v1beta/"):
+		return "gemini"
+	case r.Header.Get("X-Api-Key") != "" || r.Header.Get("Anthropic-Version") != "":
+		return "anthropic"
+	case strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") || strings.HasPrefix(r.Header.Get("Authorization"), "bearer "):
+		return "openai"
+	}
+	return provider
+}
+
+func (g *Gateway) models(w http.ResponseWriter, provider string) {
 	id := g.info.Model
-	if g.info.Provider == "gemini" {
+	if provider == "gemini" {
 		writeJSON(w, http.StatusOK, map[string]any{"models": []map[string]any{{"name": "models/" + id, "displayName": id,
 			"supportedGenerationMethods": []string{"generateContent", "countTokens"}}}})
 		return
 	}
-	if g.info.Provider == "anthropic" {
+	if provider == "anthropic" {
 		writeJSON(w, http.StatusOK, map[string]any{"data": []map[string]string{{"type": "model", "id": id, "display_name": id,
 			"created_at": "2025-01-01T00:00:00Z"}}, "has_more": false, "first_id": id, "last_id": id})
 		return

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/buger/jsonparser"
+	"github.com/vulnbench/vulnbench/internal/gateway/translate"
 	"github.com/vulnbench/vulnbench/internal/llm"
 )
 
@@ -78,8 +79,9 @@ func readInput(api llm.API, body []byte) ([]toolResult, string) {
 						id, _ = jsonparser.GetString(fr, "name")
 					}
 					out, _, _, _ := jsonparser.Get(fr, "response")
-					results = append(results, toolResult{id, string(out)})
-					texts = append(texts, string(out))
+					text := translate.GeminiOutput(out)
+					results = append(results, toolResult{id, text})
+					texts = append(texts, text)
 					return
 				}
 				if t, err := jsonparser.GetString(p, "text"); err == nil {

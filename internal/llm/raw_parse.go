@@ -262,3 +262,9 @@ func sortedInts[V any](m map[int]V) []int {
 	sort.Ints(out)
 	return out
 }
+
+// ReadRaw reads the usage and the answer of a 2xx answer in api's format, JSON or (stream)
+// server-sent events, as a raw call reads them.
+func ReadRaw(api API, body []byte, stream bool) (Usage, Answer, error) {
+	return parseRaw(api.Provider(), api, body, stream)
+}

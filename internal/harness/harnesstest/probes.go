@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
@@ -20,6 +21,7 @@ type expect struct {
 	status string // ok, failed, error; "" for any
 	reason string // in the verdict's reason
 	tool   []string
+	hidden []string // what the tool results must not hold (host paths)
 }
 
 // unit is one case of the battery: its probe and what it must end as.
@@ -46,7 +48,8 @@ func (w *world) units(r Row) []unit {
 	us := []unit{
 		{id: "look", probe: w.lookProbe(), expect: expect{status: "ok", tool: []string{"BATTERY-RAN", "uid=1000(sandbox)", "NO-LOOPBACK",
 			"NO-HOST-ADDR", "NO-PROXY", "Read-only file system", "PTRACE -1 Operation not permitted", "MOUNT -1 Operation not permitted",
-			"unshare failed: Operation not permitted", "MKNOD-REFUSED", "BATTERY-DONE"}}},
+			"unshare failed: Operation not permitted", "MKNOD-REFUSED", "/project ro,", "CapBnd:\t0000000000000000", "BATTERY-DONE"},
+			hidden: w.hostPaths()}},
 		{id: "disk", probe: diskProbe(), expect: expect{status: "error", reason: "filled its writable space"}},
 		{id: "memory", probe: "head -c 8G /dev/zero | tail; echo tail-status=$?", expect: expect{status: "error", reason: "memory limit"}},
 		{id: "procs", probe: w.procsProbe()},
@@ -64,6 +67,17 @@ func (w *world) units(r Row) []unit {
 // inside is a read-back path as the process sees it.
 func inside(p string) string {
 	return strings.NewReplacer("{out}", sandbox.OutDir, "{home}", sandbox.HomeDir, "{tmp}", sandbox.TmpDir).Replace(p)
+}
+
+// hostPaths are the host folders a sandbox shows and must not name (in its mounts, its
+// command lines): the snapshot cache, the CLIs' npm prefix, the folder of the units' host
+// folders.
+func (w *world) hostPaths() []string {
+	paths := []string{w.snapshots, w.tmp}
+	if p := progs.NodePrefix(); p != "" {
+		paths = append(paths, p)
+	}
+	return paths
 }
 
 func (w *world) lookProbe() string {
@@ -87,6 +101,11 @@ func (w *world) lookProbe() string {
 		"ls -la / /root /home 2>&1 | head -40",
 		ptrace, mount, "unshare -U true 2>&1",
 		"mknod /tmp/dev c 1 5 2>/dev/null || echo MKNOD-REFUSED",
+		// What the sandbox shows of the host: its mounts (the system's own paths left out, to
+		// keep the output short), every command line, the capability sets.
+		"grep -Ev ' /(usr|etc|proc|dev)[/ ]' /proc/self/mountinfo",
+		"for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done",
+		"grep ^Cap /proc/self/status",
 		"echo BATTERY-DONE",
 	}, "; ")
 }

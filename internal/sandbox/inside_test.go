@@ -45,12 +45,17 @@ func TestLessToSee(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The advisories are named through a link: bubblewrap binds its target.
+	linked := filepath.Join(t.TempDir(), "linked-advisories")
+	if err := os.Symlink(advisories, linked); err != nil {
+		t.Fatal(err)
+	}
 	// The markers are printed in two pieces: the script itself is in bash's command line.
 	script := `read -r line; echo "got:$line"; cat {cli}/cli/index.js; echo; {tool}; cat {advisories}/GHSA-x.json; echo; ` +
 		`grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status; echo CMD""LINE; tr '\0' ' ' < /proc/1/cmdline; echo; for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline; echo; done; ` +
 		`echo ENV""IRON; tr '\0' '\n' < /proc/1/environ; echo MOUNT""INFO; cat /proc/self/mountinfo`
 	res := run(t, sb, sandbox.Spec{Project: h.project, Gateway: sock, Out: true, Input: prompt, Env: []string{"KEY=value"},
-		Advisories: advisories, Binds: []sandbox.Bind{{Name: "cli", Src: prefix, Dst: "/opt/vulnbench/node_modules"},
+		Advisories: linked, Binds: []sandbox.Bind{{Name: "cli", Src: prefix, Dst: "/opt/vulnbench/node_modules"},
 			{Name: "tool", Src: filepath.Join(toolDir, "tool"), Dst: "/opt/vulnbench/bin/tool"}},
 		Files: []sandbox.File{{Dst: "{home}/.config/cli.json", Data: []byte("{}")}}, Args: sh(script)})
 	out := string(res.Stdout)
@@ -71,7 +76,7 @@ func TestLessToSee(t *testing.T) {
 			t.Errorf("a command line or /proc/1/environ shows %q:\n%s", p, procs)
 		}
 	}
-	for _, p := range []string{prompt, exe, gwDir, cwd, filepath.Dir(exe), h.project, prefix, advisories, toolDir} {
+	for _, p := range []string{prompt, exe, gwDir, cwd, filepath.Dir(exe), h.project, prefix, advisories, linked, toolDir} {
 		if strings.Contains(mounts, p) {
 			t.Errorf("/proc/self/mountinfo shows %q:\n%s", p, mounts)
 		}

@@ -61,13 +61,18 @@ func newStager(keep []string) *stager {
 // read-only, unless that directory holds a place to keep or cannot be an overlay's layer: then
 // src is bound as it is.
 func (st *stager) show(src string) {
-	fi, err := os.Stat(src)
+	// bubblewrap binds src's real path (and names a missing one): the overlay goes there.
+	real, err := filepath.EvalSymlinks(src)
 	if err != nil {
-		return // bubblewrap names it
+		return
 	}
-	dir := src
+	fi, err := os.Stat(real)
+	if err != nil {
+		return
+	}
+	dir := real
 	if !fi.IsDir() {
-		dir = filepath.Dir(src)
+		dir = filepath.Dir(real)
 	}
 	if _, ok := st.overlay[dir]; ok || st.covers(dir) {
 		return

@@ -91,6 +91,12 @@ func (w *world) lookProbe() string {
 	gw := fmt.Sprintf("http://127.0.0.1:%d", sandbox.GatewayPort)
 	return strings.Join([]string{
 		"echo BATTERY-RAN; id",
+		// What the sandbox shows of the host: its mounts (those on the system's own paths left out, to
+		// keep the output short), every command line, the capability sets; first, before the long
+		// environment dump a CLI may cut from its tool's output.
+		`awk '$5 !~ "^/(usr|etc|proc|dev)(/|$)"' /proc/self/mountinfo`,
+		"for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done",
+		"grep ^Cap /proc/self/status",
 		"cat " + w.marker + " " + w.secret + " " + w.db + " " + w.db + "-wal " + w.suite + " leak 2>&1 | head -c 4000",
 		"cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | head -c 20000; echo",
 		fmt.Sprintf("curl -s -m 3 http://127.0.0.1:%d/ || echo NO-LOOPBACK", w.port),
@@ -101,11 +107,6 @@ func (w *world) lookProbe() string {
 		"ls -la / /root /home 2>&1 | head -40",
 		ptrace, mount, "unshare -U true 2>&1",
 		"mknod /tmp/dev c 1 5 2>/dev/null || echo MKNOD-REFUSED",
-		// What the sandbox shows of the host: its mounts (the system's own paths left out, to
-		// keep the output short), every command line, the capability sets.
-		"grep -Ev ' /(usr|etc|proc|dev)[/ ]' /proc/self/mountinfo",
-		"for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done",
-		"grep ^Cap /proc/self/status",
 		"echo BATTERY-DONE",
 	}, "; ")
 }

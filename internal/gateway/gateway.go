@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/gateway/translate"
 	"github.com/vulnbench/vulnbench/internal/llm"
 )
 
@@ -43,6 +44,9 @@ type Gateway struct {
 	mu    sync.Mutex
 	fault error           // the first call error that was not transient
 	seen  map[string]bool // tool-call ids whose results went to the trace
+	// enc writes translated requests in the provider's format (made at the first).
+	encoder sync.Once
+	enc     *translate.Encoder
 	// issued are the tool-call ids given to the agent in translated answers, answers their count.
 	issued  map[string]bool
 	answers int

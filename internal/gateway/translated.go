@@ -18,10 +18,11 @@ import (
 // request holds that the provider's format cannot carry is refused (400, in api's format).
 func (g *Gateway) translated(r *http.Request, w http.ResponseWriter, api llm.API, body []byte) {
 	up := translate.Native(g.info.Provider)
+	g.encoder.Do(func() { g.enc = translate.NewEncoder(up, g.info.Model) })
 	req, err := translate.Decode(api, body)
 	var out []byte
 	if err == nil {
-		out, err = translate.Encode(up, g.info.Model, req)
+		out, err = g.enc.Encode(req)
 	}
 	if err != nil {
 		writeError(w, api.Provider(), http.StatusBadRequest, "invalid_request_error", "vulnbench gateway: "+translate.Untranslated(err, up).Error())

@@ -39,12 +39,32 @@ func clineInvoke(r Run) invocation {
 			"provider": "openai-compatible", "apiKey": r.Token, "model": sandbox.Quote(r.Model), "baseUrl": "{gateway}/v1"},
 			"tokenSource": "manual", "updatedAt": "2026-01-01T00:00:00.000Z"}}} // without updatedAt cline ignores the settings
 	b, _ := json.Marshal(providers)
+	head, rest := splitPrompt(r.Prompt)
 	return invocation{
-		args: join([]string{"--json", "--auto-approve", "true", "--data-dir", "{home}/.cline/data", "-P", "openai-compatible", "-m", sandbox.Quote(r.Model)},
-			r.effort.args, argPrompt(r.Prompt)),
-		argOnly: true, // its task is an argument
-		files:   []sandbox.File{{Dst: "{home}/.cline/data/settings/providers.json", Data: b, Mode: 0o600, Expand: true}},
+		args: append(append([]string{"--json", "--auto-approve", "true", "--data-dir", "{home}/.cline/data", "-P", "openai-compatible", "-m", sandbox.Quote(r.Model)},
+			r.effort.args...), head),
+		input: rest,
+		files: []sandbox.File{{Dst: "{home}/.cline/data/settings/providers.json", Data: b, Mode: 0o600, Expand: true}},
 	}
+}
+
+// splitPrompt splits a prompt for cline, whose JSON mode needs its task as an argument (bounded
+// by Linux to 128 KiB) and appends piped standard input to it after a blank line, trimmed: the
+// head is the prompt's first paragraph, the rest goes to standard input, and cline puts them
+// back together as they were. A prompt without a first paragraph short enough goes whole to
+// standard input after a head of its own.
+func splitPrompt(p string) (head, rest string) {
+	const maxHead = 64 << 10
+	if i := strings.Index(p, "\n\n"); i > 0 && i <= maxHead && strings.TrimSpace(p[:i]) == p[:i] {
+		head, rest = p[:i], strings.TrimSpace(p[i+2:])
+	}
+	if head == "" || rest == "" {
+		head, rest = "Your task:", p
+	}
+	if strings.HasPrefix(head, "@") || strings.HasPrefix(head, "-") || strings.HasPrefix(head, "/") {
+		head = " " + head // not a flag, a file argument (@FILE) or a slash command
+	}
+	return head, rest
 }
 
 // clineAnswer reads cline's JSON lines: the run_result line's text; a run that did not
@@ -80,12 +100,4 @@ func clineAnswer(res sandbox.Result) (string, error) {
 		return "", errors.New("cline: " + result.FinishReason + ": " + result.Error + result.Text)
 	}
 	return result.Text, nil
-}
-
-// argPrompt keeps a prompt given as an argument from reading as a flag or a file argument (@FILE).
-func argPrompt(p string) string {
-	if strings.HasPrefix(p, "@") || strings.HasPrefix(p, "-") {
-		return " " + p
-	}
-	return p
 }

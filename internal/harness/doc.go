@@ -1,7 +1,8 @@
 // Package harness is what vulnbench knows of each agent CLI it runs as a subject: the npm
 // package and pinned version (a row of clis.tsv, which scripts/install-deps.sh installs and
 // docs/harness.md lists), where it is installed and how it is shown in the sandbox, the wire
-// format it sends by the provider of the unit's model, its non-interactive command line,
+// format it sends by the provider of the unit's model (CLI.API; the gateway translates to a
+// provider whose format it does not speak), its non-interactive command line,
 // environment and configuration files, its effort setting, and how its final answer is read
 // (one file per CLI). The subjects (internal/subject/agentcli, one kind per row) wrap this table; the sandbox (internal/sandbox) runs the
 // process and the gateway (internal/gateway) is its only model.
@@ -87,6 +88,9 @@
 //     API ... (ConnectionRefused)" after a minute of retries.
 //   - Its shell tool is run_commands ({"commands": [...]}); its telemetry goes to a local log sink.
 //   - The answer is the run_result line's text; a finishReason other than completed is the error.
+//   - With --json it refuses to start without a prompt argument ("JSON output mode requires a
+//     prompt argument or piped stdin"), and appends piped standard input to that argument after a
+//     blank line, trimmed: the prompt's first paragraph is the argument, the rest its input.
 //
 // Gemini CLI 0.61.0 (`gemini -p PROMPT -o json --yolo --skip-trust`):
 //   - GOOGLE_GEMINI_BASE_URL makes it use its "gateway" auth with GEMINI_API_KEY as the key

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vulnbench/vulnbench/internal/gateway/translate"
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
@@ -24,8 +26,9 @@ type CLI struct {
 	Version string
 	Binary  string // its program in node_modules/.bin
 	Title   string // its name for people: "Claude Code"
-	// APIs are the wire formats it can send, by the provider of the unit's model; a provider
-	// it cannot use is absent.
+	// APIs are the wire formats it speaks, by the provider whose format each is. A model of a
+	// provider absent here is reached all the same: the CLI speaks its API(provider) and the
+	// gateway translates (Translation).
 	APIs map[string]llm.API
 	// ReadBack are the files the CLI leaves that vulnbench reads back after it ended (its last
 	// message in {out}, session files under {home}): only through the sandbox's guarded reader,
@@ -243,11 +246,6 @@ func (c CLI) effortFor(level llm.Effort, api llm.API) (setting, error) {
 	return s, nil
 }
 
-// join is a command line: the parts in order, then the last argument.
-func join(first, more []string, last string) []string {
-	return append(append(append([]string(nil), first...), more...), last)
-}
-
 // AgentDirPath is where --agent-dir is shown in the sandbox.
 const AgentDirPath = "/opt/vulnbench/agent"
 
@@ -258,14 +256,40 @@ type invocation struct {
 	files []sandbox.File
 	// fileOnly: the prompt is in a file (cmd's {prompt_file}), not on standard input.
 	fileOnly bool
-	// argOnly: the prompt is in args (a CLI that reads no prompt from standard input when it
-	// has one there), not on standard input.
-	argOnly bool
+	// input, when set, is the standard input instead of the prompt (a CLI given the prompt's
+	// head as an argument and the rest there).
+	input string
+}
+
+// API is the wire format the CLI speaks to a model of provider: the provider's own when the CLI
+// speaks it, else the first it speaks of Chat Completions, Anthropic Messages, Responses and
+// Gemini's, which the gateway translates to the provider's.
+func (c CLI) API(provider string) llm.API {
+	if api, ok := c.APIs[provider]; ok {
+		return api
+	}
+	for _, api := range []llm.API{llm.OpenAIChat, llm.AnthropicMessages, llm.OpenAIResponses, llm.GeminiGenerate} {
+		if c.APIs[api.Provider()] == api {
+			return api
+		}
+	}
+	return ""
+}
+
+// Translation is how the manifest says that the gateway translates between the CLI and a model
+// of provider ("gemini→anthropic", "anthropic→openai-chat"), "" when the CLI speaks the
+// provider's own format.
+func (c CLI) Translation(provider string) string {
+	api := c.API(provider)
+	if api == "" || api.Provider() == provider {
+		return ""
+	}
+	return translate.Name(api) + "→" + translate.Name(translate.Native(provider))
 }
 
 // Spec is the sandboxed process that runs r with the CLI installed at in.
 func (c CLI) Spec(in Install, r Run) (sandbox.Spec, error) {
-	if _, ok := c.APIs[r.API.Provider()]; !ok || c.APIs[r.API.Provider()] != r.API {
+	if !slices.Contains(slices.Collect(maps.Values(c.APIs)), r.API) {
 		return sandbox.Spec{}, fmt.Errorf("%s cannot send %s requests (it speaks %v)", c.Name, r.API, c.APIs)
 	}
 	set, err := c.effortFor(r.Effort, r.API)
@@ -281,7 +305,10 @@ func (c CLI) Spec(in Install, r Run) (sandbox.Spec, error) {
 		Args: append([]string{in.Program}, inv.args...), Env: env,
 		Timeout: r.Timeout, Collect: c.ReadBack,
 	}
-	if !inv.fileOnly && !inv.argOnly {
+	switch {
+	case inv.input != "":
+		spec.Input = inv.input
+	case !inv.fileOnly:
 		spec.Input = r.Prompt
 	}
 	if r.AgentDir != "" {

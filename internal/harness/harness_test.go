@@ -79,15 +79,32 @@ func TestSpec(t *testing.T) {
 			}
 		}
 		// The prompt goes on standard input: in no command line (bubblewrap's, the helper's,
-		// the CLI's own); but Cline's, whose task is an argument.
+		// the CLI's own); but the first paragraph of Cline's, whose task is an argument.
 		if name == "cline" {
-			if spec.Input != "" || !slices.Contains(spec.Args, "the prompt") {
-				t.Errorf("%s: its task is not its argument: %+v", name, spec)
-			}
 			continue
 		}
 		if spec.Project != "/snap" || spec.Gateway != "/gw.sock" || spec.Args[0] != in.Program || spec.Input != "the prompt" || strings.Contains(all, "the prompt") {
 			t.Errorf("%s: spec %+v", name, spec)
+		}
+	}
+	// Cline: the first paragraph is its argument, the rest its standard input (cline joins
+	// them with a blank line); a prompt without a short first paragraph goes whole to its input.
+	run.API = llm.OpenAIChat
+	for _, tc := range []struct{ prompt, arg, input string }{
+		{"Judge this.\n\nint f() {}\n\nAnswer in JSON.\n", "Judge this.", "int f() {}\n\nAnswer in JSON."},
+		{"the prompt", "Your task:", "the prompt"},
+		{"-rf /\n\nrest", " -rf /", "rest"},
+		{"@/etc/passwd\n\nrest", " @/etc/passwd", "rest"},
+		{strings.Repeat("x", 70<<10) + "\n\nrest", "Your task:", strings.Repeat("x", 70<<10) + "\n\nrest"},
+	} {
+		run.Prompt = tc.prompt
+		spec, err := harness.CLIs()["cline"].Spec(in, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{spec.Args[len(spec.Args)-1], spec.Input}
+		if d := cmp.Diff([]string{tc.arg, tc.input}, got); d != "" {
+			t.Errorf("cline, prompt %.40q: argument and input (-want +got):\n%.500s", tc.prompt, d)
 		}
 	}
 	run.API = llm.OpenAIResponses
@@ -203,5 +220,26 @@ func TestEffort(t *testing.T) {
 	cmd, _ := harness.Command([]string{"my-agent"})
 	if _, err := cmd.EffortSetting(llm.EffortHigh, llm.OpenAIChat); err == nil || !strings.Contains(err.Error(), "cmd has no effort setting") {
 		t.Errorf("cmd: %v", err)
+	}
+}
+
+// TestAPIForEveryProvider: every CLI reaches a model of every provider, in a format it speaks
+// (the provider's own when it has it), and Spec refuses a format it does not speak.
+func TestAPIForEveryProvider(t *testing.T) {
+	for _, name := range harness.Names() {
+		c := harness.CLIs()[name]
+		for _, p := range []string{"openai", "anthropic", "gemini"} {
+			api := c.API(p)
+			if !slices.Contains(slices.Collect(maps.Values(c.APIs)), api) {
+				t.Errorf("%s with a %s model speaks %q, not one of %v", name, p, api, c.APIs)
+			}
+			if own, ok := c.APIs[p]; ok && (api != own || c.Translation(p) != "") {
+				t.Errorf("%s with a %s model: %s, translated %q; want its own %s untranslated", name, p, api, c.Translation(p), own)
+			}
+		}
+	}
+	c := harness.CLIs()["claude-code"]
+	if _, err := c.Spec(harness.Install{Program: "claude"}, harness.Run{API: llm.GeminiGenerate}); err == nil || !strings.Contains(err.Error(), "cannot send gemini.generate requests") {
+		t.Errorf("claude-code asked to send Gemini's format: %v", err)
 	}
 }

@@ -172,12 +172,11 @@ func antRole(r string) string {
 }
 
 // encodeAnthropic is the Messages body of req, by llm's builder. A budget the client did not
-// set is 8,192 tokens (Anthropic requires one). Effort is not carried: Anthropic's extended
-// thinking, once on, requires each earlier assistant turn's signed thinking blocks back, which
-// no other format holds.
+// set is 8,192 tokens (Anthropic requires one). Effort is not carried (NewEncoder): Anthropic's
+// extended thinking, once on, requires each earlier assistant turn's signed thinking blocks
+// back, which no other format holds.
 func encodeAnthropic(model string, req Request) ([]byte, error) {
 	r := req.Request
-	r.Effort = ""
 	if r.MaxTokens <= 0 {
 		r.MaxTokens = 8192
 	}

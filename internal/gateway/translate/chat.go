@@ -130,18 +130,9 @@ func openaiToolChoice(raw json.RawMessage) ToolChoice {
 	return ToolChoice{}
 }
 
-// encodeChat is the chat completions body of req, by llm's builder with what the price table
-// says model takes: a model that takes a temperature is no reasoning model, and gets no
-// reasoning_effort. A temperature the client did not set is not sent.
-func encodeChat(model string, req Request) ([]byte, error) {
-	o := llm.NewOpenAI(model, "", "", nil)
-	if p, err := llm.LoadPrices(""); err == nil {
-		caps := p.Capabilities("openai:" + model)
-		o = o.WithCaps(caps)
-		if caps.Temperature {
-			req.Effort = ""
-		}
-	}
+// encodeChat is the chat completions body of req, by llm's builder o (with what the price
+// table says the model takes). A temperature the client did not set is not sent.
+func encodeChat(o *llm.OpenAI, req Request) ([]byte, error) {
 	b, err := o.ChatBody(req.Request)
 	if err != nil {
 		return nil, err

@@ -218,7 +218,7 @@ func lowerTypes(v any) any {
 // encodeGemini is the generateContent body of req, by llm's builder. A temperature the client
 // did not set is not sent; each function call carries the signature Google documents for
 // calls that came from elsewhere (Gemini 3 refuses calls without one).
-func encodeGemini(_ string, req Request) ([]byte, error) {
+func encodeGemini(req Request) ([]byte, error) {
 	b, err := llm.GeminiBody(req.Request)
 	if err != nil {
 		return nil, err

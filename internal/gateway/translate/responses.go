@@ -12,14 +12,9 @@ import (
 // OpenAI Responses: POST /v1/responses.
 
 type respRequest struct {
-	Instructions json.RawMessage `json:"instructions"`
-	Input        json.RawMessage `json:"input"`
-	Tools        []struct {
-		Type        string         `json:"type"`
-		Name        string         `json:"name"`
-		Description string         `json:"description"`
-		Parameters  map[string]any `json:"parameters"`
-	} `json:"tools"`
+	Instructions    json.RawMessage `json:"instructions"`
+	Input           json.RawMessage `json:"input"`
+	Tools           []respTool      `json:"tools"`
 	ToolChoice      json.RawMessage `json:"tool_choice"`
 	MaxOutputTokens int             `json:"max_output_tokens"`
 	Temperature     *float64        `json:"temperature"`
@@ -39,12 +34,25 @@ type respRequest struct {
 	} `json:"text"`
 }
 
+type respTool struct {
+	Type        string         `json:"type"`
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  map[string]any `json:"parameters"`
+	Tools       []respTool     `json:"tools"` // a namespace's
+}
+
+// nsSep joins a namespace and its tool's name in a canonical tool's name: every provider takes
+// letters, digits, _ and - in names.
+const nsSep = "__"
+
 type respItem struct {
 	Type      string          `json:"type"`
 	Role      string          `json:"role"`
 	Content   json.RawMessage `json:"content"`
 	CallID    string          `json:"call_id"`
 	Name      string          `json:"name"`
+	Namespace string          `json:"namespace"`
 	Arguments string          `json:"arguments"`
 	Output    json.RawMessage `json:"output"`
 }
@@ -80,10 +88,21 @@ func decodeResponses(body []byte, req *Request) error {
 		}
 	}
 	for i, t := range in.Tools {
-		if t.Type != "function" {
+		switch {
+		case t.Type == "function":
+			req.Tools = append(req.Tools, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		case t.Type == "namespace":
+			req.Namespaces = append(req.Namespaces, t.Name)
+			for j, f := range t.Tools {
+				if f.Type != "function" {
+					return &Untranslatable{What: fmt.Sprintf("a %q tool (tools[%d].tools[%d])", f.Type, i, j)}
+				}
+				desc := strings.TrimSpace(t.Description + " " + f.Description)
+				req.Tools = append(req.Tools, llm.Tool{Name: t.Name + nsSep + f.Name, Description: desc, Parameters: f.Parameters})
+			}
+		default:
 			return &Untranslatable{What: fmt.Sprintf("a %q tool (tools[%d])", t.Type, i)}
 		}
-		req.Tools = append(req.Tools, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
 	req.ToolChoice = openaiToolChoice(in.ToolChoice)
 	req.MaxTokens, req.Stream = in.MaxOutputTokens, in.Stream
@@ -125,6 +144,9 @@ func respAdd(req *Request, it respItem, i int) error {
 		}
 	case "function_call":
 		tc := llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: it.Arguments}
+		if it.Namespace != "" {
+			tc.Name = it.Namespace + nsSep + it.Name
+		}
 		if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "assistant" {
 			req.Messages[n-1].ToolCalls = append(req.Messages[n-1].ToolCalls, tc)
 		} else {
@@ -210,7 +232,7 @@ func respUsage(u llm.Usage) map[string]any {
 		"total_tokens": u.InputTokens + u.OutputTokens}
 }
 
-func respOutput(a Answer) []map[string]any {
+func respOutput(a Answer, namespaces []string) []map[string]any {
 	out := []map[string]any{}
 	if a.Text != "" {
 		out = append(out, map[string]any{"type": "message", "id": "msg_" + a.ID, "status": "completed", "role": "assistant",
@@ -221,17 +243,24 @@ func respOutput(a Answer) []map[string]any {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		out = append(out, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%s_%d", a.ID, i), "call_id": tc.ID,
-			"name": tc.Name, "arguments": args, "status": "completed"})
+		item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%s_%d", a.ID, i), "call_id": tc.ID,
+			"name": tc.Name, "arguments": args, "status": "completed"}
+		for _, ns := range namespaces {
+			if name, ok := strings.CutPrefix(tc.Name, ns+nsSep); ok {
+				item["name"], item["namespace"] = name, ns
+				break
+			}
+		}
+		out = append(out, item)
 	}
 	return out
 }
 
 // responsesResponse is the answer as a Response; an answer cut by its budget is "incomplete"
 // (incomplete_details.reason max_output_tokens), as the API says it.
-func responsesResponse(model string, a Answer, status string) map[string]any {
+func responsesResponse(model string, a Answer, status string, namespaces []string) map[string]any {
 	r := map[string]any{"id": "resp_" + a.ID, "object": "response", "created_at": time.Now().Unix(), "status": status, "model": model,
-		"output": respOutput(a), "usage": respUsage(a.Usage), "error": nil, "incomplete_details": nil, "parallel_tool_calls": true,
+		"output": respOutput(a, namespaces), "usage": respUsage(a.Usage), "error": nil, "incomplete_details": nil, "parallel_tool_calls": true,
 		"tool_choice": "auto", "tools": []any{}, "metadata": map[string]any{}, "text": map[string]any{"format": map[string]any{"type": "text"}},
 		"store": false, "truncation": "disabled", "instructions": nil}
 	if status == "completed" && a.Stop == StopLength {
@@ -244,17 +273,17 @@ func responsesResponse(model string, a Answer, status string) map[string]any {
 // sequence_number: response.created and response.in_progress, per output item
 // output_item.added, its content part or arguments with their delta and done events,
 // output_item.done, then response.completed (or response.incomplete) with the usage.
-func responsesStream(model string, a Answer) []byte {
+func responsesStream(model string, a Answer, namespaces []string) []byte {
 	var events []event
 	add := func(typ string, fields map[string]any) {
 		fields["type"], fields["sequence_number"] = typ, len(events)
 		events = append(events, event{typ, fields})
 	}
-	pending := responsesResponse(model, a, "in_progress")
+	pending := responsesResponse(model, a, "in_progress", namespaces)
 	pending["output"], pending["usage"] = []any{}, nil
 	add("response.created", map[string]any{"response": pending})
 	add("response.in_progress", map[string]any{"response": pending})
-	for i, item := range respOutput(a) {
+	for i, item := range respOutput(a, namespaces) {
 		started := map[string]any{}
 		for k, v := range item {
 			started[k] = v
@@ -279,7 +308,7 @@ func responsesStream(model string, a Answer) []byte {
 		}
 		add("response.output_item.done", map[string]any{"output_index": i, "item": item})
 	}
-	final := responsesResponse(model, a, "completed")
+	final := responsesResponse(model, a, "completed", namespaces)
 	if final["status"] == "incomplete" {
 		add("response.incomplete", map[string]any{"response": final})
 	} else {

@@ -29,6 +29,9 @@ type Request struct {
 	// HasTemperature says the client set one (llm.Request's 0 cannot say "not sent").
 	HasTemperature bool
 	ToolChoice     ToolChoice
+	// Namespaces are the Responses API's tool namespaces: their tools are canonical tools named
+	// NAMESPACE__TOOL, and a call of one goes back as the tool's call in its namespace.
+	Namespaces []string
 	// Stream: the client asked for a streamed answer. StreamUsage: a chat completions client
 	// asked for the usage chunk (stream_options.include_usage).
 	Stream, StreamUsage bool
@@ -122,19 +125,45 @@ func Decode(api llm.API, body []byte) (Request, error) {
 	return req, err
 }
 
-// Encode is req as a body of format api for model, to be sent unstreamed.
-func Encode(api llm.API, model string, req Request) ([]byte, error) {
-	switch api {
-	case llm.AnthropicMessages:
-		return encodeAnthropic(model, req)
-	case llm.OpenAIChat:
-		return encodeChat(model, req)
-	case llm.OpenAIResponses:
-		return encodeResponses(model, req)
-	case llm.GeminiGenerate:
-		return encodeGemini(model, req)
+// Encoder writes canonical requests in one format for one model, to be sent unstreamed.
+type Encoder struct {
+	api   llm.API
+	model string
+	chat  *llm.OpenAI // Chat Completions' builder, with what the price table says model takes
+	// effort: the model takes an effort level (for chat: the price table calls it a
+	// reasoning model, one that takes no temperature).
+	effort bool
+}
+
+// NewEncoder is the encoder of format api for model.
+func NewEncoder(api llm.API, model string) *Encoder {
+	e := &Encoder{api: api, model: model, effort: api != llm.AnthropicMessages}
+	if api == llm.OpenAIChat {
+		e.chat = llm.NewOpenAI(model, "", "", nil)
+		if p, err := llm.LoadPrices(""); err == nil {
+			caps := p.Capabilities("openai:" + model)
+			e.chat, e.effort = e.chat.WithCaps(caps), !caps.Temperature
+		}
 	}
-	return nil, fmt.Errorf("translate: unknown wire format %q", api)
+	return e
+}
+
+// Encode is req in the encoder's format.
+func (e *Encoder) Encode(req Request) ([]byte, error) {
+	if !e.effort {
+		req.Effort = ""
+	}
+	switch e.api {
+	case llm.AnthropicMessages:
+		return encodeAnthropic(e.model, req)
+	case llm.OpenAIChat:
+		return encodeChat(e.chat, req)
+	case llm.OpenAIResponses:
+		return encodeResponses(e.model, req)
+	case llm.GeminiGenerate:
+		return encodeGemini(req)
+	}
+	return nil, fmt.Errorf("translate: unknown wire format %q", e.api)
 }
 
 // Untranslated sets the target of an *Untranslatable error from Decode.
@@ -188,9 +217,9 @@ func Render(api llm.API, model string, a Answer, req Request) (contentType strin
 		return jsonType, mustJSON(chatCompletion(model, a)), nil
 	case llm.OpenAIResponses:
 		if req.Stream {
-			return sseType, responsesStream(model, a), nil
+			return sseType, responsesStream(model, a, req.Namespaces), nil
 		}
-		return jsonType, mustJSON(responsesResponse(model, a, "completed")), nil
+		return jsonType, mustJSON(responsesResponse(model, a, "completed", req.Namespaces)), nil
 	case llm.GeminiGenerate:
 		if req.Stream {
 			return sseType, sse([]event{{data: geminiResponse(model, a)}}), nil

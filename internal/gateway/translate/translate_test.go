@@ -107,7 +107,7 @@ func TestPairs(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				body, err := translate.Encode(to, models[to], req)
+				body, err := translate.NewEncoder(to, models[to]).Encode(req)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -268,6 +268,36 @@ func TestRenderRefusesBadArguments(t *testing.T) {
 	for _, api := range []llm.API{llm.AnthropicMessages, llm.GeminiGenerate} {
 		if _, _, err := translate.Render(api, "m", a, translate.Request{}); err == nil || !strings.Contains(err.Error(), `tool "bash"`) {
 			t.Errorf("%s: %v, want a refusal naming the tool", api, err)
+		}
+	}
+}
+
+// TestResponsesNamespaces: a Responses namespace's tools are canonical tools NAMESPACE__TOOL
+// (Codex groups its sub-agent tools so), its calls in the history too, and a model's call of
+// one goes back as the tool's call in its namespace.
+func TestResponsesNamespaces(t *testing.T) {
+	req, err := translate.Decode(llm.OpenAIResponses, []byte(`{"input":[{"role":"user","content":"go"},
+		{"type":"function_call","call_id":"c1","namespace":"agents","name":"spawn","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"ok"}],
+		"tools":[{"type":"namespace","name":"agents","description":"Sub-agents.","tools":[{"type":"function","name":"spawn","description":"Start one.","parameters":{"type":"object"}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.Tool{{Name: "agents__spawn", Description: "Sub-agents. Start one.", Parameters: map[string]any{"type": "object"}}}
+	if d := cmp.Diff(want, req.Tools); d != "" {
+		t.Errorf("tools (-want +got):\n%s", d)
+	}
+	if got := req.Messages[1].ToolCalls[0].Name; got != "agents__spawn" {
+		t.Errorf("the history's call is named %q", got)
+	}
+	for _, stream := range []bool{false, true} {
+		req.Stream = stream
+		_, body, err := translate.Render(llm.OpenAIResponses, "m", translate.Answer{ID: "x", Stop: translate.StopTools,
+			ToolCalls: []llm.ToolCall{{ID: "c2", Name: "agents__spawn", Arguments: "{}"}, {ID: "c3", Name: "bash", Arguments: "{}"}}}, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(body), `"name":"spawn","namespace":"agents"`) || !strings.Contains(string(body), `"name":"bash","status"`) {
+			t.Errorf("stream=%v: the calls are not in their namespaces: %s", stream, body)
 		}
 	}
 }

@@ -197,6 +197,13 @@ func runOne(t *testing.T, sb *sandbox.Sandbox, w world, srv *llmtest.Server, cli
 		t.Fatal(err)
 	}
 	want := map[string]string{"vex1": "ok ben code_not_reachable", "jit1": "ok vul "}
+	if suite, err := os.ReadFile(w.suite); err == nil {
+		for id := range want {
+			if !strings.Contains(string(suite), `"id":"`+id+`"`) {
+				delete(want, id) // a suite of fewer cases
+			}
+		}
+	}
 	got := map[string]string{}
 	st.Verdicts(ctx, "r", func(v verdict.Verdict) error {
 		cat := ""

@@ -60,7 +60,7 @@ func Build(cfg Config, d subject.Deps) (*Subject, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Subject{Base: base, cfg: cfg, cli: cli, install: in, api: cli.APIs[base.Model().Info().Provider], sb: sb, prompts: prompts}
+	s := &Subject{Base: base, cfg: cfg, cli: cli, install: in, api: cli.API(base.Model().Info().Provider), sb: sb, prompts: prompts}
 	if cfg.Advisories != "" {
 		if s.db, err = advisory.Open(cfg.Advisories); err != nil {
 			return nil, fmt.Errorf("subject %s: %w", cfg.CLI, err)

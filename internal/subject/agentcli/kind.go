@@ -65,11 +65,7 @@ func (c Config) Validate() error {
 	if err != nil {
 		return err
 	}
-	api, ok := cli.APIs[provider]
-	if !ok {
-		return fmt.Errorf("%s cannot use a %s model (--model %s): it speaks %v", c.CLI, provider, c.Model, cli.APIs)
-	}
-	_, err = cli.EffortSetting(c.Effort, api)
+	_, err = cli.EffortSetting(c.Effort, cli.API(provider))
 	return err
 }
 
@@ -117,6 +113,11 @@ func (c Config) settings(cli harness.CLI) manifest.Settings {
 	if cli.Version != "" {
 		s.Harness += " " + cli.Version
 	}
+	if provider, _, err := llm.ParseSpec(c.Model); err == nil && c.CLI != "cmd" {
+		if t := cli.Translation(provider); t != "" {
+			s.Harness += " (translated: " + t + ")" // the gateway translates its wire format
+		}
+	}
 	s.PromptKinds = []string{string(suite.KindJIT), string(suite.KindFunction)}
 	return s
 }
@@ -127,7 +128,7 @@ func Kinds() []subject.Kind[Config, *Subject] {
 	var out []subject.Kind[Config, *Subject]
 	for _, name := range harness.Names() {
 		c := cl[name]
-		out = append(out, kind(name, fmt.Sprintf("%s %s (%s): %s models", c.Title, c.Version, c.Binary, providers(c)), c))
+		out = append(out, kind(name, fmt.Sprintf("%s %s (%s): %s models natively, any other through the gateway's translation", c.Title, c.Version, c.Binary, providers(c)), c))
 	}
 	return append(out, kind("cmd", "any program as the agent: --agent-cmd 'PROGRAM ARGS {prompt_file}'; the gateway's URL and token in OPENAI_BASE_URL/ANTHROPIC_BASE_URL and OPENAI_API_KEY/ANTHROPIC_API_KEY; its answer is what it prints", harness.CLI{}))
 }

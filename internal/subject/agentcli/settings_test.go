@@ -41,3 +41,29 @@ func TestSettingsEffort(t *testing.T) {
 		t.Error("--effort huge was taken")
 	}
 }
+
+// TestSettingsHarnessTranslated: any model stands behind any CLI; the manifest's harness (the
+// board's column) says when the gateway translates, and a CLI on its own provider says nothing.
+func TestSettingsHarnessTranslated(t *testing.T) {
+	for _, tc := range []struct{ cli, model, want string }{
+		{"gemini-cli", "anthropic:claude-sonnet-4-5", "gemini-cli 0.61.0 (translated: gemini→anthropic)"},
+		{"claude-code", "openai:gpt-4.1", "claude-code 2.1.328 (translated: anthropic→openai-chat)"},
+		{"codex", "gemini:gemini-2.5-flash", "codex 0.169.0 (translated: openai-responses→gemini)"},
+		{"opencode", "gemini:gemini-2.5-flash", "opencode 1.18.33 (translated: openai-chat→gemini)"},
+		{"claude-code", "anthropic:claude-sonnet-4-5", "claude-code 2.1.328"},
+		{"pi", "gemini:gemini-2.5-flash", "pi 0.73.1"},
+	} {
+		for _, k := range agentcli.Kinds() {
+			if k.Name != tc.cli {
+				continue
+			}
+			c := agentcli.Config{Config: modelkit.Config{Model: tc.model, Prompt: "vanilla"}, CLI: tc.cli}
+			if err := c.Validate(); err != nil {
+				t.Errorf("%s on %s: %v", tc.cli, tc.model, err)
+			}
+			if got := k.Settings(c).Harness; got != tc.want {
+				t.Errorf("%s on %s: harness %q, want %q", tc.cli, tc.model, got, tc.want)
+			}
+		}
+	}
+}

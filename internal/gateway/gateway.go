@@ -50,6 +50,7 @@ type Gateway struct {
 	// issued are the tool-call ids given to the agent in translated answers, answers their count.
 	issued  map[string]bool
 	answers int
+	renamed map[string]string // an id issued in place of the upstream's -> the upstream's
 	stats   Stats
 }
 
@@ -77,7 +78,7 @@ func Start(cfg Config) (*Gateway, error) {
 	tok := make([]byte, 16)
 	_, _ = rand.Read(tok)
 	g := &Gateway{cfg: cfg, info: cfg.Model.Info(), dir: dir, socket: filepath.Join(dir, "gw.sock"),
-		token: "vulnbench-" + hex.EncodeToString(tok), served: make(chan struct{}), seen: map[string]bool{}, issued: map[string]bool{}}
+		token: "vulnbench-" + hex.EncodeToString(tok), served: make(chan struct{}), seen: map[string]bool{}, issued: map[string]bool{}, renamed: map[string]string{}}
 	ln, err := net.Listen("unix", g.socket)
 	if err != nil {
 		os.RemoveAll(dir)

@@ -32,6 +32,13 @@ func (g *Gateway) translated(r *http.Request, w http.ResponseWriter, api llm.API
 		req.Stream = strings.Contains(r.URL.Path, ":streamGenerateContent")
 	}
 	seen := g.seenOf(llm.RawRequest{API: api, Body: body}) // the agent's own words, as it sent them
+	g.mu.Lock()
+	for i, r := range seen.ToolResults {
+		if up, ok := g.renamed[r.CallID]; ok {
+			seen.ToolResults[i].CallID = up // as the trace's tool call has it (the upstream's id)
+		}
+	}
+	g.mu.Unlock()
 	resp, err := g.cfg.Model.CompleteRaw(r.Context(), llm.RawRequest{API: up, Body: out, Repeat: g.cfg.Repeat, Model: g.info.Model, Seen: seen})
 	g.account(resp, err)
 	if err != nil {
@@ -66,7 +73,8 @@ func (g *Gateway) answerID(calls []llm.ToolCall) (string, []llm.ToolCall) {
 	out := make([]llm.ToolCall, len(calls))
 	for i, tc := range calls {
 		if tc.ID == "" || g.issued[tc.ID] {
-			tc.ID = fmt.Sprintf("call_%s_%d", id, i+1)
+			renamed := fmt.Sprintf("call_%s_%d", id, i+1)
+			g.renamed[renamed], tc.ID = tc.ID, renamed
 		}
 		g.issued[tc.ID] = true
 		out[i] = tc

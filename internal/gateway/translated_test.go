@@ -10,6 +10,7 @@ import (
 	"github.com/vulnbench/vulnbench/internal/llm"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
 	"github.com/vulnbench/vulnbench/internal/subject"
+	"github.com/vulnbench/vulnbench/internal/trace"
 )
 
 // gemini posts a generateContent request as Gemini's clients do (the key in x-goog-api-key, the
@@ -70,13 +71,24 @@ func TestGeminiThroughGateway(t *testing.T) {
 }
 
 // TestTranslatedRefusal: the provider's refusal of a translated request reaches the agent in
-// the agent's format, naming the provider, with the provider's status.
+// the agent's format (as its SDK reads errors), naming the provider, with the provider's status.
 func TestTranslatedRefusal(t *testing.T) {
-	g, _, _, hc, _ := setup(t, "anthropic", llmtest.Sequence(llmtest.Reply{Status: 400, ErrorMessage: "prompt is too long: 300000 tokens > 200000 maximum"}), subject.Limits{})
-	status, body := gemini(t, hc, g.Token(), false, `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
-	want := `{"error":{"code":400,"message":"anthropic: prompt is too long: 300000 tokens \u003e 200000 maximum","status":"INVALID_ARGUMENT"}}`
-	if status != 400 || string(body) != want || llm.Classify(g.Fault()) != llm.PerCase {
-		t.Errorf("%d %s, fault %v; want 400 %s", status, body, g.Fault(), want)
+	refuse := llmtest.Sequence(llmtest.Reply{Status: 400, ErrorMessage: "prompt is too long: 300000 tokens > 200000 maximum"})
+	for _, tc := range []struct{ up, path, body, want string }{
+		{"openai", "/v1/messages", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`,
+			`{"error":{"message":"openai: prompt is too long: 300000 tokens \u003e 200000 maximum","type":"invalid_request_error"},"type":"error"}`},
+		{"gemini", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`,
+			`{"error":{"code":null,"message":"gemini: prompt is too long: 300000 tokens \u003e 200000 maximum","param":null,"type":"invalid_request_error"}}`},
+		{"anthropic", "/v1/responses", `{"model":"m","input":"hi"}`,
+			`{"error":{"code":null,"message":"anthropic: prompt is too long: 300000 tokens \u003e 200000 maximum","param":null,"type":"invalid_request_error"}}`},
+		{"anthropic", "/v1beta/models/x:generateContent", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`,
+			`{"error":{"code":400,"message":"anthropic: prompt is too long: 300000 tokens \u003e 200000 maximum","status":"INVALID_ARGUMENT"}}`},
+	} {
+		g, _, _, hc, _ := setup(t, tc.up, refuse, subject.Limits{})
+		status, body := post(t, hc, tc.path, g.Token(), tc.body)
+		if status != 400 || body != tc.want || llm.Classify(g.Fault()) != llm.PerCase {
+			t.Errorf("%s to %s: %d %s, fault %v; want 400 %s", tc.path, tc.up, status, body, g.Fault(), tc.want)
+		}
 	}
 }
 
@@ -84,7 +96,7 @@ func TestTranslatedRefusal(t *testing.T) {
 // agent gets a new id for each call of the unit.
 func TestTranslatedCallIDs(t *testing.T) {
 	call := llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "bash", Arguments: `{"command":"ls"}`}}, InputTokens: 10, OutputTokens: 5}
-	g, _, _, hc, _ := setup(t, "gemini", llmtest.Sequence(call, call), subject.Limits{})
+	g, _, rec, hc, _ := setup(t, "gemini", llmtest.Sequence(call, call, call), subject.Limits{})
 	var ids []string
 	for range 2 {
 		status, body := post(t, hc, "/v1/messages", g.Token(), `{"model":"m","max_tokens":50,"messages":[{"role":"user","content":"go"}],
@@ -97,5 +109,48 @@ func TestTranslatedCallIDs(t *testing.T) {
 	}
 	if ids[0] == ids[1] || ids[0] == "" {
 		t.Errorf("the two calls' ids: %q", ids)
+	}
+	// The agent sends the renamed call's result back: the trace pairs it with the call as
+	// the trace has it (the provider's id).
+	status, body := post(t, hc, "/v1/messages", g.Token(), `{"model":"m","max_tokens":50,"messages":[{"role":"user","content":"go"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"`+ids[1]+`","name":"bash","input":{"command":"ls"}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+ids[1]+`","content":"a.c"}]}],"tools":[{"name":"bash","input_schema":{"type":"object"}}]}`)
+	if status != 200 {
+		t.Fatalf("%d %s", status, body)
+	}
+	var calls, results []string
+	for _, e := range rec.Events() {
+		switch e.Kind {
+		case trace.ToolCall:
+			calls = append(calls, e.CallID)
+		case trace.ToolResult:
+			results = append(results, e.CallID)
+		}
+	}
+	if len(results) != 1 || len(calls) < 2 || results[0] != calls[1] {
+		t.Errorf("the trace's calls %q and results %q: the result of the second call is not paired with it", calls, results)
+	}
+}
+
+// TestModelsInTheAgentsFormat: the model list is in the format the agent asks in, whatever the
+// unit's model's provider.
+func TestModelsInTheAgentsFormat(t *testing.T) {
+	g, _, _, hc, _ := setup(t, "anthropic", agent(), subject.Limits{})
+	for _, tc := range []struct{ path, header, value, want string }{
+		{"/v1beta/models", "X-Goog-Api-Key", g.Token(), `{"models":[{"displayName":"claude-sonnet-4-5","name":"models/claude-sonnet-4-5",`},
+		{"/v1/models", "Authorization", "Bearer " + g.Token(), `{"data":[{"created":0,"id":"claude-sonnet-4-5","object":"model","owned_by":"vulnbench"}],"object":"list"}`},
+		{"/v1/models", "X-Api-Key", g.Token(), `{"data":[{"created_at":"2025-01-01T00:00:00Z","display_name":"claude-sonnet-4-5","id":"claude-sonnet-4-5","type":"model"}],`},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, "http://gateway"+tc.path, nil)
+		req.Header.Set(tc.header, tc.value)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.HasPrefix(string(b), tc.want) {
+			t.Errorf("GET %s with %s: %d %s; want %s...", tc.path, tc.header, resp.StatusCode, b, tc.want)
+		}
 	}
 }

@@ -52,7 +52,7 @@ func New(spec string, o Options) (*Stack, error) {
 		return nil, err
 	}
 	if o.BaseURL == "" {
-		// Honour the SDKs' own variable, but explicitly, so the manifest names the host.
+		// Honour the providers' usual variable (OPENAI_BASE_URL, ...), explicitly, so the manifest names the host.
 		o.BaseURL = o.Getenv(strings.ToUpper(provider) + "_BASE_URL")
 	}
 	key := o.Getenv(KeyEnv(provider))

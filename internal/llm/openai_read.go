@@ -10,27 +10,30 @@ import (
 	"unicode/utf8"
 
 	"github.com/buger/jsonparser"
-	"github.com/openai/openai-go/v3"
 )
 
-// readChatBody fills resp from a chat completion's body as the SDK's decoder and readChat would.
-// A body of the usual shape is read with jsonparser (the SDK's reflection-driven decoder was a
-// sixth of a plain-LLM run's CPU, most of it on logprobs); anything else (not valid JSON, a
-// value of an unexpected type, an escape that decoders read differently) goes to the SDK's
-// decoder, so that what is read never differs.
+// readChatBody fills resp from a chat completion's body as chatCompletion.fill would. A body of
+// the usual shape is read with jsonparser (a reflection-driven decoder was a sixth of a
+// plain-LLM run's CPU, most of it on logprobs); anything else (not valid JSON, a value of an
+// unexpected type, an escape that decoders read differently) goes to looseChat, which reads
+// such bodies as the SDKs' decoders did.
 func readChatBody(body []byte, resp *Response) error {
 	var c chatRead
 	if c.read(body) {
 		return c.fill(resp)
 	}
-	var cc openai.ChatCompletion
-	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&cc); err != nil {
+	var top json.RawMessage
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&top); err != nil {
 		return fmt.Errorf("error parsing response json: %w", err)
 	}
-	return readChat(&cc, resp)
+	var cc looseChat
+	if err := json.Unmarshal(firstKeys(top), &cc); err != nil {
+		return fmt.Errorf("error parsing response json: %w", err)
+	}
+	return cc.chat().fill(resp)
 }
 
-// jsonContent says whether a response's content type is JSON, as the SDK decides before decoding.
+// jsonContent says whether a response's content type is JSON, as the SDKs decided before decoding.
 func jsonContent(contentType string) bool {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	return strings.Contains(mt, "application/json") || strings.HasSuffix(mt, "+json")
@@ -61,7 +64,7 @@ func (c *chatRead) fill(resp *Response) error {
 	return nil
 }
 
-// errShape stops a walk at a value the fast reader leaves to the SDK's decoder.
+// errShape stops a walk at a value the fast reader leaves to looseChat.
 var errShape = errors.New("not the usual shape")
 
 // read reads body, false when it is not of the usual shape.
@@ -212,11 +215,11 @@ func eachField(v []byte, f func(k []byte, v []byte, t jsonparser.ValueType) erro
 	n := 0
 	return jsonparser.ObjectEach(v, func(k, v []byte, t jsonparser.ValueType, _ int) error {
 		if bytes.IndexByte(k, '\\') >= 0 || n == len(seen) {
-			return errShape // an escaped key, or many: the SDK's decoder reads them
+			return errShape // an escaped key, or many: looseChat reads them
 		}
 		for _, s := range seen[:n] {
 			if bytes.Equal(s, k) {
-				return errShape // a key twice: the SDK's decoder reads the first, encoding/json the last
+				return errShape // a key twice: looseChat reads the first, as the SDKs did (encoding/json the last)
 			}
 		}
 		seen[n], n = k, n+1

@@ -34,15 +34,51 @@ type chatToolCall struct {
 	} `json:"function"`
 }
 
+type chatLogprob struct {
+	Token       string        `json:"token"`
+	Logprob     float64       `json:"logprob"`
+	TopLogprobs []chatLogprob `json:"top_logprobs"`
+}
+
+type chatChoice struct {
+	Message struct {
+		Content   string         `json:"content"`
+		ToolCalls []chatToolCall `json:"tool_calls"`
+	} `json:"message"`
+	FinishReason string `json:"finish_reason"`
+	Logprobs     struct {
+		Content []chatLogprob `json:"content"`
+	} `json:"logprobs"`
+}
+
 type chatCompletion struct {
-	Choices []struct {
-		Message struct {
-			Content   string         `json:"content"`
-			ToolCalls []chatToolCall `json:"tool_calls"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage chatUsage `json:"usage"`
+	Choices []chatChoice `json:"choices"`
+	Usage   chatUsage    `json:"usage"`
+}
+
+// fill fills resp from a chat completion: its first choice's text, tool calls and logprobs (a
+// token's top alternatives one level deep); no choices, or a filtered answer, is an *APIError.
+func (c chatCompletion) fill(resp *Response) error {
+	resp.Usage = c.Usage.usage()
+	if len(c.Choices) == 0 {
+		return &APIError{Provider: "openai", Status: 200, Code: "no_choices", Message: "the response has no choices"}
+	}
+	a := c.answer()
+	resp.Text, resp.FinishReason = a.Text, a.FinishReason
+	if resp.FinishReason == "content_filter" {
+		// The answer was cut by the provider's filter: this case's input, not the run.
+		return &APIError{Provider: "openai", Status: 200, Code: "content_filter",
+			Message: "the answer was withheld by OpenAI's content filter (finish_reason content_filter)"}
+	}
+	resp.ToolCalls = a.ToolCalls
+	for _, lp := range c.Choices[0].Logprobs.Content {
+		t := TokenLogprob{Token: lp.Token, Logprob: lp.Logprob}
+		for _, top := range lp.TopLogprobs {
+			t.Top = append(t.Top, TokenLogprob{Token: top.Token, Logprob: top.Logprob})
+		}
+		resp.Logprobs = append(resp.Logprobs, t)
+	}
+	return nil
 }
 
 func (c chatCompletion) answer() Answer {

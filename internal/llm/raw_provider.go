@@ -65,54 +65,106 @@ func (e rawEndpoint) call(ctx context.Context, info Info, req RawRequest, path s
 	if f.Model != info.Model {
 		return RawResponse{}, fmt.Errorf("llm: a raw request for model %q sent to %s (set the body's model first)", f.Model, info.Spec())
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, e.base+path, bytes.NewReader(req.Body))
-	if err != nil {
-		return RawResponse{}, fmt.Errorf("llm: %w", err)
-	}
+	h := http.Header{}
 	for _, k := range forwarded {
 		if v := req.Header.Values(k); len(v) > 0 {
-			hr.Header[k] = v
+			h[k] = v
 		}
 	}
 	for k, v := range auth {
-		if k != "Anthropic-Version" || hr.Header.Get(k) == "" {
-			hr.Header[k] = v
+		if k != "Anthropic-Version" || h.Get(k) == "" {
+			h[k] = v
 		}
 	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("User-Agent", "vulnbench")
 	if f.Stream {
-		hr.Header.Set("Accept", "text/event-stream")
+		h.Set("Accept", "text/event-stream")
 	}
-	start := time.Now()
-	resp := RawResponse{Calls: 1, Stream: f.Stream}
-	r, err := e.hc.Do(hr)
+	ans, err := e.send(ctx, info.Provider, path, h, req.Body)
+	resp := RawResponse{Calls: 1, Stream: f.Stream, Status: ans.status, ContentType: ans.contentType, Body: ans.body,
+		Latency: ans.latency, RateLimit: ans.rateLimit}
 	if err != nil {
-		resp.Latency = time.Since(start)
-		return resp, &APIError{Provider: info.Provider, Message: transportMessage(err), Cause: err}
-	}
-	defer r.Body.Close()
-	resp.Body, err = io.ReadAll(io.LimitReader(r.Body, MaxRawBody+1))
-	resp.Latency = time.Since(start)
-	now := time.Now()
-	resp.RateLimit = parseRateLimit(r.Header, now)
-	resp.Status, resp.ContentType = r.StatusCode, r.Header.Get("Content-Type")
-	switch {
-	case err != nil:
-		return resp, &APIError{Provider: info.Provider, Message: "reading the answer: " + transportMessage(err), Cause: err}
-	case len(resp.Body) > MaxRawBody:
-		return resp, &APIError{Provider: info.Provider, Status: 200, Code: "too_large", Message: fmt.Sprintf("the answer is over %d bytes", MaxRawBody)}
-	case r.StatusCode/100 != 2:
-		ae := errorBody(info.Provider, r.StatusCode, resp.Body)
-		ae.RetryAfter, ae.HasRetryAfter = parseRetryAfter(r.Header, now)
-		ae.RateLimit = resp.RateLimit
-		return resp, ae
+		return resp, err
 	}
 	resp.Stream = strings.HasPrefix(resp.ContentType, "text/event-stream")
 	if resp.Usage, resp.Answer, err = parseRaw(info.Provider, req.API, resp.Body, resp.Stream); err != nil {
 		return resp, err
 	}
 	return resp, nil
+}
+
+// url is the endpoint's path under the base URL, the base's query kept (a proxy's token) and
+// joined with the path's own.
+func (e rawEndpoint) url(path string) string {
+	base, query, ok := strings.Cut(e.base, "?")
+	if !ok {
+		return e.base + path
+	}
+	p, pq, ok := strings.Cut(path, "?")
+	if ok {
+		query += "&" + pq
+	}
+	return strings.TrimRight(base, "/") + p + "?" + query
+}
+
+// answer is an HTTP answer read whole.
+type answer struct {
+	status      int
+	contentType string
+	body        []byte
+	latency     time.Duration
+	rateLimit   *RateLimit
+}
+
+// send posts body to path with the headers h and reads the whole answer. A failure to reach the
+// provider or to read its answer, an answer over MaxRawBody and an error status are *APIErrors
+// (an error status's with the provider's type, code, param and message, Retry-After and the
+// rate-limit headers).
+func (e rawEndpoint) send(ctx context.Context, provider, path string, h http.Header, body []byte) (answer, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url(path), bytes.NewReader(body))
+	if err != nil {
+		return answer{}, fmt.Errorf("llm: %w", err)
+	}
+	for k, v := range h {
+		hr.Header[k] = v
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("User-Agent", "vulnbench")
+	start := time.Now()
+	r, err := e.hc.Do(hr)
+	if err != nil {
+		return answer{latency: time.Since(start)}, &APIError{Provider: provider, Message: transportMessage(err), Cause: err}
+	}
+	defer r.Body.Close()
+	var ans answer
+	ans.body, err = io.ReadAll(io.LimitReader(r.Body, MaxRawBody+1))
+	ans.latency = time.Since(start)
+	now := time.Now()
+	ans.rateLimit = parseRateLimit(r.Header, now)
+	ans.status, ans.contentType = r.StatusCode, r.Header.Get("Content-Type")
+	switch {
+	case err != nil:
+		return ans, &APIError{Provider: provider, Message: "reading the answer: " + transportMessage(err), Cause: err}
+	case len(ans.body) > MaxRawBody:
+		return ans, &APIError{Provider: provider, Status: 200, Code: "too_large", Message: fmt.Sprintf("the answer is over %d bytes", MaxRawBody)}
+	case r.StatusCode/100 != 2:
+		ae := errorBody(provider, r.StatusCode, ans.body)
+		ae.RetryAfter, ae.HasRetryAfter = parseRetryAfter(r.Header, now)
+		ae.RateLimit = ans.rateLimit
+		return ans, ae
+	}
+	return ans, nil
+}
+
+// post is send for a typed call, whose answer must be JSON: a 2xx of another content type is a
+// transient fault (a proxy's page, not the provider's answer).
+func (e rawEndpoint) post(ctx context.Context, provider, path string, h http.Header, body []byte) (answer, error) {
+	h.Set("Accept", "application/json")
+	ans, err := e.send(ctx, provider, path, h, body)
+	if err == nil && !jsonContent(ans.contentType) {
+		err = &APIError{Provider: provider, Message: fmt.Sprintf(
+			"expected destination type of 'string' or '[]byte' for responses with content-type '%s' that is not 'application/json'", ans.contentType)}
+	}
+	return ans, err
 }
 
 // errorBody reads a provider's error answer: Anthropic's {"type":"error","error":{...}} or

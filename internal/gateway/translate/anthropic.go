@@ -123,7 +123,9 @@ func antTurn(req *Request, m antMessage, i int) error {
 	if len(c) > 0 && c[0] == '"' {
 		var s string
 		_ = json.Unmarshal(c, &s)
-		req.Messages = append(req.Messages, llm.Message{Role: antRole(m.Role), Content: s})
+		if s != "" {
+			req.Messages = append(req.Messages, llm.Message{Role: antRole(m.Role), Content: s})
+		}
 		return nil
 	}
 	var blocks []antBlock

@@ -67,10 +67,14 @@ func decodeChat(body []byte, req *Request) error {
 			return err
 		}
 		switch m.Role {
-		case "system", "developer":
-			req.Messages = append(req.Messages, llm.Message{Role: "system", Content: text})
-		case "user":
-			req.Messages = append(req.Messages, llm.Message{Role: "user", Content: text})
+		case "system", "developer", "user":
+			role := "user"
+			if m.Role != "user" {
+				role = "system"
+			}
+			if text != "" { // an empty text block says nothing, and Anthropic refuses it
+				req.Messages = append(req.Messages, llm.Message{Role: role, Content: text})
+			}
 		case "tool":
 			req.Messages = append(req.Messages, llm.Message{Role: "tool", ToolCallID: m.ToolCallID, Content: text})
 		case "assistant":

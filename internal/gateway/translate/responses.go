@@ -132,15 +132,15 @@ func respAdd(req *Request, it respItem, i int) error {
 		if err != nil {
 			return err
 		}
+		role := "user"
 		switch it.Role {
 		case "system", "developer":
-			req.Messages = append(req.Messages, llm.Message{Role: "system", Content: text})
+			role = "system"
 		case "assistant":
-			if text != "" {
-				req.Messages = append(req.Messages, llm.Message{Role: "assistant", Content: text})
-			}
-		default:
-			req.Messages = append(req.Messages, llm.Message{Role: "user", Content: text})
+			role = "assistant"
+		}
+		if text != "" { // an empty text block says nothing, and Anthropic refuses it
+			req.Messages = append(req.Messages, llm.Message{Role: role, Content: text})
 		}
 	case "function_call":
 		tc := llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: it.Arguments}

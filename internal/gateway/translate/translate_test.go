@@ -301,3 +301,22 @@ func TestResponsesNamespaces(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyTextLeftOut: a message with no text and no tool call says nothing, and Anthropic
+// refuses an empty text block: it is left out in every format.
+func TestEmptyTextLeftOut(t *testing.T) {
+	for api, body := range map[llm.API]string{
+		llm.AnthropicMessages: `{"messages":[{"role":"user","content":""},{"role":"user","content":[{"type":"text","text":""}]},{"role":"user","content":"go"}]}`,
+		llm.OpenAIChat:        `{"messages":[{"role":"system","content":""},{"role":"user","content":[]},{"role":"assistant","content":null},{"role":"user","content":"go"}]}`,
+		llm.OpenAIResponses:   `{"input":[{"role":"developer","content":""},{"role":"assistant","content":[]},{"role":"user","content":"go"}]}`,
+		llm.GeminiGenerate:    `{"contents":[{"role":"user","parts":[{"text":""}]},{"role":"model","parts":[]},{"role":"user","parts":[{"text":"go"}]}]}`,
+	} {
+		got, err := translate.Decode(api, []byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", api, err)
+		}
+		if d := cmp.Diff([]llm.Message{{Role: "user", Content: "go"}}, got.Messages); d != "" {
+			t.Errorf("%s (-want +got):\n%s", api, d)
+		}
+	}
+}

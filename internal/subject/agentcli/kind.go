@@ -65,6 +65,11 @@ func (c Config) Validate() error {
 	if err != nil {
 		return err
 	}
+	if t := cli.Translation(provider); c.Effort != "" && provider == "anthropic" && t != "" {
+		return fmt.Errorf("--effort %s: %s reaches an Anthropic model through the gateway's translation (%s), which carries no effort there: "+
+			"Anthropic's extended thinking needs each earlier turn's signed thinking blocks back, which %s's wire format does not hold; leave --effort out, or use a CLI that speaks Anthropic Messages",
+			c.Effort, c.CLI, t, c.CLI)
+	}
 	_, err = cli.EffortSetting(c.Effort, cli.API(provider))
 	return err
 }

@@ -1,6 +1,7 @@
 package agentcli_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/vulnbench/vulnbench/internal/llm"
@@ -64,6 +65,27 @@ func TestSettingsHarnessTranslated(t *testing.T) {
 			if got := k.Settings(c).Harness; got != tc.want {
 				t.Errorf("%s on %s: harness %q, want %q", tc.cli, tc.model, got, tc.want)
 			}
+		}
+	}
+}
+
+// TestEffortNotCarriedToAnthropic: a level the translation cannot carry to an Anthropic model
+// is refused with why and what to do, never run silently without it; with the CLI's own
+// provider, or another, it is taken.
+func TestEffortNotCarriedToAnthropic(t *testing.T) {
+	for _, tc := range []struct {
+		cli, model string
+		refused    bool
+	}{
+		{"gemini-cli", "anthropic:claude-sonnet-4-5", true},
+		{"codex", "anthropic:claude-sonnet-4-5", true},
+		{"claude-code", "anthropic:claude-sonnet-4-5", false},
+		{"gemini-cli", "openai:gpt-5.4-mini", false},
+	} {
+		c := agentcli.Config{Config: modelkit.Config{Model: tc.model, Prompt: "vanilla", Effort: llm.EffortHigh}, CLI: tc.cli}
+		err := c.Validate()
+		if refused := err != nil && strings.Contains(err.Error(), "leave --effort out"); refused != tc.refused {
+			t.Errorf("%s on %s --effort high: %v; want refused %v", tc.cli, tc.model, err, tc.refused)
 		}
 	}
 }

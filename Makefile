@@ -50,6 +50,7 @@ test: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzIndexFile$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/codegraph/extract
 	$(GO) test -run '^$$' -fuzz '^FuzzNormalise$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/textnorm
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/sarif
+	$(GO) test -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./internal/gateway/translate
 
 bench: deps build
 	./bench/run.sh

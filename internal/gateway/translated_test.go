@@ -13,27 +13,16 @@ import (
 	"github.com/vulnbench/vulnbench/internal/trace"
 )
 
-// gemini posts a generateContent request as Gemini's clients do (the key in x-goog-api-key, the
-// model and the stream in the path) and returns the status and the body.
+// gemini posts a generateContent request (the model and the stream in the path) and returns
+// the status and the body (read as a stream by llm.ReadRaw, which fails on JSON).
 func gemini(t *testing.T, hc *http.Client, key string, stream bool, body string) (int, []byte) {
 	t.Helper()
 	path := "/v1beta/models/gemini-x:generateContent"
 	if stream {
 		path = "/v1beta/models/gemini-x:streamGenerateContent?alt=sse"
 	}
-	req, _ := http.NewRequest(http.MethodPost, "http://gateway"+path, strings.NewReader(body))
-	req.Header.Set("X-Goog-Api-Key", key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if stream && resp.StatusCode == 200 && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		t.Errorf("a stream answered as %s", resp.Header.Get("Content-Type"))
-	}
-	return resp.StatusCode, b
+	status, b := post(t, hc, path, key, body)
+	return status, []byte(b)
 }
 
 // TestGeminiThroughGateway: a Gemini client, streamed then not, with a Gemini model and,

@@ -43,6 +43,7 @@ func readBackAllowed() map[string]string {
 		"internal/sandbox/readback.go:openat2":                "the reader itself",
 		"internal/sandbox/bwrap.go:systemBinds":               "the host's system directories' links: " + host,
 		"internal/sandbox/bwrap.go:helper":                    "the helper's program, started from a descriptor: " + host,
+		"internal/sandbox/overlay.go:overlayOf":               "a read-only bind's host folder, opened (O_PATH) as its overlay's layer: " + host,
 		"internal/sandbox/none.go:overlay":                    "a named bind's host source (a git view of vulnbench's making), listed to show it on the host under --sandbox none",
 		"internal/sandbox/cgroup.go:ownCgroups":               "/proc/self/cgroup of vulnbench itself",
 		"internal/sandbox/cgroup.go:candidates":               "the cgroup hierarchy: " + host,

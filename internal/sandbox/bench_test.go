@@ -5,7 +5,6 @@ import (
 	"net"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -53,17 +52,11 @@ func BenchmarkUnit(b *testing.B) {
 				plain, boxed = append(plain, float64(t1.Sub(t0).Microseconds())), append(boxed, float64(t2.Sub(t1).Microseconds()))
 				diff = append(diff, float64(t2.Sub(t1)-t1.Sub(t0))/1e3)
 			}
-			b.ReportMetric(median(plain), "exec-µs")
-			b.ReportMetric(median(boxed), "sandbox-µs")
-			b.ReportMetric(median(diff), "overhead-µs")
+			b.ReportMetric(sandbox.Median(plain), "exec-µs")
+			b.ReportMetric(sandbox.Median(boxed), "sandbox-µs")
+			b.ReportMetric(sandbox.Median(diff), "overhead-µs")
 		})
 	}
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // gatewaySocket is a Unix socket that nothing answers: the forwarder only listens for the

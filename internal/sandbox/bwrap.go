@@ -83,6 +83,7 @@ type bwrap struct {
 	forwarder     string   // "": found on first use (forwarderProgram)
 	system        []string // the arguments showing the system directories, computed once
 	seccomp       []byte   // the filter's program, nil where none is built for this architecture
+	overlay       bool     // read-only binds are shown as overlays (overlay.go)
 }
 
 // fds are the descriptors a command is given beyond its standard streams: ExtraFiles, the
@@ -127,27 +128,11 @@ func (b *bwrap) command(ctx context.Context, p *Process, spec Spec, project stri
 	}
 	add("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", strconv.FormatInt(shmSize(spec), 10), "--tmpfs", "/dev/shm")
 	add(writableSpace(spec)...)
-	if project != "" {
-		if spec.Writable {
-			add("--bind", project, ProjectDir)
-		} else {
-			add("--ro-bind", project, ProjectDir)
-		}
+	binds, err := b.hostBinds(p, spec, project)
+	if err != nil {
+		return err
 	}
-	if spec.Cache != "" {
-		add("--bind", spec.Cache, CacheDir)
-	}
-	if spec.Advisories != "" {
-		add("--ro-bind", spec.Advisories, AdvisoriesDir)
-	} else if hasAdvisoryFiles(spec) {
-		add("--perms", "0755", "--size", strconv.Itoa(16<<20), "--tmpfs", AdvisoriesDir)
-	}
-	for _, bd := range spec.Binds {
-		if !filepath.IsAbs(bd.Dst) || !filepath.IsAbs(bd.Src) {
-			return fmt.Errorf("sandbox: bind %s -> %s: both paths must be absolute", bd.Src, bd.Dst)
-		}
-		add("--ro-bind", bd.Src, filepath.Clean(bd.Dst))
-	}
+	add(binds...)
 	for _, file := range spec.Files {
 		dst, err := l.fileDst(file.Dst)
 		if err != nil {
@@ -218,6 +203,65 @@ func (b *bwrap) command(ctx context.Context, p *Process, spec Spec, project stri
 		return m
 	}
 	return nil
+}
+
+// hostBinds are bubblewrap's arguments showing the host folders of spec: the project (project:
+// the scratch copy of a writable one), the cache, the advisories, the binds. The read-only
+// ones are shown as overlays where vulnbench may mount (overlay.go), but one holding a place
+// that must stay as the host has it; p's stager holds them.
+func (b *bwrap) hostBinds(p *Process, spec Spec, project string) ([]string, error) {
+	var args []string
+	add := func(a ...string) { args = append(args, a...) }
+	var st *stager
+	if b.overlay {
+		keep := append(slices.Clone(systemDirs), "/etc")
+		if spec.Writable && project != "" {
+			keep = append(keep, project)
+		}
+		if spec.Cache != "" {
+			keep = append(keep, spec.Cache)
+		}
+		st = newStager(keep)
+	}
+	roBind := func(src, dst string) {
+		if st != nil {
+			st.show(src)
+		}
+		add("--ro-bind", src, dst)
+	}
+	if project != "" {
+		if spec.Writable {
+			add("--bind", project, ProjectDir)
+		} else {
+			roBind(project, ProjectDir)
+		}
+	}
+	if spec.Cache != "" {
+		add("--bind", spec.Cache, CacheDir)
+	}
+	if spec.Advisories != "" {
+		roBind(spec.Advisories, AdvisoriesDir)
+	} else if hasAdvisoryFiles(spec) {
+		add("--perms", "0755", "--size", strconv.Itoa(16<<20), "--tmpfs", AdvisoriesDir)
+	}
+	for _, bd := range spec.Binds {
+		if !filepath.IsAbs(bd.Dst) || !filepath.IsAbs(bd.Src) {
+			if st != nil {
+				st.release()
+			}
+			return nil, fmt.Errorf("sandbox: bind %s -> %s: both paths must be absolute", bd.Src, bd.Dst)
+		}
+		roBind(bd.Src, filepath.Clean(bd.Dst))
+	}
+	if st != nil {
+		if len(st.order) == 0 {
+			st.release()
+		} else {
+			p.stager = st
+			p.cleanups = append(p.cleanups, st.release)
+		}
+	}
+	return args, nil
 }
 
 // helper starts the sandbox with the helper (ForwardMain) as its program: its command line, and

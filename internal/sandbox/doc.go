@@ -18,6 +18,12 @@
 //     store, suites, labels, other snapshots, the caller's working directory, /sys.
 //   - a new procfs for its own PID namespace, a minimal /dev, tmpfs /tmp (1777) and home
 //     (/home/sandbox, 0700).
+//   - the read-only host folders (the project, the advisories, each of Spec.Binds; a file bound
+//     alone: its folder) as read-only overlayfs mounts vulnbench builds (overlay.go), so that
+//     /proc/self/mountinfo names no host folder (a bind's root field is its source's host path):
+//     each is built detached over vulnbench's own descriptor of the folder and attached over the
+//     folder in a private mount namespace of the thread that starts bubblewrap. It needs
+//     CAP_SYS_ADMIN (root); without it the binds are plain and Unbounded says so.
 //   - new user, PID, IPC, network, UTS and cgroup namespaces (--unshare-all --unshare-user):
 //     the process is uid 1000 "sandbox" with no capabilities (--cap-drop ALL), cannot make
 //     user namespaces of its own (--disable-userns), and is killed with everything it started
@@ -63,6 +69,15 @@
 //   - Tmpfs directories made by bubblewrap are owned by the sandbox's user but 0755 unless
 //     --perms says otherwise; --file needs its parent directories made with --dir first.
 //   - A Unix socket can be bound in; connect(2) works on it whatever the bind's flags.
+//   - An overlay made inside the sandbox would need the helper to keep CAP_SYS_ADMIN in the user
+//     namespace owning the mount namespace: bubblewrap (as root, with --uid, or with
+//     --disable-userns) runs the program in a nested user namespace that owns nothing (mount:
+//     EPERM), and a new mount namespace of the helper's own copies bubblewrap's mounts locked
+//     (staging binds could never be detached). --ro-bind-fd cannot take a detached mount:
+//     bubblewrap resolves the descriptor to a path ("/" for a detached mount). overlayfs with no
+//     upper layer wants two lower ones ("at least 2 lowerdir are needed"). Removing a directory
+//     on this project's ext4 (mounted with discard) takes ~1.3 ms: staging folders would cost
+//     more than the overlays; a thread's own mount namespace needs none.
 //   - Claude Code refuses --dangerously-skip-permissions as root: the sandbox's user is uid
 //     1000, mapped to the caller's uid outside.
 package sandbox

@@ -15,9 +15,10 @@ import (
 )
 
 // TestLessToSee: inside, /proc/1/cmdline, /proc/1/environ and the helper's command line show no
-// host path and no prompt (it comes on standard input), and /proc/self/mountinfo none of the
-// host paths of the helper, the gateway's socket, the writable space or the advisory files
-// (the project's bind still shows its host folder: see docs/harness.md).
+// host path and no prompt (it comes on standard input), /proc/self/mountinfo none of the host
+// paths of the helper, the gateway's socket, the writable space, the project, the advisories, a
+// CLI's npm prefix or a program bound alone (read-only binds are overlays: see overlay.go), and
+// the program holds no capability, in any set.
 func TestLessToSee(t *testing.T) {
 	sb := newSandbox(t, sandbox.Options{})
 	h := plant(t)
@@ -31,23 +32,51 @@ func TestLessToSee(t *testing.T) {
 	defer ln.Close()
 	exe, _ := os.Executable()
 	cwd, _ := os.Getwd()
+	// A CLI's npm prefix (a directory bind), a program bound alone (a file bind), advisories.
+	prefix := filepath.Join(t.TempDir(), "npm-prefix", "node_modules")
+	advisories := filepath.Join(t.TempDir(), "advisory-db")
+	toolDir := filepath.Join(t.TempDir(), "go-bin")
+	for path, body := range map[string]string{filepath.Join(prefix, "cli", "index.js"): "PREFIX-FILE", filepath.Join(advisories, "GHSA-x.json"): "{}",
+		filepath.Join(toolDir, "tool"): "#!/bin/sh\necho TOOL-RAN\n"} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The advisories are named through a link: bubblewrap binds its target.
+	linked := filepath.Join(t.TempDir(), "linked-advisories")
+	if err := os.Symlink(advisories, linked); err != nil {
+		t.Fatal(err)
+	}
 	// The markers are printed in two pieces: the script itself is in bash's command line.
-	script := `read -r line; echo "got:$line"; echo; echo CMD""LINE; tr '\0' ' ' < /proc/1/cmdline; echo; for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline; echo; done; ` +
+	script := `read -r line; echo "got:$line"; cat {cli}/cli/index.js; echo; {tool}; cat {advisories}/GHSA-x.json; echo; ` +
+		`grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status; echo CMD""LINE; tr '\0' ' ' < /proc/1/cmdline; echo; for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline; echo; done; ` +
 		`echo ENV""IRON; tr '\0' '\n' < /proc/1/environ; echo MOUNT""INFO; cat /proc/self/mountinfo`
 	res := run(t, sb, sandbox.Spec{Project: h.project, Gateway: sock, Out: true, Input: prompt, Env: []string{"KEY=value"},
-		Files: []sandbox.File{{Dst: "{advisories}/GHSA-x.json", Data: []byte("{}")}}, Args: sh(script)})
+		Advisories: linked, Binds: []sandbox.Bind{{Name: "cli", Src: prefix, Dst: "/opt/vulnbench/node_modules"},
+			{Name: "tool", Src: filepath.Join(toolDir, "tool"), Dst: "/opt/vulnbench/bin/tool"}},
+		Files: []sandbox.File{{Dst: "{home}/.config/cli.json", Data: []byte("{}")}}, Args: sh(script)})
 	out := string(res.Stdout)
-	if !strings.Contains(out, "got:"+prompt) {
-		t.Fatalf("the prompt did not arrive on standard input:\n%s\n%s", out, res.Stderr)
+	for _, want := range []string{"got:" + prompt, "PREFIX-FILE", "TOOL-RAN", "{}"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("%q is missing: the prompt did not arrive on standard input or a bind is not shown:\n%s\n%s", want, out, res.Stderr)
+		}
 	}
-	_, rest, _ := strings.Cut(out, "CMDLINE")
+	caps, rest, _ := strings.Cut(out, "CMDLINE")
+	for _, set := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+		if !strings.Contains(caps, set+":\t0000000000000000") {
+			t.Errorf("the program holds capabilities (%s):\n%s", set, caps)
+		}
+	}
 	procs, mounts, _ := strings.Cut(rest, "MOUNTINFO")
 	for _, p := range []string{prompt, exe, gwDir, cwd, os.TempDir() + "/", h.project} {
 		if strings.Contains(procs, p) {
 			t.Errorf("a command line or /proc/1/environ shows %q:\n%s", p, procs)
 		}
 	}
-	for _, p := range []string{prompt, exe, gwDir, cwd, filepath.Dir(exe)} {
+	for _, p := range []string{prompt, exe, gwDir, cwd, filepath.Dir(exe), h.project, prefix, advisories, linked, toolDir} {
 		if strings.Contains(mounts, p) {
 			t.Errorf("/proc/self/mountinfo shows %q:\n%s", p, mounts)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
@@ -127,8 +128,8 @@ func TestReadBackAfterTimeout(t *testing.T) {
 }
 
 // TestNothingLeft: after every ending (exit, timeout, output cap, a cancelled context) the
-// process's host folders are gone; a folder a dead vulnbench left is removed by the next New,
-// and named.
+// process's host folders are gone, and the host's mount table never holds a read-only bind's
+// overlay; a folder a dead vulnbench left is removed by the next New, and named.
 func TestNothingLeft(t *testing.T) {
 	scratch := t.TempDir()
 	for _, mode := range []sandbox.Mode{sandbox.ModeBwrap, sandbox.ModeNone} {
@@ -141,6 +142,8 @@ func TestNothingLeft(t *testing.T) {
 			{Project: project, Writable: true, Out: true, Args: sh("echo x > a.c")},
 			{Project: project, Writable: true, Out: true, Args: sh("sleep 60"), Timeout: 200 * time.Millisecond},
 			{Project: project, Writable: true, Out: true, Args: []string{"yes"}, MaxOutput: 1 << 16},
+			{Project: project, Out: true, Args: sh("sleep 60"), Timeout: 200 * time.Millisecond},
+			{Project: project, Binds: []sandbox.Bind{{Src: project, Dst: "/opt/x"}}, Args: []string{"true"}},
 		} {
 			_, _ = sb.Run(context.Background(), spec)
 		}
@@ -148,6 +151,19 @@ func TestNothingLeft(t *testing.T) {
 		if left, _ := filepath.Glob(filepath.Join(scratch, "vulnbench-*")); len(left) > 0 {
 			t.Errorf("%s: folders left: %v", mode, left)
 		}
+		if mounts, _ := os.ReadFile("/proc/self/mountinfo"); strings.Contains(string(mounts), scratch) {
+			t.Errorf("%s: mounts left:\n%s", mode, mounts)
+		}
+		// While it runs, the host's mount table holds none of its overlays either.
+		p, err := sb.Start(context.Background(), sandbox.Spec{Project: project, Args: sh("cat a.c; sleep 60")}, sandbox.Stdio{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mounts, _ := os.ReadFile("/proc/self/mountinfo"); strings.Contains(string(mounts), scratch) {
+			t.Errorf("%s: a running process's overlays are in the host's mount table:\n%s", mode, mounts)
+		}
+		p.Kill()
+		_ = p.Wait()
 	}
 	// A live process's folder, and a dead vulnbench's: made by hand, unlocked.
 	dir, release, err := newSandbox(t, sandbox.Options{Mode: sandbox.ModeNone, ScratchDir: scratch}).TempDir()

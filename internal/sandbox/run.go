@@ -55,6 +55,9 @@ type Process struct {
 	argv   []string
 	places func() map[string]place
 	layout *layout // how the process sees its places
+	// stager holds the overlays of the read-only binds; bubblewrap is started over them (nil:
+	// none).
+	stager *stager
 
 	stopReq  chan struct{}
 	stopOnce sync.Once
@@ -153,7 +156,11 @@ func (p *Process) start(bwrap bool) error {
 			return err
 		}
 	}
-	if err := p.cmd.Start(); err != nil {
+	start := p.cmd.Start
+	if p.stager != nil {
+		start = func() error { return p.stager.start(p.cmd.Start) }
+	}
+	if err := start(); err != nil {
 		if info != nil {
 			info.Close()
 		}

@@ -115,7 +115,7 @@ func New(ctx context.Context, opts Options) (*Sandbox, error) {
 		s.provider = host{s: s}
 		return s, nil
 	}
-	b := &bwrap{forwarder: opts.Forwarder, seccomp: seccompFilter()}
+	b := &bwrap{forwarder: opts.Forwarder, seccomp: seccompFilter(), overlay: canOverlay()}
 	if err := b.find(opts.Bwrap); err != nil {
 		return nil, err
 	}
@@ -240,6 +240,9 @@ func (s *Sandbox) Unbounded() []string {
 			"disk: none (under --sandbox none /tmp, home and the output folder are host folders)")
 	} else if !s.seccomp {
 		out = append(out, "seccomp: none (no filter is built for "+runtime.GOARCH+")")
+	}
+	if b, ok := s.provider.(*bwrap); ok && !b.overlay {
+		out = append(out, "host paths: shown (read-only binds show their host folders in /proc/self/mountinfo: overlays need CAP_SYS_ADMIN, run as root)")
 	}
 	if !s.MemoryCap() {
 		out = append(out, "memory: none (--sandbox-mem needs a writable memory cgroup: cgroup v2 delegating the memory controller to this process's cgroup, or cgroup v1's memory hierarchy writable, as root)")

@@ -230,6 +230,11 @@ func (w *world) checkModel(f *findings, srv *llmtest.Server, units []unit) {
 				f.add("%s: the tool results lack %q: the probe did not run as it must:\n%.4000s", u.id, want, results[u.id])
 			}
 		}
+		for _, host := range u.expect.hidden {
+			if strings.Contains(results[u.id], host) {
+				f.add("%s: the tool results name the host path %s:\n%.4000s", u.id, host, results[u.id])
+			}
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vulnbench/vulnbench/internal/llmtest"
+	"github.com/vulnbench/vulnbench/internal/progs"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 )
 
@@ -20,6 +21,7 @@ type expect struct {
 	status string // ok, failed, error; "" for any
 	reason string // in the verdict's reason
 	tool   []string
+	hidden []string // what the tool results must not hold (host paths)
 }
 
 // unit is one case of the battery: its probe and what it must end as.
@@ -46,7 +48,8 @@ func (w *world) units(r Row) []unit {
 	us := []unit{
 		{id: "look", probe: w.lookProbe(), expect: expect{status: "ok", tool: []string{"BATTERY-RAN", "uid=1000(sandbox)", "NO-LOOPBACK",
 			"NO-HOST-ADDR", "NO-PROXY", "Read-only file system", "PTRACE -1 Operation not permitted", "MOUNT -1 Operation not permitted",
-			"unshare failed: Operation not permitted", "MKNOD-REFUSED", "BATTERY-DONE"}}},
+			"unshare failed: Operation not permitted", "MKNOD-REFUSED", "/project ro,", "CapBnd:\t0000000000000000", "BATTERY-DONE"},
+			hidden: w.hostPaths()}},
 		{id: "disk", probe: diskProbe(), expect: expect{status: "error", reason: "filled its writable space"}},
 		{id: "memory", probe: "head -c 8G /dev/zero | tail; echo tail-status=$?", expect: expect{status: "error", reason: "memory limit"}},
 		{id: "procs", probe: w.procsProbe()},
@@ -66,6 +69,17 @@ func inside(p string) string {
 	return strings.NewReplacer("{out}", sandbox.OutDir, "{home}", sandbox.HomeDir, "{tmp}", sandbox.TmpDir).Replace(p)
 }
 
+// hostPaths are the host folders a sandbox shows and must not name (in its mounts, its
+// command lines): the snapshot cache, the CLIs' npm prefix, the folder of the units' host
+// folders.
+func (w *world) hostPaths() []string {
+	paths := []string{w.snapshots, w.tmp}
+	if p := progs.NodePrefix(); p != "" {
+		paths = append(paths, p)
+	}
+	return paths
+}
+
 func (w *world) lookProbe() string {
 	ptrace := `python3 -c "import ctypes,os;l=ctypes.CDLL(None,use_errno=True);r=l.ptrace(16,1,0,0);print('PTRACE',r,os.strerror(ctypes.get_errno()))"`
 	mount := `python3 -c "import ctypes,os;l=ctypes.CDLL(None,use_errno=True);r=l.mount(b'none',b'/tmp',b'tmpfs',0,None);print('MOUNT',r,os.strerror(ctypes.get_errno()))"`
@@ -77,6 +91,12 @@ func (w *world) lookProbe() string {
 	gw := fmt.Sprintf("http://127.0.0.1:%d", sandbox.GatewayPort)
 	return strings.Join([]string{
 		"echo BATTERY-RAN; id",
+		// What the sandbox shows of the host: its mounts (those on the system's own paths left out, to
+		// keep the output short), every command line, the capability sets; first, before the long
+		// environment dump a CLI may cut from its tool's output.
+		`awk '$5 !~ "^/(usr|etc|proc|dev)(/|$)"' /proc/self/mountinfo`,
+		"for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done",
+		"grep ^Cap /proc/self/status",
 		"cat " + w.marker + " " + w.secret + " " + w.db + " " + w.db + "-wal " + w.suite + " leak 2>&1 | head -c 4000",
 		"cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | head -c 20000; echo",
 		fmt.Sprintf("curl -s -m 3 http://127.0.0.1:%d/ || echo NO-LOOPBACK", w.port),

@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 // the advisories, the store, and the host's secrets no agent may see.
 type world struct {
 	dir, repos, suite, advisories, db string
+	commit                            string // of the repository both cases judge
 	marker                            string
 	port                              int
 	forbidden                         []string
@@ -51,7 +52,7 @@ func newWorld(t *testing.T) world {
 	tag := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
 	w := world{dir: t.TempDir()}
 	w.repos = filepath.Join(w.dir, "repos")
-	commit := gittest.Repo(t, filepath.Join(w.repos, "acme+app"), map[string]string{
+	w.commit = gittest.Repo(t, filepath.Join(w.repos, "acme+app"), map[string]string{
 		"go.mod":      "module example.com/app\n\ngo 1.22\n\nrequire example.com/lib v1.0.0\n",
 		"main.go":     "package main\n\nfunc main() {}\n",
 		"src/parse.c": "int parse(char *s) { char b[8]; int i = 0; while (*s) b[i++] = *s++; return b[0]; }\n",
@@ -59,7 +60,7 @@ func newWorld(t *testing.T) world {
 	w.suite = filepath.Join(w.dir, "suite.jsonl")
 	lines := fmt.Sprintf(`{"id":"vex1","kind":"vex","label":"ben","cve":"CVE-2024-0001","language":"go","repo":{"url":"https://github.com/acme/app","commit":%q},"vex":{"category":"code_not_reachable","ecosystem":"Go"}}
 {"id":"jit1","kind":"jit","label":"vul","language":"c","repo":{"url":"https://github.com/acme/app","commit":%q},"target":{"file":"src/parse.c","function":"parse","line":1},"code":"int parse(char *s) { char b[8]; int i = 0; while (*s) b[i++] = *s++; return b[0]; }"}
-`, commit, commit)
+`, w.commit, w.commit)
 	write(t, w.suite, lines)
 	w.advisories = filepath.Join(w.dir, "advisories")
 	write(t, filepath.Join(w.advisories, advisoryID+".json"), `{"schema_version":"1.6.0","id":"`+advisoryID+`","aliases":["CVE-2024-0001"],"summary":"lib: overflow in Parse","modified":"2024-01-02T00:00:00Z","published":"2024-01-01T00:00:00Z","affected":[{"package":{"ecosystem":"Go","name":"example.com/lib"},"ranges":[{"type":"SEMVER","events":[{"introduced":"0"},{"fixed":"1.0.1"}]}]}]}`)
@@ -174,6 +175,23 @@ func kindOf(t *testing.T, name string) subject.Factory {
 	return subject.Factory{}
 }
 
+// runCLI runs cli with model (served by srv) on the world's suite into st, as run "r".
+func runCLI(t *testing.T, sb *sandbox.Sandbox, st *store.Store, w world, srv *llmtest.Server, cli, model string) {
+	t.Helper()
+	fac := kindOf(t, cli)
+	vals := subject.TextValues{"model": model, "base-url": srv.BaseURL(), "advisories": w.advisories, "prompt": "vanilla", "max-retries": "0", "call-timeout": "2m"}
+	cfg, err := fac.Configure("", vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = execute(context.Background(), st, runner.Spec{Version: "test", RunID: "r", Suite: w.suite, Subject: runner.Subject{Factory: fac, Spec: cli, Config: cfg},
+		Repeats: 1, Timeout: 5 * time.Minute, Host: runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb}, Concurrency: 2,
+			Repos: w.repos, SnapshotCache: filepath.Join(w.dir, "snapshots")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func runOne(t *testing.T, sb *sandbox.Sandbox, w world, srv *llmtest.Server, cli, model string) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, w.db)
@@ -184,18 +202,7 @@ func runOne(t *testing.T, sb *sandbox.Sandbox, w world, srv *llmtest.Server, cli
 	if err := st.PutResponse(ctx, "k", "openai", "m", []byte(w.forbidden[3])); err != nil { // the store's marker
 		t.Fatal(err)
 	}
-	fac := kindOf(t, cli)
-	vals := subject.TextValues{"model": model, "base-url": srv.BaseURL(), "advisories": w.advisories, "prompt": "vanilla", "max-retries": "0", "call-timeout": "2m"}
-	cfg, err := fac.Configure("", vals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = execute(ctx, st, runner.Spec{Version: "test", RunID: "r", Suite: w.suite, Subject: runner.Subject{Factory: fac, Spec: cli, Config: cfg},
-		Repeats: 1, Timeout: 5 * time.Minute, Host: runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb}, Concurrency: 2,
-			Repos: w.repos, SnapshotCache: filepath.Join(w.dir, "snapshots")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	runCLI(t, sb, st, w, srv, cli, model)
 	want := map[string]string{"vex1": "ok ben code_not_reachable", "jit1": "ok vul "}
 	if suite, err := os.ReadFile(w.suite); err == nil {
 		for id := range want {

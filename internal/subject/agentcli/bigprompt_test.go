@@ -4,18 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vulnbench/vulnbench/internal/harness"
 	"github.com/vulnbench/vulnbench/internal/llmtest"
-	"github.com/vulnbench/vulnbench/internal/runner"
 	"github.com/vulnbench/vulnbench/internal/sandbox"
 	"github.com/vulnbench/vulnbench/internal/store"
-	"github.com/vulnbench/vulnbench/internal/subject"
 	"github.com/vulnbench/vulnbench/internal/verdict"
 )
 
@@ -38,7 +34,7 @@ func TestBigPromptReachesTheModel(t *testing.T) {
 	code := "int parse(char *s) {\n" + strings.Repeat("  /* padding padding padding padding padding */\n", 200<<10/50) +
 		"  return s[0]; /* END-OF-BIG-FUNCTION */\n}\n"
 	c, _ := json.Marshal(map[string]any{"id": "big1", "kind": "jit", "label": "vul", "language": "c",
-		"repo":   map[string]string{"url": "https://github.com/acme/app", "commit": commitOf(t, w)},
+		"repo":   map[string]string{"url": "https://github.com/acme/app", "commit": w.commit},
 		"target": map[string]any{"file": "src/parse.c", "function": "parse", "line": 1}, "code": code})
 	w.suite = filepath.Join(w.dir, "big.jsonl")
 	write(t, w.suite, string(c)+"\n")
@@ -59,18 +55,7 @@ func TestBigPromptReachesTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	fac := kindOf(t, cli)
-	cfg, err := fac.Configure("", subject.TextValues{"model": model, "base-url": srv.BaseURL(), "advisories": w.advisories,
-		"prompt": "vanilla", "max-retries": "0", "call-timeout": "2m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = execute(ctx, st, runner.Spec{Version: "test", RunID: "r", Suite: w.suite, Subject: runner.Subject{Factory: fac, Spec: cli, Config: cfg},
-		Repeats: 1, Timeout: 5 * time.Minute, Host: runner.Host{Deps: subject.Deps{Cache: st, Getenv: os.Getenv, Sandbox: sb}, Concurrency: 1,
-			Repos: w.repos, SnapshotCache: filepath.Join(w.dir, "snapshots")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	runCLI(t, sb, st, w, srv, cli, model)
 	var got []string
 	st.Verdicts(ctx, "r", func(v verdict.Verdict) error {
 		got = append(got, string(v.Status)+" "+string(v.Label)+" "+v.Reason)
@@ -82,21 +67,4 @@ func TestBigPromptReachesTheModel(t *testing.T) {
 	if !saw {
 		t.Errorf("the model never received the end of the 200 KiB function")
 	}
-}
-
-// commitOf is the commit of the world's repository.
-func commitOf(t *testing.T, w world) string {
-	t.Helper()
-	b, err := os.ReadFile(w.suite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c struct {
-		Repo struct{ Commit string } `json:"repo"`
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	if err := json.Unmarshal([]byte(line), &c); err != nil {
-		t.Fatal(err)
-	}
-	return c.Repo.Commit
 }

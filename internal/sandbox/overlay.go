@@ -101,16 +101,19 @@ func (st *stager) covers(dir string) bool {
 	return false
 }
 
-// start runs start (the command's start) on an OS thread of its own in a private mount
-// namespace where each overlay is attached over its directory. The thread stays until release.
+// start runs start (the command's start) on an OS thread of its own, in a private mount
+// namespace where each overlay is attached over its directory (when there are overlays). The
+// thread stays until release: the started process's Pdeathsig is that thread's.
 func (st *stager) start(start func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		// Never unlocked: the thread, and its mount namespace, end with this goroutine.
 		runtime.LockOSThread()
-		if err := st.attach(); err != nil {
-			errc <- err
-			return
+		if len(st.order) > 0 {
+			if err := st.attach(); err != nil {
+				errc <- err
+				return
+			}
 		}
 		err := start()
 		errc <- err

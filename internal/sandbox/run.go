@@ -156,11 +156,15 @@ func (p *Process) start(bwrap bool) error {
 			return err
 		}
 	}
-	start := p.cmd.Start
-	if p.stager != nil {
-		start = func() error { return p.stager.start(p.cmd.Start) }
+	// Every process starts from an OS thread of its own that lives until the process has ended:
+	// its Pdeathsig is the thread's, and a thread that a locked goroutine leaves ends with it (an
+	// overlay start's thread, whose mount namespace is its own). Started from a thread of Go's
+	// pool, a process was killed when another start happened to lock that thread and end it.
+	if p.stager == nil {
+		p.stager = newStager(nil)
+		p.cleanups = append(p.cleanups, p.stager.release)
 	}
-	if err := start(); err != nil {
+	if err := p.stager.start(p.cmd.Start); err != nil {
 		if info != nil {
 			info.Close()
 		}

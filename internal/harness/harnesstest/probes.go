@@ -48,7 +48,7 @@ func (w *world) units(r Row) []unit {
 	us := []unit{
 		{id: "look", probe: w.lookProbe(), expect: expect{status: "ok", tool: []string{"BATTERY-RAN", "uid=1000(sandbox)", "NO-LOOPBACK",
 			"NO-HOST-ADDR", "NO-PROXY", "Read-only file system", "PTRACE -1 Operation not permitted", "MOUNT -1 Operation not permitted",
-			"unshare failed: Operation not permitted", "MKNOD-REFUSED", "/project ro,", "CapBnd:\t0000000000000000", "BATTERY-DONE"},
+			"unshare failed: Operation not permitted", "MKNOD-REFUSED", "/project ro,", "CapBnd: 0000000000000000", "BATTERY-DONE"},
 			hidden: w.hostPaths()}},
 		{id: "disk", probe: diskProbe(), expect: expect{status: "error", reason: "filled its writable space"}},
 		{id: "memory", probe: "head -c 8G /dev/zero | tail; echo tail-status=$?", expect: expect{status: "error", reason: "memory limit"}},
@@ -96,7 +96,7 @@ func (w *world) lookProbe() string {
 		// environment dump a CLI may cut from its tool's output.
 		`awk '$5 !~ "^/(usr|etc|proc|dev)(/|$)"' /proc/self/mountinfo`,
 		"for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done",
-		"grep ^Cap /proc/self/status",
+		"grep ^Cap /proc/self/status | tr '\\t' ' '", // no tab: some CLIs hand tool output back JSON-escaped
 		"cat " + w.marker + " " + w.secret + " " + w.db + " " + w.db + "-wal " + w.suite + " leak 2>&1 | head -c 4000",
 		"cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | head -c 20000; echo",
 		fmt.Sprintf("curl -s -m 3 http://127.0.0.1:%d/ || echo NO-LOOPBACK", w.port),

@@ -42,6 +42,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -245,11 +246,11 @@ func (c *cluster) launch() error {
 	if err != nil {
 		return err
 	}
-	if err := c.cmd.Start(); err != nil {
+	exited := c.exited
+	if err := startOnOwnThread(c.cmd, exited); err != nil {
 		return err
 	}
 	ready := make(chan struct{})
-	exited := c.exited
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		signalled := false
@@ -336,4 +337,21 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return strings.Join(t.lines, "\n")
+}
+
+// startOnOwnThread starts cmd from an OS thread kept for it until ended is closed: cmd's
+// parent-death signal is its starting thread's, and Go ends a thread whose goroutine exits
+// locked to it (the sandbox starts each process so), which would stop the cluster mid-test
+// if it had been started from that thread.
+func startOnOwnThread(cmd *exec.Cmd, ended <-chan struct{}) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		err := cmd.Start()
+		errc <- err
+		if err == nil {
+			<-ended
+		}
+	}()
+	return <-errc
 }
